@@ -1,0 +1,123 @@
+//! report-lsp's core: text in; diagnostics, tier derivations and fixes out.
+//!
+//! Everything here is plain data over byte offsets; no protocol types, no
+//! I/O. The CLI (`cli`) and the language server translate to and from it.
+
+pub mod cli;
+pub mod diagnostic;
+pub mod fix;
+pub mod generate;
+pub mod schema;
+pub mod selection;
+pub mod syntax;
+pub mod text;
+pub mod tier;
+pub mod validate;
+
+use std::borrow::Cow;
+
+use diagnostic::{Code, Diagnostic};
+use syntax::{Node, Parse, SyntaxErrorKind};
+use text::{LineIndex, TextRange};
+use validate::EntryFacts;
+
+/// The stack a thread running [`analyze`] should have. The deepest nesting
+/// the parser accepts (512 levels) needs about 1.5 MiB in a debug build and
+/// 0.8 MiB in release, which is too close to the 2 MiB of a default or tokio
+/// thread; a stack overflow cannot be caught, so callers that run analyses off
+/// the main thread give them this much.
+pub const ANALYSIS_STACK_BYTES: usize = 16 << 20;
+
+/// The result of analysing one report text.
+#[derive(Clone, Debug)]
+pub struct Analysis {
+    pub parse: Parse,
+    pub line_index: LineIndex,
+    /// Sorted by position.
+    pub diagnostics: Vec<Diagnostic>,
+    pub entries: Vec<EntryFacts>,
+}
+
+impl Analysis {
+    pub fn root(&self) -> Option<&Node> {
+        self.parse.root.as_ref()
+    }
+
+    /// Whether the report satisfies every invariant (no error-severity diagnostic).
+    pub fn is_valid(&self) -> bool {
+        !self
+            .diagnostics
+            .iter()
+            .any(|d| d.severity == diagnostic::Severity::Error)
+    }
+}
+
+/// Parses and checks one report.
+pub fn analyze(text: &str) -> Analysis {
+    let parse = syntax::parse(text);
+    let mut diagnostics: Vec<Diagnostic> = parse.errors.iter().map(syntax_diagnostic).collect();
+    let mut entries = Vec::new();
+    if let Some(root) = &parse.root {
+        let validation = validate::validate(root);
+        diagnostics.extend(validation.diagnostics);
+        entries = validation.entries;
+    }
+    diagnostics.sort_by_key(|d| (d.range.start, d.range.end, d.code));
+    Analysis {
+        line_index: LineIndex::new(text),
+        parse,
+        diagnostics,
+        entries,
+    }
+}
+
+/// Analyses raw bytes. Text that is not UTF-8 gets one `invalid-utf8`
+/// diagnostic at the first bad byte, over a lossy copy of the text (the
+/// offsets before that byte are the same in both).
+pub fn analyze_bytes(bytes: &[u8]) -> (Cow<'_, str>, Analysis) {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => (Cow::Borrowed(text), analyze(text)),
+        Err(error) => {
+            let text = String::from_utf8_lossy(bytes);
+            let offset = error.valid_up_to();
+            let bad_len = text[offset..].chars().next().map_or(0, char::len_utf8);
+            let message = format!(
+                "the file is not valid UTF-8: byte 0x{:02X} at offset {offset} starts no UTF-8 character; reports are UTF-8 JSON",
+                bytes[offset]
+            );
+            let analysis = Analysis {
+                parse: Parse::default(),
+                line_index: LineIndex::new(&text),
+                diagnostics: vec![Diagnostic::new(
+                    Code::InvalidUtf8,
+                    TextRange::new(offset, offset + bad_len),
+                    message,
+                )],
+                entries: Vec::new(),
+            };
+            (Cow::Owned(text.into_owned()), analysis)
+        }
+    }
+}
+
+fn syntax_diagnostic(error: &syntax::SyntaxError) -> Diagnostic {
+    match &error.kind {
+        SyntaxErrorKind::Empty => Diagnostic::new(
+            Code::EmptyDocument,
+            error.range,
+            "the document is empty; a report is one JSON object with schema_version, tool_version, generated_at, scan, shortlist, entries and promotion_candidates",
+        ),
+        SyntaxErrorKind::Invalid(message) => Diagnostic::new(Code::SyntaxError, error.range, format!("invalid JSON: {message}")),
+        SyntaxErrorKind::NestingTooDeep => Diagnostic::new(
+            Code::NestingTooDeep,
+            error.range,
+            format!("arrays and objects nest deeper than {} levels; a report is a few levels deep", syntax::MAX_NESTING_DEPTH),
+        ),
+        SyntaxErrorKind::DuplicateKey { key, first } => Diagnostic::new(
+            Code::DuplicateKey,
+            error.range,
+            format!("duplicate key \"{key}\" in one object; consumers would silently keep only one of them"),
+        )
+        .with_related(*first, format!("first \"{key}\" here")),
+    }
+}

@@ -1,0 +1,93 @@
+//! Which files are reports: by name (configurable globs) or by content (a
+//! top-level object that looks like a report). Shared by the CLI's folder
+//! search and the server's choice of documents to validate.
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+
+use crate::schema::ENVELOPE_FIELDS;
+use crate::syntax::Node;
+
+/// The globs a report's file name matches unless configured otherwise.
+pub const DEFAULT_REPORT_GLOBS: &[&str] = &["**/*.report.json", "**/machine-report*.json"];
+
+/// A compiled set of report-name globs, matched against `/`-separated paths.
+#[derive(Clone, Debug)]
+pub struct ReportGlobs {
+    set: GlobSet,
+}
+
+impl ReportGlobs {
+    pub fn new<S: AsRef<str>>(patterns: &[S]) -> Result<ReportGlobs, globset::Error> {
+        let mut builder = GlobSetBuilder::new();
+        for pattern in patterns {
+            builder.add(Glob::new(pattern.as_ref())?);
+        }
+        Ok(ReportGlobs {
+            set: builder.build()?,
+        })
+    }
+
+    /// True when `path` (any `/`-separated path, absolute or relative) matches a glob.
+    pub fn matches(&self, path: &str) -> bool {
+        // `**/x` must match a bare `x` too, so try the path below a root as well.
+        self.set.is_match(path) || (!path.starts_with('/') && self.set.is_match(format!("/{path}")))
+    }
+}
+
+impl Default for ReportGlobs {
+    fn default() -> ReportGlobs {
+        ReportGlobs::new(DEFAULT_REPORT_GLOBS).expect("the default globs are valid")
+    }
+}
+
+/// A JSON document looks like a report when its top-level object has
+/// `schema_version` and at least one other envelope key.
+pub fn looks_like_report(root: &Node) -> bool {
+    root.get("schema_version").is_some()
+        && ENVELOPE_FIELDS
+            .iter()
+            .filter(|&&key| key != "schema_version")
+            .any(|key| root.get(key).is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_globs_match_report_names_anywhere() {
+        let globs = ReportGlobs::default();
+        for yes in [
+            "a.report.json",
+            "docs/a.report.json",
+            "/home/u/proj/x.report.json",
+            "machine-report.json",
+            "out/machine-report-2026.json",
+            "报告/😀.report.json",
+        ] {
+            assert!(globs.matches(yes), "{yes}");
+        }
+        for no in [
+            "package.json",
+            "report.json",
+            "a.report.jsonc",
+            "machine-report.txt",
+            "docs/reportjson",
+        ] {
+            assert!(!globs.matches(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn content_sniffing_needs_schema_version_and_another_envelope_key() {
+        let root = |t: &str| crate::syntax::parse(t).root.unwrap();
+        assert!(looks_like_report(&root(
+            r#"{"schema_version": "1", "entries": []}"#
+        )));
+        assert!(!looks_like_report(&root(r#"{"schema_version": "1"}"#)));
+        assert!(!looks_like_report(&root(
+            r#"{"name": "pkg", "version": "1.0.0"}"#
+        )));
+        assert!(!looks_like_report(&root(r#"[1]"#)));
+    }
+}

@@ -1,0 +1,394 @@
+//! Byte ranges and the line index: the only place that converts byte offsets
+//! to and from line/column positions, in UTF-8 or UTF-16 code units.
+//!
+//! Lines end at `\n`, `\r\n` or a lone `\r`, exactly as LSP counts them; no
+//! other Unicode line separator starts a line.
+
+use std::fmt;
+use std::ops::Range;
+
+/// A half-open byte range `start..end` into a document's text.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct TextRange {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl TextRange {
+    pub fn new(start: usize, end: usize) -> TextRange {
+        debug_assert!(start <= end, "{start} > {end}");
+        TextRange { start, end }
+    }
+
+    pub fn empty(offset: usize) -> TextRange {
+        TextRange::new(offset, offset)
+    }
+
+    pub fn len(self) -> usize {
+        self.end - self.start
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.start == self.end
+    }
+
+    /// True when `offset` lies inside the range or at its end, the way an
+    /// editor cursor placed right after a token still counts as on it.
+    pub fn touches(self, offset: usize) -> bool {
+        self.start <= offset && offset <= self.end
+    }
+
+    pub fn contains_range(self, other: TextRange) -> bool {
+        self.start <= other.start && other.end <= self.end
+    }
+
+    pub fn as_range(self) -> Range<usize> {
+        self.start..self.end
+    }
+}
+
+impl fmt::Debug for TextRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}..{}", self.start, self.end)
+    }
+}
+
+/// How columns are counted in a [`LineCol`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Encoding {
+    /// Columns count UTF-8 bytes.
+    Utf8,
+    /// Columns count UTF-16 code units (LSP's default).
+    Utf16,
+}
+
+/// A 0-based line and column; the column's unit is given by an [`Encoding`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct LineCol {
+    pub line: u32,
+    pub col: u32,
+}
+
+/// Why a position could not be turned into an offset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PositionError {
+    /// The line is past the last line of the text.
+    LineOutOfRange { line: u32, line_count: u32 },
+    /// The column is past the end of its line.
+    ColumnOutOfRange { line: u32, col: u32, line_len: u32 },
+    /// The column falls inside a character (a UTF-8 sequence or a surrogate pair).
+    InsideCharacter { line: u32, col: u32 },
+}
+
+impl fmt::Display for PositionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            PositionError::LineOutOfRange { line, line_count } => {
+                write!(
+                    f,
+                    "line {line} is out of range (the text has {line_count} lines)"
+                )
+            }
+            PositionError::ColumnOutOfRange {
+                line,
+                col,
+                line_len,
+            } => {
+                write!(
+                    f,
+                    "column {col} is past the end of line {line} ({line_len} columns)"
+                )
+            }
+            PositionError::InsideCharacter { line, col } => {
+                write!(f, "column {col} of line {line} falls inside a character")
+            }
+        }
+    }
+}
+
+impl std::error::Error for PositionError {}
+
+/// Line starts of one text, for offset <-> position conversion.
+///
+/// Built once per text version; it does not keep the text, so every method
+/// that needs the characters takes the same text it was built from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineIndex {
+    /// Byte offset of the first character of each line; `line_starts[0] == 0`.
+    line_starts: Vec<usize>,
+    /// Byte length of the text the index was built from.
+    len: usize,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> LineIndex {
+        let bytes = text.as_bytes();
+        let mut line_starts = vec![0];
+        let mut i = 0;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'\n' => line_starts.push(i + 1),
+                b'\r' => {
+                    if bytes.get(i + 1) == Some(&b'\n') {
+                        i += 1;
+                    }
+                    line_starts.push(i + 1);
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        LineIndex {
+            line_starts,
+            len: text.len(),
+        }
+    }
+
+    pub fn line_count(&self) -> u32 {
+        self.line_starts.len() as u32
+    }
+
+    /// Byte range of `line` without its line terminator.
+    fn line_content(&self, text: &str, line: usize) -> TextRange {
+        let start = self.line_starts[line];
+        let mut end = self.line_starts.get(line + 1).copied().unwrap_or(self.len);
+        let bytes = text.as_bytes();
+        if end > start && bytes[end - 1] == b'\n' {
+            end -= 1;
+        }
+        if end > start && bytes[end - 1] == b'\r' {
+            end -= 1;
+        }
+        TextRange::new(start, end)
+    }
+
+    /// The position of a byte offset. An offset past the end, or inside a
+    /// character or a `\r\n` pair, is moved back to the nearest boundary.
+    pub fn line_col(&self, text: &str, offset: usize, encoding: Encoding) -> LineCol {
+        debug_assert_eq!(text.len(), self.len, "LineIndex used with another text");
+        let mut offset = offset.min(self.len);
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = self.line_starts.partition_point(|&start| start <= offset) - 1;
+        let content = self.line_content(text, line);
+        let offset = offset.min(content.end);
+        let prefix = &text[content.start..offset];
+        let col = match encoding {
+            Encoding::Utf8 => prefix.len(),
+            Encoding::Utf16 if prefix.is_ascii() => prefix.len(),
+            Encoding::Utf16 => prefix.encode_utf16().count(),
+        };
+        LineCol {
+            line: line as u32,
+            col: col as u32,
+        }
+    }
+
+    /// The byte offset of a position, or why it does not name one.
+    pub fn offset(
+        &self,
+        text: &str,
+        pos: LineCol,
+        encoding: Encoding,
+    ) -> Result<usize, PositionError> {
+        debug_assert_eq!(text.len(), self.len, "LineIndex used with another text");
+        let line = pos.line as usize;
+        if line >= self.line_starts.len() {
+            return Err(PositionError::LineOutOfRange {
+                line: pos.line,
+                line_count: self.line_count(),
+            });
+        }
+        let content = self.line_content(text, line);
+        let line_text = &text[content.as_range()];
+        let col = pos.col as usize;
+        let inside = PositionError::InsideCharacter {
+            line: pos.line,
+            col: pos.col,
+        };
+        let past_end = |line_len: usize| PositionError::ColumnOutOfRange {
+            line: pos.line,
+            col: pos.col,
+            line_len: line_len as u32,
+        };
+        match encoding {
+            Encoding::Utf8 => {
+                if col > line_text.len() {
+                    return Err(past_end(line_text.len()));
+                }
+                if !line_text.is_char_boundary(col) {
+                    return Err(inside);
+                }
+                Ok(content.start + col)
+            }
+            Encoding::Utf16 => {
+                if line_text.is_ascii() {
+                    return match col <= line_text.len() {
+                        true => Ok(content.start + col),
+                        false => Err(past_end(line_text.len())),
+                    };
+                }
+                let mut units = 0;
+                for (byte, ch) in line_text.char_indices() {
+                    if units == col {
+                        return Ok(content.start + byte);
+                    }
+                    units += ch.len_utf16();
+                    if units > col {
+                        return Err(inside);
+                    }
+                }
+                match units == col {
+                    true => Ok(content.end),
+                    false => Err(past_end(units)),
+                }
+            }
+        }
+    }
+
+    /// Like [`LineIndex::offset`], but a position past the end of its line
+    /// means the line's end and a line past the last means the end of the
+    /// text, as LSP asks of servers for out-of-range positions in requests.
+    pub fn offset_clamped(&self, text: &str, pos: LineCol, encoding: Encoding) -> usize {
+        match self.offset(text, pos, encoding) {
+            Ok(offset) => offset,
+            Err(PositionError::LineOutOfRange { .. }) => self.len,
+            Err(PositionError::ColumnOutOfRange { .. }) => {
+                self.line_content(text, pos.line as usize).end
+            }
+            Err(PositionError::InsideCharacter { .. }) => {
+                // Round down to the character that holds the column.
+                let content = self.line_content(text, pos.line as usize);
+                let mut best = content.start;
+                for (byte, _) in text[content.as_range()].char_indices() {
+                    let start = content.start + byte;
+                    if self.line_col(text, start, encoding).col > pos.col {
+                        break;
+                    }
+                    best = start;
+                }
+                best
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip_all(text: &str) {
+        let index = LineIndex::new(text);
+        for (offset, _) in text.char_indices().chain([(text.len(), ' ')]) {
+            for encoding in [Encoding::Utf8, Encoding::Utf16] {
+                let pos = index.line_col(text, offset, encoding);
+                let back = index.offset(text, pos, encoding).unwrap();
+                // A `\r\n` pair is one line end: its `\n` maps to the `\r`.
+                let expected = if offset > 0
+                    && text[..offset].ends_with('\r')
+                    && text[offset..].starts_with('\n')
+                {
+                    offset - 1
+                } else {
+                    offset
+                };
+                assert_eq!(
+                    back, expected,
+                    "{text:?} offset {offset} {encoding:?} {pos:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn ascii_lines_with_every_line_end() {
+        let text = "ab\ncd\r\nef\rgh";
+        let index = LineIndex::new(text);
+        assert_eq!(index.line_count(), 4);
+        assert_eq!(
+            index.line_col(text, 4, Encoding::Utf16),
+            LineCol { line: 1, col: 1 }
+        );
+        assert_eq!(
+            index.line_col(text, 8, Encoding::Utf16),
+            LineCol { line: 2, col: 1 }
+        );
+        assert_eq!(
+            index.line_col(text, 11, Encoding::Utf16),
+            LineCol { line: 3, col: 1 }
+        );
+        round_trip_all(text);
+    }
+
+    #[test]
+    fn cjk_and_emoji_columns_differ_by_encoding() {
+        // "路径" is 2 chars, 6 bytes, 2 UTF-16 units; "😀" is 4 bytes, 2 units.
+        let text = "{\"路径\": \"😀x\"}";
+        let index = LineIndex::new(text);
+        let x = text.find('x').unwrap();
+        assert_eq!(
+            index.line_col(text, x, Encoding::Utf8),
+            LineCol { line: 0, col: 16 }
+        );
+        assert_eq!(
+            index.line_col(text, x, Encoding::Utf16),
+            LineCol { line: 0, col: 10 }
+        );
+        round_trip_all(text);
+    }
+
+    #[test]
+    fn unicode_line_separators_do_not_start_lines() {
+        let text = "a\u{2028}b\u{85}c\nd";
+        let index = LineIndex::new(text);
+        assert_eq!(index.line_count(), 2);
+        round_trip_all(text);
+    }
+
+    #[test]
+    fn position_inside_a_surrogate_pair_is_an_error() {
+        let text = "😀";
+        let index = LineIndex::new(text);
+        assert_eq!(
+            index.offset(text, LineCol { line: 0, col: 1 }, Encoding::Utf16),
+            Err(PositionError::InsideCharacter { line: 0, col: 1 })
+        );
+        assert_eq!(
+            index.offset_clamped(text, LineCol { line: 0, col: 1 }, Encoding::Utf16),
+            0
+        );
+    }
+
+    #[test]
+    fn out_of_range_positions_are_errors_and_clamp() {
+        let text = "ab\r\ncd";
+        let index = LineIndex::new(text);
+        assert!(matches!(
+            index.offset(text, LineCol { line: 0, col: 3 }, Encoding::Utf16),
+            Err(PositionError::ColumnOutOfRange { line_len: 2, .. })
+        ));
+        assert!(matches!(
+            index.offset(text, LineCol { line: 5, col: 0 }, Encoding::Utf8),
+            Err(PositionError::LineOutOfRange { line_count: 2, .. })
+        ));
+        assert_eq!(
+            index.offset_clamped(text, LineCol { line: 0, col: 9 }, Encoding::Utf16),
+            2
+        );
+        assert_eq!(
+            index.offset_clamped(text, LineCol { line: 9, col: 0 }, Encoding::Utf16),
+            6
+        );
+    }
+
+    #[test]
+    fn empty_text_has_one_line() {
+        let index = LineIndex::new("");
+        assert_eq!(index.line_count(), 1);
+        assert_eq!(
+            index.offset("", LineCol { line: 0, col: 0 }, Encoding::Utf16),
+            Ok(0)
+        );
+    }
+}

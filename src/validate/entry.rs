@@ -1,0 +1,387 @@
+//! One entry on its own: its fields and types (invariant 2), the category
+//! taxonomy (5), `op`/`op_type`/`exact_edit` consistency (6), lifecycle
+//! presence on delete kinds (9), token estimate (10), and its tier (7).
+
+use super::exact_edit::{self, ExactEdit};
+use super::{EntryFacts, Place, Sink, check_relative_path, lifecycle, safety_tier, same_json};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::schema::{
+    CATEGORY_FIELDS, CategoryClass, CategorySubtype, ENTRY_FIELDS, ENTRY_OPTIONAL_FIELDS, EditKind,
+    InjectionFrequency, OpType, SafetyTier, TOKEN_ESTIMATE_FIELDS, TOKEN_ESTIMATE_OPTIONAL_FIELDS,
+};
+use crate::syntax::{JsonType, Node, Value};
+use crate::text::TextRange;
+use crate::tier::Evidence;
+
+pub(super) fn check_entry(sink: &mut Sink, node: &Node, index: usize) -> EntryFacts {
+    let entries = Place::ROOT.field("entries");
+    let place = entries.index(index);
+    let mut facts = EntryFacts {
+        index,
+        range: node.range,
+        path: None,
+        evidence: None,
+        tier: None,
+    };
+    if !sink.expect_type(node, &place, JsonType::Object) {
+        return facts;
+    }
+    if let Some((path, value)) = sink.required_str(node, &place, "path") {
+        check_relative_path(sink, path, value, &place.field("path"));
+        facts.path = Some((path.to_string(), value.range));
+    }
+    if let Some(member) = sink.required(node, &place, "category") {
+        check_category(sink, &member.value, &place.field("category"));
+    }
+    if let Some(member) = sink.required(node, &place, "signals") {
+        sink.string_array(&member.value, &place.field("signals"));
+    }
+    let op = sink.required_str(node, &place, "op");
+    let op_type = sink
+        .required_str(node, &place, "op_type")
+        .and_then(|(text, value)| {
+            let parsed = OpType::parse(text);
+            if parsed.is_none() {
+                sink.report(
+                    Code::UnknownOpType,
+                    value.range,
+                    format!(
+                        "{} \"{text}\" is not an op type; expected one of {}",
+                        place.field("op_type"),
+                        OpType::expected_list()
+                    ),
+                );
+            }
+            parsed
+        });
+    let is_destructive = sink.required_bool(node, &place, "is_destructive");
+    let is_reversible = sink.required_bool(node, &place, "is_reversible");
+    let recorded_tier = sink
+        .required_str(node, &place, "safety_tier")
+        .map(|(text, value)| {
+            let parsed = SafetyTier::parse(text);
+            if parsed.is_none() {
+                sink.report(
+                    Code::UnknownSafetyTier,
+                    value.range,
+                    format!(
+                        "{} \"{text}\" is not a tier; expected one of {}",
+                        place.field("safety_tier"),
+                        SafetyTier::expected_list()
+                    ),
+                );
+            }
+            (parsed, value.range)
+        });
+    if let Some(member) = sink.required(node, &place, "token_estimate") {
+        check_token_estimate(sink, &member.value, &place.field("token_estimate"));
+    }
+    let entry_lifecycle = node.member("lifecycle");
+    let entry_evidence = entry_lifecycle.and_then(|m| {
+        lifecycle::check_lifecycle(sink, &m.value, &place.field("lifecycle"))
+            .map(|e| (e, m.value.range))
+    });
+
+    let edit_member = node.member("exact_edit");
+    let edit = edit_member.map(|m| {
+        exact_edit::check_exact_edit(
+            sink,
+            &m.value,
+            &place.field("exact_edit"),
+            facts.path.as_ref().map(|p| &*p.0),
+        )
+    });
+    match (op_type, edit_member) {
+        (Some(OpType::Deterministic), None) => sink.report(
+            Code::ExactEditMissing,
+            node.range,
+            format!("{place} has op_type \"deterministic\" but no \"exact_edit\"; a deterministic op carries its pre-computed edit"),
+        ),
+        (Some(OpType::Generative), Some(member)) => sink.push(
+            Diagnostic::new(
+                Code::ExactEditForbidden,
+                member.key_range,
+                format!("{place} has op_type \"generative\" but carries \"exact_edit\"; a generative op's edit is produced at clean time"),
+            )
+            .with_related(op_type_range(node), "op_type is \"generative\""),
+        ),
+        _ => {}
+    }
+    let kind = edit.as_ref().and_then(|e| e.kind);
+    if let (Some((op, op_node)), Some(op_type)) = (op, op_type) {
+        check_op(sink, &place, op, op_node, op_type, edit.as_ref());
+    }
+    if let Some((kind, kind_range)) = kind {
+        check_characterization(
+            sink,
+            &place,
+            kind,
+            kind_range,
+            is_destructive,
+            is_reversible,
+        );
+    }
+
+    // Lifecycle ops: the entry and its exact_edit both carry the same lifecycle.
+    let lifecycle_op = kind
+        .map(|(k, _)| k)
+        .or_else(|| op.and_then(|(op, _)| EditKind::parse(op)))
+        .is_some_and(EditKind::is_lifecycle_op);
+    let edit_lifecycle = edit_member.and_then(|m| m.value.member("lifecycle"));
+    if lifecycle_op && entry_lifecycle.is_none() {
+        sink.report(
+            Code::LifecycleRequired,
+            node.range,
+            format!("{place} is a delete op but has no \"lifecycle\" object; delete and extract-then-delete entries carry the lifecycle signal that justifies them"),
+        );
+    }
+    if let (Some(outer), Some(inner)) = (entry_lifecycle, edit_lifecycle)
+        && !same_json(&outer.value, &inner.value)
+    {
+        sink.push(
+            Diagnostic::new(
+                Code::LifecycleMismatch,
+                inner.value.range,
+                format!(
+                    "{} differs from {}; the two must be identical",
+                    place.field("exact_edit").field("lifecycle"),
+                    place.field("lifecycle")
+                ),
+            )
+            .with_related(outer.value.range, "the entry's lifecycle"),
+        );
+    }
+    let edit_evidence = edit.as_ref().and_then(|e| e.evidence);
+    facts.evidence = cautious(
+        entry_evidence,
+        edit_evidence.map(|e| (e, edit_lifecycle.map_or(node.range, |m| m.value.range))),
+    );
+
+    if let (Some(op_type), Some((is_destructive, _)), Some((is_reversible, _))) =
+        (op_type, is_destructive, is_reversible)
+    {
+        let lifecycle = lifecycle_op.then(|| facts.evidence.map_or(Evidence::Missing, |(e, _)| e));
+        facts.tier = Some(safety_tier::check_safety_tier(
+            sink,
+            &place,
+            safety_tier::Recorded {
+                op_type,
+                is_destructive,
+                is_reversible,
+                lifecycle,
+                tier: recorded_tier.and_then(|(tier, _)| tier),
+                tier_range: recorded_tier.map(|(_, range)| range),
+            },
+        ));
+    }
+    sink.unknown_fields(node, &place, &[ENTRY_FIELDS, ENTRY_OPTIONAL_FIELDS]);
+    facts
+}
+
+/// Of two lifecycle evidences, the one that allows less (not scanner-proven wins).
+fn cautious(
+    a: Option<(Evidence, TextRange)>,
+    b: Option<(Evidence, TextRange)>,
+) -> Option<(Evidence, TextRange)> {
+    match (a, b) {
+        (Some(a), Some(b)) if a.0.is_scanner_proven() && !b.0.is_scanner_proven() => Some(b),
+        (Some(a), _) => Some(a),
+        (None, b) => b,
+    }
+}
+
+fn op_type_range(entry: &Node) -> TextRange {
+    entry.get("op_type").map_or(entry.range, |n| n.range)
+}
+
+fn check_category(sink: &mut Sink, node: &Node, place: &Place<'_>) {
+    if !sink.expect_type(node, place, JsonType::Object) {
+        return;
+    }
+    let class = sink
+        .required_str(node, place, "class")
+        .and_then(|(text, value)| {
+            let class = CategoryClass::parse(text);
+            if class.is_none() {
+                sink.report(
+                    Code::UnknownCategoryClass,
+                    value.range,
+                    format!(
+                        "{} \"{text}\" is not a category class; expected one of {}",
+                        place.field("class"),
+                        CategoryClass::expected_list()
+                    ),
+                );
+            }
+            class.map(|c| (c, value.range))
+        });
+    if let Some((text, value)) = sink.required_str(node, place, "subtype") {
+        match (CategorySubtype::parse(text), class) {
+            (None, _) => {
+                let expected = match class {
+                    Some((class, _)) => CategorySubtype::of_class(class)
+                        .map(|s| format!("\"{s}\""))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    None => CategorySubtype::expected_list(),
+                };
+                sink.report(
+                    Code::UnknownCategorySubtype,
+                    value.range,
+                    format!(
+                        "{} \"{text}\" is not a category subtype; expected one of {expected}",
+                        place.field("subtype")
+                    ),
+                );
+            }
+            (Some(subtype), Some((class, class_range))) if subtype.class() != class => {
+                let expected: Vec<String> = CategorySubtype::of_class(class)
+                    .map(|s| format!("\"{s}\""))
+                    .collect();
+                sink.push(
+                    Diagnostic::new(
+                        Code::SubtypeClassMismatch,
+                        value.range,
+                        format!(
+                            "subtype \"{subtype}\" belongs to class \"{}\", not \"{class}\"; a \"{class}\" subtype is one of {}",
+                            subtype.class(),
+                            expected.join(", ")
+                        ),
+                    )
+                    .with_related(class_range, format!("class is \"{class}\"")),
+                );
+            }
+            _ => {}
+        }
+    }
+    sink.unknown_fields(node, place, &[CATEGORY_FIELDS]);
+}
+
+/// `op` names the chosen op: the exact-edit kind for a deterministic entry, a
+/// prose transformation that is no kind name for a generative one.
+fn check_op(
+    sink: &mut Sink,
+    place: &Place<'_>,
+    op: &str,
+    op_node: &Node,
+    op_type: OpType,
+    edit: Option<&ExactEdit>,
+) {
+    let op_place = place.field("op");
+    match op_type {
+        OpType::Deterministic => {
+            let Some((kind, kind_range)) = edit.and_then(|e| e.kind) else {
+                return;
+            };
+            if op != kind.as_str() {
+                sink.push(
+                    Diagnostic::new(
+                        Code::OpMismatch,
+                        op_node.range,
+                        format!("{op_place} is \"{op}\" but the exact edit's kind is \"{kind}\"; a deterministic op is named by its kind"),
+                    )
+                    .with_related(kind_range, format!("exact_edit.kind is \"{kind}\"")),
+                );
+            }
+        }
+        OpType::Generative => {
+            if op.trim().is_empty() {
+                sink.report(Code::OpMismatch, op_node.range, format!("{op_place} is empty; a generative op names its prose transformation, such as \"rewrite\""));
+            } else if let Some(kind) = EditKind::parse(op) {
+                sink.report(
+                    Code::OpMismatch,
+                    op_node.range,
+                    format!("{op_place} is \"{kind}\", an exact-edit kind, but op_type is \"generative\"; a generative op is a prose transformation such as \"rewrite\""),
+                );
+            }
+        }
+    }
+}
+
+/// `is_destructive` and `is_reversible` must equal the kind's fixed characterization.
+fn check_characterization(
+    sink: &mut Sink,
+    place: &Place<'_>,
+    kind: EditKind,
+    kind_range: TextRange,
+    is_destructive: Option<(bool, TextRange)>,
+    is_reversible: Option<(bool, TextRange)>,
+) {
+    let characterization = kind.characterization();
+    let expected_reversible = match characterization.is_reversible {
+        crate::schema::Reversibility::Fixed(value) => Some(value),
+        crate::schema::Reversibility::GitDependent => None,
+    };
+    let checks = [
+        (
+            "is_destructive",
+            is_destructive,
+            Some(characterization.is_destructive),
+        ),
+        ("is_reversible", is_reversible, expected_reversible),
+    ];
+    for (field, recorded, expected) in checks {
+        let (Some((recorded, range)), Some(expected)) = (recorded, expected) else {
+            continue;
+        };
+        if recorded != expected {
+            sink.push(
+                Diagnostic::new(
+                    Code::CharacterizationMismatch,
+                    range,
+                    format!(
+                        "{} is {recorded}, but kind \"{kind}\" is {}, so it must be {expected}",
+                        place.field(field),
+                        describe(field, expected)
+                    ),
+                )
+                .with_related(kind_range, format!("exact_edit.kind is \"{kind}\"")),
+            );
+        }
+    }
+}
+
+/// The property a characterization boolean states, in words.
+fn describe(field: &str, value: bool) -> &'static str {
+    match (field, value) {
+        ("is_destructive", true) => "destructive",
+        ("is_destructive", false) => "non-destructive",
+        (_, true) => "reversible",
+        (_, false) => "irreversible",
+    }
+}
+
+fn check_token_estimate(sink: &mut Sink, node: &Node, place: &Place<'_>) {
+    if !sink.expect_type(node, place, JsonType::Object) {
+        return;
+    }
+    if let Some(member) = sink.required(node, place, "raw_tokens") {
+        sink.count(&member.value, &place.field("raw_tokens"));
+    }
+    if let Some(value) = node.get("injection_frequency") {
+        let field = place.field("injection_frequency");
+        match &value.value {
+            Value::Null => {}
+            Value::String(text) if InjectionFrequency::parse(text).is_none() => sink.report(
+                Code::UnknownInjectionFrequency,
+                value.range,
+                format!(
+                    "{field} \"{text}\" is not an injection frequency; expected one of {} or null",
+                    InjectionFrequency::expected_list()
+                ),
+            ),
+            Value::String(_) => {}
+            _ => sink.wrong_type(value, &field, "a string or null"),
+        }
+    }
+    if let Some(value) = node.get("weighted_tokens")
+        && !matches!(value.value, Value::Null | Value::Number(_))
+    {
+        sink.wrong_type(value, &place.field("weighted_tokens"), "a number or null");
+    }
+    sink.unknown_fields(
+        node,
+        place,
+        &[TOKEN_ESTIMATE_FIELDS, TOKEN_ESTIMATE_OPTIONAL_FIELDS],
+    );
+}

@@ -1,0 +1,451 @@
+//! The checks of every invariant of the report schema over a parsed tree.
+//!
+//! Each entry is checked on its own ([`entry::check_entry`] sees only the
+//! entry's node), producing its diagnostics and a small [`EntryFacts`]; the
+//! facts that cross entries (shortlist membership, promotion candidates) are
+//! checked afterwards from those facts. That split is what lets a later
+//! incremental reparse recheck only the entry that changed.
+
+mod entry;
+mod envelope;
+mod exact_edit;
+mod lifecycle;
+mod promotion;
+mod safety_tier;
+mod shortlist;
+
+use std::fmt;
+
+use crate::diagnostic::{Code, Diagnostic};
+use crate::schema::SafetyTier;
+use crate::syntax::{JsonType, Member, Node, Value};
+use crate::text::TextRange;
+use crate::tier::{Derivation, Evidence};
+
+/// What the checks learnt about one entry, for the cross-entry checks, the
+/// hover and the fixes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EntryFacts {
+    /// Position in `entries`.
+    pub index: usize,
+    pub range: TextRange,
+    /// `path` and the range of its value, when it is a string.
+    pub path: Option<(String, TextRange)>,
+    /// The evidence of the entry's lifecycle objects, when it has any.
+    pub evidence: Option<(Evidence, TextRange)>,
+    pub tier: Option<TierCheck>,
+}
+
+/// The safety tier of one entry: the derivation from its recorded inputs,
+/// every tier consistent with the text, and what the entry records.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TierCheck {
+    pub derivation: Derivation,
+    /// The tiers `derive_safety_tier` gives for some git state (see `tier::possible_tiers`).
+    pub possible: Vec<SafetyTier>,
+    /// The recorded `safety_tier` when it is a known tier.
+    pub recorded: Option<SafetyTier>,
+    /// The range of the recorded `safety_tier` value.
+    pub recorded_range: Option<TextRange>,
+}
+
+impl TierCheck {
+    pub fn agrees(&self) -> bool {
+        self.recorded.is_none_or(|r| self.possible.contains(&r))
+    }
+}
+
+/// Everything the checks of one report produce.
+#[derive(Clone, Debug, Default)]
+pub struct Validation {
+    pub diagnostics: Vec<Diagnostic>,
+    pub entries: Vec<EntryFacts>,
+}
+
+/// Checks a parsed report.
+pub fn validate(root: &Node) -> Validation {
+    let mut sink = Sink::default();
+    let Some(report) = envelope::check_envelope(&mut sink, root) else {
+        return Validation {
+            diagnostics: sink.diagnostics,
+            entries: Vec::new(),
+        };
+    };
+    let shortlist = report
+        .shortlist
+        .map(|node| shortlist::check_shortlist(&mut sink, node));
+    let mut entries = Vec::new();
+    if let Some(items) = report.entries.and_then(Node::as_array) {
+        entries.reserve(items.len());
+        for (index, item) in items.iter().enumerate() {
+            entries.push(entry::check_entry(&mut sink, item, index));
+        }
+    }
+    if let (Some(shortlist), Some(node)) = (&shortlist, report.shortlist) {
+        shortlist::check_membership(&mut sink, shortlist, node.range, &entries);
+    }
+    if let Some(candidates) = report.promotion_candidates {
+        promotion::check_promotion_candidates(&mut sink, candidates, &entries);
+    }
+    Validation {
+        diagnostics: sink.diagnostics,
+        entries,
+    }
+}
+
+/// Collects diagnostics; its helpers check presence and types of fields.
+#[derive(Default)]
+pub(crate) struct Sink {
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Sink {
+    pub fn push(&mut self, diagnostic: Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+
+    pub fn report(&mut self, code: Code, range: TextRange, message: impl Into<String>) {
+        self.push(Diagnostic::new(code, range, message));
+    }
+
+    /// The member `key` of `object`, or a `missing-field` on the object.
+    pub fn required<'n>(
+        &mut self,
+        object: &'n Node,
+        place: &Place<'_>,
+        key: &str,
+    ) -> Option<&'n Member> {
+        let member = object.member(key);
+        if member.is_none() {
+            self.report(
+                Code::MissingField,
+                object.range,
+                format!("{place} is missing the required field \"{key}\""),
+            );
+        }
+        member
+    }
+
+    /// True when `node` has type `expected`; otherwise a `wrong-type` on it.
+    pub fn expect_type(&mut self, node: &Node, place: &Place<'_>, expected: JsonType) -> bool {
+        if node.json_type() == expected {
+            return true;
+        }
+        self.wrong_type(node, place, expected.with_article());
+        false
+    }
+
+    pub fn wrong_type(&mut self, node: &Node, place: &Place<'_>, expected: &str) {
+        self.report(
+            Code::WrongType,
+            node.range,
+            format!(
+                "{place} must be {expected}, found {}",
+                node.json_type().with_article()
+            ),
+        );
+    }
+
+    /// A required string field: its value and node, when present and a string.
+    pub fn required_str<'n>(
+        &mut self,
+        object: &'n Node,
+        place: &Place<'_>,
+        key: &'static str,
+    ) -> Option<(&'n str, &'n Node)> {
+        let member = self.required(object, place, key)?;
+        self.str_value(&member.value, &place.field(key))
+    }
+
+    pub fn str_value<'n>(
+        &mut self,
+        node: &'n Node,
+        place: &Place<'_>,
+    ) -> Option<(&'n str, &'n Node)> {
+        match node.as_str() {
+            Some(s) => Some((s, node)),
+            None => {
+                self.wrong_type(node, place, "a string");
+                None
+            }
+        }
+    }
+
+    pub fn required_bool(
+        &mut self,
+        object: &Node,
+        place: &Place<'_>,
+        key: &'static str,
+    ) -> Option<(bool, TextRange)> {
+        let member = self.required(object, place, key)?;
+        match member.value.as_bool() {
+            Some(b) => Some((b, member.value.range)),
+            None => {
+                self.wrong_type(
+                    &member.value,
+                    &place.field(key),
+                    "a boolean (true or false)",
+                );
+                None
+            }
+        }
+    }
+
+    /// An array of strings (`signals`, `scope_globs`, `excluded_dirs`).
+    pub fn string_array(&mut self, node: &Node, place: &Place<'_>) {
+        let Some(items) = node.as_array() else {
+            self.wrong_type(node, place, "an array of strings");
+            return;
+        };
+        for (i, item) in items.iter().enumerate() {
+            if item.as_str().is_none() {
+                self.wrong_type(item, &place.index(i), "a string");
+            }
+        }
+    }
+
+    /// A non-negative integer written without fraction or exponent.
+    pub fn count(&mut self, node: &Node, place: &Place<'_>) -> Option<u64> {
+        let Value::Number(raw) = &node.value else {
+            self.wrong_type(node, place, "a non-negative integer");
+            return None;
+        };
+        match parse_count(raw) {
+            Some(n) => Some(n),
+            None => {
+                self.report(
+                    Code::InvalidCount,
+                    node.range,
+                    format!("{place} must be a non-negative integer, found {raw}"),
+                );
+                None
+            }
+        }
+    }
+
+    /// An `unknown-field` for each member of `object` not named in `known`.
+    pub fn unknown_fields(&mut self, object: &Node, place: &Place<'_>, known: &[&[&str]]) {
+        let Some(members) = object.as_object() else {
+            return;
+        };
+        for member in members {
+            if known.iter().any(|set| set.contains(&&*member.key)) {
+                continue;
+            }
+            let suggestion = known
+                .iter()
+                .flat_map(|set| set.iter())
+                .filter(|k| object.member(k).is_none())
+                .map(|k| (strsim::damerau_levenshtein(&member.key, k), *k))
+                .filter(|(distance, k)| *distance <= 2.max(k.len() / 4))
+                .min();
+            let mut message = format!(
+                "unknown field \"{}\" in {place}; consumers ignore it",
+                member.key
+            );
+            if let Some((_, k)) = suggestion {
+                message.push_str(&format!(" (did you mean \"{k}\"?)"));
+            }
+            self.report(Code::UnknownField, member.key_range, message);
+        }
+    }
+}
+
+/// Digits only, no sign, fraction, exponent or leading zero, fitting in u64.
+fn parse_count(raw: &str) -> Option<u64> {
+    if raw.is_empty()
+        || !raw.bytes().all(|b| b.is_ascii_digit())
+        || (raw.len() > 1 && raw.starts_with('0'))
+    {
+        return None;
+    }
+    raw.parse().ok()
+}
+
+/// Where in the report a node sits, for messages: `entries[3].exact_edit`.
+/// A chain of borrowed steps, so that building one costs nothing until a
+/// message is rendered.
+#[derive(Clone, Copy)]
+pub(crate) struct Place<'p> {
+    parent: Option<&'p Place<'p>>,
+    step: Step,
+}
+
+#[derive(Clone, Copy)]
+enum Step {
+    Root,
+    Field(&'static str),
+    Index(usize),
+}
+
+impl<'p> Place<'p> {
+    pub const ROOT: Place<'static> = Place {
+        parent: None,
+        step: Step::Root,
+    };
+
+    pub fn field(&'p self, name: &'static str) -> Place<'p> {
+        Place {
+            parent: Some(self),
+            step: Step::Field(name),
+        }
+    }
+
+    pub fn index(&'p self, index: usize) -> Place<'p> {
+        Place {
+            parent: Some(self),
+            step: Step::Index(index),
+        }
+    }
+
+    fn write_path(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(parent) = self.parent {
+            parent.write_path(f)?;
+        }
+        match self.step {
+            Step::Root => Ok(()),
+            Step::Field(name) if matches!(self.parent.map(|p| p.step), Some(Step::Root)) => {
+                f.write_str(name)
+            }
+            Step::Field(name) => write!(f, ".{name}"),
+            Step::Index(i) => write!(f, "[{i}]"),
+        }
+    }
+}
+
+impl fmt::Display for Place<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.step {
+            Step::Root => f.write_str("the report"),
+            _ => {
+                f.write_str("`")?;
+                self.write_path(f)?;
+                f.write_str("`")
+            }
+        }
+    }
+}
+
+/// A project-root-relative path: not empty, not absolute (no leading `/` or
+/// `\`, no drive letter), no `..` segment. Returns why not, when it is not.
+pub(crate) fn relative_path_problem(path: &str) -> Option<&'static str> {
+    let bytes = path.as_bytes();
+    if path.is_empty() {
+        return Some("is empty");
+    }
+    if path.starts_with('/') || path.starts_with('\\') {
+        return Some("is absolute");
+    }
+    if bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' {
+        return Some("starts with a drive letter");
+    }
+    if path.split(['/', '\\']).any(|segment| segment == "..") {
+        return Some("has a `..` segment");
+    }
+    None
+}
+
+/// Reports `path-not-relative` when the string at `node` is not a project-root-relative path.
+pub(crate) fn check_relative_path(sink: &mut Sink, path: &str, node: &Node, place: &Place<'_>) {
+    if let Some(problem) = relative_path_problem(path) {
+        sink.report(
+            Code::PathNotRelative,
+            node.range,
+            format!("{place} {problem}: \"{path}\"; expected a project-root-relative path such as \"docs/notes.md\""),
+        );
+    }
+}
+
+/// JSON equality that ignores positions and key order (the last of repeated keys wins).
+pub(crate) fn same_json(a: &Node, b: &Node) -> bool {
+    match (&a.value, &b.value) {
+        (Value::Object(ma), Value::Object(mb)) => {
+            sorted_keys(ma) == sorted_keys(mb)
+                && ma.iter().all(|m| {
+                    b.get(&m.key)
+                        .is_some_and(|other| same_json(a.get(&m.key).unwrap_or(&m.value), other))
+                })
+        }
+        (Value::Array(ia), Value::Array(ib)) => {
+            ia.len() == ib.len() && ia.iter().zip(ib).all(|(x, y)| same_json(x, y))
+        }
+        (Value::Number(x), Value::Number(y)) => {
+            x == y || x.parse::<f64>().ok() == y.parse::<f64>().ok()
+        }
+        (x, y) => x == y,
+    }
+}
+
+fn sorted_keys(members: &[Member]) -> Vec<&str> {
+    let mut keys: Vec<&str> = members.iter().map(|m| &*m.key).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn places_render_as_paths() {
+        let root = Place::ROOT;
+        let entries = root.field("entries");
+        let entry = entries.index(3);
+        let edit = entry.field("exact_edit");
+        assert_eq!(root.to_string(), "the report");
+        assert_eq!(entries.to_string(), "`entries`");
+        assert_eq!(edit.to_string(), "`entries[3].exact_edit`");
+    }
+
+    #[test]
+    fn counts_are_plain_non_negative_integers() {
+        assert_eq!(parse_count("0"), Some(0));
+        assert_eq!(parse_count("120"), Some(120));
+        for bad in ["-1", "1.0", "1e3", "01", "99999999999999999999999"] {
+            assert_eq!(parse_count(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn relative_paths() {
+        for ok in [
+            "docs/a.md",
+            "a",
+            "docs/",
+            "./a.md",
+            "a..b/c",
+            "日本語/😀.md",
+        ] {
+            assert_eq!(relative_path_problem(ok), None, "{ok}");
+        }
+        for bad in [
+            "",
+            "/etc/passwd",
+            "\\share",
+            "C:/x",
+            "c:x",
+            "../x",
+            "a/../b",
+            "a/..",
+            "a\\..\\b",
+        ] {
+            assert!(relative_path_problem(bad).is_some(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn same_json_ignores_order_and_spacing() {
+        let parse = |t: &str| crate::syntax::parse(t).root.unwrap();
+        assert!(same_json(
+            &parse(r#"{"a": 1, "b": [true]}"#),
+            &parse(r#"{"b":[true],"a":1}"#)
+        ));
+        assert!(!same_json(
+            &parse(r#"{"a": 1}"#),
+            &parse(r#"{"a": 1, "b": 2}"#)
+        ));
+        assert!(!same_json(&parse(r#"{"a": "1"}"#), &parse(r#"{"a": 1}"#)));
+        assert!(same_json(&parse(r#"[1.0]"#), &parse(r#"[1]"#)));
+    }
+}

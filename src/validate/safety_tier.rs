@@ -1,0 +1,60 @@
+//! Invariant 7: the recorded `safety_tier` is what `derive_safety_tier`
+//! gives, in both directions. This file only compares: the tier itself comes
+//! from `crate::tier`.
+
+use super::{Place, Sink, TierCheck};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::fix::{Fix, TextEdit};
+use crate::schema::{OpType, SafetyTier};
+use crate::text::TextRange;
+use crate::tier::{self, Evidence, LifecycleInput, TierInputs};
+
+/// The tier inputs and the tier as an entry records them.
+pub(super) struct Recorded {
+    pub op_type: OpType,
+    pub is_destructive: bool,
+    pub is_reversible: bool,
+    /// Some for delete kinds: the evidence their lifecycle objects give.
+    pub lifecycle: Option<Evidence>,
+    pub tier: Option<SafetyTier>,
+    pub tier_range: Option<TextRange>,
+}
+
+pub(super) fn check_safety_tier(
+    sink: &mut Sink,
+    place: &Place<'_>,
+    recorded: Recorded,
+) -> TierCheck {
+    let inputs = TierInputs {
+        op_type: recorded.op_type,
+        is_destructive: recorded.is_destructive,
+        is_reversible: recorded.is_reversible,
+        lifecycle: recorded.lifecycle.map(LifecycleInput::from_text),
+    };
+    let check = TierCheck {
+        derivation: tier::derive_safety_tier(inputs),
+        possible: tier::possible_tiers(inputs),
+        recorded: recorded.tier,
+        recorded_range: recorded.tier_range,
+    };
+    if let (Some(tier), Some(range), false) = (check.recorded, check.recorded_range, check.agrees())
+    {
+        // A recorded tier outside the possible set means the set has the other tier only.
+        let derived = check.possible[0];
+        let why = match derived {
+            SafetyTier::Confirm => check.derivation.reason(),
+            SafetyTier::Auto => "the op is deterministic, non-destructive and reversible".into(),
+        };
+        let message = format!(
+            "{} is \"{tier}\" but derive_safety_tier gives \"{derived}\" because {why}; the tier is derived, never assigned",
+            place.field("safety_tier")
+        );
+        let fix = Fix {
+            title: format!("Set safety_tier to \"{derived}\" (derived)"),
+            edits: vec![TextEdit::replace(range, format!("\"{derived}\""))],
+            preferred: true,
+        };
+        sink.push(Diagnostic::new(Code::TierMismatch, range, message).with_fix(Some(fix)));
+    }
+    check
+}

@@ -1,0 +1,98 @@
+//! Invariant 4: the shortlist holds project-root-relative paths, and every
+//! entry's path is one of them.
+
+use std::collections::HashMap;
+
+use super::{EntryFacts, Place, Sink, check_relative_path, lifecycle};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::schema::SHORTLIST_OBJECT_FIELDS;
+use crate::syntax::{Node, Value};
+use crate::text::TextRange;
+
+/// The shortlist's paths, exactly as written after JSON unescaping.
+pub(super) struct Shortlist {
+    paths: HashMap<String, TextRange>,
+}
+
+pub(super) fn check_shortlist(sink: &mut Sink, shortlist: &Node) -> Shortlist {
+    let place = Place::ROOT.field("shortlist");
+    let items = shortlist.as_array().unwrap_or_default();
+    let mut paths = HashMap::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let item_place = place.index(i);
+        let path = match &item.value {
+            Value::String(path) => Some((&**path, item)),
+            Value::Object(_) => check_aggregate(sink, item, &item_place),
+            _ => {
+                sink.wrong_type(
+                    item,
+                    &item_place,
+                    "a path string or a {\"path\", \"lifecycle\"} object",
+                );
+                None
+            }
+        };
+        if let Some((path, node)) = path {
+            check_relative_path(sink, path, node, &item_place);
+            paths.entry(path.to_string()).or_insert(node.range);
+        }
+    }
+    Shortlist { paths }
+}
+
+/// A `{path, lifecycle}` item: a file or directory-rule aggregate with a lifecycle signal.
+fn check_aggregate<'n>(
+    sink: &mut Sink,
+    item: &'n Node,
+    place: &Place<'_>,
+) -> Option<(&'n str, &'n Node)> {
+    let path = sink.required_str(item, place, "path");
+    if let Some(member) = sink.required(item, place, "lifecycle") {
+        lifecycle::check_lifecycle(sink, &member.value, &place.field("lifecycle"));
+    }
+    sink.unknown_fields(item, place, &[SHORTLIST_OBJECT_FIELDS]);
+    path
+}
+
+/// Every entry path is a shortlist member: exact string equality, no normalization.
+pub(super) fn check_membership(
+    sink: &mut Sink,
+    shortlist: &Shortlist,
+    shortlist_range: TextRange,
+    entries: &[EntryFacts],
+) {
+    for entry in entries {
+        let Some((path, range)) = &entry.path else {
+            continue;
+        };
+        if shortlist.paths.contains_key(path) {
+            continue;
+        }
+        let near = shortlist
+            .paths
+            .keys()
+            .find(|candidate| normalize(candidate) == normalize(path))
+            .map(|candidate| {
+                format!(" (the shortlist has \"{candidate}\", but paths must match exactly)")
+            })
+            .unwrap_or_default();
+        sink.push(
+            Diagnostic::new(
+                Code::EntryPathNotInShortlist,
+                *range,
+                format!(
+                    "`entries[{}].path` \"{path}\" is not in the shortlist{near}; every entry's path must be a shortlist member",
+                    entry.index
+                ),
+            )
+            .with_related(shortlist_range, "the shortlist the scanner produced"),
+        );
+    }
+}
+
+/// A loose form of a path, only to point out near misses in messages.
+fn normalize(path: &str) -> String {
+    path.trim_start_matches("./")
+        .trim_end_matches('/')
+        .to_lowercase()
+}

@@ -1,0 +1,219 @@
+//! `report-lsp check` end to end: the real binary, its output and exit codes.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use common::golden_dir;
+
+fn check(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_report-lsp"))
+        .arg("check")
+        .args(args)
+        .current_dir(dir)
+        .env_remove("NO_COLOR")
+        .output()
+        .unwrap()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+#[test]
+fn valid_report_exits_zero() {
+    let output = check(&["valid.report.json"], &golden_dir());
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert_eq!(
+        stdout(&output),
+        "checked 1 file: no problems; 1 valid, 0 invalid\n"
+    );
+}
+
+#[test]
+fn invalid_report_exits_one_with_compiler_style_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = r#"{
+  "schema_version": "1",
+  "tool_version": "t",
+  "generated_at": "2026-11-29T18:42:07Z",
+  "scan": {"project_root": "/p", "scope_globs": [], "excluded_dirs": [], "files_scanned": 0},
+  "shortlist": ["a.md"],
+  "entries": [],
+  "promotion_candidates": [],
+  "extra": 1
+}
+"#
+    .replace(
+        "\"generated_at\": \"2026-11-29T18:42:07Z\"",
+        "\"generated_at\": \"2026-11-29 18:42\"",
+    );
+    std::fs::write(dir.path().join("x.report.json"), text).unwrap();
+    let output = check(&["--color", "never", "x.report.json"], dir.path());
+    assert_eq!(output.status.code(), Some(1));
+    expect_test::expect![[r#"
+        error[invalid-generated-at]: `generated_at` is "2026-11-29 18:42": not of the form YYYY-MM-DDTHH:MM:SS; expected ISO-8601 UTC such as "2026-11-29T19:07:42Z"
+         --> x.report.json:4:19
+          |
+        4 |   "generated_at": "2026-11-29 18:42",
+          |                   ^^^^^^^^^^^^^^^^^^
+
+        info[unknown-field]: unknown field "extra" in the report; consumers ignore it
+         --> x.report.json:9:3
+          |
+        9 |   "extra": 1
+          |   ^^^^^^^
+
+        checked 1 file: 1 error, 1 information; 0 valid, 1 invalid
+    "#]]
+    .assert_eq(&stdout(&output));
+}
+
+#[test]
+fn information_alone_keeps_a_report_valid() {
+    let dir = tempfile::tempdir().unwrap();
+    let valid = std::fs::read_to_string(golden_dir().join("valid.report.json")).unwrap();
+    std::fs::write(
+        dir.path().join("x.report.json"),
+        valid.replacen('{', "{\n  \"note\": \"hi\",", 1),
+    )
+    .unwrap();
+    let output = check(&["--format", "json", "x.report.json"], dir.path());
+    assert_eq!(output.status.code(), Some(0));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["files"][0]["valid"], true);
+    assert_eq!(
+        json["files"][0]["diagnostics"][0]["severity"],
+        "information"
+    );
+}
+
+#[test]
+fn json_format_is_one_object_with_lsp_positions() {
+    let dir = tempfile::tempdir().unwrap();
+    // The wrong tier sits after a CJK key and an emoji, so UTF-16 columns differ from bytes and chars.
+    let valid = std::fs::read_to_string(golden_dir().join("valid.report.json")).unwrap();
+    let broken = valid.replacen(
+        "\"safety_tier\": \"confirm\"",
+        "\"备注😀\": 1, \"safety_tier\": \"auto\"",
+        1,
+    );
+    std::fs::write(dir.path().join("路径.report.json"), &broken).unwrap();
+    let output = check(&["--format", "json", "路径.report.json"], dir.path());
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout(&output);
+    assert_eq!(text.lines().count(), 1, "exactly one JSON object: {text}");
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let file = &json["files"][0];
+    assert_eq!(file["path"], "路径.report.json");
+    assert_eq!(file["valid"], false);
+    let tier = file["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "tier-mismatch")
+        .expect("a tier-mismatch");
+    assert_eq!(tier["severity"], "error");
+    let line_no = broken.lines().position(|l| l.contains("备注😀")).unwrap();
+    let line = broken.lines().nth(line_no).unwrap();
+    let byte_col = line.find("\"auto\"").unwrap();
+    let utf16_col = line[..byte_col].encode_utf16().count();
+    assert_ne!(utf16_col, byte_col);
+    assert_eq!(
+        tier["range"]["start"],
+        serde_json::json!({"line": line_no, "character": utf16_col})
+    );
+    assert_eq!(
+        tier["range"]["end"],
+        serde_json::json!({"line": line_no, "character": utf16_col + 6})
+    );
+}
+
+#[test]
+fn folders_are_searched_for_reports_by_name_and_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("a/b")).unwrap();
+    std::fs::write(root.join("a/b/one.report.json"), "{}").unwrap();
+    std::fs::write(root.join("a/machine-report-2026.json"), "[]").unwrap();
+    std::fs::write(
+        root.join("a/sniffed.json"),
+        r#"{"schema_version": "1", "entries": []}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("package.json"),
+        r#"{"name": "x", "version": "1.0.0"}"#,
+    )
+    .unwrap();
+    std::fs::write(root.join("broken.json"), "{").unwrap();
+    std::fs::write(root.join("notes.txt"), "{}").unwrap();
+    let output = check(&["--format", "json", "."], root);
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let paths: Vec<&str> = json["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "./a/b/one.report.json",
+            "./a/machine-report-2026.json",
+            "./a/sniffed.json"
+        ]
+    );
+    assert_eq!(output.status.code(), Some(1));
+}
+
+#[test]
+fn a_file_named_explicitly_is_always_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "not json").unwrap();
+    let output = check(&["--format", "json", "notes.txt"], dir.path());
+    assert_eq!(output.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["files"][0]["diagnostics"][0]["code"], "syntax-error");
+}
+
+#[test]
+fn io_and_usage_errors_exit_two() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = check(&["missing.report.json"], dir.path());
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("cannot read missing.report.json"));
+    let output = check(&[], dir.path());
+    assert_eq!(output.status.code(), Some(2));
+    let output = check(&["--format", "xml", "a"], dir.path());
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn golden_folder_has_one_valid_and_many_invalid_reports() {
+    let output = check(&["--format", "json", "."], &golden_dir());
+    assert_eq!(output.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let files = json["files"].as_array().unwrap();
+    let valid: Vec<&str> = files
+        .iter()
+        .filter(|f| f["valid"] == true)
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(valid, ["./valid.report.json"]);
+    assert_eq!(files.len(), 2 + common::invalid_examples().len());
+}
+
+#[test]
+fn version_flag_prints_the_version() {
+    let output = Command::new(env!("CARGO_BIN_EXE_report-lsp"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(
+        stdout(&output),
+        format!("report-lsp {}\n", env!("CARGO_PKG_VERSION"))
+    );
+}

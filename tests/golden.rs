@@ -1,0 +1,107 @@
+//! The golden examples: the valid report passes, every invalid example fails
+//! with its expected diagnostics (snapshots next to it; `UPDATE_EXPECT=1`
+//! refreshes them), and every diagnostic code is exercised by some example.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::{golden_dir, invalid_examples, render_diagnostics};
+use report_lsp::diagnostic::Code;
+
+#[test]
+fn valid_report_has_no_diagnostics_at_all() {
+    let text = std::fs::read_to_string(golden_dir().join("valid.report.json")).unwrap();
+    let analysis = report_lsp::analyze(&text);
+    assert_eq!(render_diagnostics(&text, &analysis), "");
+    assert!(analysis.is_valid());
+}
+
+/// The spec's "Validator accepts a well-formed report and rejects a malformed one".
+#[test]
+fn realistic_invalid_report_is_rejected_as_snapshotted() {
+    let path = golden_dir().join("invalid.report.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let analysis = report_lsp::analyze(&text);
+    assert!(!analysis.is_valid());
+    expect_test::expect_file![path.with_extension("expected")]
+        .assert_eq(&render_diagnostics(&text, &analysis));
+}
+
+#[test]
+fn every_invalid_example_fails_as_snapshotted() {
+    let examples = invalid_examples();
+    assert!(
+        examples.len() >= 11,
+        "one invalid example per invariant at least"
+    );
+    for path in examples {
+        let bytes = std::fs::read(&path).unwrap();
+        let (text, analysis) = report_lsp::analyze_bytes(&bytes);
+        assert!(!analysis.is_valid(), "{} is accepted", path.display());
+        expect_test::expect_file![path.with_extension("expected")]
+            .assert_eq(&render_diagnostics(&text, &analysis));
+    }
+}
+
+#[test]
+fn every_code_is_exercised_by_an_invalid_example() {
+    let mut seen = BTreeSet::new();
+    for path in invalid_examples() {
+        let bytes = std::fs::read(&path).unwrap();
+        seen.extend(
+            report_lsp::analyze_bytes(&bytes)
+                .1
+                .diagnostics
+                .iter()
+                .map(|d| d.code),
+        );
+    }
+    let missing: Vec<&str> = Code::ALL
+        .iter()
+        .filter(|c| !seen.contains(c))
+        .map(|c| c.as_str())
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "no invalid example produces {missing:?}"
+    );
+}
+
+/// Each invalid example is named `NN-...` after the invariant it breaks, and
+/// produces at least one code of that invariant.
+#[test]
+fn invalid_examples_break_the_invariant_they_are_named_after() {
+    let mut invariants = BTreeSet::new();
+    for path in invalid_examples() {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let number: u32 = name[..2]
+            .parse()
+            .unwrap_or_else(|_| panic!("{name} does not start with an invariant number"));
+        let bytes = std::fs::read(&path).unwrap();
+        let analysis = report_lsp::analyze_bytes(&bytes).1;
+        assert!(
+            analysis
+                .diagnostics
+                .iter()
+                .any(|d| d.code.invariant() == number),
+            "{name} produces no code of invariant {number}"
+        );
+        invariants.insert(number);
+    }
+    let all: BTreeSet<u32> = Code::ALL.iter().map(|c| c.invariant()).collect();
+    assert_eq!(invariants, all, "every invariant has an invalid example");
+}
+
+#[test]
+fn golden_reports_have_non_ascii_paths_that_round_trip() {
+    let text = std::fs::read_to_string(golden_dir().join("valid.report.json")).unwrap();
+    let analysis = report_lsp::analyze(&text);
+    let entry = analysis
+        .entries
+        .iter()
+        .find(|e| e.path.as_ref().is_some_and(|(p, _)| p.contains('😀')))
+        .expect("an entry with an emoji path");
+    let (path, range) = entry.path.as_ref().unwrap();
+    assert_eq!(&text[range.as_range()], format!("\"{path}\""));
+}
