@@ -108,3 +108,166 @@ mod tests {
         ));
     }
 }
+
+/// The indentation of the line `offset` is on, when only whitespace precedes `offset` there.
+fn own_line_indent(text: &str, offset: usize) -> Option<&str> {
+    let line_start = text[..offset].rfind(['\n', '\r']).map_or(0, |i| i + 1);
+    let before = &text[line_start..offset];
+    before
+        .bytes()
+        .all(|b| b == b' ' || b == b'\t')
+        .then_some(before)
+}
+
+/// What goes between two elements of a container: a line break with the
+/// elements' indentation when the first element sits on its own line, a
+/// space otherwise.
+fn element_separator(text: &str, first_start: usize) -> String {
+    match own_line_indent(text, first_start) {
+        Some(indent) => format!(",\n{indent}"),
+        None => ", ".to_string(),
+    }
+}
+
+/// Inserts `"key": value_json` as the last member of `object`, in the style of its members.
+pub fn insert_member(
+    text: &str,
+    object: &crate::syntax::Node,
+    key: &str,
+    value_json: &str,
+) -> Vec<TextEdit> {
+    let member = format!("{}: {value_json}", json_string(key));
+    match object.as_object() {
+        Some([first, .., last]) | Some([first @ last]) => {
+            let separator = element_separator(text, first.key_range.start);
+            vec![TextEdit::insert(
+                last.value.range.end,
+                format!("{separator}{member}"),
+            )]
+        }
+        _ => vec![TextEdit::insert(object.range.start + 1, member)],
+    }
+}
+
+/// Appends `item_json` as the last item of `array`, in the style of its items.
+pub fn append_item(text: &str, array: &crate::syntax::Node, item_json: &str) -> Vec<TextEdit> {
+    match array.as_array() {
+        Some([first, .., last]) | Some([first @ last]) => {
+            let separator = element_separator(text, first.range.start);
+            vec![TextEdit::insert(
+                last.range.end,
+                format!("{separator}{item_json}"),
+            )]
+        }
+        _ => vec![TextEdit::insert(
+            array.range.start + 1,
+            item_json.to_string(),
+        )],
+    }
+}
+
+/// Removes the member at `index` of `object` with its separator, keeping the
+/// layout of the members around it.
+pub fn remove_member(object: &crate::syntax::Node, index: usize) -> Vec<TextEdit> {
+    let Some(members) = object.as_object() else {
+        return Vec::new();
+    };
+    let Some(member) = members.get(index) else {
+        return Vec::new();
+    };
+    let range = match (
+        index.checked_sub(1).and_then(|i| members.get(i)),
+        members.get(index + 1),
+    ) {
+        (_, Some(next)) => TextRange::new(member.key_range.start, next.key_range.start),
+        (Some(previous), None) => TextRange::new(previous.value.range.end, member.value.range.end),
+        (None, None) => TextRange::new(object.range.start + 1, object.range.end - 1),
+    };
+    vec![TextEdit::delete(range)]
+}
+
+/// A JSON string literal for `text`.
+pub fn json_string(text: &str) -> String {
+    serde_json::to_string(text).expect("strings always serialize")
+}
+
+/// The single edit that turns `before` into `after`: the span between their
+/// common prefix and common suffix, so the rest stays byte-for-byte.
+pub fn minimal_edit(before: &str, after: &str) -> Option<TextEdit> {
+    if before == after {
+        return None;
+    }
+    let mut prefix = before
+        .bytes()
+        .zip(after.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    while !before.is_char_boundary(prefix) || !after.is_char_boundary(prefix) {
+        prefix -= 1;
+    }
+    let max_suffix = before.len().min(after.len()) - prefix;
+    let mut suffix = before
+        .bytes()
+        .rev()
+        .zip(after.bytes().rev())
+        .take(max_suffix)
+        .take_while(|(a, b)| a == b)
+        .count();
+    while !before.is_char_boundary(before.len() - suffix)
+        || !after.is_char_boundary(after.len() - suffix)
+    {
+        suffix -= 1;
+    }
+    Some(TextEdit::replace(
+        TextRange::new(prefix, before.len() - suffix),
+        &after[prefix..after.len() - suffix],
+    ))
+}
+
+/// Applies every unambiguous (preferred) fix until none is left, and returns
+/// the fixed text when anything changed. Characterization and shape fixes go
+/// first; tier fixes only once those are done, because fixing the inputs of
+/// the derivation can change the derived tier.
+pub fn fix_all(text: &str) -> Option<String> {
+    let mut current = text.to_string();
+    // Each round fixes at least one diagnostic; the bound only guards against a fix that undoes another.
+    for _ in 0..16 {
+        let analysis = crate::analyze(&current);
+        let preferred: Vec<&Fix> = analysis
+            .diagnostics
+            .iter()
+            .filter_map(|d| d.fix.as_ref().filter(|f| f.preferred).map(|f| (d.code, f)))
+            .filter(|(code, _)| *code != crate::diagnostic::Code::TierMismatch)
+            .map(|(_, f)| f)
+            .collect();
+        let round: Vec<&Fix> = if preferred.is_empty() {
+            analysis
+                .diagnostics
+                .iter()
+                .filter_map(|d| d.fix.as_ref().filter(|f| f.preferred))
+                .collect()
+        } else {
+            preferred
+        };
+        let mut edits: Vec<TextEdit> = Vec::new();
+        for fix in round {
+            let overlaps = fix.edits.iter().any(|e| {
+                edits.iter().any(|taken| {
+                    e.range.start < taken.range.end.max(taken.range.start + 1)
+                        && taken.range.start < e.range.end.max(e.range.start + 1)
+                })
+            });
+            if !overlaps {
+                edits.extend(fix.edits.iter().cloned());
+            }
+        }
+        if edits.is_empty() {
+            break;
+        }
+        match apply(&current, &edits) {
+            Ok(next) if next != current => current = next,
+            _ => break,
+        }
+    }
+    (current != text).then_some(current)
+}

@@ -7,6 +7,7 @@ pub mod cli;
 pub mod diagnostic;
 pub mod fix;
 pub mod generate;
+pub mod hover;
 pub mod schema;
 pub mod selection;
 pub mod syntax;
@@ -58,7 +59,7 @@ pub fn analyze(text: &str) -> Analysis {
     let mut diagnostics: Vec<Diagnostic> = parse.errors.iter().map(syntax_diagnostic).collect();
     let mut entries = Vec::new();
     if let Some(root) = &parse.root {
-        let validation = validate::validate(root);
+        let validation = validate::validate(text, root);
         diagnostics.extend(validation.diagnostics);
         entries = validation.entries;
     }

@@ -5,13 +5,14 @@
 use super::exact_edit::{self, ExactEdit};
 use super::{EntryFacts, Place, Sink, check_relative_path, lifecycle, safety_tier, same_json};
 use crate::diagnostic::{Code, Diagnostic};
+use crate::fix::{self, Fix, TextEdit};
 use crate::schema::{
     CATEGORY_FIELDS, CategoryClass, CategorySubtype, ENTRY_FIELDS, ENTRY_OPTIONAL_FIELDS, EditKind,
     InjectionFrequency, OpType, SafetyTier, TOKEN_ESTIMATE_FIELDS, TOKEN_ESTIMATE_OPTIONAL_FIELDS,
 };
 use crate::syntax::{JsonType, Node, Value};
 use crate::text::TextRange;
-use crate::tier::Evidence;
+use crate::tier::{self, Evidence, LifecycleInput, TierInputs};
 
 pub(super) fn check_entry(sink: &mut Sink, node: &Node, index: usize) -> EntryFacts {
     let entries = Place::ROOT.field("entries");
@@ -103,23 +104,19 @@ pub(super) fn check_entry(sink: &mut Sink, node: &Node, index: usize) -> EntryFa
                 member.key_range,
                 format!("{place} has op_type \"generative\" but carries \"exact_edit\"; a generative op's edit is produced at clean time"),
             )
-            .with_related(op_type_range(node), "op_type is \"generative\""),
+            .with_related(op_type_range(node), "op_type is \"generative\"")
+            .with_fix(Some(Fix {
+                title: "Remove exact_edit from this generative entry".into(),
+                edits: fix::remove_member(node, node.as_object().map_or(0, |m| m.iter().rposition(|m| &*m.key == "exact_edit").unwrap_or(0))),
+                // op_type may be the mistake instead, so this is not applied blindly.
+                preferred: false,
+            })),
         ),
         _ => {}
     }
     let kind = edit.as_ref().and_then(|e| e.kind);
     if let (Some((op, op_node)), Some(op_type)) = (op, op_type) {
         check_op(sink, &place, op, op_node, op_type, edit.as_ref());
-    }
-    if let Some((kind, kind_range)) = kind {
-        check_characterization(
-            sink,
-            &place,
-            kind,
-            kind_range,
-            is_destructive,
-            is_reversible,
-        );
     }
 
     // Lifecycle ops: the entry and its exact_edit both carry the same lifecycle.
@@ -157,10 +154,20 @@ pub(super) fn check_entry(sink: &mut Sink, node: &Node, index: usize) -> EntryFa
         edit_evidence.map(|e| (e, edit_lifecycle.map_or(node.range, |m| m.value.range))),
     );
 
+    let lifecycle = lifecycle_op.then(|| facts.evidence.map_or(Evidence::Missing, |(e, _)| e));
+    if let Some((kind, kind_range)) = kind {
+        let recorded = Characterization {
+            is_destructive,
+            is_reversible,
+            op_type,
+            lifecycle,
+            tier: recorded_tier.and_then(|(tier, range)| tier.map(|t| (t, range))),
+        };
+        check_characterization(sink, &place, kind, kind_range, &recorded);
+    }
     if let (Some(op_type), Some((is_destructive, _)), Some((is_reversible, _))) =
         (op_type, is_destructive, is_reversible)
     {
-        let lifecycle = lifecycle_op.then(|| facts.evidence.map_or(Evidence::Missing, |(e, _)| e));
         facts.tier = Some(safety_tier::check_safety_tier(
             sink,
             &place,
@@ -298,14 +305,22 @@ fn check_op(
     }
 }
 
+/// What an entry records that the characterization check and its fix need.
+struct Characterization {
+    is_destructive: Option<(bool, TextRange)>,
+    is_reversible: Option<(bool, TextRange)>,
+    op_type: Option<OpType>,
+    lifecycle: Option<Evidence>,
+    tier: Option<(SafetyTier, TextRange)>,
+}
+
 /// `is_destructive` and `is_reversible` must equal the kind's fixed characterization.
 fn check_characterization(
     sink: &mut Sink,
     place: &Place<'_>,
     kind: EditKind,
     kind_range: TextRange,
-    is_destructive: Option<(bool, TextRange)>,
-    is_reversible: Option<(bool, TextRange)>,
+    recorded: &Characterization,
 ) {
     let characterization = kind.characterization();
     let expected_reversible = match characterization.is_reversible {
@@ -315,30 +330,65 @@ fn check_characterization(
     let checks = [
         (
             "is_destructive",
-            is_destructive,
+            recorded.is_destructive,
             Some(characterization.is_destructive),
         ),
-        ("is_reversible", is_reversible, expected_reversible),
+        ("is_reversible", recorded.is_reversible, expected_reversible),
     ];
-    for (field, recorded, expected) in checks {
-        let (Some((recorded, range)), Some(expected)) = (recorded, expected) else {
+    for (field, value, expected) in checks {
+        let (Some((value, range)), Some(expected)) = (value, expected) else {
             continue;
         };
-        if recorded != expected {
-            sink.push(
-                Diagnostic::new(
-                    Code::CharacterizationMismatch,
-                    range,
-                    format!(
-                        "{} is {recorded}, but kind \"{kind}\" is {}, so it must be {expected}",
-                        place.field(field),
-                        describe(field, expected)
-                    ),
-                )
-                .with_related(kind_range, format!("exact_edit.kind is \"{kind}\"")),
-            );
+        if value == expected {
+            continue;
         }
+        let mut fix = Fix {
+            title: format!("Set {field} to {expected} (kind \"{kind}\")"),
+            edits: vec![TextEdit::replace(range, expected.to_string())],
+            preferred: true,
+        };
+        // Correcting an input of the derivation can change the tier; keep the two consistent.
+        if let (Some(new_tier), Some((_, tier_range))) =
+            (rederived_tier(recorded, field, expected), recorded.tier)
+        {
+            fix.title
+                .push_str(&format!(" and safety_tier to \"{new_tier}\" (derived)"));
+            fix.edits
+                .push(TextEdit::replace(tier_range, format!("\"{new_tier}\"")));
+        }
+        sink.push(
+            Diagnostic::new(
+                Code::CharacterizationMismatch,
+                range,
+                format!(
+                    "{} is {value}, but kind \"{kind}\" is {}, so it must be {expected}",
+                    place.field(field),
+                    describe(field, expected)
+                ),
+            )
+            .with_related(kind_range, format!("exact_edit.kind is \"{kind}\""))
+            .with_fix(Some(fix)),
+        );
     }
+}
+
+/// The tier `derive_safety_tier` gives once `field` is set to `value`, when
+/// the recorded tier is not one it can give then (None when it still is).
+fn rederived_tier(recorded: &Characterization, field: &str, value: bool) -> Option<SafetyTier> {
+    let (tier, _) = recorded.tier?;
+    let mut is_destructive = recorded.is_destructive?.0;
+    let mut is_reversible = recorded.is_reversible?.0;
+    match field {
+        "is_destructive" => is_destructive = value,
+        _ => is_reversible = value,
+    }
+    let possible = tier::possible_tiers(TierInputs {
+        op_type: recorded.op_type?,
+        is_destructive,
+        is_reversible,
+        lifecycle: recorded.lifecycle.map(LifecycleInput::from_text),
+    });
+    (!possible.contains(&tier)).then(|| possible[0])
 }
 
 /// The property a characterization boolean states, in words.

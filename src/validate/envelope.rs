@@ -4,6 +4,7 @@
 
 use super::{Place, Sink};
 use crate::diagnostic::Code;
+use crate::fix::{self, Fix};
 use crate::schema::{ENVELOPE_FIELDS, SCAN_FIELDS, SUPPORTED_SCHEMA_MAJOR};
 use crate::syntax::{JsonType, Node};
 
@@ -60,6 +61,22 @@ pub(super) fn check_envelope<'n>(sink: &mut Sink, root: &'n Node) -> Option<Enve
         entries: array(sink, "entries"),
         promotion_candidates: array(sink, "promotion_candidates"),
     };
+    if root.member("promotion_candidates").is_none() {
+        // The field is required even when empty, and empty is always acceptable.
+        let fix = Fix {
+            title: "Add \"promotion_candidates\": []".into(),
+            edits: fix::insert_member(sink.text, root, "promotion_candidates", "[]"),
+            preferred: true,
+        };
+        if let Some(missing) = sink
+            .diagnostics
+            .iter_mut()
+            .rev()
+            .find(|d| d.code == Code::MissingField && d.range == root.range)
+        {
+            missing.fix = Some(fix);
+        }
+    }
     sink.unknown_fields(root, &place, &[ENVELOPE_FIELDS]);
     Some(envelope)
 }

@@ -63,8 +63,11 @@ pub struct Validation {
 }
 
 /// Checks a parsed report.
-pub fn validate(root: &Node) -> Validation {
-    let mut sink = Sink::default();
+pub fn validate(text: &str, root: &Node) -> Validation {
+    let mut sink = Sink {
+        text,
+        diagnostics: Vec::new(),
+    };
     let Some(report) = envelope::check_envelope(&mut sink, root) else {
         return Validation {
             diagnostics: sink.diagnostics,
@@ -82,7 +85,7 @@ pub fn validate(root: &Node) -> Validation {
         }
     }
     if let (Some(shortlist), Some(node)) = (&shortlist, report.shortlist) {
-        shortlist::check_membership(&mut sink, shortlist, node.range, &entries);
+        shortlist::check_membership(&mut sink, shortlist, node, &entries);
     }
     if let Some(candidates) = report.promotion_candidates {
         promotion::check_promotion_candidates(&mut sink, candidates, &entries);
@@ -94,12 +97,13 @@ pub fn validate(root: &Node) -> Validation {
 }
 
 /// Collects diagnostics; its helpers check presence and types of fields.
-#[derive(Default)]
-pub(crate) struct Sink {
+pub(crate) struct Sink<'t> {
+    /// The text the tree was parsed from, for fixes that match its layout.
+    pub text: &'t str,
     pub diagnostics: Vec<Diagnostic>,
 }
 
-impl Sink {
+impl Sink<'_> {
     pub fn push(&mut self, diagnostic: Diagnostic) {
         self.diagnostics.push(diagnostic);
     }

@@ -3,8 +3,9 @@
 
 use std::collections::HashMap;
 
-use super::{EntryFacts, Place, Sink, check_relative_path, lifecycle};
+use super::{EntryFacts, Place, Sink, check_relative_path, lifecycle, relative_path_problem};
 use crate::diagnostic::{Code, Diagnostic};
+use crate::fix::{self, Fix};
 use crate::schema::SHORTLIST_OBJECT_FIELDS;
 use crate::syntax::{Node, Value};
 use crate::text::TextRange;
@@ -58,7 +59,7 @@ fn check_aggregate<'n>(
 pub(super) fn check_membership(
     sink: &mut Sink,
     shortlist: &Shortlist,
-    shortlist_range: TextRange,
+    shortlist_node: &Node,
     entries: &[EntryFacts],
 ) {
     for entry in entries {
@@ -85,7 +86,13 @@ pub(super) fn check_membership(
                     entry.index
                 ),
             )
-            .with_related(shortlist_range, "the shortlist the scanner produced"),
+            .with_related(shortlist_node.range, "the shortlist the scanner produced")
+            .with_fix(relative_path_problem(path).is_none().then(|| Fix {
+                title: format!("Add \"{path}\" to shortlist"),
+                edits: fix::append_item(sink.text, shortlist_node, &fix::json_string(path)),
+                // The entry's path may be the mistake instead, so this is not applied blindly.
+                preferred: false,
+            })),
         );
     }
 }

@@ -1,0 +1,127 @@
+//! Every quick fix the core offers, on every invalid example: applying it
+//! removes its diagnostic and adds none, and fix-all converges.
+
+mod common;
+
+use report_lsp::diagnostic::Diagnostic;
+use report_lsp::fix::{apply, fix_all};
+
+/// A diagnostic's identity across an edit: positions move, code and message do not.
+fn key(d: &Diagnostic) -> (String, String) {
+    (d.code.to_string(), d.message.clone())
+}
+
+fn texts() -> Vec<(String, String)> {
+    let mut texts = vec![(
+        "invalid.report.json".to_string(),
+        std::fs::read_to_string(common::golden_dir().join("invalid.report.json")).unwrap(),
+    )];
+    for path in common::invalid_examples() {
+        let bytes = std::fs::read(&path).unwrap();
+        if let Ok(text) = String::from_utf8(bytes) {
+            texts.push((
+                path.file_name().unwrap().to_string_lossy().into_owned(),
+                text,
+            ));
+        }
+    }
+    texts
+}
+
+fn count_items(text: &str, pointer: &str) -> usize {
+    let analysis = report_lsp::analyze(text);
+    analysis
+        .root()
+        .and_then(|r| r.lookup(pointer))
+        .and_then(|n| n.as_array())
+        .map_or(0, |a| a.len())
+}
+
+#[test]
+fn each_fix_removes_its_diagnostic_and_adds_none() {
+    let mut fixes_tried = 0;
+    for (name, text) in texts() {
+        let before = report_lsp::analyze(&text);
+        for diagnostic in before.diagnostics.iter().filter(|d| d.fix.is_some()) {
+            let fix = diagnostic.fix.as_ref().unwrap();
+            let fixed = apply(&text, &fix.edits)
+                .unwrap_or_else(|e| panic!("{name}: {} does not apply: {e:?}", fix.title));
+            let after = report_lsp::analyze(&fixed);
+            let after_keys: Vec<_> = after.diagnostics.iter().map(key).collect();
+            assert!(
+                !after_keys.contains(&key(diagnostic)),
+                "{name}: `{}` left {:?}",
+                fix.title,
+                key(diagnostic)
+            );
+            // No new diagnostic: per code, no more than before less the one fixed.
+            // (Messages may change wording, e.g. a "did you mean" that no longer applies.)
+            for code in after.diagnostics.iter().map(|d| d.code) {
+                let count = |ds: &[Diagnostic]| ds.iter().filter(|d| d.code == code).count();
+                let allowed = count(&before.diagnostics) - usize::from(diagnostic.code == code);
+                assert!(
+                    count(&after.diagnostics) <= allowed,
+                    "{name}: `{}` introduced a {code}",
+                    fix.title
+                );
+            }
+            fixes_tried += 1;
+        }
+    }
+    assert!(fixes_tried >= 12, "only {fixes_tried} fixes exercised");
+}
+
+#[test]
+fn fix_all_converges_without_losing_entries_and_is_idempotent() {
+    for (name, text) in texts() {
+        let Some(fixed) = fix_all(&text) else {
+            continue;
+        };
+        let before = report_lsp::analyze(&text);
+        let after = report_lsp::analyze(&fixed);
+        assert!(after.diagnostics.len() < before.diagnostics.len(), "{name}");
+        assert!(
+            !after
+                .diagnostics
+                .iter()
+                .any(|d| d.fix.as_ref().is_some_and(|f| f.preferred)),
+            "{name}: a preferred fix is left"
+        );
+        for pointer in ["/entries", "/shortlist"] {
+            assert_eq!(
+                count_items(&fixed, pointer),
+                count_items(&text, pointer),
+                "{name} {pointer}"
+            );
+        }
+        assert_eq!(
+            fix_all(&fixed),
+            None,
+            "{name}: fix-all twice differs from once"
+        );
+    }
+}
+
+#[test]
+fn fix_all_repairs_the_realistic_invalid_report_in_place() {
+    let text = std::fs::read_to_string(common::golden_dir().join("invalid.report.json")).unwrap();
+    let fixed = fix_all(&text).unwrap();
+    let codes: Vec<String> = report_lsp::analyze(&fixed)
+        .diagnostics
+        .iter()
+        .map(|d| d.code.to_string())
+        .collect();
+    // What is left needs a human choice: which of op_type or exact_edit is wrong, which path is right.
+    assert_eq!(
+        codes,
+        ["exact-edit-forbidden", "entry-path-not-in-shortlist"]
+    );
+    assert!(
+        fixed.ends_with("  ],\n  \"promotion_candidates\": []\n}\n"),
+        "{}",
+        &fixed[fixed.len() - 60..]
+    );
+    // Everything outside the edits is byte-for-byte the same.
+    let edit = report_lsp::fix::minimal_edit(&text, &fixed).unwrap();
+    assert_eq!(apply(&text, &[edit]).unwrap(), fixed);
+}
