@@ -74,41 +74,6 @@ pub fn apply(text: &str, edits: &[TextEdit]) -> Result<String, ApplyError> {
     Ok(out)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn applies_edits_in_any_order() {
-        let edits = [
-            TextEdit::replace(TextRange::new(4, 5), "X"),
-            TextEdit::insert(0, ">"),
-            TextEdit::delete(TextRange::new(1, 2)),
-        ];
-        assert_eq!(apply("abcdef", &edits).unwrap(), ">acdXf");
-    }
-
-    #[test]
-    fn rejects_overlaps_and_bad_ranges() {
-        let overlapping = [
-            TextEdit::replace(TextRange::new(0, 3), ""),
-            TextEdit::replace(TextRange::new(2, 4), ""),
-        ];
-        assert!(matches!(
-            apply("abcdef", &overlapping),
-            Err(ApplyError::Overlapping(..))
-        ));
-        assert!(matches!(
-            apply("ab", &[TextEdit::delete(TextRange::new(1, 9))]),
-            Err(ApplyError::OutOfBounds(_))
-        ));
-        assert!(matches!(
-            apply("é", &[TextEdit::delete(TextRange::new(0, 1))]),
-            Err(ApplyError::NotOnCharBoundary(_))
-        ));
-    }
-}
-
 /// The indentation of the line `offset` is on, when only whitespace precedes `offset` there.
 fn own_line_indent(text: &str, offset: usize) -> Option<&str> {
     let line_start = text[..offset].rfind(['\n', '\r']).map_or(0, |i| i + 1);
@@ -270,4 +235,39 @@ pub fn fix_all(text: &str) -> Option<String> {
         }
     }
     (current != text).then_some(current)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn applies_edits_in_any_order() {
+        let edits = [
+            TextEdit::replace(TextRange::new(4, 5), "X"),
+            TextEdit::insert(0, ">"),
+            TextEdit::delete(TextRange::new(1, 2)),
+        ];
+        assert_eq!(apply("abcdef", &edits).unwrap(), ">acdXf");
+    }
+
+    #[test]
+    fn rejects_overlaps_and_bad_ranges() {
+        let overlapping = [
+            TextEdit::replace(TextRange::new(0, 3), ""),
+            TextEdit::replace(TextRange::new(2, 4), ""),
+        ];
+        assert!(matches!(
+            apply("abcdef", &overlapping),
+            Err(ApplyError::Overlapping(..))
+        ));
+        assert!(matches!(
+            apply("ab", &[TextEdit::delete(TextRange::new(1, 9))]),
+            Err(ApplyError::OutOfBounds(_))
+        ));
+        assert!(matches!(
+            apply("é", &[TextEdit::delete(TextRange::new(0, 1))]),
+            Err(ApplyError::NotOnCharBoundary(_))
+        ));
+    }
 }
