@@ -91,6 +91,23 @@ pub fn glossary() -> &'static HashMap<&'static str, &'static str> {
     })
 }
 
+/// The Markdown anchor (GitHub style) of invariant `number`'s heading in `invariants.md`.
+pub fn invariant_anchor(number: u32) -> Option<String> {
+    let prefix = format!("## {number}. ");
+    let heading = include_str!("../invariants.md")
+        .lines()
+        .find(|l| l.starts_with(&prefix))?;
+    let slug: String = heading[3..]
+        .chars()
+        .filter_map(|c| match c {
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c.to_ascii_lowercase()),
+            ' ' => Some('-'),
+            _ => None,
+        })
+        .collect();
+    Some(slug)
+}
+
 fn tier_markdown(facts: &EntryFacts) -> String {
     let Some(check) = &facts.tier else {
         return format!(

@@ -8,6 +8,7 @@ pub mod diagnostic;
 pub mod fix;
 pub mod generate;
 pub mod hover;
+pub mod lsp;
 pub mod schema;
 pub mod selection;
 pub mod syntax;

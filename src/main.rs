@@ -91,11 +91,12 @@ fn main() -> ExitCode {
             );
             ExitCode::from(code)
         }
-        Some(Command::Serve) | None => {
-            eprintln!(
-                "report-lsp: the language server is not built yet; use `report-lsp check PATH...`"
-            );
-            ExitCode::from(cli::EXIT_USAGE_OR_IO)
-        }
+        Some(Command::Serve) | None => match report_lsp::lsp::run() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("report-lsp: cannot start the server: {error}");
+                ExitCode::from(cli::EXIT_USAGE_OR_IO)
+            }
+        },
     }
 }

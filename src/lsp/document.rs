@@ -1,0 +1,151 @@
+//! An open document: its text in a rope and its version, changed only
+//! through [`Document::apply_change`].
+
+use ropey::{Rope, RopeSlice};
+
+use crate::text::{Encoding, LineCol, PositionError};
+
+pub struct Document {
+    pub rope: Rope,
+    pub version: i32,
+    /// Set when a change could not be applied: the text no longer matches the
+    /// editor's, so incremental changes are ignored until a full-text change.
+    pub out_of_sync: bool,
+}
+
+impl Document {
+    pub fn new(text: &str, version: i32) -> Document {
+        Document {
+            rope: Rope::from_str(text),
+            version,
+            out_of_sync: false,
+        }
+    }
+
+    /// Replaces `range` (None: the whole text) with `text`. A range outside
+    /// the document changes nothing and is an error.
+    pub fn apply_change(
+        &mut self,
+        range: Option<(LineCol, LineCol)>,
+        text: &str,
+        encoding: Encoding,
+    ) -> Result<(), PositionError> {
+        let Some((start, end)) = range else {
+            self.rope = Rope::from_str(text);
+            self.out_of_sync = false;
+            return Ok(());
+        };
+        let start = char_index(&self.rope, start, encoding)?;
+        let end = char_index(&self.rope, end, encoding)?;
+        let (start, end) = (start.min(end), start.max(end));
+        self.rope.remove(start..end);
+        self.rope.insert(start, text);
+        Ok(())
+    }
+
+    pub fn text(&self) -> String {
+        self.rope.to_string()
+    }
+}
+
+/// The char index of a position, exact: a line past the end, a column past
+/// the line's end or inside a character (a surrogate pair, a UTF-8 sequence) is an error.
+fn char_index(rope: &Rope, pos: LineCol, encoding: Encoding) -> Result<usize, PositionError> {
+    let line = pos.line as usize;
+    if line >= rope.len_lines() {
+        return Err(PositionError::LineOutOfRange {
+            line: pos.line,
+            line_count: rope.len_lines() as u32,
+        });
+    }
+    let line_start = rope.line_to_char(line);
+    let content = without_line_end(rope.line(line));
+    let col = pos.col as usize;
+    let (len, char_offset, back) = match encoding {
+        Encoding::Utf16 => {
+            let len = content.len_utf16_cu();
+            let c = content.utf16_cu_to_char(col.min(len));
+            (len, c, content.char_to_utf16_cu(c))
+        }
+        Encoding::Utf8 => {
+            let len = content.len_bytes();
+            let c = content.byte_to_char(col.min(len));
+            (len, c, content.char_to_byte(c))
+        }
+    };
+    if col > len {
+        return Err(PositionError::ColumnOutOfRange {
+            line: pos.line,
+            col: pos.col,
+            line_len: len as u32,
+        });
+    }
+    if back != col {
+        return Err(PositionError::InsideCharacter {
+            line: pos.line,
+            col: pos.col,
+        });
+    }
+    Ok(line_start + char_offset)
+}
+
+/// A line without its `\n`, `\r\n` or `\r`.
+fn without_line_end(line: RopeSlice<'_>) -> RopeSlice<'_> {
+    let mut len = line.len_chars();
+    if len > 0 && line.char(len - 1) == '\n' {
+        len -= 1;
+    }
+    if len > 0 && line.char(len - 1) == '\r' {
+        len -= 1;
+    }
+    line.slice(..len)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pos(line: u32, col: u32) -> LineCol {
+        LineCol { line, col }
+    }
+
+    #[test]
+    fn edits_after_emoji_and_cjk_in_both_encodings() {
+        for (encoding, col) in [(Encoding::Utf16, 5), (Encoding::Utf8, 9)] {
+            // "a😀路" is 1 + 2 + 1 UTF-16 units, 1 + 4 + 3 bytes; the edit goes after "路" plus the quote.
+            let mut doc = Document::new("x\r\n\"a😀路\": 1\n", 1);
+            doc.apply_change(Some((pos(1, col), pos(1, col))), "b", encoding)
+                .unwrap();
+            assert_eq!(doc.text(), "x\r\n\"a😀路b\": 1\n", "{encoding:?}");
+        }
+    }
+
+    #[test]
+    fn positions_inside_a_surrogate_pair_or_past_the_end_are_rejected() {
+        let mut doc = Document::new("😀\nab", 1);
+        let inside = doc.apply_change(Some((pos(0, 1), pos(0, 1))), "x", Encoding::Utf16);
+        assert!(matches!(inside, Err(PositionError::InsideCharacter { .. })));
+        let past = doc.apply_change(Some((pos(1, 3), pos(1, 3))), "x", Encoding::Utf16);
+        assert!(matches!(past, Err(PositionError::ColumnOutOfRange { .. })));
+        let below = doc.apply_change(Some((pos(5, 0), pos(5, 0))), "x", Encoding::Utf16);
+        assert!(matches!(below, Err(PositionError::LineOutOfRange { .. })));
+        assert_eq!(doc.text(), "😀\nab");
+    }
+
+    #[test]
+    fn line_separator_inside_a_string_does_not_shift_lines() {
+        let mut doc = Document::new("\"a\u{2028}b\"\nc", 1);
+        doc.apply_change(Some((pos(1, 0), pos(1, 1))), "d", Encoding::Utf16)
+            .unwrap();
+        assert_eq!(doc.text(), "\"a\u{2028}b\"\nd");
+    }
+
+    #[test]
+    fn full_text_change_resyncs() {
+        let mut doc = Document::new("a", 1);
+        doc.out_of_sync = true;
+        doc.apply_change(None, "b", Encoding::Utf16).unwrap();
+        assert!(!doc.out_of_sync);
+        assert_eq!(doc.text(), "b");
+    }
+}
