@@ -165,3 +165,149 @@ fn render_trace(index: usize, check: &TierCheck) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use expect_test::{Expect, expect};
+
+    use crate::fixture::{cursor, report_with_entry};
+
+    const GENERATIVE: &str = r#"{"path": "docs/a.md", "category": {"class": "bloat", "subtype": "distill"}, "signals": [],
+      "op": "distill", "op_type": "generative", "is_destructive": false, "is_reversible": true, "safety_tier": $SAFETY,
+      "token_estimate": {"raw_tokens": 5}}"#;
+
+    const SCANNER_DELETE: &str = r#"{"path": "docs/a.md", "category": {"class": "stale", "subtype": "provisional"}, "signals": [],
+      "op": "delete", "op_type": "deterministic", "is_destructive": true, "is_reversible": false, "safety_tier": $SAFETY,
+      "token_estimate": {"raw_tokens": 5}, "lifecycle": {"rule_ref": "r", "lifetime": "temporary"},
+      "exact_edit": {"kind": "delete", "anchor": {"start_line": 1, "end_line": 3}, "lifecycle": {"rule_ref": "r", "lifetime": "temporary"},
+        "expected_sha256": "0000000000000000000000000000000000000000000000000000000000000000"}}"#;
+
+    fn check(entry: &str, expected: Expect) {
+        let (text, offset) = cursor(&report_with_entry(entry));
+        let analysis = crate::analyze(&text);
+        let hover = super::hover(&analysis, offset);
+        let rendered = match hover {
+            Some(info) => format!("[{}]\n{}", &text[info.range.as_range()], info.markdown),
+            None => "no hover".into(),
+        };
+        expected.assert_eq(&rendered);
+    }
+
+    #[test]
+    fn trace_on_a_wrong_tier_value() {
+        check(
+            &GENERATIVE.replace("$SAFETY", "\"au$0to\""),
+            expect![[r#"
+                ["auto"]
+                **safety_tier** of `entries[0]`
+
+                ```
+                derive_safety_tier(op_type="generative", is_destructive=false, is_reversible=true, lifecycle=None)
+                ```
+
+                1. op_type is generative? **yes**: → `confirm`
+
+                Derived: `confirm`
+
+                Recorded: `auto`, which **disagrees**: the tier must be `confirm`."#]],
+        );
+    }
+
+    #[test]
+    fn trace_on_an_input_key_with_unknown_git_state() {
+        check(
+            &SCANNER_DELETE
+                .replace("\"is_rev", "\"is_$0rev")
+                .replace("$SAFETY", "\"auto\""),
+            expect![[r#"
+                ["is_reversible"]
+                **safety_tier** of `entries[0]`
+
+                ```
+                derive_safety_tier(op_type="deterministic", is_destructive=true, is_reversible=false, lifecycle={evidence: temporary age rule (scanner-proven), satisfied: unknown, tracked: unknown, clean: unknown})
+                ```
+
+                1. op_type is generative? **no**: passes
+                2. lifecycle evidence is scanner-proven? **temporary age rule (scanner-proven)**: passes
+                3. the evidence is satisfied? **unknown**: unknown → `confirm` (unknown never yields `auto`)
+
+                Derived: `confirm` from the report alone; git state is not recorded, so `auto` and `confirm` are both possible (`auto` needs the evidence satisfied and the path tracked and clean)
+
+                Recorded: `auto`, which agrees."#]],
+        );
+    }
+
+    #[test]
+    fn glossary_on_field_names_and_enum_values() {
+        check(
+            &GENERATIVE
+                .replace("\"subtype\": \"distill\"", "\"subtype\": \"dis$0till\"")
+                .replace("$SAFETY", "\"confirm\""),
+            expect![[r#"
+                ["distill"]
+                **distill**: Bloat: a long narrative to condense."#]],
+        );
+        check(
+            &GENERATIVE
+                .replace("\"signals\"", "\"sig$0nals\"")
+                .replace("$SAFETY", "\"confirm\""),
+            expect![[r#"
+                ["signals"]
+                **signals**: Objective scanner facts that support the classification."#]],
+        );
+    }
+
+    #[test]
+    fn nothing_on_punctuation_or_free_text() {
+        check(
+            &GENERATIVE
+                .replace("\"path\": \"docs", "\"path\": \"do$0cs")
+                .replace("$SAFETY", "\"confirm\""),
+            expect!["no hover"],
+        );
+        check(
+            &GENERATIVE
+                .replace("\"signals\": []", "\"signals\": [$0]")
+                .replace("$SAFETY", "\"confirm\""),
+            expect!["no hover"],
+        );
+    }
+
+    #[test]
+    fn every_glossary_term_is_a_field_or_value_of_the_schema() {
+        use crate::schema::*;
+        let glossary = super::glossary();
+        let fields = [
+            ENVELOPE_FIELDS,
+            SCAN_FIELDS,
+            ENTRY_FIELDS,
+            ENTRY_OPTIONAL_FIELDS,
+            CATEGORY_FIELDS,
+            LIFECYCLE_FIELDS,
+            LIFECYCLE_OPTIONAL_FIELDS,
+            TOKEN_ESTIMATE_FIELDS,
+            TOKEN_ESTIMATE_OPTIONAL_FIELDS,
+            PROMOTION_CANDIDATE_FIELDS,
+            EXACT_EDIT_FIELDS,
+            ANCHOR_FIELDS,
+        ];
+        let mut names: Vec<&str> = fields.iter().flat_map(|f| f.iter().copied()).collect();
+        names.extend(CategoryClass::ALL.iter().map(|v| v.as_str()));
+        names.extend(CategorySubtype::ALL.iter().map(|v| v.as_str()));
+        names.extend(OpType::ALL.iter().map(|v| v.as_str()));
+        names.extend(SafetyTier::ALL.iter().map(|v| v.as_str()));
+        names.extend(EditKind::ALL.iter().map(|v| v.as_str()));
+        names.extend(Lifetime::ALL.iter().map(|v| v.as_str()));
+        names.extend(InjectionFrequency::ALL.iter().map(|v| v.as_str()));
+        names.extend(ExtractionTarget::ALL.iter().map(|v| v.as_str()));
+        for name in &names {
+            assert!(glossary.contains_key(name), "{name} has no glossary line");
+        }
+        for term in glossary.keys() {
+            assert!(
+                names.contains(term),
+                "glossary term {term} is not in the schema"
+            );
+        }
+    }
+}

@@ -16,6 +16,9 @@ pub mod text;
 pub mod tier;
 pub mod validate;
 
+#[cfg(test)]
+mod fixture;
+
 use std::borrow::Cow;
 
 use diagnostic::{Code, Diagnostic};

@@ -3,146 +3,8 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
-
+use common::editor::Editor;
 use serde_json::{Value, json};
-
-struct Editor {
-    child: Child,
-    stdin: ChildStdin,
-    messages: mpsc::Receiver<Value>,
-    /// Notifications read while waiting for something else.
-    backlog: Vec<Value>,
-    next_id: i64,
-}
-
-impl Editor {
-    fn start(encodings: &[&str]) -> Editor {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_report-lsp"))
-            .arg("--stdio")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let mut stdout = BufReader::new(child.stdout.take().unwrap());
-        let (tx, messages) = mpsc::channel();
-        std::thread::spawn(move || {
-            loop {
-                let mut length = 0;
-                loop {
-                    let mut line = String::new();
-                    if stdout.read_line(&mut line).unwrap_or(0) == 0 {
-                        return;
-                    }
-                    let line = line.trim_end();
-                    if line.is_empty() {
-                        break;
-                    }
-                    if let Some(n) = line.strip_prefix("Content-Length: ") {
-                        length = n.parse().unwrap();
-                    }
-                }
-                let mut body = vec![0; length];
-                stdout.read_exact(&mut body).unwrap();
-                if tx.send(serde_json::from_slice(&body).unwrap()).is_err() {
-                    return;
-                }
-            }
-        });
-        let mut editor = Editor {
-            child,
-            stdin,
-            messages,
-            backlog: Vec::new(),
-            next_id: 1,
-        };
-        let init = editor.request(
-            "initialize",
-            json!({"processId": null, "rootUri": null, "capabilities": {"general": {"positionEncodings": encodings}}}),
-        );
-        assert_eq!(init["result"]["serverInfo"]["name"], "report-lsp");
-        editor.notify("initialized", json!({}));
-        editor
-    }
-
-    fn send(&mut self, message: Value) {
-        let body = message.to_string();
-        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    fn notify(&mut self, method: &str, params: Value) {
-        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        loop {
-            let message = self.next_message();
-            if message["id"] == id && message.get("method").is_none() {
-                return message;
-            }
-            self.backlog.push(message);
-        }
-    }
-
-    fn next_message(&mut self) -> Value {
-        self.messages
-            .recv_timeout(Duration::from_secs(20))
-            .expect("the server answers within 20 s")
-    }
-
-    /// The next diagnostics published for `uri`, from the backlog or the wire.
-    fn diagnostics(&mut self, uri: &str) -> (Option<i64>, Vec<Value>) {
-        let is_for = |m: &Value| {
-            m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri
-        };
-        let message = match self.backlog.iter().position(is_for) {
-            Some(i) => self.backlog.remove(i),
-            None => loop {
-                let message = self.next_message();
-                if is_for(&message) {
-                    break message;
-                }
-                self.backlog.push(message);
-            },
-        };
-        let params = &message["params"];
-        (
-            params["version"].as_i64(),
-            params["diagnostics"].as_array().unwrap().clone(),
-        )
-    }
-
-    fn open(&mut self, uri: &str, text: &str, version: i64) {
-        self.notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": uri, "languageId": "json", "version": version, "text": text}}),
-        );
-    }
-
-    fn change(&mut self, uri: &str, version: i64, changes: Value) {
-        self.notify(
-            "textDocument/didChange",
-            json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": changes}),
-        );
-    }
-
-    fn shutdown(mut self) {
-        let reply = self.request("shutdown", Value::Null);
-        assert!(reply.get("error").is_none(), "{reply}");
-        self.notify("exit", Value::Null);
-        let status = self.child.wait().unwrap();
-        assert!(status.success(), "{status}");
-    }
-}
 
 fn codes(diagnostics: &[Value]) -> Vec<String> {
     diagnostics
@@ -440,5 +302,120 @@ fn garbage_and_out_of_range_edits_do_not_kill_the_server() {
         json!({"textDocument": {"uri": URI}}),
     );
     assert_eq!(editor.diagnostics(URI), (None, vec![]));
+    editor.shutdown();
+}
+
+#[test]
+fn a_panicking_handler_gets_an_error_reply_and_the_server_keeps_serving() {
+    let binary = env!("CARGO_BIN_EXE_report-lsp");
+    let mut editor = Editor::start_with(
+        binary,
+        &["utf-16"],
+        &[("REPORT_LSP_PANIC_IN", "hover")],
+        Value::Null,
+    );
+    editor.open(URI, &golden("invalid.report.json"), 1);
+    editor.diagnostics(URI);
+    let hover = json!({"textDocument": {"uri": URI}, "position": {"line": 212, "character": 24}});
+    let reply = editor.request("textDocument/hover", hover.clone());
+    assert_eq!(reply["error"]["code"], -32603, "{reply}");
+    assert!(
+        reply["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("injected fault in hover")
+    );
+    // The server is alive: other requests and notifications still work.
+    editor.change(URI, 2, json!([{"text": "{}"}]));
+    let (version, _) = editor.diagnostics(URI);
+    assert_eq!(version, Some(2));
+    let again = editor.request("textDocument/hover", hover);
+    assert_eq!(again["error"]["code"], -32603);
+    editor.shutdown();
+}
+
+#[test]
+fn file_globs_come_from_initialization_options_and_configuration() {
+    let binary = env!("CARGO_BIN_EXE_report-lsp");
+    let mut editor = Editor::start_with(
+        binary,
+        &["utf-16"],
+        &[],
+        json!({"files": ["**/*.audit.json"]}),
+    );
+    editor.open("file:///tmp/g/a.audit.json", "[]", 1);
+    assert_eq!(
+        codes(&editor.diagnostics("file:///tmp/g/a.audit.json").1),
+        ["root-not-object"]
+    );
+    // The default globs no longer apply: an empty-object report name is not validated.
+    editor.open("file:///tmp/g/b.report.json", "[]", 1);
+    editor.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"reportLsp": {"files": ["**/*.report.json"]}}}),
+    );
+    assert_eq!(
+        codes(&editor.diagnostics("file:///tmp/g/b.report.json").1),
+        ["root-not-object"]
+    );
+    // a.audit.json no longer matches and does not look like a report: its diagnostics are cleared.
+    assert_eq!(
+        editor.diagnostics("file:///tmp/g/a.audit.json").1,
+        Vec::<Value>::new()
+    );
+    editor.shutdown();
+}
+
+#[test]
+fn a_flood_of_unawaited_edits_is_applied_in_order() {
+    let mut editor = Editor::start(&["utf-16"]);
+    let mut text = golden("valid.report.json");
+    editor.open(URI, &text, 1);
+    editor.diagnostics(URI);
+    // Type 400 characters into the tool_version string, one change per keystroke, without waiting.
+    let line = 2;
+    let mut column = text.lines().nth(line).unwrap().rfind('"').unwrap();
+    let typed = "naïve 路径 😀 typing ".repeat(20);
+    let mut version = 1;
+    for ch in typed.chars() {
+        version += 1;
+        let at = json!({"line": line, "character": column});
+        editor.change(
+            URI,
+            version,
+            json!([{"range": {"start": at, "end": at}, "text": ch.to_string()}]),
+        );
+        column += ch.len_utf16();
+    }
+    let offset = text.lines().take(line).map(|l| l.len() + 1).sum::<usize>()
+        + text.lines().nth(line).unwrap().rfind('"').unwrap();
+    text.insert_str(offset, &typed);
+    // The last publication is for the last version, and the text is intact: still valid.
+    let (mut last, mut diagnostics) = editor.diagnostics(URI);
+    while last != Some(version) {
+        let previous = last;
+        (last, diagnostics) = editor.diagnostics(URI);
+        assert!(
+            last > previous,
+            "diagnostics went back from {previous:?} to {last:?}"
+        );
+    }
+    assert_eq!(diagnostics, Vec::<Value>::new());
+    // Hover positions after the typed text still land on the right node.
+    let tier_line = text
+        .lines()
+        .position(|l| l.contains("\"safety_tier\""))
+        .unwrap();
+    let reply = editor.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": URI}, "position": {"line": tier_line, "character": 8}}),
+    );
+    assert!(
+        reply["result"]["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .contains("derive_safety_tier("),
+        "{reply}"
+    );
     editor.shutdown();
 }

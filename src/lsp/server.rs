@@ -83,6 +83,10 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// Runs `f`, turning a panic into an internal-error reply and a log line.
 fn guarded<T>(name: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    let f = || {
+        inject_fault(name);
+        f()
+    };
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(result) => result,
         Err(panic) => {
@@ -98,6 +102,14 @@ fn guarded<T>(name: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
                 data: None,
             })
         }
+    }
+}
+
+/// Debug builds panic in the handler named by `REPORT_LSP_PANIC_IN`, so tests
+/// can prove a panic is contained. Release builds never do.
+fn inject_fault(name: &str) {
+    if cfg!(debug_assertions) && std::env::var("REPORT_LSP_PANIC_IN").is_ok_and(|v| v == name) {
+        panic!("injected fault in {name}");
     }
 }
 
@@ -173,6 +185,77 @@ impl Server {
         }
     }
 
+    fn open_document(&self, params: lsp::DidOpenTextDocumentParams) {
+        let doc = params.text_document;
+        let mut documents = lock(&self.shared.documents);
+        let entry = documents.entry(doc.uri.clone()).or_insert_with(|| Entry {
+            document: Document::new("", doc.version),
+            snapshot: None,
+            published: false,
+        });
+        entry.document = Document::new(&doc.text, doc.version);
+        self.schedule(&doc.uri, entry);
+    }
+
+    /// Applies the changes in order, under the lock and before any `.await`
+    /// of the handler, so that later changes cannot overtake them. Returns
+    /// what to log when something was rejected.
+    fn change_document(&self, params: lsp::DidChangeTextDocumentParams) -> Option<String> {
+        let encoding = self.encoding();
+        let uri = params.text_document.uri;
+        let mut documents = lock(&self.shared.documents);
+        let Some(entry) = documents.get_mut(&uri) else {
+            return Some(format!(
+                "didChange for a document that is not open: {}",
+                uri.as_str()
+            ));
+        };
+        entry.document.version = params.text_document.version;
+        let mut failure = None;
+        for change in params.content_changes {
+            if entry.document.out_of_sync && change.range.is_some() {
+                continue;
+            }
+            let range = change
+                .range
+                .map(|r| (convert::line_col(r.start), convert::line_col(r.end)));
+            if let Err(error) = entry.document.apply_change(range, &change.text, encoding) {
+                entry.document.out_of_sync = true;
+                failure = Some(format!(
+                    "rejected a change to {}: {error}; the document is out of sync until the editor sends its full text (reopen it)",
+                    uri.as_str()
+                ));
+            }
+        }
+        if !entry.document.out_of_sync {
+            self.schedule(&uri, entry);
+        }
+        failure
+    }
+
+    fn close_document(&self, uri: Uri) {
+        let mut documents = lock(&self.shared.documents);
+        if documents.remove(&uri).is_some_and(|e| e.published) {
+            // Queued behind any publication for it, so nothing reappears after the clear.
+            let _ = self.publish.send(Publication {
+                uri,
+                version: None,
+                diagnostics: Vec::new(),
+            });
+        }
+    }
+
+    async fn log_problem(&self, problem: Result<Option<String>>) {
+        let message = match problem {
+            Ok(None) => return,
+            Ok(Some(message)) => message,
+            Err(error) => error.message.to_string(),
+        };
+        self.client
+            .log_message(lsp::MessageType::ERROR, message)
+            .await;
+    }
+
     fn apply_settings(&self, value: Option<&serde_json::Value>) {
         let files = value
             .and_then(|v| v.get("reportLsp").unwrap_or(v).get("files"))
@@ -244,81 +327,36 @@ impl LanguageServer for Server {
     }
 
     async fn did_open(&self, params: lsp::DidOpenTextDocumentParams) {
-        let doc = params.text_document;
-        let mut documents = lock(&self.shared.documents);
-        let entry = documents.entry(doc.uri.clone()).or_insert_with(|| Entry {
-            document: Document::new("", doc.version),
-            snapshot: None,
-            published: false,
+        let problem = guarded("didOpen", || {
+            self.open_document(params);
+            Ok(None)
         });
-        entry.document = Document::new(&doc.text, doc.version);
-        self.schedule(&doc.uri, entry);
+        self.log_problem(problem).await;
     }
 
     async fn did_change(&self, params: lsp::DidChangeTextDocumentParams) {
-        let encoding = self.encoding();
-        let uri = params.text_document.uri;
-        // Applied under the lock before any `.await`, so later changes cannot overtake it.
-        let problem = {
-            let mut documents = lock(&self.shared.documents);
-            match documents.get_mut(&uri) {
-                None => Some(format!(
-                    "didChange for a document that is not open: {}",
-                    uri.as_str()
-                )),
-                Some(entry) => {
-                    entry.document.version = params.text_document.version;
-                    let mut failure = None;
-                    for change in params.content_changes {
-                        if entry.document.out_of_sync && change.range.is_some() {
-                            continue;
-                        }
-                        let range = change
-                            .range
-                            .map(|r| (convert::line_col(r.start), convert::line_col(r.end)));
-                        if let Err(error) =
-                            entry.document.apply_change(range, &change.text, encoding)
-                        {
-                            entry.document.out_of_sync = true;
-                            failure = Some(format!(
-                                "rejected a change to {}: {error}; the document is out of sync until the editor sends its full text (reopen it)",
-                                uri.as_str()
-                            ));
-                        }
-                    }
-                    if !entry.document.out_of_sync {
-                        self.schedule(&uri, entry);
-                    }
-                    failure
-                }
-            }
-        };
-        if let Some(message) = problem {
-            self.client
-                .log_message(lsp::MessageType::ERROR, message)
-                .await;
-        }
+        let problem = guarded("didChange", || Ok(self.change_document(params)));
+        self.log_problem(problem).await;
     }
 
     async fn did_close(&self, params: lsp::DidCloseTextDocumentParams) {
-        let uri = params.text_document.uri;
-        let mut documents = lock(&self.shared.documents);
-        if documents.remove(&uri).is_some_and(|e| e.published) {
-            // Queued behind any publication for it, so nothing reappears after the clear.
-            let _ = self.publish.send(Publication {
-                uri,
-                version: None,
-                diagnostics: Vec::new(),
-            });
-        }
+        let problem = guarded("didClose", || {
+            self.close_document(params.text_document.uri);
+            Ok(None)
+        });
+        self.log_problem(problem).await;
     }
 
     async fn did_change_configuration(&self, params: lsp::DidChangeConfigurationParams) {
-        self.apply_settings(Some(&params.settings));
-        let documents = lock(&self.shared.documents);
-        for (uri, entry) in documents.iter() {
-            self.schedule(uri, entry);
-        }
+        let problem = guarded("didChangeConfiguration", || {
+            self.apply_settings(Some(&params.settings));
+            let documents = lock(&self.shared.documents);
+            for (uri, entry) in documents.iter() {
+                self.schedule(uri, entry);
+            }
+            Ok(None)
+        });
+        self.log_problem(problem).await;
     }
 
     async fn hover(&self, params: lsp::HoverParams) -> Result<Option<lsp::Hover>> {

@@ -435,3 +435,37 @@ fn check_token_estimate(sink: &mut Sink, node: &Node, place: &Place<'_>) {
         &[TOKEN_ESTIMATE_FIELDS, TOKEN_ESTIMATE_OPTIONAL_FIELDS],
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use expect_test::expect;
+
+    use crate::fixture::{fixes_at, report_with_entry};
+
+    #[test]
+    fn characterization_fix_also_rederives_the_tier() {
+        let entry = r#"{"path": "docs/a.md", "category": {"class": "stale", "subtype": "orphaned"}, "signals": [],
+      "op": "delete-range", "op_type": "deterministic", "is_destructive": fal$0se, "is_reversible": false, "safety_tier": "auto",
+      "token_estimate": {"raw_tokens": 5},
+      "exact_edit": {"kind": "delete-range", "anchor": {"start_line": 2, "end_line": 4}, "expected_sha256": "0000000000000000000000000000000000000000000000000000000000000000"}}"#;
+        // The recorded auto agrees with the wrong inputs; once they are right it must be confirm.
+        expect![[r#"
+            Set is_destructive to true (kind "delete-range") and safety_tier to "confirm" (derived) (characterization-mismatch)
+                  "op": "delete-range", "op_type": "deterministic", "is_destructive": true, "is_reversible": false, "safety_tier": "confirm",
+        "#]]
+        .assert_eq(&fixes_at(&report_with_entry(entry)));
+    }
+
+    #[test]
+    fn exact_edit_is_removed_from_a_generative_entry_with_its_comma() {
+        let entry = r#"{"path": "docs/a.md", "category": {"class": "stale", "subtype": "contradicted"}, "signals": [],
+      "op": "rewrite", "op_type": "generative", "is_destructive": false, "is_reversible": true, "safety_tier": "confirm",
+      "token_estimate": {"raw_tokens": 5},
+      "exact_$0edit": {"kind": "delete-range", "anchor": {"start_line": 2, "end_line": 4}, "expected_sha256": "0000000000000000000000000000000000000000000000000000000000000000"}}"#;
+        expect![[r#"
+            Remove exact_edit from this generative entry (exact-edit-forbidden)
+                  "token_estimate": {"raw_tokens": 5}}
+        "#]]
+        .assert_eq(&fixes_at(&report_with_entry(entry)));
+    }
+}

@@ -237,3 +237,31 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod fix_tests {
+    use expect_test::expect;
+
+    use crate::fixture::fixes_at;
+
+    #[test]
+    fn missing_promotion_candidates_is_added_last_with_the_members_indentation() {
+        let text = "$0{\n    \"schema_version\": \"1\",\n    \"tool_version\": \"t\",\n    \"generated_at\": \"2026-11-29T18:42:07Z\",\n    \"scan\": {\"project_root\": \"/p\", \"scope_globs\": [], \"excluded_dirs\": [], \"files_scanned\": 0},\n    \"shortlist\": [],\n    \"entries\": []\n}\n";
+        expect![[r#"
+            Add "promotion_candidates": [] (missing-field)
+                "entries": [],
+                "promotion_candidates": []
+        "#]]
+        .assert_eq(&fixes_at(text));
+    }
+
+    #[test]
+    fn added_to_a_one_line_object_it_stays_on_one_line() {
+        let text = r#"$0{"schema_version": "1", "tool_version": "t", "generated_at": "2026-11-29T18:42:07Z", "scan": {"project_root": "/p", "scope_globs": [], "excluded_dirs": [], "files_scanned": 0}, "shortlist": [], "entries": []}"#;
+        expect![[r#"
+            Add "promotion_candidates": [] (missing-field)
+            {"schema_version": "1", "tool_version": "t", "generated_at": "2026-11-29T18:42:07Z", "scan": {"project_root": "/p", "scope_globs": [], "excluded_dirs": [], "files_scanned": 0}, "shortlist": [], "entries": [], "promotion_candidates": []}
+        "#]]
+        .assert_eq(&fixes_at(text));
+    }
+}

@@ -58,3 +58,35 @@ pub(super) fn check_safety_tier(
     }
     check
 }
+
+#[cfg(test)]
+mod tests {
+    use expect_test::expect;
+
+    use crate::fixture::{fixes_at, report_with_entry};
+
+    #[test]
+    fn tier_fix_rewrites_the_value_to_the_derived_tier() {
+        let entry = r#"{"path": "docs/a.md", "category": {"class": "stale", "subtype": "contradicted"}, "signals": [],
+      "op": "rewrite", "op_type": "generative", "is_destructive": false, "is_reversible": true, "safety_tier": "a$0uto",
+      "token_estimate": {"raw_tokens": 5}}"#;
+        expect![[r#"
+            Set safety_tier to "confirm" (derived) (tier-mismatch)
+                  "op": "rewrite", "op_type": "generative", "is_destructive": false, "is_reversible": true, "safety_tier": "confirm",
+        "#]]
+        .assert_eq(&fixes_at(&report_with_entry(entry)));
+    }
+
+    #[test]
+    fn a_too_cautious_tier_is_fixed_to_auto() {
+        let entry = r#"{"path": "docs/a.md", "category": {"class": "bloat", "subtype": "freeze"}, "signals": [],
+      "op": "insert-frontmatter", "op_type": "deterministic", "is_destructive": false, "is_reversible": true, "safety_tier": "$0confirm",
+      "token_estimate": {"raw_tokens": 5},
+      "exact_edit": {"kind": "insert-frontmatter", "key": "hygiene", "value": "frozen", "expected_sha256": "0000000000000000000000000000000000000000000000000000000000000000"}}"#;
+        expect![[r#"
+            Set safety_tier to "auto" (derived) (tier-mismatch)
+                  "op": "insert-frontmatter", "op_type": "deterministic", "is_destructive": false, "is_reversible": true, "safety_tier": "auto",
+        "#]]
+        .assert_eq(&fixes_at(&report_with_entry(entry)));
+    }
+}

@@ -103,3 +103,22 @@ fn normalize(path: &str) -> String {
         .trim_end_matches('/')
         .to_lowercase()
 }
+
+#[cfg(test)]
+mod tests {
+    use expect_test::expect;
+
+    use crate::fixture::{fixes_at, report_with_entry};
+
+    #[test]
+    fn missing_path_is_appended_to_the_shortlist_in_its_style() {
+        let entry = r#"{"path": "docs/$0b.md", "category": {"class": "stale", "subtype": "contradicted"}, "signals": [],
+      "op": "rewrite", "op_type": "generative", "is_destructive": false, "is_reversible": true, "safety_tier": "confirm",
+      "token_estimate": {"raw_tokens": 5}}"#;
+        expect![[r#"
+            Add "docs/b.md" to shortlist (entry-path-not-in-shortlist)
+              "shortlist": ["docs/a.md", "docs/b.md"],
+        "#]]
+        .assert_eq(&fixes_at(&report_with_entry(entry)));
+    }
+}

@@ -1,6 +1,8 @@
 //! Helpers shared by the end-to-end tests.
 #![allow(dead_code)]
 
+pub mod editor;
+
 use std::path::PathBuf;
 
 use report_lsp::Analysis;

@@ -1,0 +1,164 @@
+//! A scripted editor: drives the real binary over framed JSON-RPC on stdio.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+pub struct Editor {
+    child: Child,
+    stdin: ChildStdin,
+    messages: mpsc::Receiver<Value>,
+    /// Notifications read while waiting for something else.
+    pub backlog: Vec<Value>,
+    next_id: i64,
+}
+
+impl Editor {
+    pub fn start(encodings: &[&str]) -> Editor {
+        Editor::start_with(
+            env!("CARGO_BIN_EXE_report-lsp"),
+            encodings,
+            &[],
+            Value::Null,
+        )
+    }
+
+    /// Starts `binary` with extra environment and `initializationOptions`.
+    pub fn start_with(
+        binary: &str,
+        encodings: &[&str],
+        env: &[(&str, &str)],
+        options: Value,
+    ) -> Editor {
+        let mut child = Command::new(binary)
+            .arg("--stdio")
+            .envs(env.iter().copied())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let (tx, messages) = mpsc::channel();
+        std::thread::spawn(move || {
+            loop {
+                let mut length = 0;
+                loop {
+                    let mut line = String::new();
+                    if stdout.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let line = line.trim_end();
+                    if line.is_empty() {
+                        break;
+                    }
+                    if let Some(n) = line.strip_prefix("Content-Length: ") {
+                        length = n.parse().unwrap();
+                    }
+                }
+                let mut body = vec![0; length];
+                stdout.read_exact(&mut body).unwrap();
+                if tx.send(serde_json::from_slice(&body).unwrap()).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut editor = Editor {
+            child,
+            stdin,
+            messages,
+            backlog: Vec::new(),
+            next_id: 1,
+        };
+        let init = editor.request(
+            "initialize",
+            json!({"processId": null, "rootUri": null, "capabilities": {"general": {"positionEncodings": encodings}}, "initializationOptions": options}),
+        );
+        assert_eq!(init["result"]["serverInfo"]["name"], "report-lsp");
+        editor.notify("initialized", json!({}));
+        editor
+    }
+
+    /// The server's process id, for reading its memory figures.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    pub fn send(&mut self, message: Value) {
+        let body = message.to_string();
+        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    pub fn notify(&mut self, method: &str, params: Value) {
+        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let message = self.next_message();
+            if message["id"] == id && message.get("method").is_none() {
+                return message;
+            }
+            self.backlog.push(message);
+        }
+    }
+
+    pub fn next_message(&mut self) -> Value {
+        self.messages
+            .recv_timeout(Duration::from_secs(20))
+            .expect("the server answers within 20 s")
+    }
+
+    /// The next diagnostics published for `uri`, from the backlog or the wire.
+    pub fn diagnostics(&mut self, uri: &str) -> (Option<i64>, Vec<Value>) {
+        let is_for = |m: &Value| {
+            m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri
+        };
+        let message = match self.backlog.iter().position(is_for) {
+            Some(i) => self.backlog.remove(i),
+            None => loop {
+                let message = self.next_message();
+                if is_for(&message) {
+                    break message;
+                }
+                self.backlog.push(message);
+            },
+        };
+        let params = &message["params"];
+        (
+            params["version"].as_i64(),
+            params["diagnostics"].as_array().unwrap().clone(),
+        )
+    }
+
+    pub fn open(&mut self, uri: &str, text: &str, version: i64) {
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "json", "version": version, "text": text}}),
+        );
+    }
+
+    pub fn change(&mut self, uri: &str, version: i64, changes: Value) {
+        self.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": changes}),
+        );
+    }
+
+    pub fn shutdown(mut self) {
+        let reply = self.request("shutdown", Value::Null);
+        assert!(reply.get("error").is_none(), "{reply}");
+        self.notify("exit", Value::Null);
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "{status}");
+    }
+}
