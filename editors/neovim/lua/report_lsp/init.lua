@@ -1,0 +1,135 @@
+-- report-lsp for Neovim: starts (or reuses, one per root) the report-lsp
+-- language server for machine report files.
+--
+--   require("report_lsp").setup({
+--     cmd = { "report-lsp" },                               -- the server command
+--     patterns = { "*.report.json", "machine-report*.json" }, -- which files are reports
+--     root_markers = { ".git" },                            -- what marks a project root
+--     settings = {},                                        -- sent as workspace settings
+--     on_attach = function(client, bufnr) end,              -- your keymaps, for example
+--   })
+--
+-- Works on Neovim 0.7 (vim.lsp.start_client + vim.lsp.buf_attach_client) and
+-- on Neovim 0.11+ (vim.lsp.config + vim.lsp.enable).
+
+local M = {}
+
+local defaults = {
+  cmd = { "report-lsp" },
+  patterns = { "*.report.json", "machine-report*.json" },
+  root_markers = { ".git" },
+  settings = {},
+  on_attach = nil,
+}
+
+M.options = vim.deepcopy(defaults)
+
+-- Client ids by root directory, for the 0.7 path.
+local clients = {}
+
+local function file_name(bufnr)
+  return vim.api.nvim_buf_get_name(bufnr)
+end
+
+--- Whether the buffer's file name matches one of the report patterns.
+function M.is_report_buffer(bufnr)
+  local tail = vim.fn.fnamemodify(file_name(bufnr), ":t")
+  for _, pattern in ipairs(M.options.patterns) do
+    if vim.fn.match(tail, vim.fn.glob2regpat(pattern)) ~= -1 then
+      return true
+    end
+  end
+  return false
+end
+
+--- The project root of a buffer: the nearest folder holding a root marker,
+--- else the file's own folder.
+function M.root_for(bufnr)
+  local dir = vim.fn.fnamemodify(file_name(bufnr), ":p:h")
+  for _, marker in ipairs(M.options.root_markers) do
+    local found = vim.fn.finddir(marker, dir .. ";")
+    if found == "" then
+      found = vim.fn.findfile(marker, dir .. ";")
+    end
+    if found ~= "" then
+      return vim.fn.fnamemodify(found, ":p:h:h")
+    end
+  end
+  return dir
+end
+
+-- The server's own globs, from the patterns: a report anywhere below the root.
+local function server_globs()
+  local globs = {}
+  for _, pattern in ipairs(M.options.patterns) do
+    table.insert(globs, "**/" .. pattern)
+  end
+  return globs
+end
+
+local function client_config(root)
+  return {
+    name = "report_lsp",
+    cmd = M.options.cmd,
+    root_dir = root,
+    init_options = { files = server_globs() },
+    settings = M.options.settings,
+    on_attach = M.options.on_attach,
+  }
+end
+
+--- Attaches the buffer to the client of its root, starting one when needed.
+function M.attach(bufnr)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  if not M.is_report_buffer(bufnr) then
+    return nil
+  end
+  local root = M.root_for(bufnr)
+  local id = clients[root]
+  local client = id and vim.lsp.get_client_by_id(id)
+  if not client or client.is_stopped() then
+    id = vim.lsp.start_client(client_config(root))
+    if not id then
+      vim.notify("report-lsp: could not start " .. table.concat(M.options.cmd, " "), vim.log.levels.ERROR)
+      return nil
+    end
+    clients[root] = id
+  end
+  vim.lsp.buf_attach_client(bufnr, id)
+  return id
+end
+
+function M.setup(opts)
+  M.options = vim.tbl_deep_extend("force", vim.deepcopy(defaults), opts or {})
+
+  if vim.lsp.config and vim.lsp.enable then
+    -- Neovim 0.11+: the built-in configuration framework attaches and reuses clients.
+    local config = client_config(nil)
+    config.filetypes = { "json", "jsonc" }
+    config.root_dir = function(bufnr, on_dir)
+      if M.is_report_buffer(bufnr) then
+        on_dir(M.root_for(bufnr))
+      end
+    end
+    vim.lsp.config("report_lsp", config)
+    vim.lsp.enable("report_lsp")
+    return
+  end
+
+  local group = vim.api.nvim_create_augroup("report_lsp", { clear = true })
+  vim.api.nvim_create_autocmd({ "BufReadPost", "BufNewFile" }, {
+    group = group,
+    pattern = M.options.patterns,
+    callback = function(args)
+      M.attach(args.buf)
+    end,
+  })
+  -- Reports already open when setup runs.
+  for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(bufnr) and file_name(bufnr) ~= "" then
+      M.attach(bufnr)
+    end
+  end
+end
+
+return M
