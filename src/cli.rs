@@ -129,8 +129,8 @@ fn is_report_file(path: &Path, globs: &ReportGlobs) -> bool {
     // Other JSON is a report when its content says so; unreadable or broken files are not.
     std::fs::read_to_string(path)
         .ok()
-        .and_then(|text| crate::syntax::parse(&text).root)
-        .is_some_and(|root| looks_like_report(&root))
+        .map(|text| crate::syntax::parse(&text))
+        .is_some_and(|parse| parse.root().is_some_and(looks_like_report))
 }
 
 fn display_path(path: &Path) -> String {

@@ -97,35 +97,37 @@ fn element_separator(text: &str, first_start: usize) -> String {
 /// Inserts `"key": value_json` as the last member of `object`, in the style of its members.
 pub fn insert_member(
     text: &str,
-    object: &crate::syntax::Node,
+    object: crate::syntax::Node<'_>,
     key: &str,
     value_json: &str,
 ) -> Vec<TextEdit> {
     let member = format!("{}: {value_json}", json_string(key));
-    match object.as_object() {
-        Some([first, .., last]) | Some([first @ last]) => {
+    let members: Vec<_> = object.members().into_iter().flatten().collect();
+    match (members.first(), members.last()) {
+        (Some(first), Some(last)) => {
             let separator = element_separator(text, first.key_range.start);
             vec![TextEdit::insert(
-                last.value.range.end,
+                last.value.range().end,
                 format!("{separator}{member}"),
             )]
         }
-        _ => vec![TextEdit::insert(object.range.start + 1, member)],
+        _ => vec![TextEdit::insert(object.range().start + 1, member)],
     }
 }
 
 /// Appends `item_json` as the last item of `array`, in the style of its items.
-pub fn append_item(text: &str, array: &crate::syntax::Node, item_json: &str) -> Vec<TextEdit> {
-    match array.as_array() {
-        Some([first, .., last]) | Some([first @ last]) => {
-            let separator = element_separator(text, first.range.start);
+pub fn append_item(text: &str, array: crate::syntax::Node<'_>, item_json: &str) -> Vec<TextEdit> {
+    let items: Vec<_> = array.items().into_iter().flatten().collect();
+    match (items.first(), items.last()) {
+        (Some(first), Some(last)) => {
+            let separator = element_separator(text, first.range().start);
             vec![TextEdit::insert(
-                last.range.end,
+                last.range().end,
                 format!("{separator}{item_json}"),
             )]
         }
         _ => vec![TextEdit::insert(
-            array.range.start + 1,
+            array.range().start + 1,
             item_json.to_string(),
         )],
     }
@@ -133,10 +135,11 @@ pub fn append_item(text: &str, array: &crate::syntax::Node, item_json: &str) -> 
 
 /// Removes the member at `index` of `object` with its separator, keeping the
 /// layout of the members around it.
-pub fn remove_member(object: &crate::syntax::Node, index: usize) -> Vec<TextEdit> {
-    let Some(members) = object.as_object() else {
+pub fn remove_member(object: crate::syntax::Node<'_>, index: usize) -> Vec<TextEdit> {
+    let Some(members) = object.members() else {
         return Vec::new();
     };
+    let members: Vec<_> = members.collect();
     let Some(member) = members.get(index) else {
         return Vec::new();
     };
@@ -145,8 +148,10 @@ pub fn remove_member(object: &crate::syntax::Node, index: usize) -> Vec<TextEdit
         members.get(index + 1),
     ) {
         (_, Some(next)) => TextRange::new(member.key_range.start, next.key_range.start),
-        (Some(previous), None) => TextRange::new(previous.value.range.end, member.value.range.end),
-        (None, None) => TextRange::new(object.range.start + 1, object.range.end - 1),
+        (Some(previous), None) => {
+            TextRange::new(previous.value.range().end, member.value.range().end)
+        }
+        (None, None) => TextRange::new(object.range().start + 1, object.range().end - 1),
     };
     vec![TextEdit::delete(range)]
 }

@@ -31,8 +31,8 @@ pub fn hover(analysis: &Analysis, offset: usize) -> Option<HoverInfo> {
         .rev()
         .find_map(|(i, (member, _))| member.map(|m| (i, m)))?;
     let on_key = member.key_range.touches(offset);
-    let on_scalar_value = member.value.range.touches(offset)
-        && !matches!(member.value.value, Value::Array(_) | Value::Object(_));
+    let on_scalar_value = member.value.range().touches(offset)
+        && !matches!(member.value.value(), Value::Array | Value::Object);
     if !on_key && !on_scalar_value {
         return value_hover(path.last()?.1, offset);
     }
@@ -45,7 +45,7 @@ pub fn hover(analysis: &Analysis, offset: usize) -> Option<HoverInfo> {
         let range = if on_key {
             member.key_range
         } else {
-            member.value.range
+            member.value.range()
         };
         return Some(HoverInfo {
             range,
@@ -54,19 +54,19 @@ pub fn hover(analysis: &Analysis, offset: usize) -> Option<HoverInfo> {
     }
     match on_key {
         true => glossary_hover(&member.key, member.key_range),
-        false => value_hover(&member.value, offset),
+        false => value_hover(member.value, offset),
     }
 }
 
-fn value_hover(node: &Node, offset: usize) -> Option<HoverInfo> {
-    match &node.value {
-        Value::String(text) if node.range.touches(offset) => glossary_hover(text, node.range),
+fn value_hover(node: Node<'_>, offset: usize) -> Option<HoverInfo> {
+    match node.value() {
+        Value::String(text) if node.range().touches(offset) => glossary_hover(text, node.range()),
         _ => None,
     }
 }
 
-fn entry_at<'a>(analysis: &'a Analysis, entry: &Node) -> Option<&'a EntryFacts> {
-    analysis.entries.iter().find(|e| e.range == entry.range)
+fn entry_at<'a>(analysis: &'a Analysis, entry: Node<'_>) -> Option<&'a EntryFacts> {
+    analysis.entries.iter().find(|e| e.range == entry.range())
 }
 
 fn glossary_hover(name: &str, range: TextRange) -> Option<HoverInfo> {

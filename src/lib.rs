@@ -20,6 +20,7 @@ pub mod validate;
 mod fixture;
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use diagnostic::{Code, Diagnostic};
 use syntax::{Node, Parse, SyntaxErrorKind};
@@ -36,6 +37,8 @@ pub const ANALYSIS_STACK_BYTES: usize = 16 << 20;
 /// The result of analysing one report text.
 #[derive(Clone, Debug)]
 pub struct Analysis {
+    /// The text analysed, shared with the tree.
+    pub text: Arc<str>,
     pub parse: Parse,
     pub line_index: LineIndex,
     /// Sorted by position.
@@ -44,8 +47,8 @@ pub struct Analysis {
 }
 
 impl Analysis {
-    pub fn root(&self) -> Option<&Node> {
-        self.parse.root.as_ref()
+    pub fn root(&self) -> Option<Node<'_>> {
+        self.parse.root()
     }
 
     /// Whether the report satisfies every invariant (no error-severity diagnostic).
@@ -59,17 +62,23 @@ impl Analysis {
 
 /// Parses and checks one report.
 pub fn analyze(text: &str) -> Analysis {
-    let parse = syntax::parse(text);
+    analyze_shared(Arc::from(text))
+}
+
+/// Like [`analyze`], for a text the caller already holds in an `Arc` (no copy).
+pub fn analyze_shared(text: Arc<str>) -> Analysis {
+    let parse = syntax::parse_shared(text.clone());
     let mut diagnostics: Vec<Diagnostic> = parse.errors.iter().map(syntax_diagnostic).collect();
     let mut entries = Vec::new();
-    if let Some(root) = &parse.root {
-        let validation = validate::validate(text, root);
+    if let Some(root) = parse.root() {
+        let validation = validate::validate(&text, root);
         diagnostics.extend(validation.diagnostics);
         entries = validation.entries;
     }
     diagnostics.sort_by_key(|d| (d.range.start, d.range.end, d.code));
     Analysis {
-        line_index: LineIndex::new(text),
+        line_index: LineIndex::new(&text),
+        text,
         parse,
         diagnostics,
         entries,
@@ -83,7 +92,7 @@ pub fn analyze_bytes(bytes: &[u8]) -> (Cow<'_, str>, Analysis) {
     match std::str::from_utf8(bytes) {
         Ok(text) => (Cow::Borrowed(text), analyze(text)),
         Err(error) => {
-            let text = String::from_utf8_lossy(bytes);
+            let text = String::from_utf8_lossy(bytes).into_owned();
             let offset = error.valid_up_to();
             let bad_len = text[offset..].chars().next().map_or(0, char::len_utf8);
             let message = format!(
@@ -91,6 +100,7 @@ pub fn analyze_bytes(bytes: &[u8]) -> (Cow<'_, str>, Analysis) {
                 bytes[offset]
             );
             let analysis = Analysis {
+                text: Arc::from(text.as_str()),
                 parse: Parse::default(),
                 line_index: LineIndex::new(&text),
                 diagnostics: vec![Diagnostic::new(
@@ -100,7 +110,7 @@ pub fn analyze_bytes(bytes: &[u8]) -> (Cow<'_, str>, Analysis) {
                 )],
                 entries: Vec::new(),
             };
-            (Cow::Owned(text.into_owned()), analysis)
+            (Cow::Owned(text), analysis)
         }
     }
 }
@@ -117,6 +127,11 @@ fn syntax_diagnostic(error: &syntax::SyntaxError) -> Diagnostic {
             Code::NestingTooDeep,
             error.range,
             format!("arrays and objects nest deeper than {} levels; a report is a few levels deep", syntax::MAX_NESTING_DEPTH),
+        ),
+        SyntaxErrorKind::TooLarge => Diagnostic::new(
+            Code::SyntaxError,
+            error.range,
+            "the document is larger than 4 GiB, more than positions can address",
         ),
         SyntaxErrorKind::DuplicateKey { key, first } => Diagnostic::new(
             Code::DuplicateKey,

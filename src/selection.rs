@@ -42,7 +42,7 @@ impl Default for ReportGlobs {
 
 /// A JSON document looks like a report when its top-level object has
 /// `schema_version` and at least one other envelope key.
-pub fn looks_like_report(root: &Node) -> bool {
+pub fn looks_like_report(root: Node<'_>) -> bool {
     root.get("schema_version").is_some()
         && ENVELOPE_FIELDS
             .iter()
@@ -80,14 +80,10 @@ mod tests {
 
     #[test]
     fn content_sniffing_needs_schema_version_and_another_envelope_key() {
-        let root = |t: &str| crate::syntax::parse(t).root.unwrap();
-        assert!(looks_like_report(&root(
-            r#"{"schema_version": "1", "entries": []}"#
-        )));
-        assert!(!looks_like_report(&root(r#"{"schema_version": "1"}"#)));
-        assert!(!looks_like_report(&root(
-            r#"{"name": "pkg", "version": "1.0.0"}"#
-        )));
-        assert!(!looks_like_report(&root(r#"[1]"#)));
+        let looks = |t: &str| looks_like_report(crate::syntax::parse(t).root().unwrap());
+        assert!(looks(r#"{"schema_version": "1", "entries": []}"#));
+        assert!(!looks(r#"{"schema_version": "1"}"#));
+        assert!(!looks(r#"{"name": "pkg", "version": "1.0.0"}"#));
+        assert!(!looks(r#"[1]"#));
     }
 }

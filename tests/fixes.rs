@@ -33,8 +33,8 @@ fn count_items(text: &str, pointer: &str) -> usize {
     analysis
         .root()
         .and_then(|r| r.lookup(pointer))
-        .and_then(|n| n.as_array())
-        .map_or(0, |a| a.len())
+        .and_then(|n| n.items())
+        .map_or(0, |items| items.count())
 }
 
 #[test]

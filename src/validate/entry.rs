@@ -14,12 +14,12 @@ use crate::syntax::{JsonType, Node, Value};
 use crate::text::TextRange;
 use crate::tier::{self, Evidence, LifecycleInput, TierInputs};
 
-pub(super) fn check_entry(sink: &mut Sink, node: &Node, index: usize) -> EntryFacts {
+pub(super) fn check_entry(sink: &mut Sink, node: Node<'_>, index: usize) -> EntryFacts {
     let entries = Place::ROOT.field("entries");
     let place = entries.index(index);
     let mut facts = EntryFacts {
         index,
-        range: node.range,
+        range: node.range(),
         path: None,
         evidence: None,
         tier: None,
@@ -29,13 +29,13 @@ pub(super) fn check_entry(sink: &mut Sink, node: &Node, index: usize) -> EntryFa
     }
     if let Some((path, value)) = sink.required_str(node, &place, "path") {
         check_relative_path(sink, path, value, &place.field("path"));
-        facts.path = Some((path.to_string(), value.range));
+        facts.path = Some((path.to_string(), value.range()));
     }
     if let Some(member) = sink.required(node, &place, "category") {
-        check_category(sink, &member.value, &place.field("category"));
+        check_category(sink, member.value, &place.field("category"));
     }
     if let Some(member) = sink.required(node, &place, "signals") {
-        sink.string_array(&member.value, &place.field("signals"));
+        sink.string_array(member.value, &place.field("signals"));
     }
     let op = sink.required_str(node, &place, "op");
     let op_type = sink
@@ -45,7 +45,7 @@ pub(super) fn check_entry(sink: &mut Sink, node: &Node, index: usize) -> EntryFa
             if parsed.is_none() {
                 sink.report(
                     Code::UnknownOpType,
-                    value.range,
+                    value.range(),
                     format!(
                         "{} \"{text}\" is not an op type; expected one of {}",
                         place.field("op_type"),
@@ -64,7 +64,7 @@ pub(super) fn check_entry(sink: &mut Sink, node: &Node, index: usize) -> EntryFa
             if parsed.is_none() {
                 sink.report(
                     Code::UnknownSafetyTier,
-                    value.range,
+                    value.range(),
                     format!(
                         "{} \"{text}\" is not a tier; expected one of {}",
                         place.field("safety_tier"),
@@ -72,22 +72,22 @@ pub(super) fn check_entry(sink: &mut Sink, node: &Node, index: usize) -> EntryFa
                     ),
                 );
             }
-            (parsed, value.range)
+            (parsed, value.range())
         });
     if let Some(member) = sink.required(node, &place, "token_estimate") {
-        check_token_estimate(sink, &member.value, &place.field("token_estimate"));
+        check_token_estimate(sink, member.value, &place.field("token_estimate"));
     }
     let entry_lifecycle = node.member("lifecycle");
     let entry_evidence = entry_lifecycle.and_then(|m| {
-        lifecycle::check_lifecycle(sink, &m.value, &place.field("lifecycle"))
-            .map(|e| (e, m.value.range))
+        lifecycle::check_lifecycle(sink, m.value, &place.field("lifecycle"))
+            .map(|e| (e, m.value.range()))
     });
 
     let edit_member = node.member("exact_edit");
     let edit = edit_member.map(|m| {
         exact_edit::check_exact_edit(
             sink,
-            &m.value,
+            m.value,
             &place.field("exact_edit"),
             facts.path.as_ref().map(|p| &*p.0),
         )
@@ -95,7 +95,7 @@ pub(super) fn check_entry(sink: &mut Sink, node: &Node, index: usize) -> EntryFa
     match (op_type, edit_member) {
         (Some(OpType::Deterministic), None) => sink.report(
             Code::ExactEditMissing,
-            node.range,
+            node.range(),
             format!("{place} has op_type \"deterministic\" but no \"exact_edit\"; a deterministic op carries its pre-computed edit"),
         ),
         (Some(OpType::Generative), Some(member)) => sink.push(
@@ -107,7 +107,7 @@ pub(super) fn check_entry(sink: &mut Sink, node: &Node, index: usize) -> EntryFa
             .with_related(op_type_range(node), "op_type is \"generative\"")
             .with_fix(Some(Fix {
                 title: "Remove exact_edit from this generative entry".into(),
-                edits: fix::remove_member(node, node.as_object().map_or(0, |m| m.iter().rposition(|m| &*m.key == "exact_edit").unwrap_or(0))),
+                edits: fix::remove_member(node, node.members().map_or(0, |m| m.collect::<Vec<_>>().iter().rposition(|m| m.key == "exact_edit").unwrap_or(0))),
                 // op_type may be the mistake instead, so this is not applied blindly.
                 preferred: false,
             })),
@@ -128,30 +128,30 @@ pub(super) fn check_entry(sink: &mut Sink, node: &Node, index: usize) -> EntryFa
     if lifecycle_op && entry_lifecycle.is_none() {
         sink.report(
             Code::LifecycleRequired,
-            node.range,
+            node.range(),
             format!("{place} is a delete op but has no \"lifecycle\" object; delete and extract-then-delete entries carry the lifecycle signal that justifies them"),
         );
     }
     if let (Some(outer), Some(inner)) = (entry_lifecycle, edit_lifecycle)
-        && !same_json(&outer.value, &inner.value)
+        && !same_json(outer.value, inner.value)
     {
         sink.push(
             Diagnostic::new(
                 Code::LifecycleMismatch,
-                inner.value.range,
+                inner.value.range(),
                 format!(
                     "{} differs from {}; the two must be identical",
                     place.field("exact_edit").field("lifecycle"),
                     place.field("lifecycle")
                 ),
             )
-            .with_related(outer.value.range, "the entry's lifecycle"),
+            .with_related(outer.value.range(), "the entry's lifecycle"),
         );
     }
     let edit_evidence = edit.as_ref().and_then(|e| e.evidence);
     facts.evidence = cautious(
         entry_evidence,
-        edit_evidence.map(|e| (e, edit_lifecycle.map_or(node.range, |m| m.value.range))),
+        edit_evidence.map(|e| (e, edit_lifecycle.map_or(node.range(), |m| m.value.range()))),
     );
 
     let lifecycle = lifecycle_op.then(|| facts.evidence.map_or(Evidence::Missing, |(e, _)| e));
@@ -197,11 +197,11 @@ fn cautious(
     }
 }
 
-fn op_type_range(entry: &Node) -> TextRange {
-    entry.get("op_type").map_or(entry.range, |n| n.range)
+fn op_type_range(entry: Node<'_>) -> TextRange {
+    entry.get("op_type").map_or(entry.range(), |n| n.range())
 }
 
-fn check_category(sink: &mut Sink, node: &Node, place: &Place<'_>) {
+fn check_category(sink: &mut Sink, node: Node<'_>, place: &Place<'_>) {
     if !sink.expect_type(node, place, JsonType::Object) {
         return;
     }
@@ -212,7 +212,7 @@ fn check_category(sink: &mut Sink, node: &Node, place: &Place<'_>) {
             if class.is_none() {
                 sink.report(
                     Code::UnknownCategoryClass,
-                    value.range,
+                    value.range(),
                     format!(
                         "{} \"{text}\" is not a category class; expected one of {}",
                         place.field("class"),
@@ -220,7 +220,7 @@ fn check_category(sink: &mut Sink, node: &Node, place: &Place<'_>) {
                     ),
                 );
             }
-            class.map(|c| (c, value.range))
+            class.map(|c| (c, value.range()))
         });
     if let Some((text, value)) = sink.required_str(node, place, "subtype") {
         match (CategorySubtype::parse(text), class) {
@@ -234,7 +234,7 @@ fn check_category(sink: &mut Sink, node: &Node, place: &Place<'_>) {
                 };
                 sink.report(
                     Code::UnknownCategorySubtype,
-                    value.range,
+                    value.range(),
                     format!(
                         "{} \"{text}\" is not a category subtype; expected one of {expected}",
                         place.field("subtype")
@@ -248,7 +248,7 @@ fn check_category(sink: &mut Sink, node: &Node, place: &Place<'_>) {
                 sink.push(
                     Diagnostic::new(
                         Code::SubtypeClassMismatch,
-                        value.range,
+                        value.range(),
                         format!(
                             "subtype \"{subtype}\" belongs to class \"{}\", not \"{class}\"; a \"{class}\" subtype is one of {}",
                             subtype.class(),
@@ -270,7 +270,7 @@ fn check_op(
     sink: &mut Sink,
     place: &Place<'_>,
     op: &str,
-    op_node: &Node,
+    op_node: Node<'_>,
     op_type: OpType,
     edit: Option<&ExactEdit>,
 ) {
@@ -284,7 +284,7 @@ fn check_op(
                 sink.push(
                     Diagnostic::new(
                         Code::OpMismatch,
-                        op_node.range,
+                        op_node.range(),
                         format!("{op_place} is \"{op}\" but the exact edit's kind is \"{kind}\"; a deterministic op is named by its kind"),
                     )
                     .with_related(kind_range, format!("exact_edit.kind is \"{kind}\"")),
@@ -293,11 +293,11 @@ fn check_op(
         }
         OpType::Generative => {
             if op.trim().is_empty() {
-                sink.report(Code::OpMismatch, op_node.range, format!("{op_place} is empty; a generative op names its prose transformation, such as \"rewrite\""));
+                sink.report(Code::OpMismatch, op_node.range(), format!("{op_place} is empty; a generative op names its prose transformation, such as \"rewrite\""));
             } else if let Some(kind) = EditKind::parse(op) {
                 sink.report(
                     Code::OpMismatch,
-                    op_node.range,
+                    op_node.range(),
                     format!("{op_place} is \"{kind}\", an exact-edit kind, but op_type is \"generative\"; a generative op is a prose transformation such as \"rewrite\""),
                 );
             }
@@ -401,20 +401,20 @@ fn describe(field: &str, value: bool) -> &'static str {
     }
 }
 
-fn check_token_estimate(sink: &mut Sink, node: &Node, place: &Place<'_>) {
+fn check_token_estimate(sink: &mut Sink, node: Node<'_>, place: &Place<'_>) {
     if !sink.expect_type(node, place, JsonType::Object) {
         return;
     }
     if let Some(member) = sink.required(node, place, "raw_tokens") {
-        sink.count(&member.value, &place.field("raw_tokens"));
+        sink.count(member.value, &place.field("raw_tokens"));
     }
     if let Some(value) = node.get("injection_frequency") {
         let field = place.field("injection_frequency");
-        match &value.value {
+        match value.value() {
             Value::Null => {}
             Value::String(text) if InjectionFrequency::parse(text).is_none() => sink.report(
                 Code::UnknownInjectionFrequency,
-                value.range,
+                value.range(),
                 format!(
                     "{field} \"{text}\" is not an injection frequency; expected one of {} or null",
                     InjectionFrequency::expected_list()
@@ -425,7 +425,7 @@ fn check_token_estimate(sink: &mut Sink, node: &Node, place: &Place<'_>) {
         }
     }
     if let Some(value) = node.get("weighted_tokens")
-        && !matches!(value.value, Value::Null | Value::Number(_))
+        && !matches!(value.value(), Value::Null | Value::Number(_))
     {
         sink.wrong_type(value, &place.field("weighted_tokens"), "a number or null");
     }

@@ -10,18 +10,18 @@ use crate::syntax::{JsonType, Node};
 
 /// The envelope arrays the later checks walk, when they have the right type.
 pub(super) struct Envelope<'n> {
-    pub shortlist: Option<&'n Node>,
-    pub entries: Option<&'n Node>,
-    pub promotion_candidates: Option<&'n Node>,
+    pub shortlist: Option<Node<'n>>,
+    pub entries: Option<Node<'n>>,
+    pub promotion_candidates: Option<Node<'n>>,
 }
 
 /// Checks the envelope. None when the rest cannot be checked without
 /// guessing: the root is not an object, or the schema major is not ours.
-pub(super) fn check_envelope<'n>(sink: &mut Sink, root: &'n Node) -> Option<Envelope<'n>> {
-    if root.as_object().is_none() {
+pub(super) fn check_envelope<'n>(sink: &mut Sink, root: Node<'n>) -> Option<Envelope<'n>> {
+    if root.members().is_none() {
         sink.report(
             Code::RootNotObject,
-            root.range,
+            root.range(),
             format!(
                 "a report must be one JSON object, found {}",
                 root.json_type().with_article()
@@ -33,7 +33,7 @@ pub(super) fn check_envelope<'n>(sink: &mut Sink, root: &'n Node) -> Option<Enve
     if let Some((version, node)) = sink.required_str(root, &place, "schema_version")
         && let Err(problem) = check_schema_version(version)
     {
-        sink.report(Code::UnsupportedSchemaVersion, node.range, problem);
+        sink.report(Code::UnsupportedSchemaVersion, node.range(), problem);
         return None;
     }
     sink.required_str(root, &place, "tool_version");
@@ -42,19 +42,19 @@ pub(super) fn check_envelope<'n>(sink: &mut Sink, root: &'n Node) -> Option<Enve
     {
         sink.report(
             Code::InvalidGeneratedAt,
-            node.range,
+            node.range(),
             format!(
                 "`generated_at` is \"{timestamp}\": {problem}; expected ISO-8601 UTC such as \"2026-11-29T19:07:42Z\""
             ),
         );
     }
     if let Some(scan) = sink.required(root, &place, "scan") {
-        check_scan(sink, &scan.value, &place.field("scan"));
+        check_scan(sink, scan.value, &place.field("scan"));
     }
     let array = |sink: &mut Sink, key: &'static str| {
         let member = sink.required(root, &place, key)?;
-        sink.expect_type(&member.value, &place.field(key), JsonType::Array)
-            .then_some(&member.value)
+        sink.expect_type(member.value, &place.field(key), JsonType::Array)
+            .then_some(member.value)
     };
     let envelope = Envelope {
         shortlist: array(sink, "shortlist"),
@@ -72,7 +72,7 @@ pub(super) fn check_envelope<'n>(sink: &mut Sink, root: &'n Node) -> Option<Enve
             .diagnostics
             .iter_mut()
             .rev()
-            .find(|d| d.code == Code::MissingField && d.range == root.range)
+            .find(|d| d.code == Code::MissingField && d.range == root.range())
         {
             missing.fix = Some(fix);
         }
@@ -81,18 +81,18 @@ pub(super) fn check_envelope<'n>(sink: &mut Sink, root: &'n Node) -> Option<Enve
     Some(envelope)
 }
 
-fn check_scan(sink: &mut Sink, scan: &Node, place: &Place<'_>) {
+fn check_scan(sink: &mut Sink, scan: Node<'_>, place: &Place<'_>) {
     if !sink.expect_type(scan, place, JsonType::Object) {
         return;
     }
     sink.required_str(scan, place, "project_root");
     for key in ["scope_globs", "excluded_dirs"] {
         if let Some(member) = sink.required(scan, place, key) {
-            sink.string_array(&member.value, &place.field(key));
+            sink.string_array(member.value, &place.field(key));
         }
     }
     if let Some(member) = sink.required(scan, place, "files_scanned") {
-        sink.count(&member.value, &place.field("files_scanned"));
+        sink.count(member.value, &place.field("files_scanned"));
     }
     sink.unknown_fields(scan, place, &[SCAN_FIELDS]);
 }

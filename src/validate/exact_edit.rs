@@ -18,7 +18,7 @@ pub(super) struct ExactEdit {
 
 pub(super) fn check_exact_edit(
     sink: &mut Sink,
-    node: &Node,
+    node: Node<'_>,
     place: &Place<'_>,
     entry_path: Option<&str>,
 ) -> ExactEdit {
@@ -31,10 +31,10 @@ pub(super) fn check_exact_edit(
     }
     if let Some((text, value)) = sink.required_str(node, place, "kind") {
         match EditKind::parse(text) {
-            Some(kind) => edit.kind = Some((kind, value.range)),
+            Some(kind) => edit.kind = Some((kind, value.range())),
             None => sink.report(
                 Code::UnknownExactEditKind,
-                value.range,
+                value.range(),
                 format!(
                     "{} \"{text}\" is not an exact-edit kind; expected one of {}",
                     place.field("kind"),
@@ -48,7 +48,7 @@ pub(super) fn check_exact_edit(
     {
         sink.report(
             Code::InvalidSha256,
-            value.range,
+            value.range(),
             format!(
                 "{} must be 64 lowercase hexadecimal digits (a SHA-256 digest), found {} characters{}",
                 place.field("expected_sha256"),
@@ -65,7 +65,7 @@ pub(super) fn check_exact_edit(
         let Some(member) = sink.required(node, place, field) else {
             continue;
         };
-        let value = &member.value;
+        let value = member.value;
         let field_place = place.field(field);
         match field {
             "anchor" => check_anchor(sink, value, &field_place, kind, entry_path),
@@ -98,7 +98,7 @@ pub(super) fn check_exact_edit(
 /// `{"whole": "directory"}` for a directory aggregate (a path ending in `/`).
 fn check_anchor(
     sink: &mut Sink,
-    node: &Node,
+    node: Node<'_>,
     place: &Place<'_>,
     kind: EditKind,
     entry_path: Option<&str>,
@@ -109,10 +109,10 @@ fn check_anchor(
     let is_directory = entry_path.is_some_and(|p| p.ends_with('/'));
     if kind.is_lifecycle_op() && is_directory {
         let whole = node.get("whole").and_then(Node::as_str);
-        if whole != Some("directory") || node.as_object().is_some_and(|m| m.len() != 1) {
+        if whole != Some("directory") || node.members().is_some_and(|m| m.count() != 1) {
             sink.report(
                 Code::InvalidAnchor,
-                node.range,
+                node.range(),
                 format!("{place} of a directory aggregate must be {{\"whole\": \"directory\"}}"),
             );
         }
@@ -127,13 +127,13 @@ fn check_anchor(
     if start > end {
         sink.report(
             Code::InvalidAnchor,
-            node.range,
+            node.range(),
             format!("{place} starts at line {start} after it ends at line {end}; expected start_line <= end_line"),
         );
     } else if kind.is_lifecycle_op() && start != 1 {
         sink.report(
             Code::InvalidAnchor,
-            node.range,
+            node.range(),
             format!("{place} of a \"{kind}\" must span the whole file, starting at line 1, but starts at line {start}"),
         );
     }
@@ -142,13 +142,13 @@ fn check_anchor(
 /// A positive integer line number.
 fn line_number(
     sink: &mut Sink,
-    anchor: &Node,
+    anchor: Node<'_>,
     place: &Place<'_>,
     key: &'static str,
 ) -> Option<u64> {
     let member = sink.required(anchor, place, key)?;
-    let value = &member.value;
-    let Value::Number(raw) = &value.value else {
+    let value = member.value;
+    let Value::Number(raw) = value.value() else {
         sink.wrong_type(value, &place.field(key), "a positive integer line number");
         return None;
     };
@@ -157,7 +157,7 @@ fn line_number(
         _ => {
             sink.report(
                 Code::InvalidAnchor,
-                value.range,
+                value.range(),
                 format!(
                     "{} must be a positive integer (lines count from 1), found {raw}",
                     place.field(key)
@@ -169,14 +169,14 @@ fn line_number(
 }
 
 /// `PATH#L<start>-L<end>` with a project-root-relative path and 1 <= start <= end.
-fn check_canonical_ref(sink: &mut Sink, node: &Node, place: &Place<'_>) {
+fn check_canonical_ref(sink: &mut Sink, node: Node<'_>, place: &Place<'_>) {
     let Some((text, node)) = sink.str_value(node, place) else {
         return;
     };
     if let Err(problem) = parse_canonical_ref(text) {
         sink.report(
             Code::InvalidCanonicalRef,
-            node.range,
+            node.range(),
             format!("{place} \"{text}\" {problem}; expected PATH#L<start>-L<end>, such as \"docs/guide.md#L10-L24\""),
         );
     }
@@ -208,7 +208,7 @@ pub(crate) fn parse_canonical_ref(text: &str) -> Result<(&str, u64, u64), String
     Ok((path, start, end))
 }
 
-fn check_extraction_target(sink: &mut Sink, edit: &Node, value: &Node, place: &Place<'_>) {
+fn check_extraction_target(sink: &mut Sink, edit: Node<'_>, value: Node<'_>, place: &Place<'_>) {
     let field = place.field("extraction_target");
     let Some((text, value)) = sink.str_value(value, &field) else {
         return;
@@ -216,7 +216,7 @@ fn check_extraction_target(sink: &mut Sink, edit: &Node, value: &Node, place: &P
     match ExtractionTarget::parse(text) {
         None => sink.report(
             Code::UnknownExtractionTarget,
-            value.range,
+            value.range(),
             format!(
                 "{field} \"{text}\" is not an extraction target; expected one of {}",
                 ExtractionTarget::expected_list()

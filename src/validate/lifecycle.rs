@@ -10,7 +10,11 @@ use crate::tier::Evidence;
 
 /// Checks one lifecycle object and returns the evidence it gives the tier
 /// derivation (None when the node is not an object at all).
-pub(super) fn check_lifecycle(sink: &mut Sink, node: &Node, place: &Place<'_>) -> Option<Evidence> {
+pub(super) fn check_lifecycle(
+    sink: &mut Sink,
+    node: Node<'_>,
+    place: &Place<'_>,
+) -> Option<Evidence> {
     if !sink.expect_type(node, place, JsonType::Object) {
         return None;
     }
@@ -22,7 +26,7 @@ pub(super) fn check_lifecycle(sink: &mut Sink, node: &Node, place: &Place<'_>) -
             None => {
                 sink.report(
                     Code::UnknownLifetime,
-                    value.range,
+                    value.range(),
                     format!(
                         "{} \"{text}\" is not a lifetime; expected one of {}",
                         place.field("lifetime"),
@@ -35,12 +39,12 @@ pub(super) fn check_lifecycle(sink: &mut Sink, node: &Node, place: &Place<'_>) -
     let served_path = node.member("served_when_path");
     let served_when = node.member("served_when");
     if let Some(member) = served_path
-        && let Some((path, value)) = sink.str_value(&member.value, &place.field("served_when_path"))
+        && let Some((path, value)) = sink.str_value(member.value, &place.field("served_when_path"))
     {
         check_relative_path(sink, path, value, &place.field("served_when_path"));
     }
     if let Some(member) = served_when {
-        sink.str_value(&member.value, &place.field("served_when"));
+        sink.str_value(member.value, &place.field("served_when"));
     }
     match (lifetime, served_path, served_when) {
         (_, Some(path), Some(when)) => {
@@ -59,7 +63,7 @@ pub(super) fn check_lifecycle(sink: &mut Sink, node: &Node, place: &Place<'_>) -
         }
         (Some(Lifetime::DeleteOnceServed), None, None) => sink.report(
             Code::ServedWhenMissing,
-            node.range,
+            node.range(),
             format!(
                 "{place} has lifetime \"delete-once-served\" but neither \"served_when_path\" nor \"served_when\"; it must carry exactly one"
             ),
@@ -84,7 +88,7 @@ pub(super) fn check_lifecycle(sink: &mut Sink, node: &Node, place: &Place<'_>) -
 
 /// The evidence a lifecycle object offers, taking the cautious reading when it is malformed:
 /// any `served_when` makes it classifier-judged.
-pub(super) fn evidence_of(node: &Node) -> Evidence {
+pub(super) fn evidence_of(node: Node<'_>) -> Evidence {
     if node.get("served_when").is_some() {
         return Evidence::ClassifierJudged;
     }

@@ -63,7 +63,7 @@ pub struct Validation {
 }
 
 /// Checks a parsed report.
-pub fn validate(text: &str, root: &Node) -> Validation {
+pub fn validate(text: &str, root: Node<'_>) -> Validation {
     let mut sink = Sink {
         text,
         diagnostics: Vec::new(),
@@ -78,9 +78,8 @@ pub fn validate(text: &str, root: &Node) -> Validation {
         .shortlist
         .map(|node| shortlist::check_shortlist(&mut sink, node));
     let mut entries = Vec::new();
-    if let Some(items) = report.entries.and_then(Node::as_array) {
-        entries.reserve(items.len());
-        for (index, item) in items.iter().enumerate() {
+    if let Some(items) = report.entries.and_then(Node::items) {
+        for (index, item) in items.enumerate() {
             entries.push(entry::check_entry(&mut sink, item, index));
         }
     }
@@ -115,15 +114,15 @@ impl Sink<'_> {
     /// The member `key` of `object`, or a `missing-field` on the object.
     pub fn required<'n>(
         &mut self,
-        object: &'n Node,
+        object: Node<'n>,
         place: &Place<'_>,
         key: &str,
-    ) -> Option<&'n Member> {
+    ) -> Option<Member<'n>> {
         let member = object.member(key);
         if member.is_none() {
             self.report(
                 Code::MissingField,
-                object.range,
+                object.range(),
                 format!("{place} is missing the required field \"{key}\""),
             );
         }
@@ -131,7 +130,7 @@ impl Sink<'_> {
     }
 
     /// True when `node` has type `expected`; otherwise a `wrong-type` on it.
-    pub fn expect_type(&mut self, node: &Node, place: &Place<'_>, expected: JsonType) -> bool {
+    pub fn expect_type(&mut self, node: Node<'_>, place: &Place<'_>, expected: JsonType) -> bool {
         if node.json_type() == expected {
             return true;
         }
@@ -139,10 +138,10 @@ impl Sink<'_> {
         false
     }
 
-    pub fn wrong_type(&mut self, node: &Node, place: &Place<'_>, expected: &str) {
+    pub fn wrong_type(&mut self, node: Node<'_>, place: &Place<'_>, expected: &str) {
         self.report(
             Code::WrongType,
-            node.range,
+            node.range(),
             format!(
                 "{place} must be {expected}, found {}",
                 node.json_type().with_article()
@@ -153,19 +152,19 @@ impl Sink<'_> {
     /// A required string field: its value and node, when present and a string.
     pub fn required_str<'n>(
         &mut self,
-        object: &'n Node,
+        object: Node<'n>,
         place: &Place<'_>,
         key: &'static str,
-    ) -> Option<(&'n str, &'n Node)> {
+    ) -> Option<(&'n str, Node<'n>)> {
         let member = self.required(object, place, key)?;
-        self.str_value(&member.value, &place.field(key))
+        self.str_value(member.value, &place.field(key))
     }
 
     pub fn str_value<'n>(
         &mut self,
-        node: &'n Node,
+        node: Node<'n>,
         place: &Place<'_>,
-    ) -> Option<(&'n str, &'n Node)> {
+    ) -> Option<(&'n str, Node<'n>)> {
         match node.as_str() {
             Some(s) => Some((s, node)),
             None => {
@@ -177,31 +176,27 @@ impl Sink<'_> {
 
     pub fn required_bool(
         &mut self,
-        object: &Node,
+        object: Node<'_>,
         place: &Place<'_>,
         key: &'static str,
     ) -> Option<(bool, TextRange)> {
         let member = self.required(object, place, key)?;
         match member.value.as_bool() {
-            Some(b) => Some((b, member.value.range)),
+            Some(b) => Some((b, member.value.range())),
             None => {
-                self.wrong_type(
-                    &member.value,
-                    &place.field(key),
-                    "a boolean (true or false)",
-                );
+                self.wrong_type(member.value, &place.field(key), "a boolean (true or false)");
                 None
             }
         }
     }
 
     /// An array of strings (`signals`, `scope_globs`, `excluded_dirs`).
-    pub fn string_array(&mut self, node: &Node, place: &Place<'_>) {
-        let Some(items) = node.as_array() else {
+    pub fn string_array(&mut self, node: Node<'_>, place: &Place<'_>) {
+        let Some(items) = node.items() else {
             self.wrong_type(node, place, "an array of strings");
             return;
         };
-        for (i, item) in items.iter().enumerate() {
+        for (i, item) in items.enumerate() {
             if item.as_str().is_none() {
                 self.wrong_type(item, &place.index(i), "a string");
             }
@@ -209,8 +204,8 @@ impl Sink<'_> {
     }
 
     /// A non-negative integer written without fraction or exponent.
-    pub fn count(&mut self, node: &Node, place: &Place<'_>) -> Option<u64> {
-        let Value::Number(raw) = &node.value else {
+    pub fn count(&mut self, node: Node<'_>, place: &Place<'_>) -> Option<u64> {
+        let Value::Number(raw) = node.value() else {
             self.wrong_type(node, place, "a non-negative integer");
             return None;
         };
@@ -219,7 +214,7 @@ impl Sink<'_> {
             None => {
                 self.report(
                     Code::InvalidCount,
-                    node.range,
+                    node.range(),
                     format!("{place} must be a non-negative integer, found {raw}"),
                 );
                 None
@@ -228,8 +223,8 @@ impl Sink<'_> {
     }
 
     /// An `unknown-field` for each member of `object` not named in `known`.
-    pub fn unknown_fields(&mut self, object: &Node, place: &Place<'_>, known: &[&[&str]]) {
-        let Some(members) = object.as_object() else {
+    pub fn unknown_fields(&mut self, object: Node<'_>, place: &Place<'_>, known: &[&[&str]]) {
+        let Some(members) = object.members() else {
             return;
         };
         for member in members {
@@ -350,28 +345,33 @@ pub(crate) fn relative_path_problem(path: &str) -> Option<&'static str> {
 }
 
 /// Reports `path-not-relative` when the string at `node` is not a project-root-relative path.
-pub(crate) fn check_relative_path(sink: &mut Sink, path: &str, node: &Node, place: &Place<'_>) {
+pub(crate) fn check_relative_path(sink: &mut Sink, path: &str, node: Node<'_>, place: &Place<'_>) {
     if let Some(problem) = relative_path_problem(path) {
         sink.report(
             Code::PathNotRelative,
-            node.range,
+            node.range(),
             format!("{place} {problem}: \"{path}\"; expected a project-root-relative path such as \"docs/notes.md\""),
         );
     }
 }
 
 /// JSON equality that ignores positions and key order (the last of repeated keys wins).
-pub(crate) fn same_json(a: &Node, b: &Node) -> bool {
-    match (&a.value, &b.value) {
-        (Value::Object(ma), Value::Object(mb)) => {
-            sorted_keys(ma) == sorted_keys(mb)
-                && ma.iter().all(|m| {
-                    b.get(&m.key)
-                        .is_some_and(|other| same_json(a.get(&m.key).unwrap_or(&m.value), other))
-                })
+/// Its recursion is bounded by the parser's nesting limit.
+pub(crate) fn same_json(a: Node<'_>, b: Node<'_>) -> bool {
+    match (a.value(), b.value()) {
+        (Value::Object, Value::Object) => {
+            let (ma, mb) = (sorted_keys(a), sorted_keys(b));
+            ma == mb
+                && ma
+                    .iter()
+                    .all(|k| matches!((a.get(k), b.get(k)), (Some(x), Some(y)) if same_json(x, y)))
         }
-        (Value::Array(ia), Value::Array(ib)) => {
-            ia.len() == ib.len() && ia.iter().zip(ib).all(|(x, y)| same_json(x, y))
+        (Value::Array, Value::Array) => {
+            let (ia, ib) = (
+                a.items().into_iter().flatten(),
+                b.items().into_iter().flatten(),
+            );
+            ia.clone().count() == ib.clone().count() && ia.zip(ib).all(|(x, y)| same_json(x, y))
         }
         (Value::Number(x), Value::Number(y)) => {
             x == y || x.parse::<f64>().ok() == y.parse::<f64>().ok()
@@ -380,8 +380,13 @@ pub(crate) fn same_json(a: &Node, b: &Node) -> bool {
     }
 }
 
-fn sorted_keys(members: &[Member]) -> Vec<&str> {
-    let mut keys: Vec<&str> = members.iter().map(|m| &*m.key).collect();
+fn sorted_keys<'t>(object: Node<'t>) -> Vec<&'t str> {
+    let mut keys: Vec<&str> = object
+        .members()
+        .into_iter()
+        .flatten()
+        .map(|m| m.key)
+        .collect();
     keys.sort_unstable();
     keys.dedup();
     keys
@@ -440,16 +445,14 @@ mod tests {
 
     #[test]
     fn same_json_ignores_order_and_spacing() {
-        let parse = |t: &str| crate::syntax::parse(t).root.unwrap();
-        assert!(same_json(
-            &parse(r#"{"a": 1, "b": [true]}"#),
-            &parse(r#"{"b":[true],"a":1}"#)
-        ));
-        assert!(!same_json(
-            &parse(r#"{"a": 1}"#),
-            &parse(r#"{"a": 1, "b": 2}"#)
-        ));
-        assert!(!same_json(&parse(r#"{"a": "1"}"#), &parse(r#"{"a": 1}"#)));
-        assert!(same_json(&parse(r#"[1.0]"#), &parse(r#"[1]"#)));
+        let same = |a: &str, b: &str| {
+            let (a, b) = (crate::syntax::parse(a), crate::syntax::parse(b));
+            same_json(a.root().unwrap(), b.root().unwrap())
+        };
+        assert!(same(r#"{"a": 1, "b": [true]}"#, r#"{"b":[true],"a":1}"#));
+        assert!(!same(r#"{"a": 1}"#, r#"{"a": 1, "b": 2}"#));
+        assert!(!same(r#"{"a": "1"}"#, r#"{"a": 1}"#));
+        assert!(same(r#"[1.0]"#, r#"[1]"#));
+        assert!(!same(r#"[1, 2]"#, r#"[1]"#));
     }
 }

@@ -11,14 +11,14 @@ use crate::tier::Evidence;
 
 pub(super) fn check_promotion_candidates(
     sink: &mut Sink,
-    candidates: &Node,
+    candidates: Node<'_>,
     entries: &[EntryFacts],
 ) {
     let place = Place::ROOT.field("promotion_candidates");
-    let Some(items) = candidates.as_array() else {
+    let Some(items) = candidates.items() else {
         return;
     };
-    if items.is_empty() {
+    if items.clone().next().is_none() {
         return;
     }
     let mut by_path: HashMap<&str, Vec<&EntryFacts>> = HashMap::new();
@@ -27,7 +27,7 @@ pub(super) fn check_promotion_candidates(
             by_path.entry(path).or_default().push(entry);
         }
     }
-    for (i, item) in items.iter().enumerate() {
+    for (i, item) in items.enumerate() {
         let item_place = place.index(i);
         if !sink.expect_type(item, &item_place, JsonType::Object) {
             continue;
@@ -42,7 +42,7 @@ pub(super) fn check_promotion_candidates(
         let Some(matches) = by_path.get(path) else {
             sink.report(
                 Code::PromotionCandidateUnknownEntry,
-                value.range,
+                value.range(),
                 format!("{} \"{path}\" names no entry; a promotion candidate applies to an entry of this report", item_place.field("path")),
             );
             continue;
@@ -59,7 +59,7 @@ pub(super) fn check_promotion_candidates(
             sink.push(
                 Diagnostic::new(
                     Code::PromotionCandidateNotClassifierJudged,
-                    value.range,
+                    value.range(),
                     format!(
                         "{} \"{path}\" names `entries[{}]`, whose lifecycle is not classifier-judged; candidates apply only to entries whose lifecycle carries \"served_when\"",
                         item_place.field("path"),

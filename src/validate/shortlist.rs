@@ -15,15 +15,14 @@ pub(super) struct Shortlist {
     paths: HashMap<String, TextRange>,
 }
 
-pub(super) fn check_shortlist(sink: &mut Sink, shortlist: &Node) -> Shortlist {
+pub(super) fn check_shortlist(sink: &mut Sink, shortlist: Node<'_>) -> Shortlist {
     let place = Place::ROOT.field("shortlist");
-    let items = shortlist.as_array().unwrap_or_default();
-    let mut paths = HashMap::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
+    let mut paths = HashMap::new();
+    for (i, item) in shortlist.items().into_iter().flatten().enumerate() {
         let item_place = place.index(i);
-        let path = match &item.value {
-            Value::String(path) => Some((&**path, item)),
-            Value::Object(_) => check_aggregate(sink, item, &item_place),
+        let path = match item.value() {
+            Value::String(path) => Some((path, item)),
+            Value::Object => check_aggregate(sink, item, &item_place),
             _ => {
                 sink.wrong_type(
                     item,
@@ -35,7 +34,7 @@ pub(super) fn check_shortlist(sink: &mut Sink, shortlist: &Node) -> Shortlist {
         };
         if let Some((path, node)) = path {
             check_relative_path(sink, path, node, &item_place);
-            paths.entry(path.to_string()).or_insert(node.range);
+            paths.entry(path.to_string()).or_insert(node.range());
         }
     }
     Shortlist { paths }
@@ -44,12 +43,12 @@ pub(super) fn check_shortlist(sink: &mut Sink, shortlist: &Node) -> Shortlist {
 /// A `{path, lifecycle}` item: a file or directory-rule aggregate with a lifecycle signal.
 fn check_aggregate<'n>(
     sink: &mut Sink,
-    item: &'n Node,
+    item: Node<'n>,
     place: &Place<'_>,
-) -> Option<(&'n str, &'n Node)> {
+) -> Option<(&'n str, Node<'n>)> {
     let path = sink.required_str(item, place, "path");
     if let Some(member) = sink.required(item, place, "lifecycle") {
-        lifecycle::check_lifecycle(sink, &member.value, &place.field("lifecycle"));
+        lifecycle::check_lifecycle(sink, member.value, &place.field("lifecycle"));
     }
     sink.unknown_fields(item, place, &[SHORTLIST_OBJECT_FIELDS]);
     path
@@ -59,7 +58,7 @@ fn check_aggregate<'n>(
 pub(super) fn check_membership(
     sink: &mut Sink,
     shortlist: &Shortlist,
-    shortlist_node: &Node,
+    shortlist_node: Node<'_>,
     entries: &[EntryFacts],
 ) {
     for entry in entries {
@@ -86,7 +85,7 @@ pub(super) fn check_membership(
                     entry.index
                 ),
             )
-            .with_related(shortlist_node.range, "the shortlist the scanner produced")
+            .with_related(shortlist_node.range(), "the shortlist the scanner produced")
             .with_fix(relative_path_problem(path).is_none().then(|| Fix {
                 title: format!("Add \"{path}\" to shortlist"),
                 edits: fix::append_item(sink.text, shortlist_node, &fix::json_string(path)),

@@ -1,0 +1,54 @@
+//! Core benches at 100 to 50 000 entries: parse with positions, validate,
+//! the whole analyze, hover at a position, fix-all. Each group also times
+//! `serde_json::from_str::<serde_json::Value>` on the same text: the floor.
+//!
+//! `cargo bench --bench core`
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use report_lsp::generate::{GenerateOptions, generate_report};
+
+const SIZES: &[usize] = &[100, 1_000, 10_000, 50_000];
+
+fn report(entries: usize, violation_every: usize) -> String {
+    generate_report(GenerateOptions {
+        entries,
+        seed: 1,
+        violation_every,
+    })
+}
+
+fn benches(c: &mut Criterion) {
+    for &entries in SIZES {
+        let text = report(entries, 0);
+        let mut group = c.benchmark_group(format!("entries_{entries}"));
+        group.throughput(Throughput::Bytes(text.len() as u64));
+        if entries >= 10_000 {
+            group.sample_size(10);
+        }
+        group.bench_function("floor_serde_json_value", |b| {
+            b.iter(|| serde_json::from_str::<serde_json::Value>(&text).unwrap())
+        });
+        group.bench_function("parse", |b| b.iter(|| report_lsp::syntax::parse(&text)));
+        let parse = report_lsp::syntax::parse(&text);
+        let root = parse.root().unwrap();
+        group.bench_function("validate", |b| {
+            b.iter(|| report_lsp::validate::validate(&text, root))
+        });
+        group.bench_function("analyze", |b| b.iter(|| report_lsp::analyze(&text)));
+        let analysis = report_lsp::analyze(&text);
+        let offset = text[text.len() / 2..].find("\"safety_tier\"").unwrap() + text.len() / 2 + 3;
+        group.bench_function("derive_and_hover", |b| {
+            b.iter(|| report_lsp::hover::hover(&analysis, offset).unwrap())
+        });
+        let broken = report(entries, 10);
+        group.bench_with_input(
+            BenchmarkId::new("fix_all", "violation_every_10"),
+            &broken,
+            |b, t| b.iter(|| report_lsp::fix::fix_all(t)),
+        );
+        group.finish();
+    }
+}
+
+criterion_group!(core, benches);
+criterion_main!(core);
