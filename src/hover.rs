@@ -38,8 +38,8 @@ pub fn hover(analysis: &Analysis, offset: usize) -> Option<HoverInfo> {
     }
     // entries[i].<tier field>: the path is root, entries, entries[i], member.
     if depth == 3
-        && path[1].0.is_some_and(|m| &*m.key == "entries")
-        && TIER_FIELDS.contains(&&*member.key)
+        && path[1].0.is_some_and(|m| m.key == "entries")
+        && TIER_FIELDS.contains(&member.key)
         && let Some(facts) = entry_at(analysis, path[2].1)
     {
         let range = if on_key {
@@ -53,7 +53,7 @@ pub fn hover(analysis: &Analysis, offset: usize) -> Option<HoverInfo> {
         });
     }
     match on_key {
-        true => glossary_hover(&member.key, member.key_range),
+        true => glossary_hover(member.key, member.key_range),
         false => value_hover(member.value, offset),
     }
 }

@@ -654,7 +654,9 @@ impl<'a> Builder<'a> {
                 return Err(self.error(self.comma_before(range), "trailing commas are not allowed"));
             }
             Token::Word(word) => {
-                return Err(self.error(range, format!("unexpected `{word}`; expected a JSON value")));
+                return Err(
+                    self.error(range, format!("unexpected `{word}`; expected a JSON value"))
+                );
             }
             other => {
                 return Err(self.error(

@@ -235,7 +235,7 @@ impl Sink<'_> {
                 .iter()
                 .flat_map(|set| set.iter())
                 .filter(|k| object.member(k).is_none())
-                .map(|k| (strsim::damerau_levenshtein(&member.key, k), *k))
+                .map(|k| (strsim::damerau_levenshtein(member.key, k), *k))
                 .filter(|(distance, k)| *distance <= 2.max(k.len() / 4))
                 .min();
             let mut message = format!(
