@@ -6,9 +6,10 @@ use std::path::{Path, PathBuf};
 
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 
+use crate::Analysis;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::selection::{ReportGlobs, looks_like_report};
-use crate::text::{Encoding, LineIndex, TextRange};
+use crate::text::{Encoding, TextRange};
 
 /// Exit codes, as a compiler's.
 pub const EXIT_OK: u8 = 0;
@@ -33,21 +34,17 @@ pub struct CheckOptions {
 pub fn run_check(options: &CheckOptions, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
     let mut io_failed = false;
     let targets = find_targets(&options.paths, err, &mut io_failed);
-    let mut results = Vec::with_capacity(targets.len());
-    for path in targets {
-        match std::fs::read(&path) {
-            Ok(bytes) => {
-                let (text, analysis) = crate::analyze_bytes(&bytes);
-                results.push(FileResult {
-                    path: display_path(&path),
-                    text: text.into_owned(),
-                    line_index: analysis.line_index.clone(),
-                    valid: analysis.is_valid(),
-                    diagnostics: analysis.diagnostics,
-                });
-            }
-            Err(error) => {
-                let _ = writeln!(err, "error: cannot read {}: {error}", path.display());
+    // Files are analysed in parallel; results keep the targets' order, so output is stable.
+    let outcomes: Vec<Result<FileResult, String>> = analysis_pool().install(|| {
+        use rayon::prelude::*;
+        targets.par_iter().map(|path| check_file(path)).collect()
+    });
+    let mut results = Vec::with_capacity(outcomes.len());
+    for outcome in outcomes {
+        match outcome {
+            Ok(result) => results.push(result),
+            Err(message) => {
+                let _ = writeln!(err, "{message}");
                 io_failed = true;
             }
         }
@@ -69,12 +66,29 @@ pub fn run_check(options: &CheckOptions, out: &mut dyn Write, err: &mut dyn Writ
     }
 }
 
+/// A pool whose threads have the stack an analysis may need.
+fn analysis_pool() -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .stack_size(crate::ANALYSIS_STACK_BYTES)
+        .build()
+        .expect("the analysis threads start")
+}
+
+fn check_file(path: &Path) -> Result<FileResult, String> {
+    let bytes = std::fs::read(path)
+        .map_err(|error| format!("error: cannot read {}: {error}", path.display()))?;
+    let analysis = crate::analyze_bytes(bytes);
+    Ok(FileResult {
+        path: display_path(path),
+        valid: analysis.is_valid(),
+        analysis,
+    })
+}
+
 struct FileResult {
     path: String,
-    text: String,
-    line_index: LineIndex,
     valid: bool,
-    diagnostics: Vec<Diagnostic>,
+    analysis: Analysis,
 }
 
 /// Paths named explicitly are always checked; folders are searched
@@ -145,7 +159,7 @@ fn write_human(out: &mut dyn Write, results: &[FileResult], color: bool) -> io::
     };
     let mut counts = [0usize; 4];
     for result in results {
-        for diagnostic in &result.diagnostics {
+        for diagnostic in &result.analysis.diagnostics {
             counts[diagnostic.severity as usize] += 1;
             let group = render_group(result, diagnostic);
             writeln!(out, "{}\n", renderer.render(&[group]))?;
@@ -228,8 +242,8 @@ fn snippet<'a>(
     kind: AnnotationKind,
     label: Option<&'a str>,
 ) -> Snippet<'a, annotate_snippets::Annotation<'a>> {
-    let text = result.text.as_str();
-    let index = &result.line_index;
+    let text: &str = &result.analysis.text;
+    let index = &result.analysis.line_index;
     let start = index.line_col(text, range.start, Encoding::Utf8);
     let line_start = range.start - start.col as usize;
     let line_end = text[line_start..]
@@ -253,10 +267,11 @@ fn write_json(out: &mut dyn Write, results: &[FileResult]) -> io::Result<()> {
         .iter()
         .map(|result| {
             let position = |offset: usize| {
-                let p = result.line_index.line_col(&result.text, offset, Encoding::Utf16);
+                let p = result.analysis.line_index.line_col(&result.analysis.text, offset, Encoding::Utf16);
                 serde_json::json!({"line": p.line, "character": p.col})
             };
             let diagnostics: Vec<serde_json::Value> = result
+                .analysis
                 .diagnostics
                 .iter()
                 .map(|d| {

@@ -62,6 +62,7 @@ codes! {
     EmptyDocument = "empty-document", 1, Error;
     RootNotObject = "root-not-object", 1, Error;
     DuplicateKey = "duplicate-key", 1, Error;
+
     MissingField = "missing-field", 2, Error;
     WrongType = "wrong-type", 2, Error;
     InvalidCount = "invalid-count", 2, Error;
@@ -94,6 +95,8 @@ codes! {
     UnknownInjectionFrequency = "unknown-injection-frequency", 10, Error;
     PromotionCandidateUnknownEntry = "promotion-candidate-unknown-entry", 11, Error;
     PromotionCandidateNotClassifierJudged = "promotion-candidate-not-classifier-judged", 11, Error;
+    DocumentTooLarge = "document-too-large", 12, Error;
+    TooManyDiagnostics = "too-many-diagnostics", 12, Warning;
 }
 
 impl std::fmt::Display for Code {

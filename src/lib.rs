@@ -19,7 +19,6 @@ pub mod validate;
 #[cfg(test)]
 mod fixture;
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
 use diagnostic::{Code, Diagnostic};
@@ -38,7 +37,7 @@ pub const ANALYSIS_STACK_BYTES: usize = 16 << 20;
 #[derive(Clone, Debug)]
 pub struct Analysis {
     /// The text analysed, shared with the tree.
-    pub text: Arc<str>,
+    pub text: Arc<String>,
     pub parse: Parse,
     pub line_index: LineIndex,
     /// Sorted by position.
@@ -62,11 +61,11 @@ impl Analysis {
 
 /// Parses and checks one report.
 pub fn analyze(text: &str) -> Analysis {
-    analyze_shared(Arc::from(text))
+    analyze_shared(Arc::new(text.to_string()))
 }
 
 /// Like [`analyze`], for a text the caller already holds in an `Arc` (no copy).
-pub fn analyze_shared(text: Arc<str>) -> Analysis {
+pub fn analyze_shared(text: Arc<String>) -> Analysis {
     let parse = syntax::parse_shared(text.clone());
     let mut diagnostics: Vec<Diagnostic> = parse.errors.iter().map(syntax_diagnostic).collect();
     let mut entries = Vec::new();
@@ -85,33 +84,52 @@ pub fn analyze_shared(text: Arc<str>) -> Analysis {
     }
 }
 
-/// Analyses raw bytes. Text that is not UTF-8 gets one `invalid-utf8`
-/// diagnostic at the first bad byte, over a lossy copy of the text (the
-/// offsets before that byte are the same in both).
-pub fn analyze_bytes(bytes: &[u8]) -> (Cow<'_, str>, Analysis) {
-    match std::str::from_utf8(bytes) {
-        Ok(text) => (Cow::Borrowed(text), analyze(text)),
-        Err(error) => {
-            let text = String::from_utf8_lossy(bytes).into_owned();
-            let offset = error.valid_up_to();
-            let bad_len = text[offset..].chars().next().map_or(0, char::len_utf8);
-            let message = format!(
-                "the file is not valid UTF-8: byte 0x{:02X} at offset {offset} starts no UTF-8 character; reports are UTF-8 JSON",
-                bytes[offset]
-            );
-            let analysis = Analysis {
-                text: Arc::from(text.as_str()),
-                parse: Parse::default(),
-                line_index: LineIndex::new(&text),
-                diagnostics: vec![Diagnostic::new(
-                    Code::InvalidUtf8,
-                    TextRange::new(offset, offset + bad_len),
-                    message,
-                )],
-                entries: Vec::new(),
-            };
-            (Cow::Owned(text), analysis)
-        }
+/// Analyses raw bytes, taking them over as the text when they are UTF-8
+/// (no copy). Bytes that are not UTF-8 get one `invalid-utf8` diagnostic at
+/// the first bad byte, over a lossy copy of the text (the offsets before that
+/// byte are the same in both).
+pub fn analyze_bytes(bytes: Vec<u8>) -> Analysis {
+    let error = match String::from_utf8(bytes) {
+        Ok(text) => return analyze_shared(Arc::new(text)),
+        Err(error) => error,
+    };
+    let offset = error.utf8_error().valid_up_to();
+    let bytes = error.into_bytes();
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let bad_len = text[offset..].chars().next().map_or(0, char::len_utf8);
+    let message = format!(
+        "the file is not valid UTF-8: byte 0x{:02X} at offset {offset} starts no UTF-8 character; reports are UTF-8 JSON",
+        bytes[offset]
+    );
+    Analysis {
+        line_index: LineIndex::new(&text),
+        text: Arc::new(text),
+        parse: Parse::default(),
+        diagnostics: vec![Diagnostic::new(
+            Code::InvalidUtf8,
+            TextRange::new(offset, offset + bad_len),
+            message,
+        )],
+        entries: Vec::new(),
+    }
+}
+
+/// The analysis of a document over the size limit: one diagnostic, no checks.
+pub fn too_large(text: Arc<String>, limit: usize) -> Analysis {
+    let message = format!(
+        "the document is {} bytes, over the limit of {limit} bytes (the maxDocumentBytes setting), so it is not validated; `report-lsp check` has no limit",
+        text.len()
+    );
+    Analysis {
+        line_index: LineIndex::new(""),
+        diagnostics: vec![Diagnostic::new(
+            Code::DocumentTooLarge,
+            TextRange::empty(0),
+            message,
+        )],
+        text: Arc::new(String::new()),
+        parse: Parse::default(),
+        entries: Vec::new(),
     }
 }
 

@@ -80,7 +80,7 @@ struct Record {
 /// A parsed JSON document: the text and its values.
 #[derive(Clone, Debug)]
 pub struct Tree {
-    text: Arc<str>,
+    text: Arc<String>,
     records: Vec<Record>,
     /// Decoded strings with escapes, by record index (values) ...
     escaped_values: HashMap<u32, Box<str>>,
@@ -383,11 +383,11 @@ impl Parse {
 
 /// Parses `text` as strict JSON into a positioned tree.
 pub fn parse(text: &str) -> Parse {
-    parse_shared(Arc::from(text))
+    parse_shared(Arc::new(text.to_string()))
 }
 
 /// Parses a text the caller already holds in an `Arc`, without copying it.
-pub fn parse_shared(text: Arc<str>) -> Parse {
+pub fn parse_shared(text: Arc<String>) -> Parse {
     let failed = |error: SyntaxError| Parse {
         tree: None,
         errors: vec![error],
@@ -410,12 +410,14 @@ pub fn parse_shared(text: Arc<str>) -> Parse {
         }),
         Ok(()) => {
             let Builder {
-                records,
+                mut records,
                 escaped_values,
                 escaped_keys,
                 duplicates,
                 ..
             } = builder;
+            // Large vectors live in their own mapping, so shrinking is a remap, not a copy.
+            records.shrink_to_fit();
             Parse {
                 tree: Some(Tree {
                     text: text.clone(),
@@ -514,8 +516,9 @@ impl<'a> Builder<'a> {
         Builder {
             text,
             scanner: Scanner::new(text, &options),
-            // A report holds about one value per 20 bytes.
-            records: Vec::with_capacity(text.len() / 20),
+            // A pretty-printed report holds about one value per 25 to 30 bytes;
+            // the vector grows past this and is shrunk to fit at the end.
+            records: Vec::with_capacity(text.len() / 24),
             stack: Vec::new(),
             keys: Vec::new(),
             pending_key: None,

@@ -115,24 +115,26 @@ impl std::error::Error for PositionError {}
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LineIndex {
     /// Byte offset of the first character of each line; `line_starts[0] == 0`.
-    line_starts: Vec<usize>,
+    /// `u32` halves the index of a large report; texts past 4 GiB are refused earlier.
+    line_starts: Vec<u32>,
     /// Byte length of the text the index was built from.
     len: usize,
 }
 
 impl LineIndex {
     pub fn new(text: &str) -> LineIndex {
-        let bytes = text.as_bytes();
+        // Offsets are u32: past 4 GiB (which parsing refuses) lines are not indexed.
+        let bytes = &text.as_bytes()[..text.len().min(u32::MAX as usize - 1)];
         let mut line_starts = vec![0];
         let mut i = 0;
         while i < bytes.len() {
             match bytes[i] {
-                b'\n' => line_starts.push(i + 1),
+                b'\n' => line_starts.push(i as u32 + 1),
                 b'\r' => {
                     if bytes.get(i + 1) == Some(&b'\n') {
                         i += 1;
                     }
-                    line_starts.push(i + 1);
+                    line_starts.push(i as u32 + 1);
                 }
                 _ => {}
             }
@@ -150,8 +152,11 @@ impl LineIndex {
 
     /// Byte range of `line` without its line terminator.
     fn line_content(&self, text: &str, line: usize) -> TextRange {
-        let start = self.line_starts[line];
-        let mut end = self.line_starts.get(line + 1).copied().unwrap_or(self.len);
+        let start = self.line_starts[line] as usize;
+        let mut end = self
+            .line_starts
+            .get(line + 1)
+            .map_or(self.len, |&s| s as usize);
         let bytes = text.as_bytes();
         if end > start && bytes[end - 1] == b'\n' {
             end -= 1;
@@ -170,7 +175,10 @@ impl LineIndex {
         while !text.is_char_boundary(offset) {
             offset -= 1;
         }
-        let line = self.line_starts.partition_point(|&start| start <= offset) - 1;
+        let line = self
+            .line_starts
+            .partition_point(|&start| start as usize <= offset)
+            - 1;
         let content = self.line_content(text, line);
         let offset = offset.min(content.end);
         let prefix = &text[content.start..offset];

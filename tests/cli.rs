@@ -217,3 +217,28 @@ fn version_flag_prints_the_version() {
         format!("report-lsp {}\n", env!("CARGO_PKG_VERSION"))
     );
 }
+
+#[test]
+fn many_reports_are_checked_in_parallel_in_a_stable_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let valid = std::fs::read_to_string(golden_dir().join("valid.report.json")).unwrap();
+    let broken = std::fs::read_to_string(golden_dir().join("invalid.report.json")).unwrap();
+    for i in 0..40 {
+        let text = if i % 3 == 0 { &broken } else { &valid };
+        std::fs::write(dir.path().join(format!("r{i:02}.report.json")), text).unwrap();
+    }
+    let first = check(&["--format", "json", "."], dir.path());
+    let second = check(&["--format", "json", "."], dir.path());
+    assert_eq!(first.stdout, second.stdout);
+    let json: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
+    let files = json["files"].as_array().unwrap();
+    let paths: Vec<String> = files
+        .iter()
+        .map(|f| f["path"].as_str().unwrap().to_string())
+        .collect();
+    let expected: Vec<String> = (0..40).map(|i| format!("./r{i:02}.report.json")).collect();
+    assert_eq!(paths, expected);
+    for (i, file) in files.iter().enumerate() {
+        assert_eq!(file["valid"], i % 3 != 0, "{}", paths[i]);
+    }
+}

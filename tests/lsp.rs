@@ -419,3 +419,35 @@ fn a_flood_of_unawaited_edits_is_applied_in_order() {
     );
     editor.shutdown();
 }
+
+#[test]
+fn diagnostics_are_capped_with_one_summary() {
+    let binary = env!("CARGO_BIN_EXE_report-lsp");
+    let mut editor = Editor::start_with(binary, &["utf-16"], &[], json!({"maxDiagnostics": 5}));
+    let text = report_lsp::generate::generate_report(report_lsp::generate::GenerateOptions {
+        entries: 300,
+        seed: 3,
+        violation_every: 5,
+    });
+    let all = report_lsp::analyze(&text).diagnostics.len();
+    assert!(all > 5);
+    editor.open(URI, &text, 1);
+    let (_, diagnostics) = editor.diagnostics(URI);
+    assert_eq!(diagnostics.len(), 6);
+    assert!(
+        codes(&diagnostics[..5])
+            .iter()
+            .all(|c| c != "too-many-diagnostics")
+    );
+    let summary = &diagnostics[5];
+    assert_eq!(summary["code"], "too-many-diagnostics");
+    let message = summary["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(&format!(
+            "{} more problems are not shown ({all} in all",
+            all - 5
+        )),
+        "{message}"
+    );
+    editor.shutdown();
+}

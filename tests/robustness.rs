@@ -59,8 +59,8 @@ fn random_bytes_never_panic() {
     for _ in 0..3000 {
         let len = rng.usize(0..200);
         let bytes: Vec<u8> = (0..len).map(|_| rng.u8(..)).collect();
-        let (text, _) = report_lsp::analyze_bytes(&bytes);
-        assert_sane(&text);
+        let analysis = report_lsp::analyze_bytes(bytes);
+        assert_sane(&analysis.text);
     }
 }
 

@@ -2,8 +2,9 @@
 //! tokio and ropey; it translates to and from the core.
 
 mod convert;
-mod document;
+pub mod document;
 mod server;
+pub mod transport;
 
 pub use server::FIX_ALL_KIND;
 
@@ -14,10 +15,24 @@ pub fn run() -> std::io::Result<()> {
         .enable_all()
         .build()?;
     runtime.block_on(async {
-        let (service, socket) = tower_lsp_server::LspService::new(server::Server::new);
-        tower_lsp_server::Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
+        let (service, socket) = tower_lsp_server::LspService::build(server::Server::new)
+            .custom_method(
+                transport::INVALID_MESSAGE_METHOD,
+                server::Server::invalid_message,
+            )
+            .finish();
+        // stdin goes through the guard, so a broken frame cannot end the transport's reading.
+        let (guarded, input) = tokio::io::duplex(1 << 16);
+        tokio::spawn(async move {
+            if let Err(error) = transport::guard(tokio::io::stdin(), guarded).await {
+                eprintln!("report-lsp: reading stdin failed: {error}");
+            }
+        });
+        tower_lsp_server::Server::new(input, tokio::io::stdout(), socket)
             .serve(service)
             .await;
     });
+    // A read of stdin may still be pending in a blocking thread; do not wait for it.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
     Ok(())
 }

@@ -41,7 +41,19 @@ struct Shared {
 struct Settings {
     encoding: Encoding,
     globs: ReportGlobs,
+    /// Diagnostics published per document at most; one summary stands for the rest.
+    max_diagnostics: usize,
+    /// Documents larger than this get one diagnostic instead of an analysis.
+    max_document_bytes: usize,
 }
+
+/// Well above the largest reports served (50 000 entries are about 42 MB),
+/// well below what would exhaust a workstation.
+const DEFAULT_MAX_DOCUMENT_BYTES: usize = 128 << 20;
+
+/// Enough to fix a broken report, few enough that a report with thousands of
+/// problems stays responsive.
+const DEFAULT_MAX_DIAGNOSTICS: usize = 1000;
 
 struct Entry {
     document: Document,
@@ -51,10 +63,9 @@ struct Entry {
     published: bool,
 }
 
-/// A version's text with its analysis: what requests read.
+/// A version's analysis (which holds its text): what requests read.
 pub struct Snapshot {
     pub version: i32,
-    pub text: String,
     pub analysis: Analysis,
     /// Whether the document is validated (its name matches, or it looks like a report).
     pub is_report: bool,
@@ -63,7 +74,7 @@ pub struct Snapshot {
 struct Job {
     uri: Uri,
     version: i32,
-    text: String,
+    text: Arc<String>,
     name_matches: bool,
 }
 
@@ -120,6 +131,8 @@ impl Server {
             settings: Mutex::new(Settings {
                 encoding: Encoding::Utf16,
                 globs: ReportGlobs::default(),
+                max_diagnostics: DEFAULT_MAX_DIAGNOSTICS,
+                max_document_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
             }),
             analyzed: Notify::new(),
         });
@@ -145,15 +158,26 @@ impl Server {
         lock(&self.shared.settings).encoding
     }
 
-    /// Queues the current text of `uri` for analysis.
-    fn schedule(&self, uri: &Uri, entry: &Entry) {
+    /// Queues the current text of `uri` for analysis. The previous snapshot
+    /// is dropped: requests only read the current version's, and keeping two
+    /// trees of a huge report would double the memory.
+    fn schedule(&self, uri: &Uri, entry: &mut Entry) {
+        // Free the old version's text and tree before copying out the new text.
+        entry.snapshot = None;
+        let text = entry.document.text();
+        self.schedule_text(uri, entry, text);
+    }
+
+    /// Like [`Server::schedule`], with the document's current text at hand.
+    fn schedule_text(&self, uri: &Uri, entry: &mut Entry, text: String) {
         let name_matches = lock(&self.shared.settings)
             .globs
             .matches(&convert::uri_path(uri));
+        entry.snapshot = None;
         let _ = self.jobs.send(Job {
             uri: uri.clone(),
             version: entry.document.version,
-            text: entry.document.text(),
+            text: Arc::new(text),
             name_matches,
         });
     }
@@ -185,6 +209,23 @@ impl Server {
         }
     }
 
+    /// Answers a message the transport guard found broken with its error.
+    pub async fn invalid_message(&self, params: serde_json::Value) -> Result<()> {
+        let code = params
+            .get("code")
+            .and_then(serde_json::Value::as_i64)
+            .unwrap_or(-32700);
+        let message = params
+            .get("message")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("invalid message");
+        Err(Error {
+            code: tower_lsp_server::jsonrpc::ErrorCode::from(code),
+            message: message.to_string().into(),
+            data: None,
+        })
+    }
+
     fn open_document(&self, params: lsp::DidOpenTextDocumentParams) {
         let doc = params.text_document;
         let mut documents = lock(&self.shared.documents);
@@ -194,7 +235,8 @@ impl Server {
             published: false,
         });
         entry.document = Document::new(&doc.text, doc.version);
-        self.schedule(&doc.uri, entry);
+        // The text the editor sent becomes the job's: no second copy of a huge report.
+        self.schedule_text(&doc.uri, entry, doc.text);
     }
 
     /// Applies the changes in order, under the lock and before any `.await`
@@ -235,7 +277,8 @@ impl Server {
 
     fn close_document(&self, uri: Uri) {
         let mut documents = lock(&self.shared.documents);
-        if documents.remove(&uri).is_some_and(|e| e.published) {
+        let removed = documents.remove(&uri);
+        if removed.as_ref().is_some_and(|e| e.published) {
             // Queued behind any publication for it, so nothing reappears after the clear.
             let _ = self.publish.send(Publication {
                 uri,
@@ -243,6 +286,9 @@ impl Server {
                 diagnostics: Vec::new(),
             });
         }
+        drop(documents);
+        drop(removed);
+        release_memory();
     }
 
     async fn log_problem(&self, problem: Result<Option<String>>) {
@@ -273,6 +319,16 @@ impl Server {
                 eprintln!("report-lsp: ignoring invalid file globs {patterns:?}: {error}")
             }
         }
+        let max = value
+            .and_then(|v| v.get("reportLsp").unwrap_or(v).get("maxDiagnostics"))
+            .and_then(|m| m.as_u64());
+        lock(&self.shared.settings).max_diagnostics =
+            max.map_or(DEFAULT_MAX_DIAGNOSTICS, |m| m as usize);
+        let max_bytes = value
+            .and_then(|v| v.get("reportLsp").unwrap_or(v).get("maxDocumentBytes"))
+            .and_then(|m| m.as_u64());
+        lock(&self.shared.settings).max_document_bytes =
+            max_bytes.map_or(DEFAULT_MAX_DOCUMENT_BYTES, |m| m as usize);
     }
 }
 
@@ -350,8 +406,8 @@ impl LanguageServer for Server {
     async fn did_change_configuration(&self, params: lsp::DidChangeConfigurationParams) {
         let problem = guarded("didChangeConfiguration", || {
             self.apply_settings(Some(&params.settings));
-            let documents = lock(&self.shared.documents);
-            for (uri, entry) in documents.iter() {
+            let mut documents = lock(&self.shared.documents);
+            for (uri, entry) in documents.iter_mut() {
                 self.schedule(uri, entry);
             }
             Ok(None)
@@ -370,7 +426,7 @@ impl LanguageServer for Server {
                 return Ok(None);
             }
             let positions = Positions {
-                text: &snapshot.text,
+                text: &snapshot.analysis.text,
                 index: &snapshot.analysis.line_index,
                 encoding,
             };
@@ -418,8 +474,9 @@ fn code_actions(
     if !snapshot.is_report {
         return Vec::new();
     }
+    let text: &str = &snapshot.analysis.text;
     let positions = Positions {
-        text: &snapshot.text,
+        text,
         index: &snapshot.analysis.line_index,
         encoding,
     };
@@ -464,8 +521,8 @@ fn code_actions(
         .any(|d| d.fix.as_ref().is_some_and(|f| f.preferred));
     if wants(FIX_ALL_KIND)
         && has_preferred
-        && let Some(fixed) = fix::fix_all(&snapshot.text)
-        && let Some(minimal) = fix::minimal_edit(&snapshot.text, &fixed)
+        && let Some(fixed) = fix::fix_all(text)
+        && let Some(minimal) = fix::minimal_edit(text, &fixed)
     {
         actions.push(lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
             title: "Fix all unambiguous report problems".into(),
@@ -492,7 +549,12 @@ fn analysis_loop(
             pending.push(job);
         }
         for job in pending {
-            let analysis = match catch_unwind(AssertUnwindSafe(|| crate::analyze(&job.text))) {
+            let max_bytes = lock(&shared.settings).max_document_bytes;
+            let analyze = || match job.text.len() > max_bytes {
+                true => crate::too_large(job.text.clone(), max_bytes),
+                false => crate::analyze_shared(job.text.clone()),
+            };
+            let analysis = match catch_unwind(AssertUnwindSafe(analyze)) {
                 Ok(analysis) => analysis,
                 Err(_) => {
                     eprintln!("report-lsp: analysis of {} panicked", job.uri.as_str());
@@ -500,10 +562,13 @@ fn analysis_loop(
                 }
             };
             let is_report = job.name_matches || analysis.root().is_some_and(looks_like_report);
-            let encoding = lock(&shared.settings).encoding;
+            let (encoding, max_diagnostics) = {
+                let settings = lock(&shared.settings);
+                (settings.encoding, settings.max_diagnostics)
+            };
+            drop(job.text);
             let snapshot = Arc::new(Snapshot {
                 version: job.version,
-                text: job.text,
                 analysis,
                 is_report,
             });
@@ -518,17 +583,17 @@ fn analysis_loop(
             let publish_now = is_report || entry.published;
             if publish_now {
                 let positions = Positions {
-                    text: &snapshot.text,
+                    text: &snapshot.analysis.text,
                     index: &snapshot.analysis.line_index,
                     encoding,
                 };
-                let diagnostics: Vec<lsp::Diagnostic> = match is_report {
-                    true => snapshot
-                        .analysis
-                        .diagnostics
-                        .iter()
-                        .map(|d| positions.diagnostic(&job.uri, d))
-                        .collect(),
+                let diagnostics = match is_report {
+                    true => capped_diagnostics(
+                        &positions,
+                        &job.uri,
+                        &snapshot.analysis,
+                        max_diagnostics,
+                    ),
                     false => Vec::new(),
                 };
                 entry.published = !diagnostics.is_empty();
@@ -541,9 +606,60 @@ fn analysis_loop(
             }
             drop(documents);
             shared.analyzed.notify_waiters();
+            if snapshot.analysis.text.len() >= LARGE_TEXT_BYTES {
+                release_memory();
+            }
         }
     }
 }
+
+/// At most `max` diagnostics, errors first, and one summary for those left out.
+fn capped_diagnostics(
+    positions: &Positions<'_>,
+    uri: &Uri,
+    analysis: &Analysis,
+    max: usize,
+) -> Vec<lsp::Diagnostic> {
+    let all = &analysis.diagnostics;
+    if all.len() <= max {
+        return all.iter().map(|d| positions.diagnostic(uri, d)).collect();
+    }
+    // Errors before lesser severities, each group in document order.
+    let mut chosen: Vec<&crate::diagnostic::Diagnostic> = all.iter().collect();
+    chosen.sort_by_key(|d| d.severity);
+    chosen.truncate(max);
+    chosen.sort_by_key(|d| (d.range.start, d.range.end));
+    let mut published: Vec<lsp::Diagnostic> = chosen
+        .iter()
+        .map(|d| positions.diagnostic(uri, d))
+        .collect();
+    let left_out = all.len() - max;
+    published.push(lsp::Diagnostic {
+        range: positions.lsp_range(crate::text::TextRange::empty(0)),
+        severity: Some(lsp::DiagnosticSeverity::WARNING),
+        code: Some(lsp::NumberOrString::String(crate::diagnostic::Code::TooManyDiagnostics.as_str().into())),
+        source: Some("report-lsp".into()),
+        message: format!(
+            "{left_out} more problems are not shown ({} in all; the limit is the reportLsp.maxDiagnostics setting, {max}); `report-lsp check` lists them all",
+            all.len()
+        ),
+        ..Default::default()
+    });
+    published
+}
+
+/// Gives freed memory back to the system. glibc keeps the pages of a closed
+/// huge report in its heaps otherwise (a closed 50 MB document left 130 MB).
+fn release_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free pages of the allocator's heaps to the system.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+/// Texts from this size on are worth a trim after their analysis replaces the previous one.
+const LARGE_TEXT_BYTES: usize = 16 << 20;
 
 async fn publish_loop(
     client: Client,

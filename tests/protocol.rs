@@ -1,0 +1,201 @@
+//! Protocol abuse against the real binary: broken frames, bad bytes, huge
+//! and deep documents, floods, cancellation. The server answers with errors
+//! where the protocol says so and keeps serving the next valid request.
+
+mod common;
+
+use common::editor::Editor;
+use serde_json::{Value, json};
+
+const URI: &str = "file:///tmp/abuse/a.report.json";
+
+/// The server still answers a real request.
+fn assert_alive(editor: &mut Editor) {
+    let reply = editor.request("report/ping", json!({}));
+    assert_eq!(reply["error"]["code"], -32601, "{reply}");
+}
+
+/// The next response, skipping the server's notifications.
+fn next_response(editor: &mut Editor) -> Value {
+    loop {
+        let message = editor.next_message();
+        if message.get("method").is_none() {
+            return message;
+        }
+    }
+}
+
+fn frame(body: &[u8]) -> Vec<u8> {
+    let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+    out.extend_from_slice(body);
+    out
+}
+
+#[test]
+fn malformed_frames_get_error_replies_and_the_server_keeps_serving() {
+    let mut editor = Editor::start(&["utf-16"]);
+    // Not JSON at all.
+    editor.send_raw(&frame(b"{this is not json"));
+    let reply = next_response(&mut editor);
+    assert_eq!(reply["error"]["code"], -32700, "{reply}");
+    assert_alive(&mut editor);
+    // Invalid UTF-8 inside the body.
+    editor.send_raw(&frame(
+        b"{\"jsonrpc\": \"2.0\", \"id\": 99, \"method\": \"\xff\xfe\"}",
+    ));
+    let reply = next_response(&mut editor);
+    assert!(reply.get("error").is_some(), "{reply}");
+    assert_alive(&mut editor);
+    // A request that is valid JSON but not JSON-RPC.
+    editor.send_raw(&frame(b"[1, 2, 3]"));
+    let reply = next_response(&mut editor);
+    assert!(reply.get("error").is_some(), "{reply}");
+    assert_alive(&mut editor);
+    editor.shutdown();
+}
+
+#[test]
+fn missing_or_wrong_content_length_does_not_kill_the_server() {
+    let mut editor = Editor::start(&["utf-16"]);
+    // A header block without Content-Length.
+    editor.send_raw(b"Content-Type: application/vscode-jsonrpc\r\n\r\n");
+    // A Content-Length that is not a number.
+    editor.send_raw(b"Content-Length: lots\r\n\r\n");
+    // A Content-Length shorter than the body: the rest is garbage before the next frame.
+    let body = br#"{"jsonrpc": "2.0", "method": "initialized", "params": {}}"#;
+    editor.send_raw(format!("Content-Length: {}\r\n\r\n", body.len() - 10).as_bytes());
+    editor.send_raw(body);
+    // Whatever errors those produced, the server reads on and answers.
+    let reply = editor.request("report/ping", json!({}));
+    assert_eq!(reply["error"]["code"], -32601, "{reply}");
+    editor.shutdown();
+}
+
+#[test]
+fn versions_going_backwards_and_never_opened_documents() {
+    let mut editor = Editor::start(&["utf-16"]);
+    editor.open(URI, "{}", 5);
+    assert_eq!(editor.diagnostics(URI).0, Some(5));
+    editor.change(URI, 3, json!([{"text": "[]"}]));
+    let (version, diagnostics) = editor.diagnostics(URI);
+    assert_eq!(version, Some(3));
+    assert_eq!(diagnostics[0]["code"], "root-not-object");
+    let reply = editor.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": "file:///never.report.json"}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "context": {"diagnostics": []}}),
+    );
+    assert!(
+        reply["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not open")
+    );
+    let out_of_range = editor.request("textDocument/hover", json!({"textDocument": {"uri": URI}, "position": {"line": 4000000000u32, "character": 4000000000u32}}));
+    assert!(out_of_range.get("error").is_none(), "{out_of_range}");
+    editor.shutdown();
+}
+
+#[test]
+fn deep_nesting_and_a_one_megabyte_line_are_diagnosed() {
+    let mut editor = Editor::start(&["utf-16"]);
+    editor.open(URI, &"[".repeat(100_000), 1);
+    let (_, diagnostics) = editor.diagnostics(URI);
+    assert_eq!(diagnostics[0]["code"], "nesting-too-deep");
+    let line = format!(
+        "{{\"schema_version\": \"1\", \"tool_version\": \"{}\"}}",
+        "é".repeat(500_000)
+    );
+    editor.change(URI, 2, json!([{"text": line}]));
+    let (version, diagnostics) = editor.diagnostics(URI);
+    assert_eq!(version, Some(2));
+    assert!(
+        diagnostics.iter().all(|d| d["code"] == "missing-field"),
+        "{diagnostics:?}"
+    );
+    assert_alive(&mut editor);
+    editor.shutdown();
+}
+
+#[test]
+fn a_flood_of_ten_thousand_changes_ends_at_the_last_version() {
+    let mut editor = Editor::start(&["utf-16"]);
+    editor.open(URI, "[]", 1);
+    editor.diagnostics(URI);
+    for version in 2..=10_001 {
+        let text = if version % 2 == 0 { "[1]" } else { "{}" };
+        editor.change(URI, version, json!([{"text": text}]));
+    }
+    let mut last = None;
+    while last != Some(10_001) {
+        let (version, _) = editor.diagnostics(URI);
+        assert!(version > last, "went back from {last:?} to {version:?}");
+        last = version;
+    }
+    assert_alive(&mut editor);
+    editor.shutdown();
+}
+
+#[test]
+fn a_fifty_megabyte_document_is_served_and_its_memory_returned() {
+    let mut editor = Editor::start(&["utf-16"]);
+    let baseline = editor.memory_kb("VmRSS");
+    // About 50 MB: a real report of 60 000 entries, and then a little more.
+    let mut text = report_lsp::generate::generate_report(report_lsp::generate::GenerateOptions {
+        entries: 60_000,
+        seed: 9,
+        violation_every: 0,
+    });
+    let pad = 50_000_000usize.saturating_sub(text.len());
+    text = text.replacen(
+        "\"tool_version\": \"",
+        &format!("\"tool_version\": \"{}", "x".repeat(pad)),
+        1,
+    );
+    assert!(text.len() >= 50_000_000);
+    editor.open(URI, &text, 1);
+    let (_, diagnostics) = editor.diagnostics(URI);
+    assert_eq!(diagnostics, Vec::<Value>::new());
+    let peak = editor.memory_kb("VmHWM");
+    eprintln!("50 MB document: baseline {baseline} KiB, peak {peak} KiB");
+    editor.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": URI}}),
+    );
+    assert_alive(&mut editor);
+    let after = editor.memory_kb("VmRSS");
+    eprintln!("after close: {after} KiB");
+    // The text, rope and tree are gone; what stays is the transport's buffers and the allocator's caches.
+    assert!(
+        after < baseline + 80 * 1024,
+        "RSS after close {after} KiB, baseline {baseline} KiB"
+    );
+    editor.shutdown();
+}
+
+#[test]
+fn a_request_waiting_for_its_analysis_can_be_cancelled() {
+    let mut editor = Editor::start(&["utf-16"]);
+    let text = report_lsp::generate::generate_report(report_lsp::generate::GenerateOptions {
+        entries: 20_000,
+        seed: 4,
+        violation_every: 0,
+    });
+    editor.open(URI, &text, 1);
+    // Sent before the analysis can be done, the hover waits for it; cancel it right away.
+    let id = 777;
+    editor.send(json!({"jsonrpc": "2.0", "id": id, "method": "textDocument/hover", "params": {"textDocument": {"uri": URI}, "position": {"line": 3, "character": 4}}}));
+    editor.notify("$/cancelRequest", json!({"id": id}));
+    let reply = loop {
+        let message = editor.next_message();
+        if message["id"] == id {
+            break message;
+        }
+    };
+    // Either it was cancelled while waiting, or it had already answered.
+    match reply.get("error") {
+        Some(error) => assert_eq!(error["code"], -32800, "{reply}"),
+        None => assert!(reply.get("result").is_some()),
+    }
+    assert_alive(&mut editor);
+    editor.shutdown();
+}
