@@ -125,3 +125,51 @@ fn fix_all_repairs_the_realistic_invalid_report_in_place() {
     let edit = report_lsp::fix::minimal_edit(&text, &fixed).unwrap();
     assert_eq!(apply(&text, &[edit]).unwrap(), fixed);
 }
+
+/// Fix safety on generated broken reports: any offered fix or fix-all yields
+/// text that parses, has no more diagnostics, keeps every entry and shortlist
+/// item, and fix-all is idempotent.
+#[test]
+fn fixes_are_safe_on_generated_broken_reports() {
+    use report_lsp::generate::{GenerateOptions, generate_report};
+    for seed in 0..6 {
+        for violation_every in [1, 2, 3, 7] {
+            let text = generate_report(GenerateOptions {
+                entries: 40,
+                seed,
+                violation_every,
+            });
+            let before = report_lsp::analyze(&text);
+            let check = |fixed: &str, what: &str| {
+                let after = report_lsp::analyze(fixed);
+                assert!(
+                    after.root().is_some(),
+                    "{what} broke the JSON (seed {seed})"
+                );
+                assert!(
+                    after.diagnostics.len() <= before.diagnostics.len(),
+                    "{what} added diagnostics (seed {seed})"
+                );
+                for pointer in ["/entries", "/shortlist"] {
+                    assert_eq!(
+                        count_items(fixed, pointer),
+                        count_items(&text, pointer),
+                        "{what} lost items of {pointer}"
+                    );
+                }
+            };
+            for diagnostic in before.diagnostics.iter().filter(|d| d.fix.is_some()) {
+                let fix = diagnostic.fix.as_ref().unwrap();
+                check(&apply(&text, &fix.edits).unwrap(), &fix.title);
+            }
+            if let Some(fixed) = fix_all(&text) {
+                check(&fixed, "fix-all");
+                assert_eq!(
+                    fix_all(&fixed),
+                    None,
+                    "fix-all twice differs from once (seed {seed})"
+                );
+            }
+        }
+    }
+}

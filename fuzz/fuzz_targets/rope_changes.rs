@@ -1,0 +1,65 @@
+//! Arbitrary content changes applied to a document (rope) and to a String:
+//! the texts stay equal; a rejected change leaves the document unchanged.
+#![no_main]
+
+use arbitrary::Arbitrary;
+use libfuzzer_sys::fuzz_target;
+use report_lsp::lsp::document::Document;
+use report_lsp::text::{Encoding, LineCol, LineIndex};
+
+#[derive(Arbitrary, Debug)]
+struct Change {
+    start: (u32, u32),
+    end: (u32, u32),
+    text: String,
+    full: bool,
+}
+
+#[derive(Arbitrary, Debug)]
+struct Input {
+    initial: String,
+    utf8: bool,
+    changes: Vec<Change>,
+}
+
+fuzz_target!(|input: Input| {
+    let encoding = if input.utf8 {
+        Encoding::Utf8
+    } else {
+        Encoding::Utf16
+    };
+    let mut reference = input.initial.clone();
+    let mut doc = Document::new(&reference, 1);
+    for change in input.changes.iter().take(64) {
+        if change.full {
+            doc.apply_change(None, &change.text, encoding).unwrap();
+            reference = change.text.clone();
+        } else {
+            let start = LineCol {
+                line: change.start.0 % 8,
+                col: change.start.1 % 64,
+            };
+            let end = LineCol {
+                line: change.end.0 % 8,
+                col: change.end.1 % 64,
+            };
+            let index = LineIndex::new(&reference);
+            let expected = match (
+                index.offset(&reference, start, encoding),
+                index.offset(&reference, end, encoding),
+            ) {
+                (Ok(a), Ok(b)) => Some((a.min(b), a.max(b))),
+                _ => None,
+            };
+            match (
+                doc.apply_change(Some((start, end)), &change.text, encoding),
+                expected,
+            ) {
+                (Ok(()), Some((a, b))) => reference.replace_range(a..b, &change.text),
+                (Err(_), None) => {}
+                (result, expected) => panic!("document said {result:?}, model said {expected:?}"),
+            }
+        }
+        assert_eq!(doc.text(), reference);
+    }
+});
