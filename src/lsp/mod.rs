@@ -21,16 +21,7 @@ pub fn run() -> std::io::Result<()> {
                 server::Server::invalid_message,
             )
             .finish();
-        // stdin goes through the guard, so a broken frame cannot end the transport's reading.
-        let (guarded, input) = tokio::io::duplex(1 << 16);
-        tokio::spawn(async move {
-            if let Err(error) = transport::guard(tokio::io::stdin(), guarded).await {
-                eprintln!("report-lsp: reading stdin failed: {error}");
-            }
-        });
-        tower_lsp_server::Server::new(input, tokio::io::stdout(), socket)
-            .serve(service)
-            .await;
+        transport::serve(tokio::io::stdin(), tokio::io::stdout(), service, socket).await;
     });
     // A read of stdin may still be pending in a blocking thread; do not wait for it.
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));

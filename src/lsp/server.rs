@@ -57,6 +57,9 @@ const DEFAULT_MAX_DIAGNOSTICS: usize = 1000;
 
 struct Entry {
     document: Document,
+    /// Counts the texts this document has had. Freshness is judged by it, not
+    /// by the client's version, which a client may repeat or send backwards.
+    generation: u64,
     /// The analysis of some version of the document, the newest one done.
     snapshot: Option<Arc<Snapshot>>,
     /// Whether the diagnostics last published for it were non-empty.
@@ -65,7 +68,7 @@ struct Entry {
 
 /// A version's analysis (which holds its text): what requests read.
 pub struct Snapshot {
-    pub version: i32,
+    pub generation: u64,
     pub analysis: Analysis,
     /// Whether the document is validated (its name matches, or it looks like a report).
     pub is_report: bool,
@@ -73,6 +76,7 @@ pub struct Snapshot {
 
 struct Job {
     uri: Uri,
+    generation: u64,
     version: i32,
     text: Arc<String>,
     name_matches: bool,
@@ -174,8 +178,10 @@ impl Server {
             .globs
             .matches(&convert::uri_path(uri));
         entry.snapshot = None;
+        entry.generation += 1;
         let _ = self.jobs.send(Job {
             uri: uri.clone(),
+            generation: entry.generation,
             version: entry.document.version,
             text: Arc::new(text),
             name_matches,
@@ -198,7 +204,7 @@ impl Server {
                     )));
                 };
                 match &entry.snapshot {
-                    Some(s) if s.version == entry.document.version => return Ok(Some(s.clone())),
+                    Some(s) if s.generation == entry.generation => return Ok(Some(s.clone())),
                     _ if entry.document.out_of_sync => return Ok(None),
                     _ => {}
                 }
@@ -231,6 +237,7 @@ impl Server {
         let mut documents = lock(&self.shared.documents);
         let entry = documents.entry(doc.uri.clone()).or_insert_with(|| Entry {
             document: Document::new("", doc.version),
+            generation: 0,
             snapshot: None,
             published: false,
         });
@@ -568,7 +575,7 @@ fn analysis_loop(
             };
             drop(job.text);
             let snapshot = Arc::new(Snapshot {
-                version: job.version,
+                generation: job.generation,
                 analysis,
                 is_report,
             });
@@ -576,7 +583,7 @@ fn analysis_loop(
             let Some(entry) = documents.get_mut(&job.uri) else {
                 continue;
             };
-            if entry.document.version != job.version {
+            if entry.generation != job.generation {
                 continue;
             }
             entry.snapshot = Some(snapshot.clone());

@@ -1,12 +1,24 @@
-//! A guard in front of the JSON-RPC transport. `tower-lsp-server` stops
-//! reading for good after one frame it cannot decode (its framed reader ends
-//! on the first error), so one malformed message would end the server. This
-//! layer frames stdin itself, passes well-formed messages through untouched,
-//! and replaces each broken one with a request to [`INVALID_MESSAGE_METHOD`],
-//! whose handler replies with the JSON-RPC error the client should see.
+//! The JSON-RPC transport over stdio, in place of `tower-lsp-server`'s own.
+//! Its reader stops for good after one frame it cannot decode (its framed
+//! reader ends on the first error), so one malformed message would end the
+//! server; and its read buffer keeps the size of the largest message for the
+//! life of the process (a 50 MB `didOpen`, 50 MB for good). Ours frames the
+//! input itself, replaces each broken message with a request to
+//! [`INVALID_MESSAGE_METHOD`] (whose handler replies with the JSON-RPC error
+//! the client should see), and shrinks its buffer after a large message. The
+//! service is driven exactly as `tower-lsp-server` drives it: up to four
+//! handlers at once, first polled in the order their messages arrived.
 
+use futures::channel::mpsc as channel;
+use futures::future::{self, BoxFuture, FutureExt};
+use futures::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tower_lsp_server::jsonrpc::{Request, Response};
+use tower_service::Service;
+
+/// Handlers run at once, as in `tower-lsp-server`.
+const MAX_CONCURRENCY: usize = 4;
 
 /// The method a broken message is rewritten to.
 pub const INVALID_MESSAGE_METHOD: &str = "report-lsp/invalidMessage";
@@ -33,21 +45,6 @@ impl Rejection {
             id: None,
         }
     }
-
-    /// The well-formed request that stands for the broken frame.
-    fn to_request(&self, serial: u64) -> Vec<u8> {
-        let id = self
-            .id
-            .clone()
-            .unwrap_or_else(|| json!(format!("report-lsp-invalid-{serial}")));
-        let body = json!({
-            "jsonrpc": "2.0",
-            "id": id,
-            "method": INVALID_MESSAGE_METHOD,
-            "params": {"code": self.code, "message": self.message},
-        });
-        frame(body.to_string().as_bytes())
-    }
 }
 
 pub fn frame(body: &[u8]) -> Vec<u8> {
@@ -63,8 +60,8 @@ enum Step {
     NeedMore,
     /// Drop this many bytes of garbage before a header.
     Skip(usize),
-    /// A complete frame of `len` bytes whose body is good.
-    Pass { len: usize },
+    /// A complete frame of `len` bytes whose body (from `body`) is good.
+    Pass { len: usize, body: usize, kind: Kind },
     /// A broken frame of `len` bytes (headers and body) to replace.
     Reject { len: usize, rejection: Rejection },
     /// A frame too large to buffer: drop its header, then skip `body` bytes as they come.
@@ -131,8 +128,10 @@ fn step(buffer: &[u8], at_eof: bool) -> Step {
     }
     let body = &buffer[body_start..body_start + length];
     match check_body(body) {
-        Ok(()) => Step::Pass {
+        Ok(kind) => Step::Pass {
             len: body_start + length,
+            body: body_start,
+            kind,
         },
         Err(rejection) => Step::Reject {
             len: body_start + length,
@@ -228,8 +227,15 @@ impl<'de> serde::Deserialize<'de> for Shape {
     }
 }
 
+/// Which side a message comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Request,
+    Response,
+}
+
 /// A body the transport can decode: a JSON object that is a JSON-RPC 2.0 message.
-fn check_body(body: &[u8]) -> Result<(), Rejection> {
+fn check_body(body: &[u8]) -> Result<Kind, Rejection> {
     let envelope: Envelope = match serde_json::from_slice(body) {
         Ok(envelope) => envelope,
         Err(error) if error.is_data() => {
@@ -272,7 +278,11 @@ fn check_body(body: &[u8]) -> Result<(), Rejection> {
     if matches!(envelope.params, Some(Shape::Scalar)) {
         return Err(invalid("\"params\" must be an object or an array"));
     }
-    Ok(())
+    Ok(if is_request {
+        Kind::Request
+    } else {
+        Kind::Response
+    })
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
@@ -285,90 +295,226 @@ fn find_ascii_case_insensitive(haystack: &[u8], needle: &[u8]) -> Option<usize> 
         .position(|w| w.eq_ignore_ascii_case(needle))
 }
 
-/// Copies frames from `input` to `output`, repairing what the transport cannot take.
-pub async fn guard<R, W>(mut input: R, mut output: W) -> std::io::Result<()>
-where
-    R: AsyncRead + Unpin,
-    W: AsyncWrite + Unpin,
-{
-    let mut buffer: Vec<u8> = Vec::with_capacity(64 * 1024);
-    let mut chunk = vec![0u8; 64 * 1024];
-    let mut at_eof = false;
-    let mut skip_body = 0usize;
-    let mut serial = 0u64;
-    loop {
-        if skip_body > 0 {
-            let dropped = skip_body.min(buffer.len());
-            buffer.drain(..dropped);
-            skip_body -= dropped;
+/// A message from the client.
+#[derive(Debug)]
+pub enum Incoming {
+    Request(Request),
+    Response(Response),
+}
+
+/// Reads framed messages, repairing what cannot be decoded.
+pub struct Reader<R> {
+    input: R,
+    buffer: Vec<u8>,
+    chunk: Vec<u8>,
+    at_eof: bool,
+    /// Bytes of an oversized body still to drop.
+    skip_body: usize,
+    /// Numbers the ids made up for broken messages.
+    serial: u64,
+}
+
+impl<R: AsyncRead + Unpin> Reader<R> {
+    pub fn new(input: R) -> Reader<R> {
+        Reader {
+            input,
+            buffer: Vec::with_capacity(64 * 1024),
+            chunk: vec![0; 64 * 1024],
+            at_eof: false,
+            skip_body: 0,
+            serial: 0,
         }
-        if skip_body == 0 {
-            match step(&buffer, at_eof) {
-                Step::NeedMore => {}
-                Step::Skip(n) => {
-                    buffer.drain(..n);
-                    continue;
-                }
-                Step::Pass { len } => {
-                    output.write_all(&buffer[..len]).await?;
-                    output.flush().await?;
-                    buffer.drain(..len);
-                    // Do not keep the memory of a huge frame (a didOpen of a big report) for good.
-                    if buffer.capacity() > 1 << 20 && buffer.len() < 1 << 16 {
-                        buffer.shrink_to(1 << 16);
+    }
+
+    /// The next message, or None at the end of the input.
+    pub async fn next(&mut self) -> std::io::Result<Option<Incoming>> {
+        loop {
+            if self.skip_body > 0 {
+                let dropped = self.skip_body.min(self.buffer.len());
+                self.buffer.drain(..dropped);
+                self.skip_body -= dropped;
+            }
+            if self.skip_body == 0 {
+                match step(&self.buffer, self.at_eof) {
+                    Step::NeedMore => {}
+                    Step::Skip(n) => {
+                        self.buffer.drain(..n);
+                        continue;
                     }
-                    continue;
+                    Step::Pass { len, body, kind } => {
+                        let parsed = match kind {
+                            Kind::Request => serde_json::from_slice(&self.buffer[body..len])
+                                .map(Incoming::Request),
+                            Kind::Response => serde_json::from_slice(&self.buffer[body..len])
+                                .map(Incoming::Response),
+                        };
+                        self.consume(len);
+                        return Ok(Some(match parsed {
+                            Ok(message) => message,
+                            // Checked shapes the transport types still refuse (an odd id, say).
+                            Err(error) => self.reject(Rejection {
+                                code: -32600,
+                                message: format!(
+                                    "the message is not a valid JSON-RPC message: {error}"
+                                ),
+                                id: None,
+                            }),
+                        }));
+                    }
+                    Step::Reject { len, rejection } => {
+                        self.consume(len);
+                        return Ok(Some(self.reject(rejection)));
+                    }
+                    Step::Oversized { header, body } => {
+                        self.consume(header);
+                        self.skip_body = body;
+                        let message = format!(
+                            "a message of {body} bytes is larger than the {MAX_FRAME_BYTES} bytes accepted"
+                        );
+                        return Ok(Some(self.reject(Rejection::parse_error(message))));
+                    }
                 }
-                Step::Reject { len, rejection } => {
-                    serial += 1;
-                    output.write_all(&rejection.to_request(serial)).await?;
-                    output.flush().await?;
-                    buffer.drain(..len);
-                    continue;
+            }
+            if self.at_eof {
+                return Ok(None);
+            }
+            let read = self.input.read(&mut self.chunk).await?;
+            if read == 0 {
+                self.at_eof = true;
+            }
+            self.buffer.extend_from_slice(&self.chunk[..read]);
+        }
+    }
+
+    fn consume(&mut self, len: usize) {
+        self.buffer.drain(..len);
+        // Do not keep the memory of a huge message (a didOpen of a big report) for good.
+        if self.buffer.capacity() > 1 << 20 && self.buffer.len() < 1 << 16 {
+            self.buffer.shrink_to(1 << 16);
+        }
+    }
+
+    fn reject(&mut self, rejection: Rejection) -> Incoming {
+        self.serial += 1;
+        let id = rejection
+            .id
+            .clone()
+            .unwrap_or_else(|| json!(format!("report-lsp-invalid-{}", self.serial)));
+        let request = json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "method": INVALID_MESSAGE_METHOD,
+            "params": {"code": rejection.code, "message": rejection.message},
+        });
+        Incoming::Request(serde_json::from_value(request).expect("a well-formed request"))
+    }
+}
+
+/// Serves `service` over `input`/`output` until the client exits or the input ends.
+pub async fn serve<I, O, S>(
+    input: I,
+    mut output: O,
+    mut service: S,
+    socket: tower_lsp_server::ClientSocket,
+) where
+    I: AsyncRead + Unpin,
+    O: AsyncWrite + Unpin,
+    S: Service<Request, Response = Option<Response>>,
+    S::Future: Send + 'static,
+    S::Error: std::fmt::Display + Send,
+{
+    let (client_requests, mut client_responses) = socket.split();
+    let (client_requests, stop_client_requests) = futures::stream::abortable(client_requests);
+    let (frames, mut frames_out) = channel::unbounded::<Vec<u8>>();
+    let (mut tasks, tasks_out) = channel::channel::<BoxFuture<'static, Option<Response>>>(64);
+
+    let responses = {
+        let frames = frames.clone();
+        tasks_out
+            .buffer_unordered(MAX_CONCURRENCY)
+            .filter_map(future::ready)
+            .for_each(move |response| {
+                let _ = frames.unbounded_send(frame(
+                    &serde_json::to_vec(&response).expect("responses serialize"),
+                ));
+                future::ready(())
+            })
+    };
+    let server_requests = client_requests.for_each(move |request| {
+        let _ = frames.unbounded_send(frame(
+            &serde_json::to_vec(&request).expect("requests serialize"),
+        ));
+        future::ready(())
+    });
+    let write = async move {
+        while let Some(bytes) = frames_out.next().await {
+            if output
+                .write_all(&bytes)
+                .await
+                .and(output.flush().await)
+                .is_err()
+            {
+                break;
+            }
+        }
+    };
+    let read = async move {
+        let mut reader = Reader::new(input);
+        loop {
+            let message = match reader.next().await {
+                Ok(Some(message)) => message,
+                Ok(None) => break,
+                Err(error) => {
+                    eprintln!("report-lsp: reading the input failed: {error}");
+                    break;
                 }
-                Step::Oversized { header, body } => {
-                    serial += 1;
-                    let rejection = Rejection::parse_error(format!(
-                        "a message of {body} bytes is larger than the {MAX_FRAME_BYTES} bytes accepted"
-                    ));
-                    output.write_all(&rejection.to_request(serial)).await?;
-                    output.flush().await?;
-                    buffer.drain(..header);
-                    skip_body = body;
-                    continue;
+            };
+            match message {
+                Incoming::Request(request) => {
+                    // The protocol says the server exits right after `exit`; some clients keep stdin open.
+                    let exit = request.method() == "exit";
+                    if future::poll_fn(|cx| service.poll_ready(cx)).await.is_err() {
+                        break;
+                    }
+                    let call = service.call(request);
+                    let task = async move {
+                        call.await.unwrap_or_else(|error| {
+                            eprintln!("report-lsp: {error}");
+                            None
+                        })
+                    };
+                    if tasks.send(task.boxed()).await.is_err() || exit {
+                        break;
+                    }
+                }
+                Incoming::Response(response) => {
+                    let _ = client_responses.send(response).await;
                 }
             }
         }
-        if at_eof {
-            return output.shutdown().await;
-        }
-        let read = input.read(&mut chunk).await?;
-        if read == 0 {
-            at_eof = true;
-        }
-        buffer.extend_from_slice(&chunk[..read]);
-    }
+        tasks.close_channel();
+        stop_client_requests.abort();
+    };
+    futures::join!(read, responses, server_requests, write);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// Every message read from `input`, as JSON.
     async fn run(input: &[u8]) -> Vec<Value> {
-        let mut output = Vec::new();
-        guard(input, &mut output).await.unwrap();
+        read_all(input).await
+    }
+
+    async fn read_all<R: AsyncRead + Unpin>(input: R) -> Vec<Value> {
+        let mut reader = Reader::new(input);
         let mut bodies = Vec::new();
-        let mut rest = &output[..];
-        while !rest.is_empty() {
-            let Step::Pass { len } = step(rest, true) else {
-                panic!(
-                    "the guard wrote a frame the transport cannot take: {:?}",
-                    String::from_utf8_lossy(rest)
-                );
-            };
-            let header_end = find(rest, b"\r\n\r\n").unwrap() + 4;
-            bodies.push(serde_json::from_slice(&rest[header_end..len]).unwrap());
-            rest = &rest[len..];
+        while let Some(message) = reader.next().await.unwrap() {
+            bodies.push(match message {
+                Incoming::Request(request) => serde_json::to_value(request).unwrap(),
+                Incoming::Response(response) => serde_json::to_value(response).unwrap(),
+            });
         }
         bodies
     }
@@ -469,15 +615,10 @@ mod tests {
                 }
                 drop(writer);
             };
-            let mut output = Vec::new();
-            let (_, result) = tokio::join!(feeder, guard(reader, &mut output));
-            result.unwrap();
-            output
+            let (_, bodies) = tokio::join!(feeder, read_all(reader));
+            bodies
         });
-        assert!(
-            String::from_utf8(bodies)
-                .unwrap()
-                .ends_with(r#"{"jsonrpc": "2.0", "id": 1, "method": "x"}"#)
-        );
+        assert_eq!(bodies.len(), 1);
+        assert_eq!(bodies[0]["method"], "x");
     }
 }
