@@ -38,10 +38,6 @@ impl TextRange {
         self.start <= offset && offset <= self.end
     }
 
-    pub fn contains_range(self, other: TextRange) -> bool {
-        self.start <= other.start && other.end <= self.end
-    }
-
     pub fn as_range(self) -> Range<usize> {
         self.start..self.end
     }

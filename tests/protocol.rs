@@ -165,7 +165,10 @@ fn a_fifty_megabyte_document_is_served_and_its_memory_returned() {
     let after = editor.memory_kb("VmRSS");
     eprintln!("after close: {after} KiB");
     // The text, rope, tree and transport buffer are gone (measured: 16 MB before, 21 MB after).
-    assert!(after < baseline + 30 * 1024, "RSS after close {after} KiB, baseline {baseline} KiB");
+    assert!(
+        after < baseline + 30 * 1024,
+        "RSS after close {after} KiB, baseline {baseline} KiB"
+    );
     editor.shutdown();
 }
 
