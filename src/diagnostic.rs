@@ -97,6 +97,7 @@ codes! {
     PromotionCandidateNotClassifierJudged = "promotion-candidate-not-classifier-judged", 11, Error;
     DocumentTooLarge = "document-too-large", 12, Error;
     TooManyDiagnostics = "too-many-diagnostics", 12, Warning;
+    DocumentOutOfSync = "document-out-of-sync", 12, Warning;
 }
 
 impl std::fmt::Display for Code {

@@ -26,11 +26,11 @@ use syntax::{Node, Parse, SyntaxErrorKind};
 use text::{LineIndex, TextRange};
 use validate::EntryFacts;
 
-/// The stack a thread running [`analyze`] should have. The deepest nesting
-/// the parser accepts (512 levels) needs about 1.5 MiB in a debug build and
-/// 0.8 MiB in release, which is too close to the 2 MiB of a default or tokio
-/// thread; a stack overflow cannot be caught, so callers that run analyses off
-/// the main thread give them this much.
+/// The stack a thread running [`analyze`] should have. Parsing is
+/// iterative; what still recurses (comparing lifecycle objects) is bounded by
+/// the 512-level nesting limit. A stack overflow cannot be caught, so the
+/// threads that run analyses (the server's, the CLI's pool) get a wide margin
+/// rather than the 2 MiB of a default thread.
 pub const ANALYSIS_STACK_BYTES: usize = 16 << 20;
 
 /// The result of analysing one report text.

@@ -277,6 +277,12 @@ fn garbage_and_out_of_range_edits_do_not_kill_the_server() {
     editor.open(URI, "{}", 1);
     editor.diagnostics(URI);
     editor.change(URI, 2, json!([{"range": {"start": {"line": 99, "character": 0}, "end": {"line": 99, "character": 1}}, "text": "x"}]));
+    // The stale diagnostics are replaced by one warning until the full text comes.
+    let (version, diagnostics) = editor.diagnostics(URI);
+    assert_eq!(version, Some(2));
+    assert_eq!(codes(&diagnostics), ["document-out-of-sync"]);
+    // Further incremental edits are ignored while out of sync.
+    editor.change(URI, 3, json!([{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "x"}]));
     editor.change(
         "file:///never/opened.report.json",
         1,
@@ -293,9 +299,9 @@ fn garbage_and_out_of_range_edits_do_not_kill_the_server() {
     let unknown = editor.request("report/unknownMethod", json!({}));
     assert_eq!(unknown["error"]["code"], -32601);
     // A full-text change brings the document back in sync.
-    editor.change(URI, 3, json!([{"text": "[1,"}]));
+    editor.change(URI, 4, json!([{"text": "[1,"}]));
     let (version, diagnostics) = editor.diagnostics(URI);
-    assert_eq!(version, Some(3));
+    assert_eq!(version, Some(4));
     assert_eq!(codes(&diagnostics), ["syntax-error"]);
     editor.notify(
         "textDocument/didClose",

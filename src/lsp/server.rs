@@ -269,6 +269,18 @@ impl Server {
                 .range
                 .map(|r| (convert::line_col(r.start), convert::line_col(r.end)));
             if let Err(error) = entry.document.apply_change(range, &change.text, encoding) {
+                if !entry.document.out_of_sync {
+                    // Analyses still queued are of a text we no longer trust: make them stale.
+                    entry.generation += 1;
+                    entry.snapshot = None;
+                    // The diagnostics on screen point into a text we no longer have: replace them.
+                    let _ = self.publish.send(Publication {
+                        uri: uri.clone(),
+                        version: Some(entry.document.version),
+                        diagnostics: vec![out_of_sync_diagnostic(&error)],
+                    });
+                    entry.published = true;
+                }
                 entry.document.out_of_sync = true;
                 failure = Some(format!(
                     "rejected a change to {}: {error}; the document is out of sync until the editor sends its full text (reopen it)",
@@ -617,6 +629,21 @@ fn analysis_loop(
                 release_memory();
             }
         }
+    }
+}
+
+fn out_of_sync_diagnostic(error: &crate::text::PositionError) -> lsp::Diagnostic {
+    lsp::Diagnostic {
+        range: lsp::Range::default(),
+        severity: Some(lsp::DiagnosticSeverity::WARNING),
+        code: Some(lsp::NumberOrString::String(
+            crate::diagnostic::Code::DocumentOutOfSync.as_str().into(),
+        )),
+        source: Some("report-lsp".into()),
+        message: format!(
+            "report-lsp lost track of this document's text (an edit did not fit it: {error}); checking resumes when the editor sends the whole text, for example after reopening the file"
+        ),
+        ..Default::default()
     }
 }
 
