@@ -35,14 +35,15 @@ pub fn run_check(options: &CheckOptions, out: &mut dyn Write, err: &mut dyn Writ
     let mut io_failed = false;
     let targets = find_targets(&options.paths, err, &mut io_failed);
     // Files are analysed in parallel; results keep the targets' order, so output is stable.
-    let outcomes: Vec<Result<FileResult, String>> = analysis_pool().install(|| {
+    let outcomes: Vec<Result<Option<FileResult>, String>> = analysis_pool().install(|| {
         use rayon::prelude::*;
-        targets.par_iter().map(|path| check_file(path)).collect()
+        targets.par_iter().map(check_file).collect()
     });
     let mut results = Vec::with_capacity(outcomes.len());
     for outcome in outcomes {
         match outcome {
-            Ok(result) => results.push(result),
+            Ok(Some(result)) => results.push(result),
+            Ok(None) => {}
             Err(message) => {
                 let _ = writeln!(err, "{message}");
                 io_failed = true;
@@ -74,15 +75,32 @@ fn analysis_pool() -> rayon::ThreadPool {
         .expect("the analysis threads start")
 }
 
-fn check_file(path: &Path) -> Result<FileResult, String> {
-    let bytes = std::fs::read(path)
-        .map_err(|error| format!("error: cannot read {}: {error}", path.display()))?;
+/// A file to check: named explicitly or by a report glob, or a JSON file
+/// found in a folder that is checked only if its content is a report's.
+struct Target {
+    path: PathBuf,
+    only_if_report: bool,
+}
+
+/// Checks one target; None for found JSON that turns out not to be a report
+/// (so each file is read and parsed once, on the pool).
+fn check_file(target: &Target) -> Result<Option<FileResult>, String> {
+    let path = &target.path;
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        // An unreadable file that only might have been a report is not one.
+        Err(_) if target.only_if_report => return Ok(None),
+        Err(error) => return Err(format!("error: cannot read {}: {error}", path.display())),
+    };
     let analysis = crate::analyze_bytes(bytes);
-    Ok(FileResult {
+    if target.only_if_report && !analysis.root().is_some_and(looks_like_report) {
+        return Ok(None);
+    }
+    Ok(Some(FileResult {
         path: display_path(path),
         valid: analysis.is_valid(),
         analysis,
-    })
+    }))
 }
 
 struct FileResult {
@@ -94,7 +112,7 @@ struct FileResult {
 /// Paths named explicitly are always checked; folders are searched
 /// recursively (respecting ignore files) for report names or report-like JSON,
 /// each folder's finds in path order.
-fn find_targets(paths: &[PathBuf], err: &mut dyn Write, io_failed: &mut bool) -> Vec<PathBuf> {
+fn find_targets(paths: &[PathBuf], err: &mut dyn Write, io_failed: &mut bool) -> Vec<Target> {
     let globs = ReportGlobs::default();
     let mut targets = Vec::new();
     for path in paths {
@@ -107,8 +125,11 @@ fn find_targets(paths: &[PathBuf], err: &mut dyn Write, io_failed: &mut bool) ->
                 {
                     match item {
                         Ok(item) if item.file_type().is_some_and(|t| t.is_file()) => {
-                            if is_report_file(item.path(), &globs) {
-                                found.push(item.into_path());
+                            if let Some(only_if_report) = candidate(item.path(), &globs) {
+                                found.push(Target {
+                                    path: item.into_path(),
+                                    only_if_report,
+                                });
                             }
                         }
                         Ok(_) => {}
@@ -119,10 +140,13 @@ fn find_targets(paths: &[PathBuf], err: &mut dyn Write, io_failed: &mut bool) ->
                         }
                     }
                 }
-                found.sort();
+                found.sort_by(|a, b| a.path.cmp(&b.path));
                 targets.extend(found);
             }
-            Ok(_) => targets.push(path.clone()),
+            Ok(_) => targets.push(Target {
+                path: path.clone(),
+                only_if_report: false,
+            }),
             Err(error) => {
                 let _ = writeln!(err, "error: cannot read {}: {error}", path.display());
                 *io_failed = true;
@@ -132,19 +156,16 @@ fn find_targets(paths: &[PathBuf], err: &mut dyn Write, io_failed: &mut bool) ->
     targets
 }
 
-fn is_report_file(path: &Path, globs: &ReportGlobs) -> bool {
+/// Whether a found file is a report by name (`Some(false)`), might be one by
+/// content (`Some(true)`: other JSON), or is not (None).
+fn candidate(path: &Path, globs: &ReportGlobs) -> Option<bool> {
     let slashed = path.to_string_lossy().replace('\\', "/");
     if globs.matches(&slashed) {
-        return true;
+        return Some(false);
     }
-    if path.extension().is_none_or(|e| e != "json") {
-        return false;
-    }
-    // Other JSON is a report when its content says so; unreadable or broken files are not.
-    std::fs::read_to_string(path)
-        .ok()
-        .map(|text| crate::syntax::parse(&text))
-        .is_some_and(|parse| parse.root().is_some_and(looks_like_report))
+    path.extension()
+        .is_some_and(|e| e == "json")
+        .then_some(true)
 }
 
 fn display_path(path: &Path) -> String {

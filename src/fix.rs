@@ -199,35 +199,30 @@ pub fn minimal_edit(before: &str, after: &str) -> Option<TextEdit> {
 /// first; tier fixes only once those are done, because fixing the inputs of
 /// the derivation can change the derived tier.
 pub fn fix_all(text: &str) -> Option<String> {
+    use crate::diagnostic::Code;
     let mut current = text.to_string();
     // Each round fixes at least one diagnostic; the bound only guards against a fix that undoes another.
     for _ in 0..16 {
         let analysis = crate::analyze(&current);
-        let preferred: Vec<&Fix> = analysis
+        let preferred: Vec<(Code, &Fix)> = analysis
             .diagnostics
             .iter()
             .filter_map(|d| d.fix.as_ref().filter(|f| f.preferred).map(|f| (d.code, f)))
-            .filter(|(code, _)| *code != crate::diagnostic::Code::TierMismatch)
-            .map(|(_, f)| f)
             .collect();
-        let round: Vec<&Fix> = if preferred.is_empty() {
-            analysis
-                .diagnostics
-                .iter()
-                .filter_map(|d| d.fix.as_ref().filter(|f| f.preferred))
-                .collect()
-        } else {
-            preferred
-        };
+        // Tier fixes wait until no other fix is left: those may change the derivation's inputs.
+        let others_left = preferred
+            .iter()
+            .any(|(code, _)| *code != Code::TierMismatch);
         let mut edits: Vec<TextEdit> = Vec::new();
-        for fix in round {
-            let overlaps = fix.edits.iter().any(|e| {
-                edits.iter().any(|taken| {
-                    e.range.start < taken.range.end.max(taken.range.start + 1)
-                        && taken.range.start < e.range.end.max(e.range.start + 1)
-                })
-            });
-            if !overlaps {
+        for (code, fix) in preferred {
+            if others_left && code == Code::TierMismatch {
+                continue;
+            }
+            let clashes = fix
+                .edits
+                .iter()
+                .any(|e| edits.iter().any(|taken| clash(e.range, taken.range)));
+            if !clashes {
                 edits.extend(fix.edits.iter().cloned());
             }
         }
@@ -240,6 +235,13 @@ pub fn fix_all(text: &str) -> Option<String> {
         }
     }
     (current != text).then_some(current)
+}
+
+/// Whether two edits cannot go into one round: they overlap, or they are
+/// insertions at one offset (whose order would be arbitrary).
+fn clash(a: TextRange, b: TextRange) -> bool {
+    let widen = |r: TextRange| r.end.max(r.start + 1);
+    a.start < widen(b) && b.start < widen(a)
 }
 
 #[cfg(test)]

@@ -568,7 +568,14 @@ fn analysis_loop(
             pending.push(job);
         }
         for job in pending {
-            let max_bytes = lock(&shared.settings).max_document_bytes;
+            let (encoding, max_diagnostics, max_bytes) = {
+                let settings = lock(&shared.settings);
+                (
+                    settings.encoding,
+                    settings.max_diagnostics,
+                    settings.max_document_bytes,
+                )
+            };
             let analyze = || match job.text.len() > max_bytes {
                 true => crate::too_large(job.text.clone(), max_bytes),
                 false => crate::analyze_shared(job.text.clone()),
@@ -581,10 +588,6 @@ fn analysis_loop(
                 }
             };
             let is_report = job.name_matches || analysis.root().is_some_and(looks_like_report);
-            let (encoding, max_diagnostics) = {
-                let settings = lock(&shared.settings);
-                (settings.encoding, settings.max_diagnostics)
-            };
             drop(job.text);
             let snapshot = Arc::new(Snapshot {
                 generation: job.generation,
