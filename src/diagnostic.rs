@@ -2,7 +2,7 @@
 //! range) is kept apart from why (a stable code) and the rendered message.
 
 use crate::fix::Fix;
-use crate::text::TextRange;
+use crate::text::{Shift, TextRange};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Severity {
@@ -127,6 +127,30 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
+    /// Moves every range it holds (its own, related ones, its fix's edits).
+    pub fn shift(&mut self, shift: Shift) {
+        self.range = shift.range(self.range);
+        for related in &mut self.related {
+            related.range = shift.range(related.range);
+        }
+        if let Some(fix) = &mut self.fix {
+            for edit in &mut fix.edits {
+                edit.range = shift.range(edit.range);
+            }
+        }
+    }
+
+    /// The order diagnostics are reported in: by position, then code, then
+    /// message, so that it does not depend on the order checks ran in.
+    pub fn order(a: &Diagnostic, b: &Diagnostic) -> std::cmp::Ordering {
+        (a.range.start, a.range.end, a.code, &a.message).cmp(&(
+            b.range.start,
+            b.range.end,
+            b.code,
+            &b.message,
+        ))
+    }
+
     pub fn new(code: Code, range: TextRange, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
             code,

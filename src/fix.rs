@@ -117,19 +117,34 @@ pub fn insert_member(
 
 /// Appends `item_json` as the last item of `array`, in the style of its items.
 pub fn append_item(text: &str, array: crate::syntax::Node<'_>, item_json: &str) -> Vec<TextEdit> {
-    let items: Vec<_> = array.items().into_iter().flatten().collect();
-    match (items.first(), items.last()) {
-        (Some(first), Some(last)) => {
-            let separator = element_separator(text, first.range().start);
-            vec![TextEdit::insert(
-                last.range().end,
-                format!("{separator}{item_json}"),
-            )]
+    vec![Appender::new(text, array).edit(item_json)]
+}
+
+/// Where and how a new last item goes into one array, worked out once for
+/// any number of items to append.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Appender {
+    pub offset: usize,
+    separator: String,
+}
+
+impl Appender {
+    pub fn new(text: &str, array: crate::syntax::Node<'_>) -> Appender {
+        let mut items = array.items().into_iter().flatten();
+        match (items.next(), items.last()) {
+            (Some(first), last) => Appender {
+                offset: last.unwrap_or(first).range().end,
+                separator: element_separator(text, first.range().start),
+            },
+            (None, _) => Appender {
+                offset: array.range().start + 1,
+                separator: String::new(),
+            },
         }
-        _ => vec![TextEdit::insert(
-            array.range().start + 1,
-            item_json.to_string(),
-        )],
+    }
+
+    pub fn edit(&self, item_json: &str) -> TextEdit {
+        TextEdit::insert(self.offset, format!("{}{item_json}", self.separator))
     }
 }
 

@@ -8,6 +8,7 @@ pub mod diagnostic;
 pub mod fix;
 pub mod generate;
 pub mod hover;
+pub mod incremental;
 pub mod lsp;
 pub mod schema;
 pub mod selection;
@@ -43,6 +44,8 @@ pub struct Analysis {
     /// Sorted by position.
     pub diagnostics: Vec<Diagnostic>,
     pub entries: Vec<EntryFacts>,
+    /// What the cross-entry checks need, for [`incremental::Incremental`].
+    pub(crate) cross: Option<validate::CrossEntry>,
 }
 
 impl Analysis {
@@ -69,18 +72,21 @@ pub fn analyze_shared(text: Arc<String>) -> Analysis {
     let parse = syntax::parse_shared(text.clone());
     let mut diagnostics: Vec<Diagnostic> = parse.errors.iter().map(syntax_diagnostic).collect();
     let mut entries = Vec::new();
+    let mut cross = None;
     if let Some(root) = parse.root() {
         let validation = validate::validate(&text, root);
         diagnostics.extend(validation.diagnostics);
         entries = validation.entries;
+        cross = validation.cross;
     }
-    diagnostics.sort_by_key(|d| (d.range.start, d.range.end, d.code));
+    diagnostics.sort_by(Diagnostic::order);
     Analysis {
         line_index: LineIndex::new(&text),
         text,
         parse,
         diagnostics,
         entries,
+        cross,
     }
 }
 
@@ -111,6 +117,7 @@ pub fn analyze_bytes(bytes: Vec<u8>) -> Analysis {
             message,
         )],
         entries: Vec::new(),
+        cross: None,
     }
 }
 
@@ -130,6 +137,7 @@ pub fn too_large(text: Arc<String>, limit: usize) -> Analysis {
         text: Arc::new(String::new()),
         parse: Parse::default(),
         entries: Vec::new(),
+        cross: None,
     }
 }
 

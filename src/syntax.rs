@@ -388,6 +388,13 @@ pub fn parse(text: &str) -> Parse {
 
 /// Parses a text the caller already holds in an `Arc`, without copying it.
 pub fn parse_shared(text: Arc<String>) -> Parse {
+    parse_nested(text, 0)
+}
+
+/// Parses `text` as a value that sits inside `enclosing` open arrays and
+/// objects of a larger document (one entry of a report sits inside two), so
+/// that the nesting limit counts as it would in the whole document.
+pub fn parse_nested(text: Arc<String>, enclosing: usize) -> Parse {
     let failed = |error: SyntaxError| Parse {
         tree: None,
         errors: vec![error],
@@ -402,6 +409,7 @@ pub fn parse_shared(text: Arc<String>) -> Parse {
         return failed(error);
     }
     let mut builder = Builder::new(&text);
+    builder.depth_limit = MAX_NESTING_DEPTH.saturating_sub(enclosing);
     match builder.run() {
         Err(error) => failed(error),
         Ok(()) if builder.records.is_empty() => failed(SyntaxError {
@@ -498,6 +506,8 @@ struct Builder<'a> {
     duplicates: Vec<SyntaxError>,
     /// The end of the last token, for "expected a comma" positions.
     last_end: usize,
+    /// Containers that may be open at once.
+    depth_limit: usize,
 }
 
 /// Keys an object may have before duplicate checks switch from a scan to a set.
@@ -526,6 +536,7 @@ impl<'a> Builder<'a> {
             escaped_keys: HashMap::new(),
             duplicates: Vec::new(),
             last_end: 0,
+            depth_limit: MAX_NESTING_DEPTH,
         }
     }
 
@@ -700,7 +711,7 @@ impl<'a> Builder<'a> {
         });
         match kind {
             Kind::Object | Kind::Array => {
-                if self.stack.len() >= MAX_NESTING_DEPTH {
+                if self.stack.len() >= self.depth_limit {
                     return Err(SyntaxError {
                         kind: SyntaxErrorKind::NestingTooDeep,
                         range,

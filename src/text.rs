@@ -43,6 +43,30 @@ impl TextRange {
     }
 }
 
+/// How an edit moves the offsets after it: those at or past `from` move by
+/// `delta` bytes; those before it stay.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shift {
+    pub from: usize,
+    pub delta: isize,
+}
+
+impl Shift {
+    pub fn offset(self, offset: usize) -> usize {
+        match offset >= self.from {
+            true => offset.saturating_add_signed(self.delta),
+            false => offset,
+        }
+    }
+
+    pub fn range(self, range: TextRange) -> TextRange {
+        TextRange {
+            start: self.offset(range.start),
+            end: self.offset(range.end),
+        }
+    }
+}
+
 impl fmt::Debug for TextRange {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}..{}", self.start, self.end)

@@ -14,12 +14,15 @@ mod promotion;
 mod safety_tier;
 mod shortlist;
 
+pub(crate) use promotion::{Candidate, classifier_judged, judge};
+pub(crate) use shortlist::{Shortlist, check_membership};
+
 use std::fmt;
 
 use crate::diagnostic::{Code, Diagnostic};
 use crate::schema::SafetyTier;
 use crate::syntax::{JsonType, Member, Node, Value};
-use crate::text::TextRange;
+use crate::text::{Shift, TextRange};
 use crate::tier::{Derivation, Evidence};
 
 /// What the checks learnt about one entry, for the cross-entry checks, the
@@ -55,11 +58,38 @@ impl TierCheck {
     }
 }
 
+impl EntryFacts {
+    /// Moves every range it holds.
+    pub fn shift(&mut self, shift: Shift) {
+        self.range = shift.range(self.range);
+        if let Some((_, range)) = &mut self.path {
+            *range = shift.range(*range);
+        }
+        if let Some((_, range)) = &mut self.evidence {
+            *range = shift.range(*range);
+        }
+        if let Some(range) = self.tier.as_mut().and_then(|t| t.recorded_range.as_mut()) {
+            *range = shift.range(*range);
+        }
+    }
+}
+
 /// Everything the checks of one report produce.
 #[derive(Clone, Debug, Default)]
 pub struct Validation {
     pub diagnostics: Vec<Diagnostic>,
     pub entries: Vec<EntryFacts>,
+    /// What rechecking entries one at a time needs; None when the entries
+    /// were not checked (the envelope stopped the checks, or `entries` is
+    /// not an array).
+    pub(crate) cross: Option<CrossEntry>,
+}
+
+/// What the checks across entries need besides the entries' facts.
+#[derive(Clone, Debug)]
+pub(crate) struct CrossEntry {
+    pub shortlist: Option<Shortlist>,
+    pub candidates: Vec<Candidate>,
 }
 
 /// Checks a parsed report.
@@ -71,28 +101,53 @@ pub fn validate(text: &str, root: Node<'_>) -> Validation {
     let Some(report) = envelope::check_envelope(&mut sink, root) else {
         return Validation {
             diagnostics: sink.diagnostics,
-            entries: Vec::new(),
+            ..Validation::default()
         };
     };
     let shortlist = report
         .shortlist
         .map(|node| shortlist::check_shortlist(&mut sink, node));
+    let candidates = report
+        .promotion_candidates
+        .map(|node| promotion::check_candidates(&mut sink, node))
+        .unwrap_or_default();
     let mut entries = Vec::new();
     if let Some(items) = report.entries.and_then(Node::items) {
         for (index, item) in items.enumerate() {
             entries.push(entry::check_entry(&mut sink, item, index));
         }
     }
-    if let (Some(shortlist), Some(node)) = (&shortlist, report.shortlist) {
-        shortlist::check_membership(&mut sink, shortlist, node, &entries);
+    if let Some(shortlist) = &shortlist {
+        let missing = entries
+            .iter()
+            .filter_map(|entry| shortlist::check_membership(shortlist, entry));
+        sink.diagnostics.extend(missing);
     }
-    if let Some(candidates) = report.promotion_candidates {
-        promotion::check_promotion_candidates(&mut sink, candidates, &entries);
-    }
+    promotion::judge_all(&candidates, &entries, &mut sink.diagnostics);
     Validation {
         diagnostics: sink.diagnostics,
         entries,
+        cross: report.entries.is_some().then_some(CrossEntry {
+            shortlist,
+            candidates,
+        }),
     }
+}
+
+/// Checks one entry on its own: `text` is the entry's text alone and `node`
+/// its root. What [`validate`] finds for it, membership aside, in offsets
+/// into `text`.
+pub(crate) fn check_entry_alone(
+    text: &str,
+    node: Node<'_>,
+    index: usize,
+) -> (EntryFacts, Vec<Diagnostic>) {
+    let mut sink = Sink {
+        text,
+        diagnostics: Vec::new(),
+    };
+    let facts = entry::check_entry(&mut sink, node, index);
+    (facts, sink.diagnostics)
 }
 
 /// Collects diagnostics; its helpers check presence and types of fields.

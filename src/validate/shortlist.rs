@@ -2,17 +2,50 @@
 //! entry's path is one of them.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use super::{EntryFacts, Place, Sink, check_relative_path, lifecycle, relative_path_problem};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::fix::{self, Fix};
 use crate::schema::SHORTLIST_OBJECT_FIELDS;
 use crate::syntax::{Node, Value};
-use crate::text::TextRange;
+use crate::text::{Shift, TextRange};
 
-/// The shortlist's paths, exactly as written after JSON unescaping.
-pub(super) struct Shortlist {
-    paths: HashMap<String, TextRange>,
+/// What the membership check needs of the shortlist: its paths, exactly as
+/// written after JSON unescaping, and where a missing one would be appended.
+#[derive(Clone, Debug)]
+pub(crate) struct Shortlist {
+    /// Each path with the position of its first occurrence.
+    paths: HashMap<String, usize>,
+    /// The first path of each loose form (see [`normalize`]), built on the
+    /// first miss: only messages about near misses need it.
+    loose: OnceLock<HashMap<String, String>>,
+    range: TextRange,
+    appender: fix::Appender,
+}
+
+impl Shortlist {
+    pub fn shift(&mut self, shift: Shift) {
+        self.range = shift.range(self.range);
+        self.appender.offset = shift.offset(self.appender.offset);
+    }
+
+    fn near_miss(&self, path: &str) -> Option<&str> {
+        let loose = self.loose.get_or_init(|| {
+            let mut loose: HashMap<String, (usize, &str)> = HashMap::new();
+            for (path, &position) in &self.paths {
+                let first = loose.entry(normalize(path)).or_insert((position, path));
+                if position < first.0 {
+                    *first = (position, path);
+                }
+            }
+            loose
+                .into_iter()
+                .map(|(form, (_, path))| (form, path.to_string()))
+                .collect()
+        });
+        loose.get(&normalize(path)).map(String::as_str)
+    }
 }
 
 pub(super) fn check_shortlist(sink: &mut Sink, shortlist: Node<'_>) -> Shortlist {
@@ -34,10 +67,15 @@ pub(super) fn check_shortlist(sink: &mut Sink, shortlist: Node<'_>) -> Shortlist
         };
         if let Some((path, node)) = path {
             check_relative_path(sink, path, node, &item_place);
-            paths.entry(path.to_string()).or_insert(node.range());
+            paths.entry(path.to_string()).or_insert(i);
         }
     }
-    Shortlist { paths }
+    Shortlist {
+        paths,
+        loose: OnceLock::new(),
+        range: shortlist.range(),
+        appender: fix::Appender::new(sink.text, shortlist),
+    }
 }
 
 /// A `{path, lifecycle}` item: a file or directory-rule aggregate with a lifecycle signal.
@@ -55,45 +93,34 @@ fn check_aggregate<'n>(
 }
 
 /// Every entry path is a shortlist member: exact string equality, no normalization.
-pub(super) fn check_membership(
-    sink: &mut Sink,
-    shortlist: &Shortlist,
-    shortlist_node: Node<'_>,
-    entries: &[EntryFacts],
-) {
-    for entry in entries {
-        let Some((path, range)) = &entry.path else {
-            continue;
-        };
-        if shortlist.paths.contains_key(path) {
-            continue;
-        }
-        let near = shortlist
-            .paths
-            .keys()
-            .find(|candidate| normalize(candidate) == normalize(path))
-            .map(|candidate| {
-                format!(" (the shortlist has \"{candidate}\", but paths must match exactly)")
-            })
-            .unwrap_or_default();
-        sink.push(
-            Diagnostic::new(
-                Code::EntryPathNotInShortlist,
-                *range,
-                format!(
-                    "`entries[{}].path` \"{path}\" is not in the shortlist{near}; every entry's path must be a shortlist member",
-                    entry.index
-                ),
-            )
-            .with_related(shortlist_node.range(), "the shortlist the scanner produced")
-            .with_fix(relative_path_problem(path).is_none().then(|| Fix {
-                title: format!("Add \"{path}\" to shortlist"),
-                edits: fix::append_item(sink.text, shortlist_node, &fix::json_string(path)),
-                // The entry's path may be the mistake instead, so this is not applied blindly.
-                preferred: false,
-            })),
-        );
+pub(crate) fn check_membership(shortlist: &Shortlist, entry: &EntryFacts) -> Option<Diagnostic> {
+    let (path, range) = entry.path.as_ref()?;
+    if shortlist.paths.contains_key(path) {
+        return None;
     }
+    let near = shortlist
+        .near_miss(path)
+        .map(|candidate| {
+            format!(" (the shortlist has \"{candidate}\", but paths must match exactly)")
+        })
+        .unwrap_or_default();
+    Some(
+        Diagnostic::new(
+            Code::EntryPathNotInShortlist,
+            *range,
+            format!(
+                "`entries[{}].path` \"{path}\" is not in the shortlist{near}; every entry's path must be a shortlist member",
+                entry.index
+            ),
+        )
+        .with_related(shortlist.range, "the shortlist the scanner produced")
+        .with_fix(relative_path_problem(path).is_none().then(|| Fix {
+            title: format!("Add \"{path}\" to shortlist"),
+            edits: vec![shortlist.appender.edit(&fix::json_string(path))],
+            // The entry's path may be the mistake instead, so this is not applied blindly.
+            preferred: false,
+        })),
+    )
 }
 
 /// A loose form of a path, only to point out near misses in messages.

@@ -1,0 +1,432 @@
+//! The per-entry incremental analysis equals a full analysis of the same
+//! text: after random edits (scalar values swapped, characters inserted and
+//! deleted, several edits between updates), and in targeted scenarios for
+//! each cross-entry fact. Edits it cannot prove equivalent are refused.
+
+use proptest::prelude::*;
+use report_lsp::diagnostic::{Code, Diagnostic};
+use report_lsp::generate::{GenerateOptions, generate_report};
+use report_lsp::incremental::Incremental;
+use report_lsp::syntax::{self, Node};
+use report_lsp::text::TextRange;
+use report_lsp::{Analysis, analyze};
+
+/// A report being edited: its text and the incremental state kept along.
+struct Session {
+    text: String,
+    /// The last text that had an incremental state.
+    last_good: String,
+    state: Option<Incremental>,
+    /// Updates that took the incremental path, and those that fell back.
+    incremental: usize,
+    full: usize,
+}
+
+impl Session {
+    fn new(text: String) -> Session {
+        let state = Incremental::new(&analyze(&text));
+        Session {
+            last_good: text.clone(),
+            text,
+            state,
+            incremental: 0,
+            full: 0,
+        }
+    }
+
+    /// Applies edits (each over the text left by the previous ones), then
+    /// updates; checks the result against a full analysis. Returns whether
+    /// the incremental path was taken.
+    fn apply(&mut self, edits: &[(TextRange, String)]) -> bool {
+        let mut tracked = self.state.is_some();
+        for (range, new_text) in edits {
+            if let Some(state) = &mut self.state {
+                tracked &= state.edit(*range, new_text.len());
+            }
+            self.text.replace_range(range.as_range(), new_text);
+        }
+        let text = &self.text;
+        let updated = tracked
+            && self
+                .state
+                .as_mut()
+                .is_some_and(|s| s.update(|r| text[r.as_range()].to_string()));
+        let full = analyze(&self.text);
+        if updated {
+            self.incremental += 1;
+            assert_same(self.state.as_ref().unwrap(), &full, &self.text);
+        } else {
+            self.full += 1;
+            self.state = Incremental::new(&full);
+        }
+        if self.state.is_some() {
+            self.last_good.clone_from(&self.text);
+        }
+        updated
+    }
+
+    /// Random edits seldom repair a text without incremental state (broken
+    /// JSON, an unsupported schema version); go back to the last one that
+    /// had one, as a whole-text edit, so that later edits exercise the
+    /// incremental path again.
+    fn restore_if_stuck(&mut self) {
+        if self.state.is_none() {
+            let all = TextRange::new(0, self.text.len());
+            let text = self.last_good.clone();
+            assert!(!self.apply(&[(all, text)]));
+            assert!(self.state.is_some());
+        }
+    }
+}
+
+fn assert_same(state: &Incremental, full: &Analysis, text: &str) {
+    let incremental: Vec<Diagnostic> = state.diagnostics().into_iter().cloned().collect();
+    assert_eq!(incremental, full.diagnostics, "diagnostics of:\n{text}");
+    let entries: Vec<_> = state.entries().cloned().collect();
+    assert_eq!(entries, full.entries, "entry facts of:\n{text}");
+    assert_eq!(state.len(), text.len());
+}
+
+fn report(entries: usize, seed: u64, violation_every: usize) -> String {
+    generate_report(GenerateOptions {
+        entries,
+        seed,
+        violation_every,
+    })
+}
+
+/// The range of the value at `pointer`, which must exist.
+fn value_range(text: &str, pointer: &str) -> TextRange {
+    let parse = syntax::parse(text);
+    parse.root().unwrap().lookup(pointer).unwrap().range()
+}
+
+fn replace_value(session: &mut Session, pointer: &str, json: &str) -> bool {
+    let range = value_range(&session.text, pointer);
+    session.apply(&[(range, json.to_string())])
+}
+
+#[test]
+fn a_changed_tier_is_rechecked_alone() {
+    let mut session = Session::new(report(20, 1, 0));
+    assert!(session.state.is_some());
+    let generative = (0..20)
+        .find(|i| {
+            let range = value_range(&session.text, &format!("/entries/{i}/op_type"));
+            &session.text[range.as_range()] == "\"generative\""
+        })
+        .unwrap();
+    let tier = format!("/entries/{generative}/safety_tier");
+    assert!(replace_value(&mut session, &tier, "\"auto\""));
+    let diagnostics = session.state.as_ref().unwrap().diagnostics();
+    assert!(
+        diagnostics.iter().any(|d| d.code == Code::TierMismatch),
+        "{diagnostics:?}"
+    );
+    assert!(replace_value(&mut session, &tier, "\"confirm\""));
+    assert!(session.state.as_ref().unwrap().diagnostics().is_empty());
+}
+
+#[test]
+fn a_path_leaving_the_shortlist_is_reported_and_fixed() {
+    let mut session = Session::new(report(20, 2, 0));
+    assert!(replace_value(
+        &mut session,
+        "/entries/3/path",
+        "\"docs/elsewhere/路径 😀.md\""
+    ));
+    let state = session.state.as_ref().unwrap();
+    let missing: Vec<_> = state
+        .diagnostics()
+        .into_iter()
+        .filter(|d| d.code == Code::EntryPathNotInShortlist)
+        .collect();
+    assert_eq!(missing.len(), 1);
+    assert!(missing[0].fix.is_some());
+    assert!(replace_value(
+        &mut session,
+        "/entries/3/path",
+        "\"docs/./x.md\""
+    ));
+}
+
+#[test]
+fn promotion_candidates_follow_the_entries_they_name() {
+    let text = report(40, 3, 0);
+    let parse = syntax::parse(&text);
+    let root = parse.root().unwrap();
+    let candidate = root
+        .lookup("/promotion_candidates/0/path")
+        .expect("the generator writes candidates");
+    let path = candidate.as_str().unwrap().to_string();
+    let index = root
+        .get("entries")
+        .unwrap()
+        .items()
+        .unwrap()
+        .position(|e| e.get("path").and_then(Node::as_str) == Some(&path))
+        .unwrap();
+    drop(parse);
+    let mut session = Session::new(text);
+    // The entry loses its path: the candidate names no entry.
+    assert!(replace_value(
+        &mut session,
+        &format!("/entries/{index}/path"),
+        "\"docs/renamed.md\""
+    ));
+    let codes = |s: &Session| -> Vec<Code> {
+        s.state
+            .as_ref()
+            .unwrap()
+            .diagnostics()
+            .iter()
+            .map(|d| d.code)
+            .collect()
+    };
+    assert!(codes(&session).contains(&Code::PromotionCandidateUnknownEntry));
+    // And gets it back.
+    assert!(replace_value(
+        &mut session,
+        &format!("/entries/{index}/path"),
+        &format!("\"{path}\"")
+    ));
+    assert!(!codes(&session).contains(&Code::PromotionCandidateUnknownEntry));
+    // Its lifecycle stops being classifier-judged.
+    let served_when = format!("/entries/{index}/lifecycle/served_when");
+    let range = value_range(&session.text, &served_when);
+    let key_start = session.text[..range.start]
+        .rfind("\"served_when\"")
+        .unwrap();
+    let key = TextRange::new(key_start, key_start + "\"served_when\"".len());
+    assert!(session.apply(&[(key, "\"served_whence\"".into())]));
+    assert!(codes(&session).contains(&Code::PromotionCandidateNotClassifierJudged));
+}
+
+#[test]
+fn several_edits_in_several_entries_before_one_update() {
+    let mut session = Session::new(report(30, 4, 5));
+    let first = value_range(&session.text, "/entries/2/op_type");
+    let later = value_range(&session.text, "/entries/20/is_reversible");
+    // Later offsets first, so each range is in the text left by the previous edit.
+    let edits = [
+        (later, "false".to_string()),
+        (first, "\"destructive\"".to_string()),
+        (
+            TextRange::new(first.start + 1, first.start + 1),
+            "x".to_string(),
+        ),
+    ];
+    assert!(session.apply(&edits));
+}
+
+#[test]
+fn edits_it_cannot_prove_are_refused() {
+    let text = report(10, 5, 0);
+    let entry = value_range(&text, "/entries/4");
+    let quote = entry.start + text[entry.start..].find('"').unwrap();
+    let too_deep = format!("{}{}", "[".repeat(510), "]".repeat(510));
+    let cases: Vec<(&str, TextRange, &str)> = vec![
+        (
+            "on an entry's brace",
+            TextRange::new(entry.start, entry.start + 1),
+            "{ ",
+        ),
+        ("between entries", TextRange::new(entry.end, entry.end), " "),
+        (
+            "in the envelope",
+            value_range(&text, "/tool_version"),
+            "\"x\"",
+        ),
+        (
+            "splitting an entry in two",
+            TextRange::new(entry.start + 1, entry.start + 1),
+            "}, {",
+        ),
+        ("breaking a string", TextRange::new(quote, quote + 1), ""),
+        (
+            "adding a duplicate key",
+            TextRange::new(entry.start + 1, entry.start + 1),
+            "\"path\": \"a\", ",
+        ),
+        (
+            "nesting past the limit",
+            value_range(&text, "/entries/4/signals"),
+            &too_deep,
+        ),
+    ];
+    for (what, range, new_text) in cases {
+        let mut session = Session::new(text.clone());
+        assert!(!session.apply(&[(range, new_text.to_string())]), "{what}");
+        assert_eq!(session.full, 1, "{what}");
+    }
+    // Nesting just within the limit is fine.
+    let mut session = Session::new(text);
+    let deep = format!("{}{}", "[".repeat(509), "]".repeat(509));
+    assert!(session.apply(&[(
+        value_range(&session.text.clone(), "/entries/4/signals"),
+        deep
+    )]));
+}
+
+#[test]
+fn a_text_with_syntax_errors_has_no_incremental_state() {
+    let text = report(5, 6, 0);
+    assert!(Incremental::new(&analyze(&text[..text.len() - 3])).is_none());
+    assert!(Incremental::new(&analyze("[]")).is_none());
+}
+
+/// Values an edit may put in place of a scalar.
+const VALUES: &[&str] = &[
+    "\"auto\"",
+    "\"confirm\"",
+    "\"generative\"",
+    "\"destructive\"",
+    "\"delete\"",
+    "\"rewrite\"",
+    "\"stale\"",
+    "\"superseded\"",
+    "true",
+    "false",
+    "null",
+    "0",
+    "-1",
+    "1.5",
+    "\"docs/a.md\"",
+    "\"/abs.md\"",
+    "\"日本語/😀.md\"",
+    "{}",
+    "[]",
+    "{\"served_when\": \"x\"}",
+    "\"served_when\"",
+    "\"keep\"",
+];
+
+/// Text an edit may insert anywhere.
+const PIECES: &[&str] = &[
+    "", "x", "\"", ",", "{", "}", "[", "]", ":", " ", "\n", "é", "😀", "\\",
+];
+
+#[derive(Clone, Debug)]
+enum Step {
+    /// Replace the `which`-th scalar or key (a fraction of them) by `VALUES[value]`.
+    Value { which: f64, value: usize },
+    /// Insert `PIECES[piece]` at a fraction of the text, replacing `len` bytes.
+    Splice { at: f64, len: usize, piece: usize },
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        6 => (0.0..1.0f64, 0..VALUES.len()).prop_map(|(which, value)| Step::Value { which, value }),
+        2 => (0.0..1.0f64, 0usize..4, 0..PIECES.len()).prop_map(|(at, len, piece)| Step::Splice { at, len, piece }),
+    ]
+}
+
+/// The ranges of every scalar value and key in the text, when it parses.
+fn scalars(text: &str) -> Vec<TextRange> {
+    let parse = syntax::parse(text);
+    let mut out = Vec::new();
+    let mut stack: Vec<Node<'_>> = parse.root().into_iter().collect();
+    while let Some(node) = stack.pop() {
+        if let Some(members) = node.members() {
+            for member in members {
+                out.push(member.key_range);
+                stack.push(member.value);
+            }
+        } else if let Some(items) = node.items() {
+            stack.extend(items);
+        } else {
+            out.push(node.range());
+        }
+    }
+    out.sort();
+    out
+}
+
+fn floor_boundary(text: &str, mut offset: usize) -> usize {
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
+}
+
+fn edit_of(text: &str, step: &Step) -> (TextRange, String) {
+    match *step {
+        Step::Value { which, value } => {
+            let all = scalars(text);
+            if !all.is_empty() {
+                let range = all[((which * all.len() as f64) as usize).min(all.len() - 1)];
+                // A key stays a string, so that the text stays JSON.
+                let is_key = text[range.end..].trim_start().starts_with(':');
+                let strings: Vec<&str> = VALUES
+                    .iter()
+                    .copied()
+                    .filter(|v| v.starts_with('"'))
+                    .collect();
+                let value = match is_key {
+                    true => strings[value % strings.len()],
+                    false => VALUES[value],
+                };
+                return (range, value.to_string());
+            }
+            (TextRange::empty(0), String::new())
+        }
+        Step::Splice { at, len, piece } => {
+            let start = floor_boundary(text, (at * text.len() as f64) as usize);
+            let end = floor_boundary(text, (start + len).min(text.len()));
+            (TextRange::new(start, end), PIECES[piece].to_string())
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn incremental_equals_full_after_random_edits(
+        seed in 0u64..1000,
+        violation_every in prop_oneof![Just(0usize), Just(3), Just(7)],
+        rounds in prop::collection::vec(prop::collection::vec(step(), 1..4), 1..25),
+    ) {
+        let mut session = Session::new(report(12, seed, violation_every));
+        for round in &rounds {
+            session.restore_if_stuck();
+            // Each edit is worked out on the text left by the previous one.
+            let mut edits = Vec::new();
+            let mut text = session.text.clone();
+            for step in round {
+                let (range, new_text) = edit_of(&text, step);
+                text.replace_range(range.as_range(), &new_text);
+                edits.push((range, new_text));
+            }
+            session.apply(&edits);
+        }
+    }
+}
+
+#[test]
+fn random_value_edits_mostly_take_the_incremental_path() {
+    // The property above would pass vacuously if every edit fell back.
+    let mut session = Session::new(report(30, 9, 4));
+    let mut rng = 0x2545_f491_4f6c_dd1du64;
+    let mut next = || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    for _ in 0..300 {
+        session.restore_if_stuck();
+        let step = Step::Value {
+            which: (next() % 10_000) as f64 / 10_000.0,
+            value: (next() % VALUES.len() as u64) as usize,
+        };
+        let edit = edit_of(&session.text, &step);
+        session.apply(&[edit]);
+    }
+    assert!(
+        session.incremental > session.full,
+        "{} incremental, {} full",
+        session.incremental,
+        session.full
+    );
+}
