@@ -3,7 +3,9 @@
 //! incremental edits in the middle of the report, each timed from didChange
 //! to the publishDiagnostics of its version; and the server's peak memory.
 //!
-//! `cargo bench --bench lsp_latency -- [ENTRIES...]` (default 10000).
+//! `cargo bench --bench lsp_latency -- [ENTRIES...] [--violation-every N]`
+//! (default 10000 entries, a valid report; with `--violation-every 5`, one
+//! entry in five has a violation, 10 000 of them at 50 000 entries).
 
 #[path = "../tests/common/editor.rs"]
 mod editor;
@@ -18,25 +20,32 @@ const EDITS: usize = 50;
 const URI: &str = "file:///bench/huge.report.json";
 
 fn main() {
-    let sizes: Vec<usize> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
+    let mut args = std::env::args().skip(1);
+    let (mut sizes, mut violation_every) = (Vec::new(), 0);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--violation-every" => {
+                violation_every = args.next().and_then(|n| n.parse().ok()).unwrap_or(0)
+            }
+            // cargo bench passes `--bench`; other flags are not ours.
+            _ => sizes.extend(arg.parse::<usize>().ok()),
+        }
+    }
     let sizes = if sizes.is_empty() {
         vec![10_000]
     } else {
         sizes
     };
     for entries in sizes {
-        run(entries);
+        run(entries, violation_every);
     }
 }
 
-fn run(entries: usize) {
+fn run(entries: usize, violation_every: usize) {
     let text = generate_report(GenerateOptions {
         entries,
         seed: 1,
-        violation_every: 0,
+        violation_every,
     });
     let mut editor = Editor::start_with(
         env!("CARGO_BIN_EXE_report-lsp"),
@@ -49,7 +58,12 @@ fn run(entries: usize) {
     let (_, diagnostics) = editor.diagnostics(URI);
     let first = started.elapsed();
     let peak_after_open_kb = peak_memory_kb(editor.pid());
-    assert!(diagnostics.is_empty(), "the generated report is valid");
+    let published = diagnostics.len();
+    assert_eq!(
+        published == 0,
+        violation_every == 0,
+        "{published} diagnostics"
+    );
 
     // A signals string near the middle: typing inside it keeps the report valid.
     let lines: Vec<&str> = text.lines().collect();
@@ -71,7 +85,7 @@ fn run(entries: usize) {
         loop {
             let (v, diagnostics) = editor.diagnostics(URI);
             if v == Some(version) {
-                assert!(diagnostics.is_empty());
+                assert_eq!(diagnostics.len(), published);
                 break;
             }
         }
@@ -84,7 +98,7 @@ fn run(entries: usize) {
     let median = latencies[latencies.len() / 2];
     let p95 = latencies[(latencies.len() * 95).div_ceil(100) - 1];
     println!(
-        "lsp_latency entries={entries} size={:.1}MB first_diagnostics={:.1}ms keystroke_median={median:.1}ms keystroke_p95={p95:.1}ms peak_rss_after_open={:.0}MB peak_rss={:.0}MB",
+        "lsp_latency entries={entries} size={:.1}MB published={published} first_diagnostics={:.1}ms keystroke_median={median:.1}ms keystroke_p95={p95:.1}ms peak_rss_after_open={:.0}MB peak_rss={:.0}MB",
         text.len() as f64 / 1e6,
         first.as_secs_f64() * 1000.0,
         peak_after_open_kb as f64 / 1024.0,

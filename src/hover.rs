@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use crate::Analysis;
 use crate::schema::SafetyTier;
-use crate::syntax::{Node, Value};
+use crate::syntax::{Member, Node, Value};
 use crate::text::TextRange;
 use crate::tier::Outcome;
 use crate::validate::{EntryFacts, TierCheck};
@@ -24,6 +24,31 @@ const TIER_FIELDS: &[&str] = &["safety_tier", "op_type", "is_destructive", "is_r
 pub fn hover(analysis: &Analysis, offset: usize) -> Option<HoverInfo> {
     let root = analysis.root()?;
     let path = root.path_to(offset);
+    // Inside entries[i]: the path is root, entries, entries[i], and on.
+    if let [_, (Some(entries), _), (None, entry), ..] = path[..]
+        && entries.key == "entries"
+    {
+        return hover_entry(entry, entry_at(analysis, entry), offset);
+    }
+    hover_on_path(&path, offset, None)
+}
+
+/// The hover at `offset` inside one entry, given its node (in the report's
+/// tree, or in a tree of the entry's text alone) and its facts.
+pub fn hover_entry(
+    entry: Node<'_>,
+    facts: Option<&EntryFacts>,
+    offset: usize,
+) -> Option<HoverInfo> {
+    hover_on_path(&entry.path_to(offset), offset, facts)
+}
+
+/// `path` leads from a node to `offset`; `facts` are given when that node is an entry.
+fn hover_on_path(
+    path: &[(Option<Member<'_>>, Node<'_>)],
+    offset: usize,
+    facts: Option<&EntryFacts>,
+) -> Option<HoverInfo> {
     // The innermost member whose key or value holds the offset.
     let (depth, member) = path
         .iter()
@@ -36,11 +61,10 @@ pub fn hover(analysis: &Analysis, offset: usize) -> Option<HoverInfo> {
     if !on_key && !on_scalar_value {
         return value_hover(path.last()?.1, offset);
     }
-    // entries[i].<tier field>: the path is root, entries, entries[i], member.
-    if depth == 3
-        && path[1].0.is_some_and(|m| m.key == "entries")
+    // A tier field of the entry itself.
+    if depth == 1
         && TIER_FIELDS.contains(&member.key)
-        && let Some(facts) = entry_at(analysis, path[2].1)
+        && let Some(facts) = facts
     {
         let range = if on_key {
             member.key_range

@@ -20,6 +20,7 @@ use std::sync::Arc;
 
 use crate::Analysis;
 use crate::diagnostic::{Code, Diagnostic};
+use crate::hover::{self, HoverInfo};
 use crate::syntax::{self, Value};
 use crate::text::{Shift, TextRange};
 use crate::validate::{
@@ -64,54 +65,78 @@ impl Incremental {
     /// The per-entry form of a full analysis, or None when the text has
     /// syntax errors or its entries were not checked.
     pub fn new(analysis: &Analysis) -> Option<Incremental> {
-        let cross = analysis.cross.as_ref()?;
-        if !analysis.parse.errors.is_empty() {
-            return None;
-        }
-        let items = analysis.root()?.get("entries")?.items()?;
-        let mut slots: Vec<Slot> = analysis
-            .entries
-            .iter()
-            .zip(items)
-            .map(|(facts, item)| Slot {
-                facts: facts.clone(),
+        Incremental::from_analysis(analysis.clone()).ok()
+    }
+
+    /// Like [`Incremental::new`], taking the analysis apart instead of
+    /// copying it (the tree and text are freed first); gives it back when it
+    /// has no per-entry form.
+    pub fn from_analysis(analysis: Analysis) -> Result<Incremental, Box<Analysis>> {
+        let objects: Option<Vec<bool>> = analysis
+            .cross
+            .as_ref()
+            .filter(|_| analysis.parse.errors.is_empty())
+            .and_then(|_| analysis.root()?.get("entries")?.items())
+            .map(|items| {
+                items
+                    .map(|item| matches!(item.value(), Value::Object))
+                    .collect()
+            });
+        let objects = match objects {
+            Some(objects) if objects.len() == analysis.entries.len() => objects,
+            _ => return Err(Box::new(analysis)),
+        };
+        let Analysis {
+            text,
+            parse,
+            diagnostics,
+            entries,
+            cross,
+            ..
+        } = analysis;
+        let len = text.len();
+        drop(parse);
+        drop(text);
+        let cross = cross.expect("checked above");
+        let mut slots: Vec<Slot> = entries
+            .into_iter()
+            .zip(objects)
+            .map(|(facts, object)| Slot {
+                facts,
                 diagnostics: Vec::new(),
-                object: matches!(item.value(), Value::Object),
+                object,
             })
             .collect();
-        if slots.len() != analysis.entries.len() {
-            return None;
-        }
         let mut outside = Vec::new();
         let mut judged = Vec::new();
-        for diagnostic in &analysis.diagnostics {
+        for diagnostic in diagnostics {
             if is_judgement(diagnostic.code) {
-                judged.push(diagnostic.clone());
+                judged.push(diagnostic);
             } else if let Some(i) = slot_at(&slots, diagnostic.range.start) {
-                slots[i].diagnostics.push(diagnostic.clone());
+                slots[i].diagnostics.push(diagnostic);
             } else {
-                outside.push(diagnostic.clone());
+                outside.push(diagnostic);
             }
         }
-        let mut incremental = Incremental {
-            len: analysis.text.len(),
-            slots,
-            outside,
-            judged,
-            shortlist: cross.shortlist.clone(),
-            candidates: cross.candidates.clone(),
-            by_path: HashMap::new(),
-            dirty: Vec::new(),
-            refused: false,
-        };
-        if !incremental.candidates.is_empty() {
-            for (i, slot) in incremental.slots.iter().enumerate() {
+        let mut by_path: HashMap<String, Vec<usize>> = HashMap::new();
+        if !cross.candidates.is_empty() {
+            for (i, slot) in slots.iter().enumerate() {
                 if let Some((path, _)) = &slot.facts.path {
-                    incremental.by_path.entry(path.clone()).or_default().push(i);
+                    by_path.entry(path.clone()).or_default().push(i);
                 }
             }
         }
-        Some(incremental)
+        Ok(Incremental {
+            len,
+            slots,
+            outside,
+            judged,
+            shortlist: cross.shortlist,
+            candidates: cross.candidates,
+            by_path,
+            dirty: Vec::new(),
+            refused: false,
+        })
     }
 
     /// The length of the text it describes, after the edits recorded so far.
@@ -229,6 +254,39 @@ impl Incremental {
     pub fn entry_at(&self, offset: usize) -> Option<&EntryFacts> {
         let i = slot_at(&self.slots, offset)?;
         self.slots[i].object.then(|| &self.slots[i].facts)
+    }
+
+    /// The hover at `offset` when it lies in an entry object (its braces
+    /// included), from that entry's text alone, which `read` gives for the
+    /// range asked; None when `offset` is outside every entry, where only a
+    /// full analysis can tell.
+    pub fn hover(
+        &self,
+        offset: usize,
+        read: impl FnOnce(TextRange) -> String,
+    ) -> Option<Option<HoverInfo>> {
+        let after = self
+            .slots
+            .partition_point(|s| s.facts.range.start <= offset);
+        let slot = &self.slots[after.checked_sub(1)?];
+        let range = slot.facts.range;
+        if !slot.object || offset > range.end {
+            return None;
+        }
+        let parse = syntax::parse_nested(Arc::new(read(range)), ENTRY_DEPTH);
+        let root = parse.root()?;
+        let shift = Shift {
+            from: 0,
+            delta: range.start as isize,
+        };
+        Some(
+            hover::hover_entry(root, Some(&slot.facts), offset - range.start).map(|info| {
+                HoverInfo {
+                    range: shift.range(info.range),
+                    ..info
+                }
+            }),
+        )
     }
 
     fn move_path(&mut self, index: usize, old: Option<String>, new: Option<String>) {

@@ -4,8 +4,8 @@
 //! position encodings. Out-of-range edits are rejected without a change.
 
 use proptest::prelude::*;
-use report_lsp::lsp::document::Document;
-use report_lsp::text::{Encoding, LineCol, LineIndex};
+use report_lsp::lsp::document::{self, Document};
+use report_lsp::text::{Encoding, LineCol, LineIndex, TextRange};
 
 const PIECES: &[&str] = &[
     "", "a", "\"", ",", "{", "}", "[", "]", ":", "\n", "\r\n", "\r", "é", "路径", "😀", "\u{2028}",
@@ -69,8 +69,13 @@ fn run(steps: &[Step], encoding: Encoding) {
                     index.offset(&reference, a, encoding).unwrap(),
                     index.offset(&reference, b, encoding).unwrap(),
                 );
-                doc.apply_change(Some((a, b)), PIECES[piece], encoding)
-                    .unwrap();
+                let edit = doc
+                    .apply_change(Some((a, b)), PIECES[piece], encoding)
+                    .unwrap()
+                    .expect("a range edit");
+                // The bytes it reports changed are the ones the model changes.
+                assert_eq!(edit.range, TextRange::new(from, to.max(from)));
+                assert_eq!(edit.new_len, PIECES[piece].len());
                 reference.replace_range(from..to.max(from), PIECES[piece]);
             }
             Step::OutOfRange {
@@ -118,6 +123,35 @@ proptest! {
     #[test]
     fn edits_in_utf8_keep_the_document_and_the_model_equal(steps in proptest::collection::vec(step(), 1..40)) {
         run(&steps, Encoding::Utf8);
+    }
+
+    /// The rope's conversions (what the server publishes with) and the
+    /// core's line index (what the CLI prints with) agree at every offset,
+    /// and on every position a request may send, in range or not.
+    #[test]
+    fn rope_and_line_index_convert_alike(
+        pieces in proptest::collection::vec(0..PIECES.len(), 0..60),
+        line in 0u32..12,
+        col in 0u32..12,
+    ) {
+        let text: String = pieces.iter().map(|&i| PIECES[i]).collect();
+        let rope = ropey::Rope::from_str(&text);
+        let index = LineIndex::new(&text);
+        for encoding in [Encoding::Utf8, Encoding::Utf16] {
+            for offset in 0..=text.len() + 2 {
+                prop_assert_eq!(
+                    document::line_col(&rope, offset, encoding),
+                    index.line_col(&text, offset, encoding),
+                    "offset {} of {:?}", offset, text
+                );
+            }
+            let pos = LineCol { line, col };
+            prop_assert_eq!(
+                document::offset_clamped(&rope, pos, encoding),
+                index.offset_clamped(&text, pos, encoding),
+                "{:?} in {:?}", pos, text
+            );
+        }
     }
 
     /// The core's line index and the rope agree on every position.

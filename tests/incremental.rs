@@ -6,6 +6,7 @@
 use proptest::prelude::*;
 use report_lsp::diagnostic::{Code, Diagnostic};
 use report_lsp::generate::{GenerateOptions, generate_report};
+use report_lsp::hover;
 use report_lsp::incremental::Incremental;
 use report_lsp::syntax::{self, Node};
 use report_lsp::text::TextRange;
@@ -85,6 +86,20 @@ fn assert_same(state: &Incremental, full: &Analysis, text: &str) {
     let entries: Vec<_> = state.entries().cloned().collect();
     assert_eq!(entries, full.entries, "entry facts of:\n{text}");
     assert_eq!(state.len(), text.len());
+    // Hovers inside entries come from the entry's text alone.
+    for offset in (0..=text.len())
+        .step_by((text.len() / 40).max(1))
+        .filter(|&o| text.is_char_boundary(o))
+    {
+        let read = |r: TextRange| text[r.as_range()].to_string();
+        if let Some(hover) = state.hover(offset, read) {
+            assert_eq!(
+                hover,
+                hover::hover(full, offset),
+                "hover at {offset} of:\n{text}"
+            );
+        }
+    }
 }
 
 fn report(entries: usize, seed: u64, violation_every: usize) -> String {
@@ -124,7 +139,17 @@ fn a_changed_tier_is_rechecked_alone() {
         "{diagnostics:?}"
     );
     assert!(replace_value(&mut session, &tier, "\"confirm\""));
-    assert!(session.state.as_ref().unwrap().diagnostics().is_empty());
+    let state = session.state.as_ref().unwrap();
+    assert!(state.diagnostics().is_empty());
+    // The hover on the tier shows the derivation of the edited entry.
+    let at = value_range(&session.text, &tier).start + 1;
+    let hover = state.hover(at, |r| session.text[r.as_range()].to_string());
+    let markdown = hover.flatten().expect("a hover on the tier").markdown;
+    assert!(
+        markdown.contains(&format!("`entries[{generative}]`")),
+        "{markdown}"
+    );
+    assert!(markdown.contains("generative"), "{markdown}");
 }
 
 #[test]

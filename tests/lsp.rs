@@ -457,3 +457,221 @@ fn diagnostics_are_capped_with_one_summary() {
     );
     editor.shutdown();
 }
+
+/// What the core finds in `text`, as the server should publish it: range
+/// (UTF-16), code and message of each diagnostic, in order.
+fn expected_diagnostics(text: &str) -> Vec<(Value, String, String)> {
+    let analysis = report_lsp::analyze(text);
+    let index = report_lsp::text::LineIndex::new(text);
+    let position = |offset: usize| {
+        let p = index.line_col(text, offset, report_lsp::text::Encoding::Utf16);
+        json!({"line": p.line, "character": p.col})
+    };
+    analysis
+        .diagnostics
+        .iter()
+        .map(|d| {
+            (
+                json!({"start": position(d.range.start), "end": position(d.range.end)}),
+                d.code.as_str().to_string(),
+                d.message.clone(),
+            )
+        })
+        .collect()
+}
+
+fn published(diagnostics: &[Value]) -> Vec<(Value, String, String)> {
+    diagnostics
+        .iter()
+        .map(|d| {
+            (
+                d["range"].clone(),
+                d["code"].as_str().unwrap().to_string(),
+                d["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The UTF-16 position of a byte offset.
+fn lsp_position(text: &str, offset: usize) -> Value {
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[..line_start].matches('\n').count();
+    let character: usize = text[line_start..offset].chars().map(char::len_utf16).sum();
+    json!({"line": line, "character": character})
+}
+
+/// Replaces `range` (bytes) of `text` through a didChange, and returns what
+/// the server published for it.
+fn edit(
+    editor: &mut Editor,
+    text: &mut String,
+    version: i64,
+    range: std::ops::Range<usize>,
+    new_text: &str,
+) -> Vec<Value> {
+    let lsp_range =
+        json!({"start": lsp_position(text, range.start), "end": lsp_position(text, range.end)});
+    editor.change(
+        URI,
+        version,
+        json!([{"range": lsp_range, "text": new_text}]),
+    );
+    text.replace_range(range, new_text);
+    let (published_version, diagnostics) = editor.diagnostics(URI);
+    assert_eq!(published_version, Some(version));
+    diagnostics
+}
+
+#[test]
+fn edits_inside_entries_publish_what_a_full_check_finds() {
+    let mut editor = Editor::start(&["utf-16"]);
+    let mut text = report_lsp::generate::generate_report(report_lsp::generate::GenerateOptions {
+        entries: 200,
+        seed: 11,
+        violation_every: 9,
+    });
+    editor.open(URI, &text, 1);
+    let (_, diagnostics) = editor.diagnostics(URI);
+    assert_eq!(published(&diagnostics), expected_diagnostics(&text));
+    let value = |text: &str, pointer: &str| {
+        let parse = report_lsp::syntax::parse(text);
+        parse
+            .root()
+            .unwrap()
+            .lookup(pointer)
+            .unwrap()
+            .range()
+            .as_range()
+    };
+    // Inside entries (the incremental path), each followed by a hover on the
+    // edited entry's tier; then in the envelope, then breaking and repairing
+    // the JSON (full analyses), then inside an entry again.
+    let steps: Vec<(String, &str)> = vec![
+        ("/entries/120/safety_tier".into(), "\"auto\""),
+        ("/entries/120/path".into(), "\"docs/路径/😀 new.md\""),
+        ("/entries/3/is_reversible".into(), "false"),
+        ("/entries/3/op".into(), "\"delete\""),
+        ("/entries/199/signals".into(), "[\"é\", 1]"),
+        ("/tool_version".into(), "\"doc-hygiene 0.5.0\""),
+        ("/entries/50".into(), "{}"),
+        ("/entries/120/safety_tier".into(), "\"confirm\""),
+    ];
+    let mut version = 1;
+    for (pointer, new_text) in steps {
+        version += 1;
+        let range = value(&text, &pointer);
+        let diagnostics = edit(&mut editor, &mut text, version, range, new_text);
+        assert_eq!(
+            published(&diagnostics),
+            expected_diagnostics(&text),
+            "after setting {pointer} to {new_text}"
+        );
+    }
+    // Lines added and removed inside an entry, and a wider character in a
+    // string: the positions after them move (and are not stale).
+    let entry = value(&text, "/entries/120");
+    version += 1;
+    let added = edit(
+        &mut editor,
+        &mut text,
+        version,
+        entry.start + 1..entry.start + 1,
+        "\r\n\n      ",
+    );
+    assert_eq!(published(&added), expected_diagnostics(&text));
+    let path = value(&text, "/entries/121/path");
+    version += 1;
+    let wider = edit(
+        &mut editor,
+        &mut text,
+        version,
+        path.start + 1..path.start + 1,
+        "😀",
+    );
+    assert_eq!(published(&wider), expected_diagnostics(&text));
+    version += 1;
+    let removed = edit(
+        &mut editor,
+        &mut text,
+        version,
+        entry.start + 1..entry.start + 10,
+        "",
+    );
+    assert_eq!(published(&removed), expected_diagnostics(&text));
+    // Broken JSON and its repair.
+    let entry = value(&text, "/entries/50");
+    let original = text[entry.clone()].to_string();
+    version += 1;
+    let broken = edit(
+        &mut editor,
+        &mut text,
+        version,
+        entry.clone(),
+        "{\"path\": ",
+    );
+    assert!(!report_lsp::syntax::parse(&text).errors.is_empty());
+    assert_eq!(published(&broken), expected_diagnostics(&text));
+    version += 1;
+    let repaired_range = entry.start..entry.start + "{\"path\": ".len();
+    let repaired = edit(&mut editor, &mut text, version, repaired_range, &original);
+    assert_eq!(published(&repaired), expected_diagnostics(&text));
+    version += 1;
+    let range = value(&text, "/entries/120/is_destructive");
+    let last = edit(&mut editor, &mut text, version, range, "true");
+    assert_eq!(published(&last), expected_diagnostics(&text));
+    // Open, the envelope edit, the entry replaced whole (braces included),
+    // the broken text and its repair were analysed in full; the ten edits
+    // inside entries, one entry at a time.
+    let status = editor.request("report-lsp/status", json!({"uri": URI}));
+    assert_eq!(status["result"]["fullAnalyses"], 5, "{status}");
+    assert_eq!(status["result"]["incrementalUpdates"], 10, "{status}");
+    assert_eq!(status["result"]["entries"], 200, "{status}");
+    let tier = value(&text, "/entries/120/safety_tier");
+    let reply = editor.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": URI}, "position": lsp_position(&text, tier.start + 1)}),
+    );
+    let markdown = reply["result"]["contents"]["value"].as_str().unwrap();
+    assert!(markdown.contains("`entries[120]`"), "{markdown}");
+    assert!(markdown.contains("is_destructive=true"), "{markdown}");
+    assert!(markdown.contains("Recorded: `confirm`"), "{markdown}");
+    editor.shutdown();
+}
+
+#[test]
+fn fix_all_is_resolved_lazily_when_the_client_can() {
+    let capabilities =
+        json!({"textDocument": {"codeAction": {"resolveSupport": {"properties": ["edit"]}}}});
+    let mut editor = Editor::start_with_capabilities(
+        env!("CARGO_BIN_EXE_report-lsp"),
+        capabilities,
+        &[],
+        Value::Null,
+    );
+    let text = golden("invalid.report.json");
+    editor.open(URI, &text, 1);
+    editor.diagnostics(URI);
+    let params = json!({"textDocument": {"uri": URI}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "context": {"diagnostics": [], "only": ["source.fixAll"]}});
+    let reply = editor.request("textDocument/codeAction", params.clone());
+    let action = reply["result"][0].clone();
+    assert_eq!(action["kind"], "source.fixAll.report-lsp");
+    assert!(action.get("edit").is_none(), "{action}");
+    let resolved = editor.request("codeAction/resolve", action.clone());
+    let fixed = apply_lsp_edits(
+        &text,
+        resolved["result"]["edit"]["changes"][URI]
+            .as_array()
+            .unwrap(),
+    );
+    editor.change(URI, 2, json!([{"text": fixed}]));
+    let (_, diagnostics) = editor.diagnostics(URI);
+    assert_eq!(
+        codes(&diagnostics),
+        ["exact-edit-forbidden", "entry-path-not-in-shortlist"]
+    );
+    // An action offered for an older text is not resolved against the new one.
+    let stale = editor.request("codeAction/resolve", action);
+    assert_eq!(stale["error"]["code"], -32801, "{stale}");
+    editor.shutdown();
+}

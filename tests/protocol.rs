@@ -162,6 +162,19 @@ fn a_fifty_megabyte_document_is_served_and_its_memory_returned() {
         json!({"textDocument": {"uri": URI}}),
     );
     assert_alive(&mut editor);
+    // Requests on a document are answered after its earlier notifications
+    // are handled: once this one is, the close has been too.
+    let reply = editor.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": URI}, "position": {"line": 0, "character": 0}}),
+    );
+    assert!(
+        reply["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not open"),
+        "{reply}"
+    );
     let after = editor.memory_kb("VmRSS");
     eprintln!("after close: {after} KiB");
     // The text, rope, tree and transport buffer are gone (measured: 16 MB before, 21 MB after).

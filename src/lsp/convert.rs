@@ -3,20 +3,44 @@
 
 use tower_lsp_server::ls_types as lsp;
 
-use crate::diagnostic::{Diagnostic, Severity};
-use crate::text::{Encoding, LineCol, LineIndex, TextRange};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::OnceLock;
 
-/// A text with its line index and the negotiated encoding.
+use ropey::Rope;
+
+use super::document;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::text::{Encoding, LineCol, TextRange};
+
+/// A document's text and the negotiated encoding. Conversions go through
+/// the rope (logarithmic in the text's size), so nothing is indexed per
+/// change; with a cache, positions converted before are reused.
 pub struct Positions<'a> {
-    pub text: &'a str,
-    pub index: &'a LineIndex,
+    pub rope: &'a Rope,
     pub encoding: Encoding,
+    pub cache: Option<&'a PositionCache>,
 }
 
 impl Positions<'_> {
+    pub fn new(rope: &Rope, encoding: Encoding) -> Positions<'_> {
+        Positions {
+            rope,
+            encoding,
+            cache: None,
+        }
+    }
+
     pub fn position(&self, offset: usize) -> lsp::Position {
-        let p = self.index.line_col(self.text, offset, self.encoding);
-        lsp::Position::new(p.line, p.col)
+        let cached = self.cache.and_then(|c| c.get(offset));
+        let position = cached.unwrap_or_else(|| {
+            let p = document::line_col(self.rope, offset, self.encoding);
+            lsp::Position::new(p.line, p.col)
+        });
+        if let Some(cache) = self.cache {
+            cache.used.borrow_mut().push((offset, position));
+        }
+        position
     }
 
     pub fn lsp_range(&self, range: TextRange) -> lsp::Range {
@@ -25,8 +49,7 @@ impl Positions<'_> {
 
     /// The offset of a position in a request, clamped into the text as LSP asks.
     pub fn offset(&self, position: lsp::Position) -> usize {
-        self.index
-            .offset_clamped(self.text, line_col(position), self.encoding)
+        document::offset_clamped(self.rope, line_col(position), self.encoding)
     }
 
     pub fn range(&self, range: lsp::Range) -> TextRange {
@@ -61,6 +84,56 @@ impl Positions<'_> {
     }
 }
 
+/// The positions of the offsets a document's last publication used, carried
+/// over edits that leave them in place: a keystroke that publishes a
+/// thousand diagnostics converts only those whose position it moved.
+#[derive(Default)]
+pub struct PositionCache {
+    /// Sorted by offset.
+    known: Vec<(usize, lsp::Position)>,
+    used: RefCell<Vec<(usize, lsp::Position)>>,
+}
+
+impl PositionCache {
+    fn get(&self, offset: usize) -> Option<lsp::Position> {
+        let i = self.known.binary_search_by_key(&offset, |e| e.0).ok()?;
+        Some(self.known[i].1)
+    }
+
+    /// Keeps the positions used since the last call, forgetting the rest.
+    pub fn keep_used(&mut self) {
+        let mut used = std::mem::take(self.used.get_mut());
+        used.sort_unstable_by_key(|e| e.0);
+        used.dedup_by_key(|e| e.0);
+        self.known = used;
+    }
+
+    /// Carries the positions over an edit of `old` (replacing `range` by
+    /// `new_len` bytes) that gave `new`: those before the edit stay, those on
+    /// a later line than its end move by the lines it added or removed, and
+    /// the rest (on the lines it touched) are forgotten.
+    pub fn shift(&mut self, old: &Rope, new: &Rope, range: TextRange, new_len: usize) {
+        let end_line = old.byte_to_line(range.end.min(old.len_bytes())) as u32;
+        let new_end_line = new.byte_to_line((range.start + new_len).min(new.len_bytes())) as u32;
+        let delta = new_len as isize - range.len() as isize;
+        self.known.retain_mut(|(offset, position)| {
+            if *offset < range.start {
+                return true;
+            }
+            if *offset < range.end || position.line <= end_line {
+                return false;
+            }
+            *offset = offset.saturating_add_signed(delta);
+            position.line = position.line - end_line + new_end_line;
+            true
+        });
+    }
+
+    pub fn clear(&mut self) {
+        self.known.clear();
+    }
+}
+
 pub fn line_col(position: lsp::Position) -> LineCol {
     LineCol {
         line: position.line,
@@ -78,12 +151,26 @@ fn severity(severity: Severity) -> lsp::DiagnosticSeverity {
 }
 
 /// Where a code is explained: the heading of its invariant in the
-/// `invariants.md` of the checkout the server was built from.
+/// `invariants.md` of the checkout the server was built from. Worked out
+/// once per code: a capped publication carries a thousand of them.
 fn code_description(code: crate::diagnostic::Code) -> Option<lsp::CodeDescription> {
-    let file = lsp::Uri::from_file_path(concat!(env!("CARGO_MANIFEST_DIR"), "/invariants.md"))?;
-    let anchor = crate::hover::invariant_anchor(code.invariant())?;
-    let href = format!("{}#{anchor}", file.as_str()).parse().ok()?;
-    Some(lsp::CodeDescription { href })
+    static DESCRIPTIONS: OnceLock<HashMap<crate::diagnostic::Code, lsp::CodeDescription>> =
+        OnceLock::new();
+    let descriptions = DESCRIPTIONS.get_or_init(|| {
+        let file = lsp::Uri::from_file_path(concat!(env!("CARGO_MANIFEST_DIR"), "/invariants.md"));
+        let Some(file) = file else {
+            return HashMap::new();
+        };
+        crate::diagnostic::Code::ALL
+            .iter()
+            .filter_map(|&code| {
+                let anchor = crate::hover::invariant_anchor(code.invariant())?;
+                let href = format!("{}#{anchor}", file.as_str()).parse().ok()?;
+                Some((code, lsp::CodeDescription { href }))
+            })
+            .collect()
+    });
+    descriptions.get(&code).cloned()
 }
 
 pub fn encoding_kind(encoding: Encoding) -> lsp::PositionEncodingKind {
@@ -110,5 +197,63 @@ pub fn uri_path(uri: &lsp::Uri) -> String {
     match uri.to_file_path() {
         Some(path) => path.to_string_lossy().replace('\\', "/"),
         None => uri.path().as_str().to_string(),
+    }
+}
+
+/// Whether the client fills in a code action's `edit` with `codeAction/resolve`.
+pub fn resolves_edits(capabilities: &lsp::ClientCapabilities) -> bool {
+    capabilities
+        .text_document
+        .as_ref()
+        .and_then(|t| t.code_action.as_ref())
+        .and_then(|c| c.resolve_support.as_ref())
+        .is_some_and(|r| r.properties.iter().any(|p| p == "edit"))
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    const PIECES: &[&str] = &["a", "é", "😀", "\n", "\r\n", "\r", " ", "路"];
+
+    fn text_of(pieces: &[usize]) -> String {
+        pieces.iter().map(|&i| PIECES[i]).collect()
+    }
+
+    proptest! {
+        /// Positions carried over an edit equal those converted afresh.
+        #[test]
+        fn shifted_positions_equal_fresh_ones(
+            before in prop::collection::vec(0..PIECES.len(), 0..40),
+            inserted in prop::collection::vec(0..PIECES.len(), 0..6),
+            at in 0.0..=1.0f64,
+            removed in 0usize..6,
+            utf8 in any::<bool>(),
+        ) {
+            let encoding = if utf8 { Encoding::Utf8 } else { Encoding::Utf16 };
+            let old_text = text_of(&before);
+            let old = Rope::from_str(&old_text);
+            let boundaries: Vec<usize> = (0..=old_text.len()).filter(|&o| old_text.is_char_boundary(o)).collect();
+            let start = boundaries[((at * (boundaries.len() - 1) as f64) as usize).min(boundaries.len() - 1)];
+            let end = *boundaries.iter().filter(|&&b| b >= start).nth(removed).unwrap_or(&old_text.len());
+            let inserted = text_of(&inserted);
+            let mut new_text = old_text.clone();
+            new_text.replace_range(start..end, &inserted);
+            let new = Rope::from_str(&new_text);
+
+            let mut cache = PositionCache::default();
+            let positions = Positions { rope: &old, encoding, cache: Some(&cache) };
+            for &offset in &boundaries {
+                positions.position(offset);
+            }
+            cache.keep_used();
+            cache.shift(&old, &new, TextRange::new(start, end), inserted.len());
+            let fresh = Positions::new(&new, encoding);
+            for &(offset, position) in &cache.known {
+                prop_assert_eq!(position, fresh.position(offset), "offset {} of {:?}", offset, new_text);
+            }
+        }
     }
 }

@@ -3,7 +3,7 @@
 
 use ropey::{Rope, RopeSlice};
 
-use crate::text::{Encoding, LineCol, PositionError};
+use crate::text::{Encoding, LineCol, PositionError, TextRange};
 
 pub struct Document {
     pub rope: Rope,
@@ -22,30 +22,80 @@ impl Document {
         }
     }
 
-    /// Replaces `range` (None: the whole text) with `text`. A range outside
-    /// the document changes nothing and is an error.
+    /// Replaces `range` (None: the whole text) with `text`, and says which
+    /// bytes changed (None: the whole text). A range outside the document
+    /// changes nothing and is an error.
     pub fn apply_change(
         &mut self,
         range: Option<(LineCol, LineCol)>,
         text: &str,
         encoding: Encoding,
-    ) -> Result<(), PositionError> {
+    ) -> Result<Option<ByteEdit>, PositionError> {
         let Some((start, end)) = range else {
             self.rope = Rope::from_str(text);
             self.out_of_sync = false;
-            return Ok(());
+            return Ok(None);
         };
         let start = char_index(&self.rope, start, encoding)?;
         let end = char_index(&self.rope, end, encoding)?;
         let (start, end) = (start.min(end), start.max(end));
+        let bytes = TextRange::new(self.rope.char_to_byte(start), self.rope.char_to_byte(end));
         self.rope.remove(start..end);
         self.rope.insert(start, text);
-        Ok(())
+        Ok(Some(ByteEdit {
+            range: bytes,
+            new_len: text.len(),
+        }))
     }
 
     pub fn text(&self) -> String {
         self.rope.to_string()
     }
+}
+
+/// A change in bytes: `range` of the text before it became `new_len` bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ByteEdit {
+    pub range: TextRange,
+    pub new_len: usize,
+}
+
+/// The position of a byte offset, as [`crate::text::LineIndex::line_col`]
+/// gives it for the same text: an offset past the end is the end, one inside
+/// a character or a line break is rounded down to the character or the end
+/// of the line's content.
+pub fn line_col(rope: &Rope, offset: usize, encoding: Encoding) -> LineCol {
+    let offset = offset.min(rope.len_bytes());
+    let line = rope.byte_to_line(offset);
+    let line_start = rope.line_to_char(line);
+    let content = without_line_end(rope.line(line));
+    let char_in_line = (rope.byte_to_char(offset) - line_start).min(content.len_chars());
+    let col = match encoding {
+        Encoding::Utf8 => content.char_to_byte(char_in_line),
+        Encoding::Utf16 => content.char_to_utf16_cu(char_in_line),
+    };
+    LineCol {
+        line: line as u32,
+        col: col as u32,
+    }
+}
+
+/// The byte offset of a position in a request, clamped as
+/// [`crate::text::LineIndex::offset_clamped`] does: a line past the last is
+/// the end of the text, a column past its line's end is that end, and a
+/// column inside a character is rounded down to it.
+pub fn offset_clamped(rope: &Rope, pos: LineCol, encoding: Encoding) -> usize {
+    let line = pos.line as usize;
+    if line >= rope.len_lines() {
+        return rope.len_bytes();
+    }
+    let content = without_line_end(rope.line(line));
+    let col = pos.col as usize;
+    let char_in_line = match encoding {
+        Encoding::Utf16 => content.utf16_cu_to_char(col.min(content.len_utf16_cu())),
+        Encoding::Utf8 => content.byte_to_char(col.min(content.len_bytes())),
+    };
+    rope.line_to_byte(line) + content.char_to_byte(char_in_line)
 }
 
 /// The char index of a position, exact: a line past the end, a column past

@@ -5,8 +5,12 @@ mod convert;
 pub mod document;
 mod server;
 pub mod transport;
+mod worker;
 
 pub use server::FIX_ALL_KIND;
+
+/// The request that reports how a document is being analysed.
+pub const STATUS_METHOD: &str = "report-lsp/status";
 
 /// Serves one client over stdin/stdout until it exits.
 pub fn run() -> std::io::Result<()> {
@@ -15,13 +19,24 @@ pub fn run() -> std::io::Result<()> {
         .enable_all()
         .build()?;
     runtime.block_on(async {
-        let (service, socket) = tower_lsp_server::LspService::build(server::Server::new)
-            .custom_method(
-                transport::INVALID_MESSAGE_METHOD,
-                server::Server::invalid_message,
-            )
-            .finish();
-        transport::serve(tokio::io::stdin(), tokio::io::stdout(), service, socket).await;
+        let (notifications, notifications_out) = futures::channel::mpsc::unbounded();
+        let (service, socket) = tower_lsp_server::LspService::build(|client| {
+            server::Server::new(client, notifications)
+        })
+        .custom_method(
+            transport::INVALID_MESSAGE_METHOD,
+            server::Server::invalid_message,
+        )
+        .custom_method(STATUS_METHOD, server::Server::status)
+        .finish();
+        transport::serve(
+            tokio::io::stdin(),
+            tokio::io::stdout(),
+            service,
+            socket,
+            notifications_out,
+        )
+        .await;
     });
     // A read of stdin may still be pending in a blocking thread; do not wait for it.
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));

@@ -1,50 +1,46 @@
-//! The language server: handlers that translate, a document store changed
-//! under a plain mutex before any `.await`, and one analysis thread that
-//! publishes diagnostics in version order.
+//! The language server's handlers: they translate. Changes are applied to
+//! the document store under a plain mutex before any `.await`, then handed
+//! to the analysis thread ([`super::worker`]), which publishes diagnostics in
+//! version order and answers the requests that read an analysis.
 
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
 
-use tokio::sync::{Notify, mpsc as async_mpsc};
-use tower_lsp_server::jsonrpc::{Error, Result};
+use tokio::sync::oneshot;
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 use tower_lsp_server::{Client, LanguageServer};
 
 use super::convert::{self, Positions};
 use super::document::Document;
-use crate::selection::{DEFAULT_REPORT_GLOBS, ReportGlobs, looks_like_report};
+use super::worker::{self, DocState, Job, Lookup, Message, Publisher, Query};
+use crate::fix;
+use crate::selection::{DEFAULT_REPORT_GLOBS, ReportGlobs};
 use crate::text::Encoding;
-use crate::{Analysis, fix, hover};
 
 /// The kind of the fix-all source action.
 pub const FIX_ALL_KIND: &str = "source.fixAll.report-lsp";
 
 pub struct Server {
     client: Client,
-    shared: Arc<Shared>,
-    jobs: mpsc::Sender<Job>,
+    documents: Arc<Mutex<HashMap<Uri, Entry>>>,
+    settings: Arc<Mutex<Settings>>,
+    messages: mpsc::Sender<Message>,
     /// The same ordered queue the analysis thread publishes through.
-    publish: async_mpsc::UnboundedSender<Publication>,
+    publish: Publisher,
 }
 
-/// State shared by the handlers and the analysis thread.
-struct Shared {
-    documents: Mutex<HashMap<Uri, Entry>>,
-    settings: Mutex<Settings>,
-    /// Signalled whenever an analysis is stored, for requests waiting on the current version.
-    analyzed: Notify,
-}
-
-struct Settings {
-    encoding: Encoding,
+pub struct Settings {
+    pub encoding: Encoding,
     globs: ReportGlobs,
     /// Diagnostics published per document at most; one summary stands for the rest.
-    max_diagnostics: usize,
+    pub max_diagnostics: usize,
     /// Documents larger than this get one diagnostic instead of an analysis.
-    max_document_bytes: usize,
+    pub max_document_bytes: usize,
+    /// Whether the client resolves a code action's edit lazily (`codeAction/resolve`).
+    resolves_edits: bool,
 }
 
 /// Well above the largest reports served (50 000 entries are about 42 MB),
@@ -55,41 +51,16 @@ const DEFAULT_MAX_DOCUMENT_BYTES: usize = 128 << 20;
 /// problems stays responsive.
 const DEFAULT_MAX_DIAGNOSTICS: usize = 1000;
 
-struct Entry {
-    document: Document,
+pub struct Entry {
+    pub document: Document,
     /// Counts the texts this document has had. Freshness is judged by it, not
     /// by the client's version, which a client may repeat or send backwards.
-    generation: u64,
-    /// The analysis of some version of the document, the newest one done.
-    snapshot: Option<Arc<Snapshot>>,
-    /// Whether the diagnostics last published for it were non-empty.
-    published: bool,
-}
-
-/// A version's analysis (which holds its text): what requests read.
-pub struct Snapshot {
     pub generation: u64,
-    pub analysis: Analysis,
-    /// Whether the document is validated (its name matches, or it looks like a report).
-    pub is_report: bool,
+    /// Whether the diagnostics last published for it were non-empty.
+    pub published: bool,
 }
 
-struct Job {
-    uri: Uri,
-    generation: u64,
-    version: i32,
-    text: Arc<String>,
-    name_matches: bool,
-}
-
-/// What the analysis thread sends to be published, in order.
-struct Publication {
-    uri: Uri,
-    version: Option<i32>,
-    diagnostics: Vec<lsp::Diagnostic>,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panic while holding the lock is caught and reported; the data stays usable.
     mutex
         .lock()
@@ -129,90 +100,120 @@ fn inject_fault(name: &str) {
 }
 
 impl Server {
-    pub fn new(client: Client) -> Server {
-        let shared = Arc::new(Shared {
-            documents: Mutex::new(HashMap::new()),
-            settings: Mutex::new(Settings {
-                encoding: Encoding::Utf16,
-                globs: ReportGlobs::default(),
-                max_diagnostics: DEFAULT_MAX_DIAGNOSTICS,
-                max_document_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
-            }),
-            analyzed: Notify::new(),
-        });
-        let (jobs, job_rx) = mpsc::channel();
-        let (publish_tx, publish_rx) = async_mpsc::unbounded_channel();
-        let worker_shared = shared.clone();
-        let worker_publish = publish_tx.clone();
+    pub fn new(
+        client: Client,
+        notifications: futures::channel::mpsc::UnboundedSender<Vec<u8>>,
+    ) -> Server {
+        let documents = Arc::new(Mutex::new(HashMap::new()));
+        let settings = Arc::new(Mutex::new(Settings {
+            encoding: Encoding::Utf16,
+            globs: ReportGlobs::default(),
+            max_diagnostics: DEFAULT_MAX_DIAGNOSTICS,
+            max_document_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
+            resolves_edits: false,
+        }));
+        let (messages, message_rx) = mpsc::channel();
+        let publish = Publisher(notifications);
+        let (worker_documents, worker_settings, worker_publish) =
+            (documents.clone(), settings.clone(), publish.clone());
         std::thread::Builder::new()
             .name("analysis".into())
             .stack_size(crate::ANALYSIS_STACK_BYTES)
-            .spawn(move || analysis_loop(job_rx, worker_shared, worker_publish))
+            .spawn(move || {
+                worker::run(
+                    message_rx,
+                    worker_documents,
+                    worker_settings,
+                    worker_publish,
+                )
+            })
             .expect("the analysis thread starts");
-        tokio::spawn(publish_loop(client.clone(), publish_rx));
         Server {
             client,
-            shared,
-            jobs,
-            publish: publish_tx,
+            documents,
+            settings,
+            messages,
+            publish,
         }
     }
 
     fn encoding(&self) -> Encoding {
-        lock(&self.shared.settings).encoding
+        lock(&self.settings).encoding
     }
 
-    /// Queues the current text of `uri` for analysis. The previous snapshot
-    /// is dropped: requests only read the current version's, and keeping two
-    /// trees of a huge report would double the memory.
-    fn schedule(&self, uri: &Uri, entry: &mut Entry) {
-        // Free the old version's text and tree before copying out the new text.
-        entry.snapshot = None;
-        let text = entry.document.text();
-        self.schedule_text(uri, entry, text);
-    }
-
-    /// Like [`Server::schedule`], with the document's current text at hand.
-    fn schedule_text(&self, uri: &Uri, entry: &mut Entry, text: String) {
-        let name_matches = lock(&self.shared.settings)
-            .globs
-            .matches(&convert::uri_path(uri));
-        entry.snapshot = None;
+    /// Queues the document's current text for analysis: `edits` (in bytes)
+    /// lead from the previous generation to it; None asks for a full analysis.
+    fn schedule(
+        &self,
+        uri: &Uri,
+        entry: &mut Entry,
+        edits: Option<Vec<super::document::ByteEdit>>,
+        text: Option<String>,
+    ) {
+        let name_matches = lock(&self.settings).globs.matches(&convert::uri_path(uri));
         entry.generation += 1;
-        let _ = self.jobs.send(Job {
+        let _ = self.messages.send(Message::Analyze(Job {
             uri: uri.clone(),
+            base: entry.generation - 1,
             generation: entry.generation,
             version: entry.document.version,
-            text: Arc::new(text),
+            rope: entry.document.rope.clone(),
+            edits,
+            text,
             name_matches,
-        });
+        }));
     }
 
-    /// The snapshot of `uri`'s current version, waiting (bounded) for its analysis.
-    async fn current_snapshot(&self, uri: &Uri) -> Result<Option<Arc<Snapshot>>> {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-        loop {
-            let notified = self.shared.analyzed.notified();
-            tokio::pin!(notified);
-            notified.as_mut().enable();
-            {
-                let documents = lock(&self.shared.documents);
-                let Some(entry) = documents.get(uri) else {
-                    return Err(Error::invalid_params(format!(
-                        "document not open: {}",
-                        uri.as_str()
-                    )));
-                };
-                match &entry.snapshot {
-                    Some(s) if s.generation == entry.generation => return Ok(Some(s.clone())),
-                    _ if entry.document.out_of_sync => return Ok(None),
-                    _ => {}
-                }
-            }
-            if tokio::time::timeout_at(deadline, notified).await.is_err() {
-                return Ok(None);
-            }
+    /// Runs `f` on the analysis thread with `uri`'s state, after every change
+    /// sent before, and waits for its answer. `name` is the request's, for
+    /// fault reports.
+    async fn query<T: Send + 'static>(
+        &self,
+        uri: &Uri,
+        name: &'static str,
+        f: impl FnOnce(&mut DocState) -> Result<Option<T>> + Send + 'static,
+    ) -> Result<Option<T>> {
+        let (reply, answer) = oneshot::channel();
+        let document = uri.clone();
+        let run = move |lookup: Lookup<'_>| {
+            let result = match lookup {
+                Lookup::NotOpen => Err(Error::invalid_params(format!(
+                    "document not open: {}",
+                    document.as_str()
+                ))),
+                Lookup::Unknown => Ok(None),
+                Lookup::Current(state) => guarded(name, || f(state)),
+            };
+            let _ = reply.send(result);
+        };
+        let query = Query {
+            uri: uri.clone(),
+            run: Box::new(run),
+        };
+        if self.messages.send(Message::Query(query)).is_err() {
+            return Err(Error::internal_error());
         }
+        answer
+            .await
+            .unwrap_or_else(|_| Err(Error::internal_error()))
+    }
+
+    /// `report-lsp/status`: how a document is being analysed, for users
+    /// wondering about speed and for tests checking which path was taken.
+    pub async fn status(&self, params: lsp::TextDocumentIdentifier) -> Result<serde_json::Value> {
+        let status = self
+            .query(&params.uri, "status", |state| {
+                Ok(Some(serde_json::json!({
+                    "bytes": state.rope.len_bytes(),
+                    "isReport": state.is_report,
+                    "entries": state.incremental.as_ref().map(|i| i.entries().len()),
+                    "incremental": state.incremental.is_some(),
+                    "incrementalUpdates": state.incremental_updates,
+                    "fullAnalyses": state.full_analyses,
+                })))
+            })
+            .await?;
+        Ok(status.unwrap_or(serde_json::Value::Null))
     }
 
     /// Answers a message the transport guard found broken with its error.
@@ -234,16 +235,15 @@ impl Server {
 
     fn open_document(&self, params: lsp::DidOpenTextDocumentParams) {
         let doc = params.text_document;
-        let mut documents = lock(&self.shared.documents);
+        let mut documents = lock(&self.documents);
         let entry = documents.entry(doc.uri.clone()).or_insert_with(|| Entry {
             document: Document::new("", doc.version),
             generation: 0,
-            snapshot: None,
             published: false,
         });
         entry.document = Document::new(&doc.text, doc.version);
         // The text the editor sent becomes the job's: no second copy of a huge report.
-        self.schedule_text(&doc.uri, entry, doc.text);
+        self.schedule(&doc.uri, entry, None, Some(doc.text));
     }
 
     /// Applies the changes in order, under the lock and before any `.await`
@@ -252,7 +252,7 @@ impl Server {
     fn change_document(&self, params: lsp::DidChangeTextDocumentParams) -> Option<String> {
         let encoding = self.encoding();
         let uri = params.text_document.uri;
-        let mut documents = lock(&self.shared.documents);
+        let mut documents = lock(&self.documents);
         let Some(entry) = documents.get_mut(&uri) else {
             return Some(format!(
                 "didChange for a document that is not open: {}",
@@ -261,6 +261,8 @@ impl Server {
         };
         entry.document.version = params.text_document.version;
         let mut failure = None;
+        // The byte edits, while every change so far was one.
+        let mut edits = Some(Vec::new());
         for change in params.content_changes {
             if entry.document.out_of_sync && change.range.is_some() {
                 continue;
@@ -268,43 +270,44 @@ impl Server {
             let range = change
                 .range
                 .map(|r| (convert::line_col(r.start), convert::line_col(r.end)));
-            if let Err(error) = entry.document.apply_change(range, &change.text, encoding) {
-                if !entry.document.out_of_sync {
-                    // Analyses still queued are of a text we no longer trust: make them stale.
-                    entry.generation += 1;
-                    entry.snapshot = None;
-                    // The diagnostics on screen point into a text we no longer have: replace them.
-                    let _ = self.publish.send(Publication {
-                        uri: uri.clone(),
-                        version: Some(entry.document.version),
-                        diagnostics: vec![out_of_sync_diagnostic(&error)],
-                    });
-                    entry.published = true;
+            match entry.document.apply_change(range, &change.text, encoding) {
+                Ok(Some(edit)) => edits.iter_mut().for_each(|e| e.push(edit)),
+                Ok(None) => edits = None,
+                Err(error) => {
+                    edits = None;
+                    if !entry.document.out_of_sync {
+                        // Analyses still queued are of a text we no longer trust: make them stale.
+                        entry.generation += 1;
+                        // The diagnostics on screen point into a text we no longer have: replace them.
+                        self.publish.publish(
+                            uri.clone(),
+                            Some(entry.document.version),
+                            vec![out_of_sync_diagnostic(&error)],
+                        );
+                        entry.published = true;
+                    }
+                    entry.document.out_of_sync = true;
+                    failure = Some(format!(
+                        "rejected a change to {}: {error}; the document is out of sync until the editor sends its full text (reopen it)",
+                        uri.as_str()
+                    ));
                 }
-                entry.document.out_of_sync = true;
-                failure = Some(format!(
-                    "rejected a change to {}: {error}; the document is out of sync until the editor sends its full text (reopen it)",
-                    uri.as_str()
-                ));
             }
         }
         if !entry.document.out_of_sync {
-            self.schedule(&uri, entry);
+            self.schedule(&uri, entry, edits, None);
         }
         failure
     }
 
     fn close_document(&self, uri: Uri) {
-        let mut documents = lock(&self.shared.documents);
+        let mut documents = lock(&self.documents);
         let removed = documents.remove(&uri);
         if removed.as_ref().is_some_and(|e| e.published) {
             // Queued behind any publication for it, so nothing reappears after the clear.
-            let _ = self.publish.send(Publication {
-                uri,
-                version: None,
-                diagnostics: Vec::new(),
-            });
+            self.publish.publish(uri.clone(), None, Vec::new());
         }
+        let _ = self.messages.send(Message::Close(uri));
         drop(documents);
         drop(removed);
         release_memory();
@@ -333,7 +336,7 @@ impl Server {
         let patterns =
             files.unwrap_or_else(|| DEFAULT_REPORT_GLOBS.iter().map(|s| s.to_string()).collect());
         match ReportGlobs::new(&patterns) {
-            Ok(globs) => lock(&self.shared.settings).globs = globs,
+            Ok(globs) => lock(&self.settings).globs = globs,
             Err(error) => {
                 eprintln!("report-lsp: ignoring invalid file globs {patterns:?}: {error}")
             }
@@ -341,12 +344,11 @@ impl Server {
         let max = value
             .and_then(|v| v.get("reportLsp").unwrap_or(v).get("maxDiagnostics"))
             .and_then(|m| m.as_u64());
-        lock(&self.shared.settings).max_diagnostics =
-            max.map_or(DEFAULT_MAX_DIAGNOSTICS, |m| m as usize);
+        lock(&self.settings).max_diagnostics = max.map_or(DEFAULT_MAX_DIAGNOSTICS, |m| m as usize);
         let max_bytes = value
             .and_then(|v| v.get("reportLsp").unwrap_or(v).get("maxDocumentBytes"))
             .and_then(|m| m.as_u64());
-        lock(&self.shared.settings).max_document_bytes =
+        lock(&self.settings).max_document_bytes =
             max_bytes.map_or(DEFAULT_MAX_DOCUMENT_BYTES, |m| m as usize);
     }
 }
@@ -354,7 +356,8 @@ impl Server {
 impl LanguageServer for Server {
     async fn initialize(&self, params: lsp::InitializeParams) -> Result<lsp::InitializeResult> {
         let encoding = convert::negotiate_encoding(&params.capabilities);
-        lock(&self.shared.settings).encoding = encoding;
+        lock(&self.settings).encoding = encoding;
+        lock(&self.settings).resolves_edits = convert::resolves_edits(&params.capabilities);
         self.apply_settings(params.initialization_options.as_ref());
         Ok(lsp::InitializeResult {
             capabilities: lsp::ServerCapabilities {
@@ -373,6 +376,7 @@ impl LanguageServer for Server {
                             lsp::CodeActionKind::QUICKFIX,
                             lsp::CodeActionKind::new(FIX_ALL_KIND),
                         ]),
+                        resolve_provider: Some(true),
                         ..Default::default()
                     },
                 )),
@@ -425,9 +429,9 @@ impl LanguageServer for Server {
     async fn did_change_configuration(&self, params: lsp::DidChangeConfigurationParams) {
         let problem = guarded("didChangeConfiguration", || {
             self.apply_settings(Some(&params.settings));
-            let mut documents = lock(&self.shared.documents);
+            let mut documents = lock(&self.documents);
             for (uri, entry) in documents.iter_mut() {
-                self.schedule(uri, entry);
+                self.schedule(uri, entry, None, None);
             }
             Ok(None)
         });
@@ -436,83 +440,104 @@ impl LanguageServer for Server {
 
     async fn hover(&self, params: lsp::HoverParams) -> Result<Option<lsp::Hover>> {
         let position = params.text_document_position_params;
-        let Some(snapshot) = self.current_snapshot(&position.text_document.uri).await? else {
-            return Ok(None);
-        };
         let encoding = self.encoding();
-        guarded("hover", || {
-            if !snapshot.is_report {
+        self.query(&position.text_document.uri, "hover", move |state| {
+            if !state.is_report {
                 return Ok(None);
             }
-            let positions = Positions {
-                text: &snapshot.analysis.text,
-                index: &snapshot.analysis.line_index,
-                encoding,
+            let offset = Positions::new(&state.rope, encoding).offset(position.position);
+            let Some(info) = state.hover(offset) else {
+                return Ok(None);
             };
-            let offset = positions.offset(position.position);
-            Ok(
-                hover::hover(&snapshot.analysis, offset).map(|info| lsp::Hover {
-                    contents: lsp::HoverContents::Markup(lsp::MarkupContent {
-                        kind: lsp::MarkupKind::Markdown,
-                        value: info.markdown,
-                    }),
-                    range: Some(positions.lsp_range(info.range)),
+            let range = Positions::new(&state.rope, encoding).lsp_range(info.range);
+            Ok(Some(lsp::Hover {
+                contents: lsp::HoverContents::Markup(lsp::MarkupContent {
+                    kind: lsp::MarkupKind::Markdown,
+                    value: info.markdown,
                 }),
-            )
+                range: Some(range),
+            }))
         })
+        .await
     }
 
     async fn code_action(
         &self,
         params: lsp::CodeActionParams,
     ) -> Result<Option<lsp::CodeActionResponse>> {
-        let uri = params.text_document.uri;
-        let Some(snapshot) = self.current_snapshot(&uri).await? else {
-            return Ok(None);
+        let uri = params.text_document.uri.clone();
+        let (encoding, resolves_edits) = {
+            let settings = lock(&self.settings);
+            (settings.encoding, settings.resolves_edits)
+        };
+        self.query(&uri, "codeAction", move |state| {
+            Ok(Some(code_actions(state, encoding, resolves_edits, &params)))
+        })
+        .await
+    }
+
+    async fn code_action_resolve(&self, action: lsp::CodeAction) -> Result<lsp::CodeAction> {
+        let target = action
+            .data
+            .as_ref()
+            .and_then(|data| serde_json::from_value::<FixAllTarget>(data.clone()).ok());
+        let Some(target) = target else {
+            // Nothing of ours to resolve: the action is complete as it is.
+            return Ok(action);
         };
         let encoding = self.encoding();
-        guarded("codeAction", || {
-            Ok(Some(code_actions(
-                &uri,
-                &snapshot,
-                encoding,
-                &params.range,
-                &params.context,
-            )))
+        let uri = target.uri.clone();
+        let resolved = self
+            .query(&uri, "codeActionResolve", move |state| {
+                if state.generation != target.generation {
+                    return Err(Error {
+                        code: ErrorCode::ContentModified,
+                        message: "the document changed since the action was offered".into(),
+                        data: None,
+                    });
+                }
+                let edit = fix_all_edit(state, encoding, &target.uri);
+                Ok(Some(lsp::CodeAction { edit, ..action }))
+            })
+            .await?;
+        resolved.ok_or_else(|| Error {
+            code: ErrorCode::ContentModified,
+            message: "the document is not in sync with the editor".into(),
+            data: None,
         })
     }
 }
 
+/// What a fix-all action offered without its edit carries, to resolve it.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct FixAllTarget {
+    uri: Uri,
+    generation: u64,
+}
+
 fn code_actions(
-    uri: &Uri,
-    snapshot: &Snapshot,
+    state: &mut DocState,
     encoding: Encoding,
-    range: &lsp::Range,
-    context: &lsp::CodeActionContext,
+    resolves_edits: bool,
+    params: &lsp::CodeActionParams,
 ) -> lsp::CodeActionResponse {
-    if !snapshot.is_report {
+    if !state.is_report {
         return Vec::new();
     }
-    let text: &str = &snapshot.analysis.text;
-    let positions = Positions {
-        text,
-        index: &snapshot.analysis.line_index,
-        encoding,
-    };
+    let uri = &params.text_document.uri;
+    let context = &params.context;
     let wants = |kind: &str| {
         context.only.as_ref().is_none_or(|only| {
             only.iter()
                 .any(|k| kind == k.as_str() || kind.starts_with(&format!("{}.", k.as_str())))
         })
     };
-    let requested = positions.range(*range);
-    let edit = |edits: Vec<lsp::TextEdit>| lsp::WorkspaceEdit {
-        changes: Some(HashMap::from([(uri.clone(), edits)])),
-        ..Default::default()
-    };
+    let positions = Positions::new(&state.rope, encoding);
+    let requested = positions.range(params.range);
     let mut actions = Vec::new();
+    let diagnostics = state.diagnostics();
     if wants(lsp::CodeActionKind::QUICKFIX.as_str()) {
-        for diagnostic in &snapshot.analysis.diagnostics {
+        for diagnostic in &diagnostics {
             let Some(fix) = &diagnostic.fix else {
                 continue;
             };
@@ -525,7 +550,8 @@ fn code_actions(
                 title: fix.title.clone(),
                 kind: Some(lsp::CodeActionKind::QUICKFIX),
                 diagnostics: Some(vec![positions.diagnostic(uri, diagnostic)]),
-                edit: Some(edit(
+                edit: Some(workspace_edit(
+                    uri,
                     fix.edits.iter().map(|e| positions.text_edit(e)).collect(),
                 )),
                 is_preferred: Some(fix.preferred),
@@ -533,105 +559,46 @@ fn code_actions(
             }));
         }
     }
-    let has_preferred = snapshot
-        .analysis
-        .diagnostics
+    let has_preferred = diagnostics
         .iter()
         .any(|d| d.fix.as_ref().is_some_and(|f| f.preferred));
-    if wants(FIX_ALL_KIND)
-        && has_preferred
-        && let Some(fixed) = fix::fix_all(text)
-        && let Some(minimal) = fix::minimal_edit(text, &fixed)
-    {
-        actions.push(lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
+    drop(diagnostics);
+    if wants(FIX_ALL_KIND) && has_preferred {
+        let mut action = lsp::CodeAction {
             title: "Fix all unambiguous report problems".into(),
             kind: Some(lsp::CodeActionKind::new(FIX_ALL_KIND)),
-            edit: Some(edit(vec![positions.text_edit(&minimal)])),
             ..Default::default()
-        }));
+        };
+        // Working the edit out analyses the whole text, perhaps several
+        // times: left to `codeAction/resolve` when the client can.
+        if resolves_edits {
+            let target = FixAllTarget {
+                uri: uri.clone(),
+                generation: state.generation,
+            };
+            action.data = serde_json::to_value(target).ok();
+            actions.push(lsp::CodeActionOrCommand::CodeAction(action));
+        } else if let Some(edit) = fix_all_edit(state, encoding, uri) {
+            action.edit = Some(edit);
+            actions.push(lsp::CodeActionOrCommand::CodeAction(action));
+        }
     }
     actions
 }
 
-/// Analyses queued texts, newest version first per document, on a thread
-/// with a large stack; stores each result and queues its diagnostics.
-fn analysis_loop(
-    jobs: mpsc::Receiver<Job>,
-    shared: Arc<Shared>,
-    publish: async_mpsc::UnboundedSender<Publication>,
-) {
-    while let Ok(first) = jobs.recv() {
-        // Later jobs for the same document supersede earlier ones.
-        let mut pending: Vec<Job> = vec![first];
-        while let Ok(job) = jobs.try_recv() {
-            pending.retain(|p| p.uri != job.uri);
-            pending.push(job);
-        }
-        for job in pending {
-            let (encoding, max_diagnostics, max_bytes) = {
-                let settings = lock(&shared.settings);
-                (
-                    settings.encoding,
-                    settings.max_diagnostics,
-                    settings.max_document_bytes,
-                )
-            };
-            let analyze = || match job.text.len() > max_bytes {
-                true => crate::too_large(job.text.clone(), max_bytes),
-                false => crate::analyze_shared(job.text.clone()),
-            };
-            let analysis = match catch_unwind(AssertUnwindSafe(analyze)) {
-                Ok(analysis) => analysis,
-                Err(_) => {
-                    eprintln!("report-lsp: analysis of {} panicked", job.uri.as_str());
-                    continue;
-                }
-            };
-            let is_report = job.name_matches || analysis.root().is_some_and(looks_like_report);
-            drop(job.text);
-            let snapshot = Arc::new(Snapshot {
-                generation: job.generation,
-                analysis,
-                is_report,
-            });
-            let mut documents = lock(&shared.documents);
-            let Some(entry) = documents.get_mut(&job.uri) else {
-                continue;
-            };
-            if entry.generation != job.generation {
-                continue;
-            }
-            entry.snapshot = Some(snapshot.clone());
-            let publish_now = is_report || entry.published;
-            if publish_now {
-                let positions = Positions {
-                    text: &snapshot.analysis.text,
-                    index: &snapshot.analysis.line_index,
-                    encoding,
-                };
-                let diagnostics = match is_report {
-                    true => capped_diagnostics(
-                        &positions,
-                        &job.uri,
-                        &snapshot.analysis,
-                        max_diagnostics,
-                    ),
-                    false => Vec::new(),
-                };
-                entry.published = !diagnostics.is_empty();
-                // Sent under the lock, so publications keep the order of versions.
-                let _ = publish.send(Publication {
-                    uri: job.uri.clone(),
-                    version: Some(job.version),
-                    diagnostics,
-                });
-            }
-            drop(documents);
-            shared.analyzed.notify_waiters();
-            if snapshot.analysis.text.len() >= LARGE_TEXT_BYTES {
-                release_memory();
-            }
-        }
+/// The edit that applies every preferred fix, as one minimal text edit.
+fn fix_all_edit(state: &DocState, encoding: Encoding, uri: &Uri) -> Option<lsp::WorkspaceEdit> {
+    let text = state.rope.to_string();
+    let fixed = fix::fix_all(&text)?;
+    let minimal = fix::minimal_edit(&text, &fixed)?;
+    let positions = Positions::new(&state.rope, encoding);
+    Some(workspace_edit(uri, vec![positions.text_edit(&minimal)]))
+}
+
+fn workspace_edit(uri: &Uri, edits: Vec<lsp::TextEdit>) -> lsp::WorkspaceEdit {
+    lsp::WorkspaceEdit {
+        changes: Some(HashMap::from([(uri.clone(), edits)])),
+        ..Default::default()
     }
 }
 
@@ -650,61 +617,12 @@ fn out_of_sync_diagnostic(error: &crate::text::PositionError) -> lsp::Diagnostic
     }
 }
 
-/// At most `max` diagnostics, errors first, and one summary for those left out.
-fn capped_diagnostics(
-    positions: &Positions<'_>,
-    uri: &Uri,
-    analysis: &Analysis,
-    max: usize,
-) -> Vec<lsp::Diagnostic> {
-    let all = &analysis.diagnostics;
-    if all.len() <= max {
-        return all.iter().map(|d| positions.diagnostic(uri, d)).collect();
-    }
-    // Errors before lesser severities, each group in document order.
-    let mut chosen: Vec<&crate::diagnostic::Diagnostic> = all.iter().collect();
-    chosen.sort_by_key(|d| d.severity);
-    chosen.truncate(max);
-    chosen.sort_by_key(|d| (d.range.start, d.range.end));
-    let mut published: Vec<lsp::Diagnostic> = chosen
-        .iter()
-        .map(|d| positions.diagnostic(uri, d))
-        .collect();
-    let left_out = all.len() - max;
-    published.push(lsp::Diagnostic {
-        range: positions.lsp_range(crate::text::TextRange::empty(0)),
-        severity: Some(lsp::DiagnosticSeverity::WARNING),
-        code: Some(lsp::NumberOrString::String(crate::diagnostic::Code::TooManyDiagnostics.as_str().into())),
-        source: Some("report-lsp".into()),
-        message: format!(
-            "{left_out} more problems are not shown ({} in all; the limit is the reportLsp.maxDiagnostics setting, {max}); `report-lsp check` lists them all",
-            all.len()
-        ),
-        ..Default::default()
-    });
-    published
-}
-
 /// Gives freed memory back to the system. glibc keeps the pages of a closed
 /// huge report in its heaps otherwise (a closed 50 MB document left 130 MB).
-fn release_memory() {
+pub fn release_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only returns free pages of the allocator's heaps to the system.
     unsafe {
         libc::malloc_trim(0);
-    }
-}
-
-/// Texts from this size on are worth a trim after their analysis replaces the previous one.
-const LARGE_TEXT_BYTES: usize = 16 << 20;
-
-async fn publish_loop(
-    client: Client,
-    mut publications: async_mpsc::UnboundedReceiver<Publication>,
-) {
-    while let Some(p) = publications.recv().await {
-        client
-            .publish_diagnostics(p.uri, p.diagnostics, p.version)
-            .await;
     }
 }

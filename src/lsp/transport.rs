@@ -416,6 +416,7 @@ pub async fn serve<I, O, S>(
     mut output: O,
     mut service: S,
     socket: tower_lsp_server::ClientSocket,
+    notifications: channel::UnboundedReceiver<Vec<u8>>,
 ) where
     I: AsyncRead + Unpin,
     O: AsyncWrite + Unpin,
@@ -439,6 +440,15 @@ pub async fn serve<I, O, S>(
                 ));
                 future::ready(())
             })
+    };
+    // Notifications the server serialized itself (diagnostics): framed as they are.
+    let (notifications, stop_notifications) = futures::stream::abortable(notifications);
+    let notifications = {
+        let frames = frames.clone();
+        notifications.for_each(move |body| {
+            let _ = frames.unbounded_send(frame(&body));
+            future::ready(())
+        })
     };
     let server_requests = client_requests.for_each(move |request| {
         let _ = frames.unbounded_send(frame(
@@ -494,8 +504,9 @@ pub async fn serve<I, O, S>(
         }
         tasks.close_channel();
         stop_client_requests.abort();
+        stop_notifications.abort();
     };
-    futures::join!(read, responses, server_requests, write);
+    futures::join!(read, responses, server_requests, notifications, write);
 }
 
 #[cfg(test)]

@@ -34,6 +34,17 @@ impl Editor {
         env: &[(&str, &str)],
         options: Value,
     ) -> Editor {
+        let capabilities = json!({"general": {"positionEncodings": encodings}});
+        Editor::start_with_capabilities(binary, capabilities, env, options)
+    }
+
+    /// Starts `binary` announcing `capabilities` as the client's.
+    pub fn start_with_capabilities(
+        binary: &str,
+        capabilities: Value,
+        env: &[(&str, &str)],
+        options: Value,
+    ) -> Editor {
         let mut child = Command::new(binary)
             .arg("--stdio")
             .envs(env.iter().copied())
@@ -77,7 +88,7 @@ impl Editor {
         };
         let init = editor.request(
             "initialize",
-            json!({"processId": null, "rootUri": null, "capabilities": {"general": {"positionEncodings": encodings}}, "initializationOptions": options}),
+            json!({"processId": null, "rootUri": null, "capabilities": capabilities, "initializationOptions": options}),
         );
         assert_eq!(init["result"]["serverInfo"]["name"], "report-lsp");
         editor.notify("initialized", json!({}));
