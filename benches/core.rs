@@ -1,5 +1,6 @@
 //! Core benches at 100 to 50 000 entries: parse with positions, validate,
-//! the whole analyze, hover at a position, fix-all. Each group also times
+//! the whole analyze, hover at a position, fix-all, and a keystroke of the
+//! incremental analysis. Each group also times
 //! `serde_json::from_str::<serde_json::Value>` on the same text: the floor.
 //!
 //! `cargo bench --bench core`
@@ -39,6 +40,25 @@ fn benches(c: &mut Criterion) {
         let offset = text[text.len() / 2..].find("\"safety_tier\"").unwrap() + text.len() / 2 + 3;
         group.bench_function("derive_and_hover", |b| {
             b.iter(|| report_lsp::hover::hover(&analysis, offset).unwrap())
+        });
+        // A character typed into a string of a middle entry and deleted again:
+        // two keystrokes, each an edit, an update and the diagnostics.
+        let mut incremental = report_lsp::incremental::Incremental::new(&analysis).unwrap();
+        let mut rope = ropey::Rope::from_str(&text);
+        let at = text[text.len() / 2..].find("\"signals\": [\"").unwrap() + text.len() / 2 + 13;
+        let typed = report_lsp::text::TextRange::new(at, at + 1);
+        group.bench_function("incremental_type_and_delete", |b| {
+            b.iter(|| {
+                rope.insert_char(rope.byte_to_char(at), 'x');
+                assert!(incremental.edit(report_lsp::text::TextRange::empty(at), 1));
+                assert!(incremental.update(|r| rope.byte_slice(r.as_range()).to_string()));
+                let typed_diagnostics = incremental.diagnostics().len();
+                let char_at = rope.byte_to_char(at);
+                rope.remove(char_at..char_at + 1);
+                assert!(incremental.edit(typed, 0));
+                assert!(incremental.update(|r| rope.byte_slice(r.as_range()).to_string()));
+                typed_diagnostics + incremental.diagnostics().len()
+            })
         });
         let broken = report(entries, 10);
         group.bench_with_input(

@@ -9,10 +9,10 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 export RUSTC_BOOTSTRAP=1
 
-mkdir -p fuzz/corpus/analyze_and_fix fuzz/corpus/line_index fuzz/corpus/rope_changes
+mkdir -p fuzz/corpus/analyze_and_fix fuzz/corpus/line_index fuzz/corpus/rope_changes fuzz/corpus/incremental
 cp examples/golden/*.json examples/golden/invalid/*.json fuzz/corpus/analyze_and_fix/
 
-for target in analyze_and_fix line_index rope_changes; do
+for target in analyze_and_fix line_index rope_changes incremental; do
   echo "fuzzing $target for ${seconds}s"
   cargo fuzz run "$target" "fuzz/corpus/$target" -- -max_total_time="$seconds" -rss_limit_mb=4096 -max_len=65536 2>&1 \
     | grep -E "^(Done|#[0-9]+ *DONE|==[0-9]+==|SUMMARY|thread|panicked)|stat::number_of_executed_units" || true

@@ -22,13 +22,22 @@ pub struct HoverInfo {
 const TIER_FIELDS: &[&str] = &["safety_tier", "op_type", "is_destructive", "is_reversible"];
 
 pub fn hover(analysis: &Analysis, offset: usize) -> Option<HoverInfo> {
-    let root = analysis.root()?;
+    hover_in_tree(analysis.root()?, offset, |entry| entry_at(analysis, entry))
+}
+
+/// The hover at `offset` in a report's tree, with `facts` giving what the
+/// checks learnt about an entry (only the tier fields' hover needs it).
+pub fn hover_in_tree<'f>(
+    root: Node<'_>,
+    offset: usize,
+    facts: impl FnOnce(Node<'_>) -> Option<&'f EntryFacts>,
+) -> Option<HoverInfo> {
     let path = root.path_to(offset);
     // Inside entries[i]: the path is root, entries, entries[i], and on.
     if let [_, (Some(entries), _), (None, entry), ..] = path[..]
         && entries.key == "entries"
     {
-        return hover_entry(entry, entry_at(analysis, entry), offset);
+        return hover_entry(entry, facts(entry), offset);
     }
     hover_on_path(&path, offset, None)
 }

@@ -636,6 +636,30 @@ fn edits_inside_entries_publish_what_a_full_check_finds() {
     assert!(markdown.contains("`entries[120]`"), "{markdown}");
     assert!(markdown.contains("is_destructive=true"), "{markdown}");
     assert!(markdown.contains("Recorded: `confirm`"), "{markdown}");
+    // Hovers inside and outside entries are the core's.
+    let analysis = report_lsp::analyze(&text);
+    let keys = [
+        "\"schema_version\"",
+        "\"shortlist\"",
+        "\"entries\"",
+        "\"op_type\"",
+        "\"generative\"",
+        "\"served_when\"",
+        "\"promotion_candidates\"",
+    ];
+    for key in keys {
+        let offset = text.find(key).unwrap() + 1;
+        let reply = editor.request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": URI}, "position": lsp_position(&text, offset)}),
+        );
+        let expected = report_lsp::hover::hover(&analysis, offset).map(|h| h.markdown);
+        assert_eq!(
+            reply["result"]["contents"]["value"].as_str(),
+            expected.as_deref(),
+            "hover on {key}"
+        );
+    }
     editor.shutdown();
 }
 

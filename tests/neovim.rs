@@ -36,6 +36,7 @@ fn plugin_shows_diagnostics_applies_the_tier_fix_and_hovers_the_trace() {
         std::fs::read_to_string(common::golden_dir().join("invalid.report.json")).unwrap();
     std::fs::write(&file, &original).unwrap();
     let out = dir.path().join("observed.json");
+    let fixed = dir.path().join("机器-fixed.report.json");
 
     let mut child = Command::new("nvim")
         .args(["--headless", "-u", "NONE", "-i", "NONE", "--cmd"])
@@ -51,6 +52,7 @@ fn plugin_shows_diagnostics_applies_the_tier_fix_and_hovers_the_trace() {
         .env("REPORT_LSP_BIN", env!("CARGO_BIN_EXE_report-lsp"))
         .env("REPORT_LSP_FILE", &file)
         .env("REPORT_LSP_OUT", &out)
+        .env("REPORT_LSP_FIXED", &fixed)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -109,4 +111,9 @@ fn plugin_shows_diagnostics_applies_the_tier_fix_and_hovers_the_trace() {
 
     let hover = observed["hover"].as_str().unwrap();
     assert!(hover.contains("derive_safety_tier(op_type="), "{hover}");
+
+    // Fix-all, resolved by Neovim on demand, gave what the core's fix-all gives.
+    assert_eq!(observed["fixed_all"], true);
+    let fixed_all = std::fs::read_to_string(&fixed).unwrap();
+    assert_eq!(Some(fixed_all), report_lsp::fix::fix_all(&saved));
 }

@@ -55,7 +55,13 @@ fuzz_target!(|input: Input| {
                 doc.apply_change(Some((start, end)), &change.text, encoding),
                 expected,
             ) {
-                (Ok(()), Some((a, b))) => reference.replace_range(a..b, &change.text),
+                (Ok(edit), Some((a, b))) => {
+                    // The bytes it says it changed are the ones the model changes.
+                    let edit = edit.expect("a range change");
+                    assert_eq!((edit.range.start, edit.range.end), (a, b));
+                    assert_eq!(edit.new_len, change.text.len());
+                    reference.replace_range(a..b, &change.text)
+                }
                 (Err(_), None) => {}
                 (result, expected) => panic!("document said {result:?}, model said {expected:?}"),
             }

@@ -152,14 +152,18 @@ impl DocState {
     }
 
     /// The hover at `offset`: from the entry's text alone when it is in an
-    /// entry, from a full analysis otherwise.
+    /// entry; outside the entries, from a parse of the whole text (no checks
+    /// needed, nothing kept); from the full analysis when there is one.
     pub fn hover(&mut self, offset: usize) -> Option<hover::HoverInfo> {
-        if let Some(incremental) = &self.incremental
-            && let Some(info) = incremental.hover(offset, |range| self.slice(range))
-        {
+        let Some(incremental) = &self.incremental else {
+            return hover::hover(self.full(), offset);
+        };
+        if let Some(info) = incremental.hover(offset, |range| self.slice(range)) {
             return info;
         }
-        hover::hover(self.full(), offset)
+        // Outside every entry object, so no entry's facts are needed.
+        let parse = crate::syntax::parse_shared(Arc::new(self.rope.to_string()));
+        hover::hover_in_tree(parse.root()?, offset, |_| None)
     }
 }
 
@@ -259,6 +263,11 @@ impl Worker {
         };
         let uri = job.uri.clone();
         let (generation, version) = (job.generation, job.version);
+        // (whether it held a full analysis, how many it made), to tell whether one was freed.
+        let before = self
+            .states
+            .get(&uri)
+            .map_or((false, 0), |s| (s.full.is_some(), s.full_analyses));
         let updated = catch_unwind(AssertUnwindSafe(|| {
             update(self.states.remove(&job.uri), job, max_bytes)
         }));
@@ -273,40 +282,63 @@ impl Worker {
                 return;
             }
         };
+        // A full analysis was dropped, or made (its tree is freed once taken apart).
+        let freed = before.0 || state.full_analyses != before.1;
+        let trim = freed && state.rope.len_bytes() >= LARGE_TEXT_BYTES;
+        let target = Target {
+            documents: &self.documents,
+            publish: &self.publish,
+            uri,
+            generation,
+            version,
+        };
+        target.publish(state, encoding, max_diagnostics);
+        if trim {
+            super::server::release_memory();
+        }
+    }
+}
+
+/// Where an analysis of one generation of a document is published.
+struct Target<'a> {
+    documents: &'a Mutex<HashMap<Uri, Entry>>,
+    publish: &'a Publisher,
+    uri: Uri,
+    generation: u64,
+    version: i32,
+}
+
+impl Target<'_> {
+    /// Publishes the state's diagnostics, unless a newer generation exists
+    /// (its own publication follows) or there is nothing to say.
+    fn publish(self, state: &mut DocState, encoding: Encoding, max_diagnostics: usize) {
         let is_current = |documents: &HashMap<Uri, Entry>| {
             documents
-                .get(&uri)
-                .is_some_and(|e| e.generation == generation)
+                .get(&self.uri)
+                .filter(|e| e.generation == self.generation)
+                .map(|e| e.published)
         };
-        let was_published = {
-            let documents = lock(&self.documents);
-            match documents.get(&uri) {
-                Some(entry) if entry.generation == generation => entry.published,
-                _ => return,
-            }
+        let Some(was_published) = is_current(&lock(self.documents)) else {
+            return;
         };
         if !state.is_report && !was_published {
             return;
         }
         // Converted outside the lock: handlers applying changes do not wait for it.
         let diagnostics = match state.is_report {
-            true => capped(state, &uri, encoding, max_diagnostics),
+            true => capped(state, &self.uri, encoding, max_diagnostics),
             false => Vec::new(),
         };
-        let large = state.rope.len_bytes() >= LARGE_TEXT_BYTES && state.full.is_some();
-        let mut documents = lock(&self.documents);
-        if !is_current(&documents) {
+        let mut documents = lock(self.documents);
+        if is_current(&documents).is_none() {
             return;
         }
-        if let Some(entry) = documents.get_mut(&uri) {
+        if let Some(entry) = documents.get_mut(&self.uri) {
             entry.published = !diagnostics.is_empty();
         }
         // Sent under the lock, so publications keep the order of versions.
-        self.publish.publish(uri, Some(version), diagnostics);
-        drop(documents);
-        if large {
-            super::server::release_memory();
-        }
+        self.publish
+            .publish(self.uri, Some(self.version), diagnostics);
     }
 }
 

@@ -1,7 +1,7 @@
 -- Headless end-to-end test of the plugin against the real server, run by
 -- tests/neovim.rs:
 --   nvim --headless -u NONE --cmd "set rtp+=editors/neovim" -l? (0.7: -c "luafile ...")
--- Reads REPORT_LSP_BIN, REPORT_LSP_FILE and REPORT_LSP_OUT from the environment,
+-- Reads REPORT_LSP_BIN, REPORT_LSP_FILE, REPORT_LSP_FIXED and REPORT_LSP_OUT from the environment,
 -- writes what it observed as JSON to REPORT_LSP_OUT, and quits.
 
 local out = {}
@@ -89,6 +89,24 @@ local ok, err = pcall(function()
     return true
   end, 50), "the tier-mismatch diagnostic did not go away")
   out.after = diagnostics()
+
+  -- Fix all, as a user would: the action is picked from the menu, and
+  -- Neovim asks the server for its edit (codeAction/resolve).
+  vim.ui.select = function(items, _, on_choice)
+    for i, item in ipairs(items) do
+      if item[2].kind == "source.fixAll.report-lsp" then
+        return on_choice(item, i)
+      end
+    end
+    on_choice(nil, nil)
+  end
+  local tick = vim.api.nvim_buf_get_changedtick(bufnr)
+  vim.lsp.buf.code_action({ only = { "source.fixAll" }, diagnostics = {} })
+  assert(vim.wait(15000, function()
+    return vim.api.nvim_buf_get_changedtick(bufnr) ~= tick
+  end, 50), "fix-all changed nothing")
+  vim.cmd("write " .. vim.fn.fnameescape(os.getenv("REPORT_LSP_FIXED")))
+  out.fixed_all = true
 end)
 
 finish(not ok and tostring(err) or nil)

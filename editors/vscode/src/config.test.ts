@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 
 import {
   DEFAULT_FILES,
+  describeStatus,
   documentSelectorFor,
   filesFor,
   initializationOptionsFor,
@@ -34,4 +35,22 @@ test("documents are selected by glob for files and unsaved buffers", () => {
 test("only a new binary needs a restart", () => {
   assert.equal(restartNeeded({}, { files: ["x"] }), false);
   assert.equal(restartNeeded({}, { path: "/usr/local/bin/report-lsp" }), true);
+});
+
+test("the document status reads as one line", () => {
+  const status = {
+    bytes: 37_600_000,
+    isReport: true,
+    entries: 50000,
+    incremental: true,
+    incrementalUpdates: 12,
+    fullAnalyses: 1,
+  };
+  assert.equal(
+    describeStatus("huge.report.json", status),
+    "huge.report.json: 37.6 MB, 50000 entries, edits inside an entry are rechecked on their own; 12 incremental updates, 1 full analyses",
+  );
+  assert.match(describeStatus("a.json", { ...status, isReport: false }), /not a machine report/);
+  assert.match(describeStatus("b.report.json", { ...status, incremental: false, entries: null }), /in full/);
+  assert.match(describeStatus("c.report.json", null), /not known/);
 });

@@ -50,3 +50,28 @@ export function initializationOptionsFor(settings: Settings): { files: string[] 
 export function restartNeeded(before: Settings, after: Settings): boolean {
   return launchFor(before).command !== launchFor(after).command;
 }
+
+/** What the server's `report-lsp/status` request answers for a document. */
+export interface DocumentStatus {
+  bytes: number;
+  isReport: boolean;
+  entries: number | null;
+  incremental: boolean;
+  incrementalUpdates: number;
+  fullAnalyses: number;
+}
+
+/** One line for the output channel: how the server is analysing a document. */
+export function describeStatus(name: string, status: DocumentStatus | null): string {
+  if (!status) {
+    return `${name}: not known to the server (not open, or out of sync)`;
+  }
+  if (!status.isReport) {
+    return `${name}: not a machine report, not validated`;
+  }
+  const size = `${(status.bytes / 1e6).toFixed(1)} MB`;
+  const mode = status.incremental
+    ? `${status.entries} entries, edits inside an entry are rechecked on their own`
+    : "analysed in full on every change until its JSON parses without errors";
+  return `${name}: ${size}, ${mode}; ${status.incrementalUpdates} incremental updates, ${status.fullAnalyses} full analyses`;
+}

@@ -3,7 +3,15 @@
 import * as vscode from "vscode";
 import { LanguageClient, LanguageClientOptions, ServerOptions } from "vscode-languageclient/node";
 
-import { Settings, documentSelectorFor, initializationOptionsFor, launchFor, restartNeeded } from "./config";
+import {
+  DocumentStatus,
+  Settings,
+  describeStatus,
+  documentSelectorFor,
+  initializationOptionsFor,
+  launchFor,
+  restartNeeded,
+} from "./config";
 
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
@@ -51,6 +59,22 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("reportLsp.restart", async () => {
       await stop();
       await start();
+    }),
+    vscode.commands.registerCommand("reportLsp.status", async () => {
+      const document = vscode.window.activeTextEditor?.document;
+      if (!client || !document) {
+        return;
+      }
+      const name = vscode.workspace.asRelativePath(document.uri);
+      try {
+        const status = await client.sendRequest<DocumentStatus | null>("report-lsp/status", {
+          uri: client.code2ProtocolConverter.asUri(document.uri),
+        });
+        output.appendLine(describeStatus(name, status));
+      } catch (error) {
+        output.appendLine(`${name}: ${error}`);
+      }
+      output.show(true);
     }),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
       if (event.affectsConfiguration("reportLsp") && restartNeeded(current, readSettings())) {
