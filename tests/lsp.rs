@@ -501,32 +501,50 @@ fn lsp_position(text: &str, offset: usize) -> Value {
     json!({"line": line, "character": character})
 }
 
-/// Replaces `range` (bytes) of `text` through a didChange, and returns what
-/// the server published for it.
-fn edit(
-    editor: &mut Editor,
-    text: &mut String,
+/// A document edited through didChange, with the text the editor has.
+struct Editing {
+    editor: Editor,
+    text: String,
     version: i64,
-    range: std::ops::Range<usize>,
-    new_text: &str,
-) -> Vec<Value> {
-    let lsp_range =
-        json!({"start": lsp_position(text, range.start), "end": lsp_position(text, range.end)});
-    editor.change(
-        URI,
-        version,
-        json!([{"range": lsp_range, "text": new_text}]),
-    );
-    text.replace_range(range, new_text);
-    let (published_version, diagnostics) = editor.diagnostics(URI);
-    assert_eq!(published_version, Some(version));
-    diagnostics
+}
+
+impl Editing {
+    /// Replaces `range` (bytes) and checks that the server publishes, for
+    /// that version, what a full check of the new text finds.
+    fn edit(&mut self, range: std::ops::Range<usize>, new_text: &str) {
+        let text = &self.text;
+        let lsp_range =
+            json!({"start": lsp_position(text, range.start), "end": lsp_position(text, range.end)});
+        self.version += 1;
+        self.editor.change(
+            URI,
+            self.version,
+            json!([{"range": lsp_range, "text": new_text}]),
+        );
+        self.text.replace_range(range, new_text);
+        let (version, diagnostics) = self.editor.diagnostics(URI);
+        assert_eq!(version, Some(self.version));
+        assert_eq!(
+            published(&diagnostics),
+            expected_diagnostics(&self.text),
+            "after replacing with {new_text:?}"
+        );
+    }
+
+    /// The byte range of the value at `pointer` in the current text.
+    fn value(&self, pointer: &str) -> std::ops::Range<usize> {
+        let parse = report_lsp::syntax::parse(&self.text);
+        let node = parse.root().and_then(|root| root.lookup(pointer));
+        node.unwrap_or_else(|| panic!("no {pointer}"))
+            .range()
+            .as_range()
+    }
 }
 
 #[test]
 fn edits_inside_entries_publish_what_a_full_check_finds() {
     let mut editor = Editor::start(&["utf-16"]);
-    let mut text = report_lsp::generate::generate_report(report_lsp::generate::GenerateOptions {
+    let text = report_lsp::generate::generate_report(report_lsp::generate::GenerateOptions {
         entries: 200,
         seed: 11,
         violation_every: 9,
@@ -534,100 +552,55 @@ fn edits_inside_entries_publish_what_a_full_check_finds() {
     editor.open(URI, &text, 1);
     let (_, diagnostics) = editor.diagnostics(URI);
     assert_eq!(published(&diagnostics), expected_diagnostics(&text));
-    let value = |text: &str, pointer: &str| {
-        let parse = report_lsp::syntax::parse(text);
-        parse
-            .root()
-            .unwrap()
-            .lookup(pointer)
-            .unwrap()
-            .range()
-            .as_range()
+    let mut session = Editing {
+        editor,
+        text,
+        version: 1,
     };
-    // Inside entries (the incremental path), each followed by a hover on the
-    // edited entry's tier; then in the envelope, then breaking and repairing
-    // the JSON (full analyses), then inside an entry again.
-    let steps: Vec<(String, &str)> = vec![
-        ("/entries/120/safety_tier".into(), "\"auto\""),
-        ("/entries/120/path".into(), "\"docs/路径/😀 new.md\""),
-        ("/entries/3/is_reversible".into(), "false"),
-        ("/entries/3/op".into(), "\"delete\""),
-        ("/entries/199/signals".into(), "[\"é\", 1]"),
-        ("/tool_version".into(), "\"doc-hygiene 0.5.0\""),
-        ("/entries/50".into(), "{}"),
-        ("/entries/120/safety_tier".into(), "\"confirm\""),
+    // Inside entries (the incremental path), then in the envelope and an
+    // entry replaced with its braces (full analyses), then inside again.
+    let steps = [
+        ("/entries/120/safety_tier", "\"auto\""),
+        ("/entries/120/path", "\"docs/路径/😀 new.md\""),
+        ("/entries/3/is_reversible", "false"),
+        ("/entries/3/op", "\"delete\""),
+        ("/entries/199/signals", "[\"é\", 1]"),
+        ("/tool_version", "\"doc-hygiene 0.5.0\""),
+        ("/entries/50", "{}"),
+        ("/entries/120/safety_tier", "\"confirm\""),
     ];
-    let mut version = 1;
     for (pointer, new_text) in steps {
-        version += 1;
-        let range = value(&text, &pointer);
-        let diagnostics = edit(&mut editor, &mut text, version, range, new_text);
-        assert_eq!(
-            published(&diagnostics),
-            expected_diagnostics(&text),
-            "after setting {pointer} to {new_text}"
-        );
+        session.edit(session.value(pointer), new_text);
     }
     // Lines added and removed inside an entry, and a wider character in a
     // string: the positions after them move (and are not stale).
-    let entry = value(&text, "/entries/120");
-    version += 1;
-    let added = edit(
-        &mut editor,
-        &mut text,
-        version,
-        entry.start + 1..entry.start + 1,
-        "\r\n\n      ",
-    );
-    assert_eq!(published(&added), expected_diagnostics(&text));
-    let path = value(&text, "/entries/121/path");
-    version += 1;
-    let wider = edit(
-        &mut editor,
-        &mut text,
-        version,
-        path.start + 1..path.start + 1,
-        "😀",
-    );
-    assert_eq!(published(&wider), expected_diagnostics(&text));
-    version += 1;
-    let removed = edit(
-        &mut editor,
-        &mut text,
-        version,
-        entry.start + 1..entry.start + 10,
-        "",
-    );
-    assert_eq!(published(&removed), expected_diagnostics(&text));
+    let entry = session.value("/entries/120");
+    session.edit(entry.start + 1..entry.start + 1, "\r\n\n      ");
+    let path = session.value("/entries/121/path");
+    session.edit(path.start + 1..path.start + 1, "😀");
+    session.edit(entry.start + 1..entry.start + 10, "");
     // Broken JSON and its repair.
-    let entry = value(&text, "/entries/50");
-    let original = text[entry.clone()].to_string();
-    version += 1;
-    let broken = edit(
-        &mut editor,
-        &mut text,
-        version,
-        entry.clone(),
-        "{\"path\": ",
-    );
-    assert!(!report_lsp::syntax::parse(&text).errors.is_empty());
-    assert_eq!(published(&broken), expected_diagnostics(&text));
-    version += 1;
-    let repaired_range = entry.start..entry.start + "{\"path\": ".len();
-    let repaired = edit(&mut editor, &mut text, version, repaired_range, &original);
-    assert_eq!(published(&repaired), expected_diagnostics(&text));
-    version += 1;
-    let range = value(&text, "/entries/120/is_destructive");
-    let last = edit(&mut editor, &mut text, version, range, "true");
-    assert_eq!(published(&last), expected_diagnostics(&text));
+    let entry = session.value("/entries/50");
+    let original = session.text[entry.clone()].to_string();
+    session.edit(entry.clone(), "{\"path\": ");
+    assert!(!report_lsp::syntax::parse(&session.text).errors.is_empty());
+    session.edit(entry.start..entry.start + "{\"path\": ".len(), &original);
+    session.edit(session.value("/entries/120/is_destructive"), "true");
     // Open, the envelope edit, the entry replaced whole (braces included),
     // the broken text and its repair were analysed in full; the ten edits
     // inside entries, one entry at a time.
+    let Editing {
+        mut editor, text, ..
+    } = session;
     let status = editor.request("report-lsp/status", json!({"uri": URI}));
     assert_eq!(status["result"]["fullAnalyses"], 5, "{status}");
     assert_eq!(status["result"]["incrementalUpdates"], 10, "{status}");
     assert_eq!(status["result"]["entries"], 200, "{status}");
-    let tier = value(&text, "/entries/120/safety_tier");
+    let tier = report_lsp::syntax::parse(&text)
+        .root()
+        .and_then(|root| root.lookup("/entries/120/safety_tier"))
+        .unwrap()
+        .range();
     let reply = editor.request(
         "textDocument/hover",
         json!({"textDocument": {"uri": URI}, "position": lsp_position(&text, tier.start + 1)}),
