@@ -264,7 +264,7 @@ fn snippet<'a>(
     label: Option<&'a str>,
 ) -> Snippet<'a, annotate_snippets::Annotation<'a>> {
     let text: &str = &result.analysis.text;
-    let index = &result.analysis.line_index;
+    let index = &result.analysis.line_index();
     let start = index.line_col(text, range.start, Encoding::Utf8);
     let line_start = range.start - start.col as usize;
     let line_end = text[line_start..]
@@ -288,7 +288,7 @@ fn write_json(out: &mut dyn Write, results: &[FileResult]) -> io::Result<()> {
         .iter()
         .map(|result| {
             let position = |offset: usize| {
-                let p = result.analysis.line_index.line_col(&result.analysis.text, offset, Encoding::Utf16);
+                let p = result.analysis.line_index().line_col(&result.analysis.text, offset, Encoding::Utf16);
                 serde_json::json!({"line": p.line, "character": p.col})
             };
             let diagnostics: Vec<serde_json::Value> = result

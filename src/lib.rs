@@ -20,7 +20,7 @@ pub mod validate;
 #[cfg(test)]
 mod fixture;
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use diagnostic::{Code, Diagnostic};
 use syntax::{Node, Parse, SyntaxErrorKind};
@@ -40,7 +40,8 @@ pub struct Analysis {
     /// The text analysed, shared with the tree.
     pub text: Arc<String>,
     pub parse: Parse,
-    pub line_index: LineIndex,
+    /// Built on first use: only the CLI prints positions from it.
+    line_index: OnceLock<LineIndex>,
     /// Sorted by position.
     pub diagnostics: Vec<Diagnostic>,
     pub entries: Vec<EntryFacts>,
@@ -49,6 +50,11 @@ pub struct Analysis {
 }
 
 impl Analysis {
+    /// The line index of [`Analysis::text`].
+    pub fn line_index(&self) -> &LineIndex {
+        self.line_index.get_or_init(|| LineIndex::new(&self.text))
+    }
+
     pub fn root(&self) -> Option<Node<'_>> {
         self.parse.root()
     }
@@ -81,7 +87,7 @@ pub fn analyze_shared(text: Arc<String>) -> Analysis {
     }
     diagnostics.sort_by(Diagnostic::order);
     Analysis {
-        line_index: LineIndex::new(&text),
+        line_index: OnceLock::new(),
         text,
         parse,
         diagnostics,
@@ -108,7 +114,7 @@ pub fn analyze_bytes(bytes: Vec<u8>) -> Analysis {
         bytes[offset]
     );
     Analysis {
-        line_index: LineIndex::new(&text),
+        line_index: OnceLock::new(),
         text: Arc::new(text),
         parse: Parse::default(),
         diagnostics: vec![Diagnostic::new(
@@ -128,7 +134,7 @@ pub fn too_large(text: Arc<String>, limit: usize) -> Analysis {
         text.len()
     );
     Analysis {
-        line_index: LineIndex::new(""),
+        line_index: OnceLock::new(),
         diagnostics: vec![Diagnostic::new(
             Code::DocumentTooLarge,
             TextRange::empty(0),

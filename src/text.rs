@@ -146,19 +146,12 @@ impl LineIndex {
         // Offsets are u32: past 4 GiB (which parsing refuses) lines are not indexed.
         let bytes = &text.as_bytes()[..text.len().min(u32::MAX as usize - 1)];
         let mut line_starts = vec![0];
-        let mut i = 0;
-        while i < bytes.len() {
-            match bytes[i] {
-                b'\n' => line_starts.push(i as u32 + 1),
-                b'\r' => {
-                    if bytes.get(i + 1) == Some(&b'\n') {
-                        i += 1;
-                    }
-                    line_starts.push(i as u32 + 1);
-                }
-                _ => {}
+        for i in memchr::memchr2_iter(b'\n', b'\r', bytes) {
+            // A `\r\n` pair ends one line, at its `\n`.
+            if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
+                continue;
             }
-            i += 1;
+            line_starts.push(i as u32 + 1);
         }
         LineIndex {
             line_starts,

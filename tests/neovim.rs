@@ -83,7 +83,7 @@ fn plugin_shows_diagnostics_applies_the_tier_fix_and_hovers_the_trace() {
         .iter()
         .map(|d| {
             let p = analysis
-                .line_index
+                .line_index()
                 .line_col(&original, d.range.start, Encoding::Utf16);
             serde_json::json!({"line": p.line, "col": p.col, "code": d.code.as_str()})
         })

@@ -21,8 +21,8 @@ fn assert_sane(text: &str) {
                 "{range:?}"
             );
             for encoding in [Encoding::Utf8, Encoding::Utf16] {
-                let pos = analysis.line_index.line_col(text, range.start, encoding);
-                analysis.line_index.offset(text, pos, encoding).unwrap();
+                let pos = analysis.line_index().line_col(text, range.start, encoding);
+                analysis.line_index().offset(text, pos, encoding).unwrap();
             }
         }
     }

@@ -28,10 +28,10 @@ pub fn invalid_examples() -> Vec<PathBuf> {
 pub fn render_diagnostics(text: &str, analysis: &Analysis) -> String {
     let at = |range: TextRange| {
         let start = analysis
-            .line_index
+            .line_index()
             .line_col(text, range.start, Encoding::Utf16);
         let end = analysis
-            .line_index
+            .line_index()
             .line_col(text, range.end, Encoding::Utf16);
         format!(
             "{}:{}-{}:{}",
