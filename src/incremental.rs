@@ -1,16 +1,18 @@
 //! Per-entry incremental analysis. A report is an object with a few large
-//! arrays; an edit strictly inside one object of `entries` changes that
-//! entry only, plus the facts that cross entries (shortlist membership and
-//! promotion candidates). [`Incremental`] keeps each entry's facts and
+//! arrays; an edit within one object of `entries` (its braces included: a
+//! whole entry pasted over another is one) changes that entry only, plus the
+//! facts that cross entries (shortlist membership and promotion candidates). [`Incremental`] keeps each entry's facts and
 //! diagnostics, moves the offsets of everything after an edit, and parses
 //! and checks again only the edited entries.
 //!
 //! Why the result equals a full analysis of the new text: the whole text
-//! parsed without errors, and the edited entry's new text parses on its own
-//! as exactly one object, also without errors. Strict JSON is lexed the same
-//! way from a `{` in value position whatever precedes it, so the whole text
-//! parses as before with that object in place of the old one, and the checks
-//! of every other entry see the same nodes. Anything else (an edit between
+//! parsed without errors, and the edited entry's new text (from its old
+//! start to its old end moved by the edit) parses on its own as exactly one
+//! object, also without errors. The text around it is unchanged, and strict
+//! JSON is lexed the same way from a `{` in value position whatever precedes
+//! it, so the whole text parses as before with that object in place of the
+//! old one, and the checks of every other entry see the same nodes. An edit
+//! that adds or removes an entry, or spills past one, fails that test. Anything else (an edit between
 //! entries or in the envelope, an entry that no longer parses alone, a text
 //! with syntax errors) is refused, and the caller analyses the whole text.
 //! `tests/incremental.rs` compares both after random edits.
@@ -149,13 +151,15 @@ impl Incremental {
     }
 
     /// Records that `range` of the text (as it is after the previous edits)
-    /// was replaced by `new_len` bytes. False when the edit is not strictly
-    /// inside one entry object (its braces untouched): the state is then
-    /// unusable, and the whole text must be analysed.
+    /// was replaced by `new_len` bytes. False when the edit is not within one
+    /// entry object (braces included): the state is then unusable, and the
+    /// whole text must be analysed.
     pub fn edit(&mut self, range: TextRange, new_len: usize) -> bool {
         let inside = slot_at(&self.slots, range.start).filter(|&i| {
             let entry = self.slots[i].facts.range;
-            self.slots[i].object && range.start > entry.start && range.end < entry.end
+            // An insertion right before the `{` lands between two entries.
+            let before = range.is_empty() && range.start == entry.start;
+            self.slots[i].object && range.end <= entry.end && !before
         });
         let Some(i) = inside.filter(|_| !self.refused && range.end <= self.len) else {
             self.refused = true;

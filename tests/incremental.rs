@@ -251,10 +251,21 @@ fn edits_it_cannot_prove_are_refused() {
     let quote = entry.start + text[entry.start..].find('"').unwrap();
     let too_deep = format!("{}{}", "[".repeat(510), "]".repeat(510));
     let cases: Vec<(&str, TextRange, &str)> = vec![
+        ("space before an entry", TextRange::empty(entry.start), " "),
         (
-            "on an entry's brace",
-            TextRange::new(entry.start, entry.start + 1),
-            "{ ",
+            "an entry added before one",
+            TextRange::empty(entry.start),
+            "{}, ",
+        ),
+        (
+            "an entry removed with its comma",
+            TextRange::new(entry.start, value_range(&text, "/entries/5").start),
+            "",
+        ),
+        (
+            "a closing brace deleted",
+            TextRange::new(entry.end - 1, entry.end),
+            "",
         ),
         ("between entries", TextRange::new(entry.end, entry.end), " "),
         (
@@ -291,6 +302,22 @@ fn edits_it_cannot_prove_are_refused() {
         value_range(&session.text.clone(), "/entries/4/signals"),
         deep
     )]));
+}
+
+#[test]
+fn a_whole_entry_pasted_over_another_is_rechecked_alone() {
+    let mut session = Session::new(report(10, 7, 0));
+    let (from, to) = (
+        value_range(&session.text, "/entries/2"),
+        value_range(&session.text, "/entries/6"),
+    );
+    let pasted = session.text[from.as_range()].to_string();
+    assert!(session.apply(&[(to, pasted)]));
+    // A brace typed again, and a space inside the entry before its brace.
+    let entry = value_range(&session.text, "/entries/6");
+    assert!(session.apply(&[(TextRange::new(entry.start, entry.start + 1), "{".into())]));
+    assert!(session.apply(&[(TextRange::empty(entry.end - 1), " ".into())]));
+    assert_eq!(session.full, 0);
 }
 
 #[test]
@@ -337,12 +364,26 @@ enum Step {
     Value { which: f64, value: usize },
     /// Insert `PIECES[piece]` at a fraction of the text, replacing `len` bytes.
     Splice { at: f64, len: usize, piece: usize },
+    /// Around an entry's brace (`end`: its closing one), `shift` bytes from
+    /// it (-1 to 1), replace `len` bytes by `EDGE_PIECES[piece]`.
+    Edge {
+        which: f64,
+        end: bool,
+        shift: isize,
+        len: usize,
+        piece: usize,
+    },
 }
+
+/// What an edit at an entry's edge may put there: whole entries, separators, braces.
+const EDGE_PIECES: &[&str] = &["", " ", "{}", "{}, ", ", {}", "1, ", "{", "}", ",", "\n"];
 
 fn step() -> impl Strategy<Value = Step> {
     prop_oneof![
         6 => (0.0..1.0f64, 0..VALUES.len()).prop_map(|(which, value)| Step::Value { which, value }),
         2 => (0.0..1.0f64, 0usize..4, 0..PIECES.len()).prop_map(|(at, len, piece)| Step::Splice { at, len, piece }),
+        2 => (0.0..1.0f64, any::<bool>(), -1isize..=1, 0usize..3, 0..EDGE_PIECES.len())
+            .prop_map(|(which, end, shift, len, piece)| Step::Edge { which, end, shift, len, piece }),
     ]
 }
 
@@ -399,6 +440,28 @@ fn edit_of(text: &str, step: &Step) -> (TextRange, String) {
             let start = floor_boundary(text, (at * text.len() as f64) as usize);
             let end = floor_boundary(text, (start + len).min(text.len()));
             (TextRange::new(start, end), PIECES[piece].to_string())
+        }
+        Step::Edge {
+            which,
+            end,
+            shift,
+            len,
+            piece,
+        } => {
+            let parse = syntax::parse(text);
+            let entries: Vec<TextRange> = parse
+                .root()
+                .and_then(|root| root.get("entries"))
+                .and_then(Node::items)
+                .map(|items| items.map(|item| item.range()).collect())
+                .unwrap_or_default();
+            let Some(entry) = entries.get((which * entries.len() as f64) as usize) else {
+                return (TextRange::empty(0), String::new());
+            };
+            let brace = if end { entry.end - 1 } else { entry.start };
+            let start = floor_boundary(text, brace.saturating_add_signed(shift).min(text.len()));
+            let stop = floor_boundary(text, (start + len).min(text.len()));
+            (TextRange::new(start, stop), EDGE_PIECES[piece].to_string())
         }
     }
 }

@@ -557,8 +557,8 @@ fn edits_inside_entries_publish_what_a_full_check_finds() {
         text,
         version: 1,
     };
-    // Inside entries (the incremental path), then in the envelope and an
-    // entry replaced with its braces (full analyses), then inside again.
+    // Inside entries (the incremental path, also for an entry replaced
+    // whole), then in the envelope (a full analysis), then inside again.
     let steps = [
         ("/entries/120/safety_tier", "\"auto\""),
         ("/entries/120/path", "\"docs/路径/😀 new.md\""),
@@ -586,15 +586,14 @@ fn edits_inside_entries_publish_what_a_full_check_finds() {
     assert!(!report_lsp::syntax::parse(&session.text).errors.is_empty());
     session.edit(entry.start..entry.start + "{\"path\": ".len(), &original);
     session.edit(session.value("/entries/120/is_destructive"), "true");
-    // Open, the envelope edit, the entry replaced whole (braces included),
-    // the broken text and its repair were analysed in full; the ten edits
-    // inside entries, one entry at a time.
+    // Open, the envelope edit, the broken text and its repair were analysed
+    // in full; the eleven edits within entries, one entry at a time.
     let Editing {
         mut editor, text, ..
     } = session;
     let status = editor.request("report-lsp/status", json!({"uri": URI}));
-    assert_eq!(status["result"]["fullAnalyses"], 5, "{status}");
-    assert_eq!(status["result"]["incrementalUpdates"], 10, "{status}");
+    assert_eq!(status["result"]["fullAnalyses"], 4, "{status}");
+    assert_eq!(status["result"]["incrementalUpdates"], 11, "{status}");
     assert_eq!(status["result"]["entries"], 200, "{status}");
     let tier = report_lsp::syntax::parse(&text)
         .root()
