@@ -146,11 +146,6 @@ impl DocState {
             .get_or_insert_with(|| analyze_text(Arc::new(rope.to_string()), max_bytes))
     }
 
-    /// The text of `range`.
-    pub fn slice(&self, range: TextRange) -> String {
-        self.rope.byte_slice(range.as_range()).to_string()
-    }
-
     /// The hover at `offset`: from the entry's text alone when it is in an
     /// entry; outside the entries, from a parse of the whole text (no checks
     /// needed, nothing kept); from the full analysis when there is one.
@@ -158,13 +153,18 @@ impl DocState {
         let Some(incremental) = &self.incremental else {
             return hover::hover(self.full(), offset);
         };
-        if let Some(info) = incremental.hover(offset, |range| self.slice(range)) {
+        if let Some(info) = incremental.hover(offset, |range| slice(&self.rope, range)) {
             return info;
         }
         // Outside every entry object, so no entry's facts are needed.
         let parse = crate::syntax::parse_shared(Arc::new(self.rope.to_string()));
         hover::hover_in_tree(parse.root()?, offset, |_| None)
     }
+}
+
+/// The text of `range` of a rope.
+fn slice(rope: &Rope, range: TextRange) -> String {
+    rope.byte_slice(range.as_range()).to_string()
 }
 
 fn analyze_text(text: Arc<String>, max_bytes: usize) -> Analysis {
@@ -355,16 +355,15 @@ fn update(mut previous: Option<DocState>, job: Job, max_bytes: usize) -> DocStat
         // Dropped before the full analysis, which needs the memory.
         previous = None;
     }
+    // What is left of `previous` continues the job's edits.
     if let Some(mut state) = previous
         && let Some(edits) = &job.edits
-        && state.generation == job.base
         && job.rope.len_bytes() <= max_bytes
         && let Some(mut incremental) = state.incremental.take()
     {
-        let rope = &job.rope;
         let tracked = edits.iter().all(|e| incremental.edit(e.range, e.new_len))
-            && incremental.len() == rope.len_bytes()
-            && incremental.update(|range| rope.byte_slice(range.as_range()).to_string());
+            && incremental.len() == job.rope.len_bytes()
+            && incremental.update(|range| slice(&job.rope, range));
         if tracked {
             match edits[..] {
                 [edit] => state
