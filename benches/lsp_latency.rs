@@ -13,7 +13,7 @@ mod editor;
 use std::time::Instant;
 
 use editor::Editor;
-use report_lsp::generate::{GenerateOptions, generate_report};
+use report_core::generate::{GenerateOptions, generate_report};
 use serde_json::{Value, json};
 
 const EDITS: usize = 50;

@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 
-use crate::Analysis;
-use crate::diagnostic::{Diagnostic, Severity};
-use crate::selection::{ReportGlobs, looks_like_report};
-use crate::text::{Encoding, TextRange};
+use report_core::Analysis;
+use report_core::diagnostic::{Diagnostic, Severity};
+use report_core::selection::{ReportGlobs, looks_like_report};
+use report_core::text::{Encoding, TextRange};
 
 /// Exit codes, as a compiler's.
 pub const EXIT_OK: u8 = 0;
@@ -70,7 +70,7 @@ pub fn run_check(options: &CheckOptions, out: &mut dyn Write, err: &mut dyn Writ
 /// A pool whose threads have the stack an analysis may need.
 fn analysis_pool() -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new()
-        .stack_size(crate::ANALYSIS_STACK_BYTES)
+        .stack_size(report_core::ANALYSIS_STACK_BYTES)
         .build()
         .expect("the analysis threads start")
 }
@@ -92,7 +92,7 @@ fn check_file(target: &Target) -> Result<Option<FileResult>, String> {
         Err(_) if target.only_if_report => return Ok(None),
         Err(error) => return Err(format!("error: cannot read {}: {error}", path.display())),
     };
-    let analysis = crate::analyze_bytes(bytes);
+    let analysis = report_core::analyze_bytes(bytes);
     if target.only_if_report && !analysis.root().is_some_and(looks_like_report) {
         return Ok(None);
     }

@@ -4,8 +4,8 @@
 //! position encodings. Out-of-range edits are rejected without a change.
 
 use proptest::prelude::*;
+use report_core::text::{Encoding, LineCol, LineIndex, TextRange};
 use report_lsp::lsp::document::{self, Document};
-use report_lsp::text::{Encoding, LineCol, LineIndex, TextRange};
 
 const PIECES: &[&str] = &[
     "", "a", "\"", ",", "{", "}", "[", "]", ":", "\n", "\r\n", "\r", "é", "路径", "😀", "\u{2028}",
@@ -106,8 +106,8 @@ fn run(steps: &[Step], encoding: Encoding) {
         }
         let text = doc.text();
         assert_eq!(text, reference);
-        let ours = report_lsp::analyze(&text);
-        let fresh = report_lsp::analyze(&reference);
+        let ours = report_core::analyze(&text);
+        let fresh = report_core::analyze(&reference);
         assert_eq!(ours.diagnostics, fresh.diagnostics);
     }
 }

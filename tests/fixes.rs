@@ -3,8 +3,8 @@
 
 mod common;
 
-use report_lsp::diagnostic::Diagnostic;
-use report_lsp::fix::{apply, fix_all};
+use report_core::diagnostic::Diagnostic;
+use report_core::fix::{apply, fix_all};
 
 /// A diagnostic's identity across an edit: positions move, code and message do not.
 fn key(d: &Diagnostic) -> (String, String) {
@@ -29,7 +29,7 @@ fn texts() -> Vec<(String, String)> {
 }
 
 fn count_items(text: &str, pointer: &str) -> usize {
-    let analysis = report_lsp::analyze(text);
+    let analysis = report_core::analyze(text);
     analysis
         .root()
         .and_then(|r| r.lookup(pointer))
@@ -41,12 +41,12 @@ fn count_items(text: &str, pointer: &str) -> usize {
 fn each_fix_removes_its_diagnostic_and_adds_none() {
     let mut fixes_tried = 0;
     for (name, text) in texts() {
-        let before = report_lsp::analyze(&text);
+        let before = report_core::analyze(&text);
         for diagnostic in before.diagnostics.iter().filter(|d| d.fix.is_some()) {
             let fix = diagnostic.fix.as_ref().unwrap();
             let fixed = apply(&text, &fix.edits)
                 .unwrap_or_else(|e| panic!("{name}: {} does not apply: {e:?}", fix.title));
-            let after = report_lsp::analyze(&fixed);
+            let after = report_core::analyze(&fixed);
             let after_keys: Vec<_> = after.diagnostics.iter().map(key).collect();
             assert!(
                 !after_keys.contains(&key(diagnostic)),
@@ -77,8 +77,8 @@ fn fix_all_converges_without_losing_entries_and_is_idempotent() {
         let Some(fixed) = fix_all(&text) else {
             continue;
         };
-        let before = report_lsp::analyze(&text);
-        let after = report_lsp::analyze(&fixed);
+        let before = report_core::analyze(&text);
+        let after = report_core::analyze(&fixed);
         assert!(after.diagnostics.len() < before.diagnostics.len(), "{name}");
         assert!(
             !after
@@ -106,7 +106,7 @@ fn fix_all_converges_without_losing_entries_and_is_idempotent() {
 fn fix_all_repairs_the_realistic_invalid_report_in_place() {
     let text = std::fs::read_to_string(common::golden_dir().join("invalid.report.json")).unwrap();
     let fixed = fix_all(&text).unwrap();
-    let codes: Vec<String> = report_lsp::analyze(&fixed)
+    let codes: Vec<String> = report_core::analyze(&fixed)
         .diagnostics
         .iter()
         .map(|d| d.code.to_string())
@@ -122,7 +122,7 @@ fn fix_all_repairs_the_realistic_invalid_report_in_place() {
         &fixed[fixed.len() - 60..]
     );
     // Everything outside the edits is byte-for-byte the same.
-    let edit = report_lsp::fix::minimal_edit(&text, &fixed).unwrap();
+    let edit = report_core::fix::minimal_edit(&text, &fixed).unwrap();
     assert_eq!(apply(&text, &[edit]).unwrap(), fixed);
 }
 
@@ -131,7 +131,7 @@ fn fix_all_repairs_the_realistic_invalid_report_in_place() {
 /// item, and fix-all is idempotent.
 #[test]
 fn fixes_are_safe_on_generated_broken_reports() {
-    use report_lsp::generate::{GenerateOptions, generate_report};
+    use report_core::generate::{GenerateOptions, generate_report};
     for seed in 0..6 {
         for violation_every in [1, 2, 3, 7] {
             let text = generate_report(GenerateOptions {
@@ -139,9 +139,9 @@ fn fixes_are_safe_on_generated_broken_reports() {
                 seed,
                 violation_every,
             });
-            let before = report_lsp::analyze(&text);
+            let before = report_core::analyze(&text);
             let check = |fixed: &str, what: &str| {
-                let after = report_lsp::analyze(fixed);
+                let after = report_core::analyze(fixed);
                 assert!(
                     after.root().is_some(),
                     "{what} broke the JSON (seed {seed})"

@@ -7,12 +7,12 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::{golden_dir, invalid_examples, render_diagnostics};
-use report_lsp::diagnostic::Code;
+use report_core::diagnostic::Code;
 
 #[test]
 fn valid_report_has_no_diagnostics_at_all() {
     let text = std::fs::read_to_string(golden_dir().join("valid.report.json")).unwrap();
-    let analysis = report_lsp::analyze(&text);
+    let analysis = report_core::analyze(&text);
     assert_eq!(render_diagnostics(&text, &analysis), "");
     assert!(analysis.is_valid());
 }
@@ -22,7 +22,7 @@ fn valid_report_has_no_diagnostics_at_all() {
 fn realistic_invalid_report_is_rejected_as_snapshotted() {
     let path = golden_dir().join("invalid.report.json");
     let text = std::fs::read_to_string(&path).unwrap();
-    let analysis = report_lsp::analyze(&text);
+    let analysis = report_core::analyze(&text);
     assert!(!analysis.is_valid());
     expect_test::expect_file![path.with_extension("expected")]
         .assert_eq(&render_diagnostics(&text, &analysis));
@@ -37,7 +37,7 @@ fn every_invalid_example_fails_as_snapshotted() {
     );
     for path in examples {
         let bytes = std::fs::read(&path).unwrap();
-        let analysis = report_lsp::analyze_bytes(bytes);
+        let analysis = report_core::analyze_bytes(bytes);
         let text = analysis.text.clone();
         assert!(!analysis.is_valid(), "{} is accepted", path.display());
         expect_test::expect_file![path.with_extension("expected")]
@@ -51,7 +51,7 @@ fn every_code_is_exercised_by_an_invalid_example() {
     for path in invalid_examples() {
         let bytes = std::fs::read(&path).unwrap();
         seen.extend(
-            report_lsp::analyze_bytes(bytes)
+            report_core::analyze_bytes(bytes)
                 .diagnostics
                 .iter()
                 .map(|d| d.code),
@@ -85,7 +85,7 @@ fn invalid_examples_break_the_invariant_they_are_named_after() {
             .parse()
             .unwrap_or_else(|_| panic!("{name} does not start with an invariant number"));
         let bytes = std::fs::read(&path).unwrap();
-        let analysis = report_lsp::analyze_bytes(bytes);
+        let analysis = report_core::analyze_bytes(bytes);
         assert!(
             analysis
                 .diagnostics
@@ -107,7 +107,7 @@ fn invalid_examples_break_the_invariant_they_are_named_after() {
 #[test]
 fn golden_reports_have_non_ascii_paths_that_round_trip() {
     let text = std::fs::read_to_string(golden_dir().join("valid.report.json")).unwrap();
-    let analysis = report_lsp::analyze(&text);
+    let analysis = report_core::analyze(&text);
     let entry = analysis
         .entries
         .iter()

@@ -4,13 +4,13 @@
 //! each cross-entry fact. Edits it cannot prove equivalent are refused.
 
 use proptest::prelude::*;
-use report_lsp::diagnostic::{Code, Diagnostic};
-use report_lsp::generate::{GenerateOptions, generate_report};
-use report_lsp::hover;
-use report_lsp::incremental::Incremental;
-use report_lsp::syntax::{self, Node};
-use report_lsp::text::TextRange;
-use report_lsp::{Analysis, analyze};
+use report_core::diagnostic::{Code, Diagnostic};
+use report_core::generate::{GenerateOptions, generate_report};
+use report_core::hover;
+use report_core::incremental::Incremental;
+use report_core::syntax::{self, Node};
+use report_core::text::TextRange;
+use report_core::{Analysis, analyze};
 
 /// A report being edited: its text and the incremental state kept along.
 struct Session {

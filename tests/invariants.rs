@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use report_lsp::diagnostic::Code;
+use report_core::diagnostic::Code;
 
 fn invariants_md() -> String {
     std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/invariants.md")).unwrap()

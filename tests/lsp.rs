@@ -430,12 +430,12 @@ fn a_flood_of_unawaited_edits_is_applied_in_order() {
 fn diagnostics_are_capped_with_one_summary() {
     let binary = env!("CARGO_BIN_EXE_report-lsp");
     let mut editor = Editor::start_with(binary, &["utf-16"], &[], json!({"maxDiagnostics": 5}));
-    let text = report_lsp::generate::generate_report(report_lsp::generate::GenerateOptions {
+    let text = report_core::generate::generate_report(report_core::generate::GenerateOptions {
         entries: 300,
         seed: 3,
         violation_every: 5,
     });
-    let all = report_lsp::analyze(&text).diagnostics.len();
+    let all = report_core::analyze(&text).diagnostics.len();
     assert!(all > 5);
     editor.open(URI, &text, 1);
     let (_, diagnostics) = editor.diagnostics(URI);
@@ -461,10 +461,10 @@ fn diagnostics_are_capped_with_one_summary() {
 /// What the core finds in `text`, as the server should publish it: range
 /// (UTF-16), code and message of each diagnostic, in order.
 fn expected_diagnostics(text: &str) -> Vec<(Value, String, String)> {
-    let analysis = report_lsp::analyze(text);
-    let index = report_lsp::text::LineIndex::new(text);
+    let analysis = report_core::analyze(text);
+    let index = report_core::text::LineIndex::new(text);
     let position = |offset: usize| {
-        let p = index.line_col(text, offset, report_lsp::text::Encoding::Utf16);
+        let p = index.line_col(text, offset, report_core::text::Encoding::Utf16);
         json!({"line": p.line, "character": p.col})
     };
     analysis
@@ -533,7 +533,7 @@ impl Editing {
 
     /// The byte range of the value at `pointer` in the current text.
     fn value(&self, pointer: &str) -> std::ops::Range<usize> {
-        let parse = report_lsp::syntax::parse(&self.text);
+        let parse = report_core::syntax::parse(&self.text);
         let node = parse.root().and_then(|root| root.lookup(pointer));
         node.unwrap_or_else(|| panic!("no {pointer}"))
             .range()
@@ -544,7 +544,7 @@ impl Editing {
 #[test]
 fn edits_inside_entries_publish_what_a_full_check_finds() {
     let mut editor = Editor::start(&["utf-16"]);
-    let text = report_lsp::generate::generate_report(report_lsp::generate::GenerateOptions {
+    let text = report_core::generate::generate_report(report_core::generate::GenerateOptions {
         entries: 200,
         seed: 11,
         violation_every: 9,
@@ -583,7 +583,7 @@ fn edits_inside_entries_publish_what_a_full_check_finds() {
     let entry = session.value("/entries/50");
     let original = session.text[entry.clone()].to_string();
     session.edit(entry.clone(), "{\"path\": ");
-    assert!(!report_lsp::syntax::parse(&session.text).errors.is_empty());
+    assert!(!report_core::syntax::parse(&session.text).errors.is_empty());
     session.edit(entry.start..entry.start + "{\"path\": ".len(), &original);
     session.edit(session.value("/entries/120/is_destructive"), "true");
     // Open, the envelope edit, the broken text and its repair were analysed
@@ -595,7 +595,7 @@ fn edits_inside_entries_publish_what_a_full_check_finds() {
     assert_eq!(status["result"]["fullAnalyses"], 4, "{status}");
     assert_eq!(status["result"]["incrementalUpdates"], 11, "{status}");
     assert_eq!(status["result"]["entries"], 200, "{status}");
-    let tier = report_lsp::syntax::parse(&text)
+    let tier = report_core::syntax::parse(&text)
         .root()
         .and_then(|root| root.lookup("/entries/120/safety_tier"))
         .unwrap()
@@ -609,7 +609,7 @@ fn edits_inside_entries_publish_what_a_full_check_finds() {
     assert!(markdown.contains("is_destructive=true"), "{markdown}");
     assert!(markdown.contains("Recorded: `confirm`"), "{markdown}");
     // Hovers inside and outside entries are the core's.
-    let analysis = report_lsp::analyze(&text);
+    let analysis = report_core::analyze(&text);
     let keys = [
         "\"schema_version\"",
         "\"shortlist\"",
@@ -625,7 +625,7 @@ fn edits_inside_entries_publish_what_a_full_check_finds() {
             "textDocument/hover",
             json!({"textDocument": {"uri": URI}, "position": lsp_position(&text, offset)}),
         );
-        let expected = report_lsp::hover::hover(&analysis, offset).map(|h| h.markdown);
+        let expected = report_core::hover::hover(&analysis, offset).map(|h| h.markdown);
         assert_eq!(
             reply["result"]["contents"]["value"].as_str(),
             expected.as_deref(),

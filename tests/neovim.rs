@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use report_lsp::text::Encoding;
+use report_core::text::Encoding;
 use serde_json::Value;
 
 fn nvim_available() -> bool {
@@ -77,7 +77,7 @@ fn plugin_shows_diagnostics_applies_the_tier_fix_and_hovers_the_trace() {
     );
 
     // What Neovim shows is what the core finds: same lines, columns and codes.
-    let analysis = report_lsp::analyze(&original);
+    let analysis = report_core::analyze(&original);
     let expected: Vec<Value> = analysis
         .diagnostics
         .iter()
@@ -115,5 +115,5 @@ fn plugin_shows_diagnostics_applies_the_tier_fix_and_hovers_the_trace() {
     // Fix-all, resolved by Neovim on demand, gave what the core's fix-all gives.
     assert_eq!(observed["fixed_all"], true);
     let fixed_all = std::fs::read_to_string(&fixed).unwrap();
-    assert_eq!(Some(fixed_all), report_lsp::fix::fix_all(&saved));
+    assert_eq!(Some(fixed_all), report_core::fix::fix_all(&saved));
 }

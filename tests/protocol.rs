@@ -140,7 +140,7 @@ fn a_fifty_megabyte_document_is_served_and_its_memory_returned() {
     let mut editor = Editor::start(&["utf-16"]);
     let baseline = editor.memory_kb("VmRSS");
     // About 50 MB: a real report of 60 000 entries, and then a little more.
-    let mut text = report_lsp::generate::generate_report(report_lsp::generate::GenerateOptions {
+    let mut text = report_core::generate::generate_report(report_core::generate::GenerateOptions {
         entries: 60_000,
         seed: 9,
         violation_every: 0,
@@ -188,7 +188,7 @@ fn a_fifty_megabyte_document_is_served_and_its_memory_returned() {
 #[test]
 fn a_request_waiting_for_its_analysis_can_be_cancelled() {
     let mut editor = Editor::start(&["utf-16"]);
-    let text = report_lsp::generate::generate_report(report_lsp::generate::GenerateOptions {
+    let text = report_core::generate::generate_report(report_core::generate::GenerateOptions {
         entries: 20_000,
         seed: 4,
         violation_every: 0,

@@ -3,12 +3,12 @@
 
 mod common;
 
-use report_lsp::text::Encoding;
+use report_core::text::Encoding;
 
 /// Every diagnostic range lies inside the text, on character boundaries,
 /// and converts to positions and back.
 fn assert_sane(text: &str) {
-    let analysis = report_lsp::analyze(text);
+    let analysis = report_core::analyze(text);
     for d in &analysis.diagnostics {
         for range in std::iter::once(d.range).chain(d.related.iter().map(|r| r.range)) {
             assert!(
@@ -46,7 +46,7 @@ fn every_prefix_of_the_valid_report_is_diagnosed_without_panic() {
         assert_sane(prefix);
         if end > 0 {
             assert!(
-                !report_lsp::analyze(prefix).is_valid(),
+                !report_core::analyze(prefix).is_valid(),
                 "a strict prefix is never a valid report"
             );
         }
@@ -59,7 +59,7 @@ fn random_bytes_never_panic() {
     for _ in 0..3000 {
         let len = rng.usize(0..200);
         let bytes: Vec<u8> = (0..len).map(|_| rng.u8(..)).collect();
-        let analysis = report_lsp::analyze_bytes(bytes);
+        let analysis = report_core::analyze_bytes(bytes);
         assert_sane(&analysis.text);
     }
 }
@@ -93,11 +93,11 @@ fn random_mutations_of_golden_reports_never_panic() {
 #[test]
 fn deep_nesting_and_huge_lines_are_diagnosed() {
     let deep = "[".repeat(100_000);
-    let analysis = report_lsp::analyze(&deep);
+    let analysis = report_core::analyze(&deep);
     assert_eq!(analysis.diagnostics[0].code.as_str(), "nesting-too-deep");
     let object_deep = "{\"a\":".repeat(50_000);
     assert_eq!(
-        report_lsp::analyze(&object_deep).diagnostics[0]
+        report_core::analyze(&object_deep).diagnostics[0]
             .code
             .as_str(),
         "nesting-too-deep"
@@ -111,8 +111,8 @@ fn deep_nesting_and_huge_lines_are_diagnosed() {
 fn deepest_accepted_nesting_fits_the_documented_stack() {
     let text = format!("{}{}", "[".repeat(512), "]".repeat(512));
     let handle = std::thread::Builder::new()
-        .stack_size(report_lsp::ANALYSIS_STACK_BYTES)
-        .spawn(move || report_lsp::analyze(&text).diagnostics.len())
+        .stack_size(report_core::ANALYSIS_STACK_BYTES)
+        .spawn(move || report_core::analyze(&text).diagnostics.len())
         .unwrap();
     assert_eq!(handle.join().unwrap(), 1, "root-not-object only");
 }

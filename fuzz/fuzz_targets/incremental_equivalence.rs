@@ -5,9 +5,9 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use report_lsp::analyze;
-use report_lsp::incremental::Incremental;
-use report_lsp::text::TextRange;
+use report_core::analyze;
+use report_core::incremental::Incremental;
+use report_core::text::TextRange;
 
 const BASE: &str = include_str!("../../examples/golden/valid.report.json");
 

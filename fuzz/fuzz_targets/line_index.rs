@@ -4,7 +4,7 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use report_lsp::text::{Encoding, LineCol, LineIndex};
+use report_core::text::{Encoding, LineCol, LineIndex};
 
 #[derive(Arbitrary, Debug)]
 struct Input {

@@ -10,8 +10,8 @@ use std::sync::OnceLock;
 use ropey::Rope;
 
 use super::document;
-use crate::diagnostic::{Diagnostic, Severity};
-use crate::text::{Encoding, LineCol, TextRange};
+use report_core::diagnostic::{Diagnostic, Severity};
+use report_core::text::{Encoding, LineCol, TextRange};
 
 /// A document's text and the negotiated encoding. Conversions go through
 /// the rope (logarithmic in the text's size), so nothing is indexed per
@@ -79,7 +79,7 @@ impl Positions<'_> {
         }
     }
 
-    pub fn text_edit(&self, edit: &crate::fix::TextEdit) -> lsp::TextEdit {
+    pub fn text_edit(&self, edit: &report_core::fix::TextEdit) -> lsp::TextEdit {
         lsp::TextEdit::new(self.lsp_range(edit.range), edit.new_text.clone())
     }
 }
@@ -153,18 +153,18 @@ fn severity(severity: Severity) -> lsp::DiagnosticSeverity {
 /// Where a code is explained: the heading of its invariant in the
 /// `invariants.md` of the checkout the server was built from. Worked out
 /// once per code: a capped publication carries a thousand of them.
-fn code_description(code: crate::diagnostic::Code) -> Option<lsp::CodeDescription> {
-    static DESCRIPTIONS: OnceLock<HashMap<crate::diagnostic::Code, lsp::CodeDescription>> =
+fn code_description(code: report_core::diagnostic::Code) -> Option<lsp::CodeDescription> {
+    static DESCRIPTIONS: OnceLock<HashMap<report_core::diagnostic::Code, lsp::CodeDescription>> =
         OnceLock::new();
     let descriptions = DESCRIPTIONS.get_or_init(|| {
         let file = lsp::Uri::from_file_path(concat!(env!("CARGO_MANIFEST_DIR"), "/invariants.md"));
         let Some(file) = file else {
             return HashMap::new();
         };
-        crate::diagnostic::Code::ALL
+        report_core::diagnostic::Code::ALL
             .iter()
             .filter_map(|&code| {
-                let anchor = crate::hover::invariant_anchor(code.invariant())?;
+                let anchor = report_core::hover::invariant_anchor(code.invariant())?;
                 let href = format!("{}#{anchor}", file.as_str()).parse().ok()?;
                 Some((code, lsp::CodeDescription { href }))
             })

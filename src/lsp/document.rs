@@ -3,7 +3,7 @@
 
 use ropey::{Rope, RopeSlice};
 
-use crate::text::{Encoding, LineCol, PositionError, TextRange};
+use report_core::text::{Encoding, LineCol, PositionError, TextRange};
 
 pub struct Document {
     pub rope: Rope,
@@ -60,7 +60,7 @@ pub struct ByteEdit {
     pub new_len: usize,
 }
 
-/// The position of a byte offset, as [`crate::text::LineIndex::line_col`]
+/// The position of a byte offset, as [`report_core::text::LineIndex::line_col`]
 /// gives it for the same text: an offset past the end is the end, one inside
 /// a character or a line break is rounded down to the character or the end
 /// of the line's content.
@@ -81,7 +81,7 @@ pub fn line_col(rope: &Rope, offset: usize, encoding: Encoding) -> LineCol {
 }
 
 /// The byte offset of a position in a request, clamped as
-/// [`crate::text::LineIndex::offset_clamped`] does: a line past the last is
+/// [`report_core::text::LineIndex::offset_clamped`] does: a line past the last is
 /// the end of the text, a column past its line's end is that end, and a
 /// column inside a character is rounded down to it.
 pub fn offset_clamped(rope: &Rope, pos: LineCol, encoding: Encoding) -> usize {

@@ -16,9 +16,9 @@ use tower_lsp_server::{Client, LanguageServer};
 use super::convert::{self, Positions};
 use super::document::Document;
 use super::worker::{self, DocState, Job, Lookup, Message, Publisher, Query};
-use crate::fix;
-use crate::selection::{DEFAULT_REPORT_GLOBS, ReportGlobs};
-use crate::text::Encoding;
+use report_core::fix;
+use report_core::selection::{DEFAULT_REPORT_GLOBS, ReportGlobs};
+use report_core::text::Encoding;
 
 /// The kind of the fix-all source action.
 pub const FIX_ALL_KIND: &str = "source.fixAll.report-lsp";
@@ -118,7 +118,7 @@ impl Server {
             (documents.clone(), settings.clone(), publish.clone());
         std::thread::Builder::new()
             .name("analysis".into())
-            .stack_size(crate::ANALYSIS_STACK_BYTES)
+            .stack_size(report_core::ANALYSIS_STACK_BYTES)
             .spawn(move || {
                 worker::run(
                     message_rx,
@@ -602,12 +602,14 @@ fn workspace_edit(uri: &Uri, edits: Vec<lsp::TextEdit>) -> lsp::WorkspaceEdit {
     }
 }
 
-fn out_of_sync_diagnostic(error: &crate::text::PositionError) -> lsp::Diagnostic {
+fn out_of_sync_diagnostic(error: &report_core::text::PositionError) -> lsp::Diagnostic {
     lsp::Diagnostic {
         range: lsp::Range::default(),
         severity: Some(lsp::DiagnosticSeverity::WARNING),
         code: Some(lsp::NumberOrString::String(
-            crate::diagnostic::Code::DocumentOutOfSync.as_str().into(),
+            report_core::diagnostic::Code::DocumentOutOfSync
+                .as_str()
+                .into(),
         )),
         source: Some("report-lsp".into()),
         message: format!(

@@ -18,11 +18,11 @@ use tower_lsp_server::ls_types::{self as lsp, Uri};
 use super::convert::{PositionCache, Positions};
 use super::document::ByteEdit;
 use super::server::{Entry, Settings, lock};
-use crate::diagnostic::{Code, Diagnostic};
-use crate::incremental::Incremental;
-use crate::selection::looks_like_report;
-use crate::text::{Encoding, TextRange};
-use crate::{Analysis, hover};
+use report_core::diagnostic::{Code, Diagnostic};
+use report_core::incremental::Incremental;
+use report_core::selection::looks_like_report;
+use report_core::text::{Encoding, TextRange};
+use report_core::{Analysis, hover};
 
 pub enum Message {
     /// A document's text (or a setting) changed: bring it up to date.
@@ -157,7 +157,7 @@ impl DocState {
             return info;
         }
         // Outside every entry object, so no entry's facts are needed.
-        let parse = crate::syntax::parse_shared(Arc::new(self.rope.to_string()));
+        let parse = report_core::syntax::parse_shared(Arc::new(self.rope.to_string()));
         hover::hover_in_tree(parse.root()?, offset, |_| None)
     }
 }
@@ -169,8 +169,8 @@ fn slice(rope: &Rope, range: TextRange) -> String {
 
 fn analyze_text(text: Arc<String>, max_bytes: usize) -> Analysis {
     match text.len() > max_bytes {
-        true => crate::too_large(text, max_bytes),
-        false => crate::analyze_shared(text),
+        true => report_core::too_large(text, max_bytes),
+        false => report_core::analyze_shared(text),
     }
 }
 

@@ -5,8 +5,8 @@ pub mod editor;
 
 use std::path::PathBuf;
 
-use report_lsp::Analysis;
-use report_lsp::text::{Encoding, TextRange};
+use report_core::Analysis;
+use report_core::text::{Encoding, TextRange};
 
 pub fn golden_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/golden")

@@ -6,7 +6,7 @@
 //! `cargo bench --bench core`
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use report_lsp::generate::{GenerateOptions, generate_report};
+use report_core::generate::{GenerateOptions, generate_report};
 
 const SIZES: &[usize] = &[100, 1_000, 10_000, 50_000];
 
@@ -29,28 +29,28 @@ fn benches(c: &mut Criterion) {
         group.bench_function("floor_serde_json_value", |b| {
             b.iter(|| serde_json::from_str::<serde_json::Value>(&text).unwrap())
         });
-        group.bench_function("parse", |b| b.iter(|| report_lsp::syntax::parse(&text)));
-        let parse = report_lsp::syntax::parse(&text);
+        group.bench_function("parse", |b| b.iter(|| report_core::syntax::parse(&text)));
+        let parse = report_core::syntax::parse(&text);
         let root = parse.root().unwrap();
         group.bench_function("validate", |b| {
-            b.iter(|| report_lsp::validate::validate(&text, root))
+            b.iter(|| report_core::validate::validate(&text, root))
         });
-        group.bench_function("analyze", |b| b.iter(|| report_lsp::analyze(&text)));
-        let analysis = report_lsp::analyze(&text);
+        group.bench_function("analyze", |b| b.iter(|| report_core::analyze(&text)));
+        let analysis = report_core::analyze(&text);
         let offset = text[text.len() / 2..].find("\"safety_tier\"").unwrap() + text.len() / 2 + 3;
         group.bench_function("derive_and_hover", |b| {
-            b.iter(|| report_lsp::hover::hover(&analysis, offset).unwrap())
+            b.iter(|| report_core::hover::hover(&analysis, offset).unwrap())
         });
         // A character typed into a string of a middle entry and deleted again:
         // two keystrokes, each an edit, an update and the diagnostics.
-        let mut incremental = report_lsp::incremental::Incremental::new(&analysis).unwrap();
+        let mut incremental = report_core::incremental::Incremental::new(&analysis).unwrap();
         let mut rope = ropey::Rope::from_str(&text);
         let at = text[text.len() / 2..].find("\"signals\": [\"").unwrap() + text.len() / 2 + 13;
-        let typed = report_lsp::text::TextRange::new(at, at + 1);
+        let typed = report_core::text::TextRange::new(at, at + 1);
         group.bench_function("incremental_type_and_delete", |b| {
             b.iter(|| {
                 rope.insert_char(rope.byte_to_char(at), 'x');
-                assert!(incremental.edit(report_lsp::text::TextRange::empty(at), 1));
+                assert!(incremental.edit(report_core::text::TextRange::empty(at), 1));
                 assert!(incremental.update(|r| rope.byte_slice(r.as_range()).to_string()));
                 let typed_diagnostics = incremental.diagnostics().len();
                 let char_at = rope.byte_to_char(at);
@@ -64,7 +64,7 @@ fn benches(c: &mut Criterion) {
         group.bench_with_input(
             BenchmarkId::new("fix_all", "violation_every_10"),
             &broken,
-            |b, t| b.iter(|| report_lsp::fix::fix_all(t)),
+            |b, t| b.iter(|| report_core::fix::fix_all(t)),
         );
         group.finish();
     }

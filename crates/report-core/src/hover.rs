@@ -114,7 +114,7 @@ fn glossary_hover(name: &str, range: TextRange) -> Option<HoverInfo> {
 pub fn glossary() -> &'static HashMap<&'static str, &'static str> {
     static GLOSSARY: OnceLock<HashMap<&'static str, &'static str>> = OnceLock::new();
     GLOSSARY.get_or_init(|| {
-        let text = include_str!("../invariants.md");
+        let text = include_str!("../../../invariants.md");
         let section = text.split("\n## Glossary\n").nth(1).unwrap_or_default();
         section
             .lines()
@@ -127,7 +127,7 @@ pub fn glossary() -> &'static HashMap<&'static str, &'static str> {
 /// The Markdown anchor (GitHub style) of invariant `number`'s heading in `invariants.md`.
 pub fn invariant_anchor(number: u32) -> Option<String> {
     let prefix = format!("## {number}. ");
-    let heading = include_str!("../invariants.md")
+    let heading = include_str!("../../../invariants.md")
         .lines()
         .find(|l| l.starts_with(&prefix))?;
     let slug: String = heading[3..]

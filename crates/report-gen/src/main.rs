@@ -1,6 +1,6 @@
 //! Writes a generated report to stdout: `cargo run --release --example gen_report -- --entries 10000 [--seed 1] [--violation-every 0]`.
 
-use report_lsp::generate::{GenerateOptions, generate_report};
+use report_core::generate::{GenerateOptions, generate_report};
 
 fn main() {
     let mut options = GenerateOptions {
