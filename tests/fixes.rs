@@ -4,7 +4,8 @@
 mod common;
 
 use report_core::diagnostic::Diagnostic;
-use report_core::fix::{apply, fix_all};
+use report_core::fix::apply;
+use report_core::fix_all::fix_all;
 
 /// A diagnostic's identity across an edit: positions move, code and message do not.
 fn key(d: &Diagnostic) -> (String, String) {

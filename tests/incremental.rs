@@ -92,7 +92,7 @@ fn assert_same(state: &Incremental, full: &Analysis, text: &str) {
         .filter(|&o| text.is_char_boundary(o))
     {
         let read = |r: TextRange| text[r.as_range()].to_string();
-        if let Some(hover) = state.hover(offset, read) {
+        if let Some(hover) = entry_hover(state, offset, read) {
             assert_eq!(
                 hover,
                 hover::hover(full, offset),
@@ -100,6 +100,17 @@ fn assert_same(state: &Incremental, full: &Analysis, text: &str) {
             );
         }
     }
+}
+
+/// The hover inside the entry around `offset`, from its text alone; None
+/// outside every entry, where only a full analysis can tell.
+fn entry_hover(
+    state: &Incremental,
+    offset: usize,
+    read: impl FnOnce(TextRange) -> String,
+) -> Option<Option<hover::HoverInfo>> {
+    let facts = state.entry_around(offset)?;
+    Some(hover::hover_entry_text(facts, read(facts.range), offset))
 }
 
 fn report(entries: usize, seed: u64, violation_every: usize) -> String {
@@ -143,7 +154,7 @@ fn a_changed_tier_is_rechecked_alone() {
     assert!(state.diagnostics().is_empty());
     // The hover on the tier shows the derivation of the edited entry.
     let at = value_range(&session.text, &tier).start + 1;
-    let hover = state.hover(at, |r| session.text[r.as_range()].to_string());
+    let hover = entry_hover(state, at, |r| session.text[r.as_range()].to_string());
     let markdown = hover.flatten().expect("a hover on the tier").markdown;
     assert!(
         markdown.contains(&format!("`entries[{generative}]`")),

@@ -115,5 +115,5 @@ fn plugin_shows_diagnostics_applies_the_tier_fix_and_hovers_the_trace() {
     // Fix-all, resolved by Neovim on demand, gave what the core's fix-all gives.
     assert_eq!(observed["fixed_all"], true);
     let fixed_all = std::fs::read_to_string(&fixed).unwrap();
-    assert_eq!(Some(fixed_all), report_core::fix::fix_all(&saved));
+    assert_eq!(Some(fixed_all), report_core::fix_all::fix_all(&saved));
 }

@@ -22,9 +22,9 @@ fuzz_target!(|data: &[u8]| {
         }
         let _ = report_core::hover::hover(&analysis, offset);
     }
-    if let Some(fixed) = report_core::fix::fix_all(text) {
+    if let Some(fixed) = report_core::fix_all::fix_all(text) {
         assert_eq!(
-            report_core::fix::fix_all(&fixed),
+            report_core::fix_all::fix_all(&fixed),
             None,
             "fix-all is idempotent"
         );

@@ -4,12 +4,10 @@
 use tower_lsp_server::ls_types as lsp;
 
 use std::cell::RefCell;
-use std::collections::HashMap;
-use std::sync::OnceLock;
 
 use ropey::Rope;
 
-use super::document;
+use super::document::{self, ByteEdit};
 use report_core::diagnostic::{Diagnostic, Severity};
 use report_core::text::{Encoding, LineCol, TextRange};
 
@@ -70,7 +68,9 @@ impl Positions<'_> {
             range: self.lsp_range(d.range),
             severity: Some(severity(d.severity)),
             code: Some(lsp::NumberOrString::String(d.code.as_str().to_string())),
-            code_description: code_description(d.code),
+            // No link: the documentation is `report-lsp explain CODE`, and a
+            // link to a file of the build machine would be dead elsewhere.
+            code_description: None,
             source: Some("report-lsp".to_string()),
             message: d.message.clone(),
             related_information: (!related.is_empty()).then_some(related),
@@ -112,8 +112,21 @@ impl PositionCache {
     /// `new_len` bytes) that gave `new`: those before the edit stay, those on
     /// a later line than its end move by the lines it added or removed, and
     /// the rest (on the lines it touched) are forgotten.
+    #[cfg(test)]
     pub fn shift(&mut self, old: &Rope, new: &Rope, range: TextRange, new_len: usize) {
-        let end_line = old.byte_to_line(range.end.min(old.len_bytes())) as u32;
+        let edit = ByteEdit { range, new_len };
+        let old_end_line = PositionCache::old_lines(old, edit);
+        self.shift_lines(new, range, new_len, old_end_line);
+    }
+
+    /// What [`PositionCache::shift_lines`] needs of the text before `edit`:
+    /// the line its range ends on.
+    pub fn old_lines(old: &Rope, edit: ByteEdit) -> u32 {
+        old.byte_to_line(edit.range.end.min(old.len_bytes())) as u32
+    }
+
+    /// [`PositionCache::shift`], given the line the edit ended on in the old text.
+    pub fn shift_lines(&mut self, new: &Rope, range: TextRange, new_len: usize, end_line: u32) {
         let new_end_line = new.byte_to_line((range.start + new_len).min(new.len_bytes())) as u32;
         let delta = new_len as isize - range.len() as isize;
         self.known.retain_mut(|(offset, position)| {
@@ -148,29 +161,6 @@ fn severity(severity: Severity) -> lsp::DiagnosticSeverity {
         Severity::Information => lsp::DiagnosticSeverity::INFORMATION,
         Severity::Hint => lsp::DiagnosticSeverity::HINT,
     }
-}
-
-/// Where a code is explained: the heading of its invariant in the
-/// `invariants.md` of the checkout the server was built from. Worked out
-/// once per code: a capped publication carries a thousand of them.
-fn code_description(code: report_core::diagnostic::Code) -> Option<lsp::CodeDescription> {
-    static DESCRIPTIONS: OnceLock<HashMap<report_core::diagnostic::Code, lsp::CodeDescription>> =
-        OnceLock::new();
-    let descriptions = DESCRIPTIONS.get_or_init(|| {
-        let file = lsp::Uri::from_file_path(concat!(env!("CARGO_MANIFEST_DIR"), "/invariants.md"));
-        let Some(file) = file else {
-            return HashMap::new();
-        };
-        report_core::diagnostic::Code::ALL
-            .iter()
-            .filter_map(|&code| {
-                let anchor = report_core::hover::invariant_anchor(code.invariant())?;
-                let href = format!("{}#{anchor}", file.as_str()).parse().ok()?;
-                Some((code, lsp::CodeDescription { href }))
-            })
-            .collect()
-    });
-    descriptions.get(&code).cloned()
 }
 
 pub fn encoding_kind(encoding: Encoding) -> lsp::PositionEncodingKind {

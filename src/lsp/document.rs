@@ -3,6 +3,8 @@
 
 use ropey::{Rope, RopeSlice};
 
+use report_core::host::SourceText;
+pub use report_core::text::ByteEdit;
 use report_core::text::{Encoding, LineCol, PositionError, TextRange};
 
 pub struct Document {
@@ -53,11 +55,22 @@ impl Document {
     }
 }
 
-/// A change in bytes: `range` of the text before it became `new_len` bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ByteEdit {
-    pub range: TextRange,
-    pub new_len: usize,
+/// A document's rope as the core's document host reads it.
+#[derive(Clone)]
+pub struct RopeText(pub Rope);
+
+impl SourceText for RopeText {
+    fn len(&self) -> usize {
+        self.0.len_bytes()
+    }
+
+    fn slice(&self, range: TextRange) -> String {
+        self.0.byte_slice(range.as_range()).to_string()
+    }
+
+    fn whole(&self) -> String {
+        self.0.to_string()
+    }
 }
 
 /// The position of a byte offset, as [`report_core::text::LineIndex::line_col`]

@@ -64,7 +64,7 @@ fn benches(c: &mut Criterion) {
         group.bench_with_input(
             BenchmarkId::new("fix_all", "violation_every_10"),
             &broken,
-            |b, t| b.iter(|| report_core::fix::fix_all(t)),
+            |b, t| b.iter(|| report_core::fix_all::fix_all(t)),
         );
         group.finish();
     }

@@ -2,12 +2,12 @@
 //! meaning (from the glossary of `invariants.md`) on field names and values.
 
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use crate::Analysis;
-use crate::schema::SafetyTier;
-use crate::syntax::{Member, Node, Value};
-use crate::text::TextRange;
+use crate::schema::{ENTRY_DEPTH, SafetyTier};
+use crate::syntax::{self, Member, Node, Value};
+use crate::text::{Shift, TextRange};
 use crate::tier::Outcome;
 use crate::validate::{EntryFacts, TierCheck};
 
@@ -50,6 +50,22 @@ pub fn hover_entry(
     offset: usize,
 ) -> Option<HoverInfo> {
     hover_on_path(&entry.path_to(offset), offset, facts)
+}
+
+/// The hover at `offset` (in the report) inside the entry `facts`
+/// describes, worked out from `text`, that entry's text alone.
+pub fn hover_entry_text(facts: &EntryFacts, text: String, offset: usize) -> Option<HoverInfo> {
+    let start = facts.range.start;
+    let parse = syntax::parse_nested(Arc::new(text), ENTRY_DEPTH);
+    let info = hover_entry(parse.root()?, Some(facts), offset.checked_sub(start)?)?;
+    let shift = Shift {
+        from: 0,
+        delta: start as isize,
+    };
+    Some(HoverInfo {
+        range: shift.range(info.range),
+        ..info
+    })
 }
 
 /// `path` leads from a node to `offset`; `facts` are given when that node is an entry.

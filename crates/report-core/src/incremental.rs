@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use crate::Analysis;
 use crate::diagnostic::{Code, Diagnostic};
-use crate::hover::{self, HoverInfo};
+use crate::schema::ENTRY_DEPTH;
 use crate::syntax::{self, Value};
 use crate::text::{Shift, TextRange};
 use crate::validate::{
@@ -59,9 +59,6 @@ struct Slot {
     /// Whether the entry is an object: only edits inside objects are tracked.
     object: bool,
 }
-
-/// Arrays and objects around an entry: the root object and `entries`.
-const ENTRY_DEPTH: usize = 2;
 
 impl Incremental {
     /// The per-entry form of a full analysis, or None when the text has
@@ -260,37 +257,15 @@ impl Incremental {
         self.slots[i].object.then(|| &self.slots[i].facts)
     }
 
-    /// The hover at `offset` when it lies in an entry object (its braces
-    /// included), from that entry's text alone, which `read` gives for the
-    /// range asked; None when `offset` is outside every entry, where only a
-    /// full analysis can tell.
-    pub fn hover(
-        &self,
-        offset: usize,
-        read: impl FnOnce(TextRange) -> String,
-    ) -> Option<Option<HoverInfo>> {
+    /// The entry object whose range holds `offset`, its braces and the
+    /// offset just past its closing brace included (where a hover still
+    /// belongs to it).
+    pub fn entry_around(&self, offset: usize) -> Option<&EntryFacts> {
         let after = self
             .slots
             .partition_point(|s| s.facts.range.start <= offset);
         let slot = &self.slots[after.checked_sub(1)?];
-        let range = slot.facts.range;
-        if !slot.object || offset > range.end {
-            return None;
-        }
-        let parse = syntax::parse_nested(Arc::new(read(range)), ENTRY_DEPTH);
-        let root = parse.root()?;
-        let shift = Shift {
-            from: 0,
-            delta: range.start as isize,
-        };
-        Some(
-            hover::hover_entry(root, Some(&slot.facts), offset - range.start).map(|info| {
-                HoverInfo {
-                    range: shift.range(info.range),
-                    ..info
-                }
-            }),
-        )
+        (slot.object && offset <= slot.facts.range.end).then_some(&slot.facts)
     }
 
     fn move_path(&mut self, index: usize, old: Option<String>, new: Option<String>) {

@@ -43,6 +43,13 @@ impl TextRange {
     }
 }
 
+/// A change in bytes: `range` of the text before it became `new_len` bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ByteEdit {
+    pub range: TextRange,
+    pub new_len: usize,
+}
+
 /// How an edit moves the offsets after it: those at or past `from` move by
 /// `delta` bytes; those before it stay.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,0 +1,156 @@
+//! One report text analysed in full: its tree, every diagnostic, and the
+//! facts the incremental analysis and the hover need.
+
+use std::sync::{Arc, OnceLock};
+
+use crate::diagnostic::{self, Code, Diagnostic};
+use crate::syntax::{self, Node, Parse, SyntaxErrorKind};
+use crate::text::{LineIndex, TextRange};
+use crate::validate::{self, EntryFacts};
+
+/// The stack a thread running [`analyze`] should have. Parsing is
+/// iterative; what still recurses (comparing lifecycle objects) is bounded by
+/// the 512-level nesting limit. A stack overflow cannot be caught, so the
+/// threads that run analyses (the server's, the CLI's pool) get a wide margin
+/// rather than the 2 MiB of a default thread.
+pub const ANALYSIS_STACK_BYTES: usize = 16 << 20;
+
+/// The result of analysing one report text.
+#[derive(Clone, Debug)]
+pub struct Analysis {
+    /// The text analysed, shared with the tree.
+    pub text: Arc<String>,
+    pub parse: Parse,
+    /// Built on first use: only the CLI prints positions from it.
+    line_index: OnceLock<LineIndex>,
+    /// Sorted by position.
+    pub diagnostics: Vec<Diagnostic>,
+    pub entries: Vec<EntryFacts>,
+    /// What the cross-entry checks need, for [`crate::incremental::Incremental`].
+    pub(crate) cross: Option<validate::CrossEntry>,
+}
+
+impl Analysis {
+    /// The line index of [`Analysis::text`].
+    pub fn line_index(&self) -> &LineIndex {
+        self.line_index.get_or_init(|| LineIndex::new(&self.text))
+    }
+
+    pub fn root(&self) -> Option<Node<'_>> {
+        self.parse.root()
+    }
+
+    /// Whether the report satisfies every invariant (no error-severity diagnostic).
+    pub fn is_valid(&self) -> bool {
+        !self
+            .diagnostics
+            .iter()
+            .any(|d| d.severity == diagnostic::Severity::Error)
+    }
+}
+
+/// Parses and checks one report.
+pub fn analyze(text: &str) -> Analysis {
+    analyze_shared(Arc::new(text.to_string()))
+}
+
+/// Like [`analyze`], for a text the caller already holds in an `Arc` (no copy).
+pub fn analyze_shared(text: Arc<String>) -> Analysis {
+    let parse = syntax::parse_shared(text.clone());
+    let mut diagnostics: Vec<Diagnostic> = parse.errors.iter().map(syntax_diagnostic).collect();
+    let mut entries = Vec::new();
+    let mut cross = None;
+    if let Some(root) = parse.root() {
+        let validation = validate::validate(&text, root);
+        diagnostics.extend(validation.diagnostics);
+        entries = validation.entries;
+        cross = validation.cross;
+    }
+    diagnostics.sort_by(Diagnostic::order);
+    Analysis {
+        line_index: OnceLock::new(),
+        text,
+        parse,
+        diagnostics,
+        entries,
+        cross,
+    }
+}
+
+/// Analyses raw bytes, taking them over as the text when they are UTF-8
+/// (no copy). Bytes that are not UTF-8 get one `invalid-utf8` diagnostic at
+/// the first bad byte, over a lossy copy of the text (the offsets before that
+/// byte are the same in both).
+pub fn analyze_bytes(bytes: Vec<u8>) -> Analysis {
+    let error = match String::from_utf8(bytes) {
+        Ok(text) => return analyze_shared(Arc::new(text)),
+        Err(error) => error,
+    };
+    let offset = error.utf8_error().valid_up_to();
+    let bytes = error.into_bytes();
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let bad_len = text[offset..].chars().next().map_or(0, char::len_utf8);
+    let message = format!(
+        "the file is not valid UTF-8: byte 0x{:02X} at offset {offset} starts no UTF-8 character; reports are UTF-8 JSON",
+        bytes[offset]
+    );
+    Analysis {
+        line_index: OnceLock::new(),
+        text: Arc::new(text),
+        parse: Parse::default(),
+        diagnostics: vec![Diagnostic::new(
+            Code::InvalidUtf8,
+            TextRange::new(offset, offset + bad_len),
+            message,
+        )],
+        entries: Vec::new(),
+        cross: None,
+    }
+}
+
+/// The analysis of a document over the size limit: one diagnostic, no checks.
+pub fn too_large(text: Arc<String>, limit: usize) -> Analysis {
+    let message = format!(
+        "the document is {} bytes, over the limit of {limit} bytes (the maxDocumentBytes setting), so it is not validated; `report-lsp check` has no limit",
+        text.len()
+    );
+    Analysis {
+        line_index: OnceLock::new(),
+        diagnostics: vec![Diagnostic::new(
+            Code::DocumentTooLarge,
+            TextRange::empty(0),
+            message,
+        )],
+        text: Arc::new(String::new()),
+        parse: Parse::default(),
+        entries: Vec::new(),
+        cross: None,
+    }
+}
+
+fn syntax_diagnostic(error: &syntax::SyntaxError) -> Diagnostic {
+    match &error.kind {
+        SyntaxErrorKind::Empty => Diagnostic::new(
+            Code::EmptyDocument,
+            error.range,
+            "the document is empty; a report is one JSON object with schema_version, tool_version, generated_at, scan, shortlist, entries and promotion_candidates",
+        ),
+        SyntaxErrorKind::Invalid(message) => Diagnostic::new(Code::SyntaxError, error.range, format!("invalid JSON: {message}")),
+        SyntaxErrorKind::NestingTooDeep => Diagnostic::new(
+            Code::NestingTooDeep,
+            error.range,
+            format!("arrays and objects nest deeper than {} levels; a report is a few levels deep", syntax::MAX_NESTING_DEPTH),
+        ),
+        SyntaxErrorKind::TooLarge => Diagnostic::new(
+            Code::SyntaxError,
+            error.range,
+            "the document is larger than 4 GiB, more than positions can address",
+        ),
+        SyntaxErrorKind::DuplicateKey { key, first } => Diagnostic::new(
+            Code::DuplicateKey,
+            error.range,
+            format!("duplicate key \"{key}\" in one object; consumers would silently keep only one of them"),
+        )
+        .with_related(*first, format!("first \"{key}\" here")),
+    }
+}

@@ -1,0 +1,308 @@
+//! One document's analysis, kept up to date edit by edit: the core's face
+//! to an editor. A [`DocumentHost`] owns the text (through [`SourceText`],
+//! so the server keeps its rope without the core knowing ropes), chooses
+//! between the per-entry [`Incremental`] analysis and a full [`Analysis`],
+//! and answers every question a feature asks: diagnostics, hover, fixes,
+//! fix-all, status. Everything is in byte offsets; a language server's
+//! handler converts positions, calls one method, and converts back.
+
+use std::sync::Arc;
+
+use crate::analysis::{self, Analysis};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::fix::{Fix, TextEdit};
+use crate::fix_all::fix_all_edit;
+use crate::hover::{self, HoverInfo};
+use crate::incremental::Incremental;
+use crate::selection::looks_like_report;
+use crate::syntax;
+use crate::text::{ByteEdit, TextRange};
+
+/// A document's text as the host reads it: its length, a piece, the whole.
+pub trait SourceText {
+    fn len(&self) -> usize;
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The text of `range`, which lies on character boundaries.
+    fn slice(&self, range: TextRange) -> String;
+
+    fn whole(&self) -> String;
+}
+
+impl SourceText for String {
+    fn len(&self) -> usize {
+        str::len(self)
+    }
+
+    fn slice(&self, range: TextRange) -> String {
+        self[range.as_range()].to_string()
+    }
+
+    fn whole(&self) -> String {
+        self.clone()
+    }
+}
+
+/// What the host is told about a document besides its text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostOptions {
+    /// Whether its name marks it as a report; otherwise its content decides.
+    pub name_matches: bool,
+    /// Texts longer than this get one `document-too-large` diagnostic instead of checks.
+    pub max_document_bytes: usize,
+}
+
+/// How an update was analysed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UpdateKind {
+    /// Only the edited entries were checked again.
+    Incremental,
+    /// The whole text was analysed.
+    Full,
+}
+
+/// The diagnostics to publish under a cap: errors first, then document order.
+#[derive(Debug)]
+pub struct Published<'h> {
+    /// In document order.
+    pub diagnostics: Vec<&'h Diagnostic>,
+    /// Stands for the diagnostics left out, when any were.
+    pub summary: Option<Diagnostic>,
+}
+
+/// A quick fix offered for a diagnostic.
+#[derive(Clone, Copy, Debug)]
+pub struct QuickFix<'h> {
+    pub diagnostic: &'h Diagnostic,
+    pub fix: &'h Fix,
+}
+
+/// How a document has been analysed, for `report-lsp/status`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostStatus {
+    pub bytes: usize,
+    pub is_report: bool,
+    /// Present while the analysis is per entry.
+    pub entries: Option<usize>,
+    pub incremental_updates: u64,
+    pub full_analyses: u64,
+}
+
+/// One document's text and analysis. Exactly one of `incremental` and
+/// `full` describes the current text, except while an update replaces them.
+pub struct DocumentHost<T> {
+    text: T,
+    /// Whether it is validated (its name matches, or it looks like a report).
+    is_report: bool,
+    /// The per-entry analysis, when the text has no syntax errors.
+    incremental: Option<Incremental>,
+    /// A full analysis, kept when there is no incremental one.
+    full: Option<Analysis>,
+    max_document_bytes: usize,
+    incremental_updates: u64,
+    full_analyses: u64,
+}
+
+impl<T: SourceText> DocumentHost<T> {
+    /// Analyses `text` in full. `whole` is the same text as a string when the
+    /// caller holds it already (a didOpen's): it saves a copy of a huge report.
+    pub fn new(text: T, whole: Option<String>, options: HostOptions) -> DocumentHost<T> {
+        let mut host = DocumentHost {
+            text,
+            is_report: false,
+            incremental: None,
+            full: None,
+            max_document_bytes: options.max_document_bytes,
+            incremental_updates: 0,
+            full_analyses: 0,
+        };
+        host.analyze_full(whole, options);
+        host
+    }
+
+    /// Brings the analysis to `text`. `edits` (in bytes, in order) lead from
+    /// the current text to it; None means it is unrelated (a whole-text
+    /// change, new settings). Incremental when every edit falls inside one
+    /// entry object that still parses alone, in full otherwise.
+    pub fn update(
+        &mut self,
+        text: T,
+        edits: Option<&[ByteEdit]>,
+        options: HostOptions,
+    ) -> UpdateKind {
+        if let Some(edits) = edits
+            && text.len() <= options.max_document_bytes
+            && let Some(mut incremental) = self.incremental.take()
+        {
+            let tracked = edits.iter().all(|e| incremental.edit(e.range, e.new_len))
+                && incremental.len() == text.len()
+                && incremental.update(|range| text.slice(range));
+            if tracked {
+                self.incremental = Some(incremental);
+                self.full = None;
+                self.text = text;
+                self.max_document_bytes = options.max_document_bytes;
+                self.incremental_updates += 1;
+                return UpdateKind::Incremental;
+            }
+        }
+        self.text = text;
+        self.analyze_full(None, options);
+        UpdateKind::Full
+    }
+
+    fn analyze_full(&mut self, whole: Option<String>, options: HostOptions) {
+        // Dropped before the full analysis, which needs the memory.
+        self.incremental = None;
+        self.full = None;
+        self.max_document_bytes = options.max_document_bytes;
+        let whole = whole.unwrap_or_else(|| self.text.whole());
+        let analysis = analyze_within(Arc::new(whole), options.max_document_bytes);
+        self.is_report = options.name_matches || analysis.root().is_some_and(looks_like_report);
+        self.full_analyses += 1;
+        if !self.is_report {
+            self.full = Some(analysis);
+            return;
+        }
+        // With an incremental analysis the full one is made again only on demand.
+        match Incremental::from_analysis(analysis) {
+            Ok(incremental) => self.incremental = Some(incremental),
+            Err(analysis) => self.full = Some(*analysis),
+        }
+    }
+
+    pub fn text(&self) -> &T {
+        &self.text
+    }
+
+    /// Whether the document is validated at all; others get no diagnostics,
+    /// hover or fixes.
+    pub fn is_report(&self) -> bool {
+        self.is_report
+    }
+
+    /// Whether a full analysis (its tree and text) is held, which an update
+    /// to an incremental one frees.
+    pub fn holds_full_analysis(&self) -> bool {
+        self.full.is_some()
+    }
+
+    /// Every diagnostic, in document order.
+    pub fn diagnostics(&self) -> Vec<&Diagnostic> {
+        if !self.is_report {
+            return Vec::new();
+        }
+        match (&self.incremental, &self.full) {
+            (Some(incremental), _) => incremental.diagnostics(),
+            (None, Some(full)) => full.diagnostics.iter().collect(),
+            (None, None) => Vec::new(),
+        }
+    }
+
+    /// At most `max` diagnostics, errors before lesser severities, and a
+    /// `too-many-diagnostics` summary for those left out.
+    pub fn published(&self, max: usize) -> Published<'_> {
+        let all = self.diagnostics();
+        if all.len() <= max {
+            return Published {
+                diagnostics: all,
+                summary: None,
+            };
+        }
+        let mut chosen = all.clone();
+        chosen.sort_by_key(|d| d.severity);
+        chosen.truncate(max);
+        chosen.sort_by(|a, b| Diagnostic::order(a, b));
+        let summary = Diagnostic::new(
+            Code::TooManyDiagnostics,
+            TextRange::empty(0),
+            format!(
+                "{} more problems are not shown ({} in all; the limit is the reportLsp.maxDiagnostics setting, {max}); `report-lsp check` lists them all",
+                all.len() - max,
+                all.len()
+            ),
+        );
+        Published {
+            diagnostics: chosen,
+            summary: Some(summary),
+        }
+    }
+
+    /// The hover at `offset`. Inside an entry it is worked out from that
+    /// entry's text alone; outside the entries from a parse of the whole
+    /// text (no checks needed, nothing kept).
+    pub fn hover(&self, offset: usize) -> Option<HoverInfo> {
+        if !self.is_report {
+            return None;
+        }
+        let Some(incremental) = &self.incremental else {
+            return hover::hover(self.full.as_ref()?, offset);
+        };
+        if let Some(facts) = incremental.entry_around(offset) {
+            return hover::hover_entry_text(facts, self.text.slice(facts.range), offset);
+        }
+        // Outside every entry object, so no entry's facts are needed.
+        let parse = syntax::parse_shared(Arc::new(self.text.whole()));
+        hover::hover_in_tree(parse.root()?, offset, |_| None)
+    }
+
+    /// The fixes of the diagnostics whose range touches `range`, in document order.
+    pub fn quick_fixes(&self, range: TextRange) -> Vec<QuickFix<'_>> {
+        self.diagnostics()
+            .into_iter()
+            .filter(|d| d.range.start <= range.end && range.start <= d.range.end)
+            .filter_map(|diagnostic| {
+                let fix = diagnostic.fix.as_ref()?;
+                Some(QuickFix { diagnostic, fix })
+            })
+            .collect()
+    }
+
+    /// Whether fix-all has anything to do: some diagnostic has a preferred fix.
+    pub fn can_fix_all(&self) -> bool {
+        self.diagnostics()
+            .iter()
+            .any(|d| d.fix.as_ref().is_some_and(|f| f.preferred))
+    }
+
+    /// Every unambiguous fix applied, as one minimal edit of the current text.
+    /// It analyses the whole text, perhaps several times.
+    pub fn fix_all(&self) -> Option<TextEdit> {
+        if !self.is_report {
+            return None;
+        }
+        fix_all_edit(&self.text.whole())
+    }
+
+    pub fn status(&self) -> HostStatus {
+        HostStatus {
+            bytes: self.text.len(),
+            is_report: self.is_report,
+            entries: self.incremental.as_ref().map(|i| i.entries().len()),
+            incremental_updates: self.incremental_updates,
+            full_analyses: self.full_analyses,
+        }
+    }
+}
+
+/// The one diagnostic of a document whose text the editor and the server no
+/// longer agree on: the server stops checking it until it gets the whole text.
+pub fn out_of_sync(reason: &dyn std::fmt::Display) -> Diagnostic {
+    Diagnostic::new(
+        Code::DocumentOutOfSync,
+        TextRange::empty(0),
+        format!(
+            "report-lsp lost track of this document's text (an edit did not fit it: {reason}); checking resumes when the editor sends the whole text, for example after reopening the file"
+        ),
+    )
+}
+
+fn analyze_within(text: Arc<String>, max_bytes: usize) -> Analysis {
+    match text.len() > max_bytes {
+        true => analysis::too_large(text, max_bytes),
+        false => analysis::analyze_shared(text),
+    }
+}

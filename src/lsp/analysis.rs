@@ -1,0 +1,380 @@
+//! The analysis thread. It owns each open document's [`DocumentHost`],
+//! brings it up to date with each change, publishes the diagnostics, and
+//! runs the requests that read it. Messages are handled in arrival order,
+//! so a request sees every change sent before it. The message loop talks to
+//! it through an [`AnalysisThread`] handle only.
+
+use std::collections::HashMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::sync::mpsc;
+
+use report_core::host::{DocumentHost, HostOptions, UpdateKind};
+use tokio::sync::oneshot;
+use tower_lsp_server::jsonrpc::{Error, Result};
+use tower_lsp_server::ls_types::{self as lsp, Uri};
+
+use super::convert::{self, PositionCache, Positions};
+use super::document::{ByteEdit, RopeText};
+use super::guard::guarded;
+use super::session::{OpenDocument, Session, lock};
+
+/// The analysis thread, as the message loop sees it.
+pub struct AnalysisThread {
+    messages: mpsc::Sender<Message>,
+}
+
+/// One document as the analysis thread knows it.
+pub struct DocState {
+    /// The generation of the document its host describes.
+    pub generation: u64,
+    pub host: DocumentHost<RopeText>,
+    /// Positions of the last publication, for the next one.
+    positions: PositionCache,
+}
+
+impl DocState {
+    pub fn positions(&self, encoding: report_core::text::Encoding) -> Positions<'_> {
+        Positions::new(&self.host.text().0, encoding)
+    }
+}
+
+enum Message {
+    /// A document's text (or a setting) changed: bring it up to date.
+    Analyze(Job),
+    /// A request reading a document's analysis.
+    Query(Query),
+    /// The document was closed: forget it.
+    Close(Uri),
+}
+
+struct Job {
+    uri: Uri,
+    /// The generation `edits` start from, and the one they lead to.
+    base: u64,
+    generation: u64,
+    version: i32,
+    rope: ropey::Rope,
+    /// The changes since `base`, in order; None when the whole text must be
+    /// analysed (an open, a whole-text change, new settings).
+    edits: Option<Vec<ByteEdit>>,
+    /// The whole text, when the handler had it at hand (an open): saves a copy.
+    text: Option<String>,
+    name_matches: bool,
+}
+
+impl Job {
+    /// Folds a later job for the same document into this one.
+    fn absorb(&mut self, later: Job) {
+        self.edits = match (self.edits.take(), later.edits) {
+            (Some(mut edits), Some(more)) if later.base == self.generation => {
+                edits.extend(more);
+                Some(edits)
+            }
+            _ => None,
+        };
+        self.generation = later.generation;
+        self.version = later.version;
+        self.rope = later.rope;
+        self.text = later.text;
+        self.name_matches = later.name_matches;
+    }
+}
+
+/// A request: run with the document's state on the analysis thread.
+struct Query {
+    uri: Uri,
+    run: Box<dyn FnOnce(Lookup<'_>) + Send>,
+}
+
+/// What a query finds of its document.
+enum Lookup<'a> {
+    NotOpen,
+    /// Open, but its text is not known (out of sync, or its analysis failed).
+    Unknown,
+    Current(&'a mut DocState),
+}
+
+impl AnalysisThread {
+    pub fn spawn(session: Arc<Session>) -> AnalysisThread {
+        let (messages, received) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("analysis".into())
+            .stack_size(report_core::ANALYSIS_STACK_BYTES)
+            .spawn(move || run(received, session))
+            .expect("the analysis thread starts");
+        AnalysisThread { messages }
+    }
+
+    /// Queues the document's current text for analysis: `edits` (in bytes)
+    /// lead from the previous generation to it; None asks for a full analysis.
+    pub fn schedule(
+        &self,
+        session: &Session,
+        uri: &Uri,
+        open: &mut OpenDocument,
+        edits: Option<Vec<ByteEdit>>,
+        text: Option<String>,
+    ) {
+        let name_matches = lock(&session.settings)
+            .globs
+            .matches(&convert::uri_path(uri));
+        open.generation += 1;
+        let _ = self.messages.send(Message::Analyze(Job {
+            uri: uri.clone(),
+            base: open.generation - 1,
+            generation: open.generation,
+            version: open.document.version,
+            rope: open.document.rope.clone(),
+            edits,
+            text,
+            name_matches,
+        }));
+    }
+
+    pub fn close(&self, uri: Uri) {
+        let _ = self.messages.send(Message::Close(uri));
+    }
+
+    /// Runs `f` on the analysis thread with `uri`'s state, after every change
+    /// sent before, and waits for its answer. `name` is the request's, for
+    /// fault reports. A document not open is an error; one whose text is not
+    /// known answers None.
+    pub async fn query<T: Send + 'static>(
+        &self,
+        uri: &Uri,
+        name: &'static str,
+        f: impl FnOnce(&mut DocState) -> Result<Option<T>> + Send + 'static,
+    ) -> Result<Option<T>> {
+        let (reply, answer) = oneshot::channel();
+        let document = uri.clone();
+        let run = move |lookup: Lookup<'_>| {
+            let result = match lookup {
+                Lookup::NotOpen => Err(Error::invalid_params(format!(
+                    "document not open: {}",
+                    document.as_str()
+                ))),
+                Lookup::Unknown => Ok(None),
+                Lookup::Current(state) => guarded(name, || f(state)),
+            };
+            let _ = reply.send(result);
+        };
+        let query = Query {
+            uri: uri.clone(),
+            run: Box::new(run),
+        };
+        if self.messages.send(Message::Query(query)).is_err() {
+            return Err(Error::internal_error());
+        }
+        answer
+            .await
+            .unwrap_or_else(|_| Err(Error::internal_error()))
+    }
+}
+
+/// Runs the analysis thread until the message loop drops its handle.
+fn run(messages: mpsc::Receiver<Message>, session: Arc<Session>) {
+    let mut worker = Worker {
+        states: HashMap::new(),
+        session,
+    };
+    while let Ok(first) = messages.recv() {
+        // Changes queued together are analysed once; a request first brings
+        // its document up to date.
+        let mut pending: Vec<Job> = Vec::new();
+        for message in std::iter::once(first).chain(std::iter::from_fn(|| messages.try_recv().ok()))
+        {
+            match message {
+                Message::Analyze(job) => match pending.iter_mut().find(|p| p.uri == job.uri) {
+                    Some(earlier) => earlier.absorb(job),
+                    None => pending.push(job),
+                },
+                Message::Query(query) => {
+                    if let Some(i) = pending.iter().position(|p| p.uri == query.uri) {
+                        worker.analyze(pending.remove(i));
+                    }
+                    worker.answer(query);
+                }
+                Message::Close(uri) => {
+                    pending.retain(|p| p.uri != uri);
+                    if worker.states.remove(&uri).is_some() {
+                        super::release_memory();
+                    }
+                }
+            }
+        }
+        for job in pending {
+            worker.analyze(job);
+        }
+    }
+}
+
+struct Worker {
+    states: HashMap<Uri, DocState>,
+    session: Arc<Session>,
+}
+
+/// Texts from this size on are worth a trim after their analysis replaces the previous one.
+const LARGE_TEXT_BYTES: usize = 16 << 20;
+
+impl Worker {
+    fn answer(&mut self, query: Query) {
+        let lookup = {
+            let documents = lock(&self.session.documents);
+            match documents.get(&query.uri) {
+                None => None,
+                Some(open) if open.document.out_of_sync => Some(None),
+                Some(open) => Some(Some(open.generation)),
+            }
+        };
+        let state = self.states.get_mut(&query.uri);
+        let lookup = match (lookup, state) {
+            (None, _) => Lookup::NotOpen,
+            (Some(Some(generation)), Some(state)) if state.generation == generation => {
+                Lookup::Current(state)
+            }
+            _ => Lookup::Unknown,
+        };
+        // A panic is caught by the query's own guard; this one keeps the thread alive regardless.
+        if catch_unwind(AssertUnwindSafe(|| (query.run)(lookup))).is_err() {
+            eprintln!("report-lsp: a request on {} panicked", query.uri.as_str());
+        }
+    }
+
+    fn analyze(&mut self, job: Job) {
+        let (max_diagnostics, max_document_bytes) = {
+            let settings = lock(&self.session.settings);
+            (settings.max_diagnostics, settings.max_document_bytes)
+        };
+        let options = HostOptions {
+            name_matches: job.name_matches,
+            max_document_bytes,
+        };
+        let uri = job.uri.clone();
+        let (generation, version) = (job.generation, job.version);
+        let previous = self.states.remove(&uri);
+        let updated = catch_unwind(AssertUnwindSafe(|| update(previous, job, options)));
+        let (state, freed) = match updated {
+            Ok(updated) => updated,
+            Err(_) => {
+                eprintln!("report-lsp: analysis of {} panicked", uri.as_str());
+                return;
+            }
+        };
+        let state = self
+            .states
+            .entry(uri.clone())
+            .insert_entry(state)
+            .into_mut();
+        let trim = freed && state.host.text().0.len_bytes() >= LARGE_TEXT_BYTES;
+        let target = Target {
+            session: &self.session,
+            uri,
+            generation,
+            version,
+        };
+        target.publish(state, max_diagnostics);
+        if trim {
+            super::release_memory();
+        }
+    }
+}
+
+/// Brings a document's state to the job's text: through its host's update
+/// when the job's edits continue the state's text, anew otherwise. Says
+/// whether a full analysis was made or dropped (worth a trim when large).
+fn update(previous: Option<DocState>, job: Job, options: HostOptions) -> (DocState, bool) {
+    let text = RopeText(job.rope);
+    let Some(mut state) = previous else {
+        let host = DocumentHost::new(text, job.text, options);
+        let state = DocState {
+            generation: job.generation,
+            host,
+            positions: PositionCache::default(),
+        };
+        return (state, true);
+    };
+    let edits = job.edits.filter(|_| state.generation == job.base);
+    let had_full = state.host.holds_full_analysis();
+    // What the position cache needs of the text before a single edit.
+    let single = match edits.as_deref() {
+        Some(&[edit]) => Some((edit, PositionCache::old_lines(&state.host.text().0, edit))),
+        _ => None,
+    };
+    let kind = state.host.update(text, edits.as_deref(), options);
+    match (kind, single) {
+        (UpdateKind::Incremental, Some((edit, old))) => {
+            state
+                .positions
+                .shift_lines(&state.host.text().0, edit.range, edit.new_len, old)
+        }
+        _ => state.positions.clear(),
+    }
+    state.generation = job.generation;
+    (state, had_full || kind == UpdateKind::Full)
+}
+
+/// Where an analysis of one generation of a document is published.
+struct Target<'a> {
+    session: &'a Session,
+    uri: Uri,
+    generation: u64,
+    version: i32,
+}
+
+impl Target<'_> {
+    /// Publishes the state's diagnostics, unless a newer generation exists
+    /// (its own publication follows) or there is nothing to say.
+    fn publish(self, state: &mut DocState, max_diagnostics: usize) {
+        let is_current = |documents: &HashMap<Uri, OpenDocument>| {
+            documents
+                .get(&self.uri)
+                .filter(|e| e.generation == self.generation)
+                .map(|e| e.published)
+        };
+        let Some(was_published) = is_current(&lock(&self.session.documents)) else {
+            return;
+        };
+        if !state.host.is_report() && !was_published {
+            return;
+        }
+        // Converted outside the lock: handlers applying changes do not wait for it.
+        let encoding = self.session.negotiated().encoding;
+        let diagnostics = capped(state, &self.uri, encoding, max_diagnostics);
+        let mut documents = lock(&self.session.documents);
+        if is_current(&documents).is_none() {
+            return;
+        }
+        if let Some(open) = documents.get_mut(&self.uri) {
+            open.published = !diagnostics.is_empty();
+        }
+        // Sent under the lock, so publications keep the order of versions.
+        self.session
+            .publisher
+            .publish(self.uri, Some(self.version), diagnostics);
+    }
+}
+
+/// The host's capped diagnostics in protocol form, through the position cache.
+fn capped(
+    state: &mut DocState,
+    uri: &Uri,
+    encoding: report_core::text::Encoding,
+    max: usize,
+) -> Vec<lsp::Diagnostic> {
+    let positions = Positions {
+        rope: &state.host.text().0,
+        encoding,
+        cache: Some(&state.positions),
+    };
+    let published = state.host.published(max);
+    let diagnostics = published
+        .diagnostics
+        .iter()
+        .copied()
+        .chain(&published.summary)
+        .map(|d| positions.diagnostic(uri, d))
+        .collect();
+    state.positions.keep_used();
+    diagnostics
+}

@@ -1,0 +1,10 @@
+//! One module per feature. A handler converts the request's positions,
+//! asks the document's [`report_core::host::DocumentHost`] on the analysis
+//! thread, and converts the answer back; what to answer is the core's.
+
+pub mod code_action;
+pub mod configuration;
+pub mod hover;
+pub mod lifecycle;
+pub mod status;
+pub mod text_sync;

@@ -1,0 +1,111 @@
+//! `didOpen`, `didChange`, `didClose`: the documents' texts. Changes are
+//! applied to the session's rope under its lock, before any `.await`, so
+//! later changes cannot overtake them; the analysis thread then checks the
+//! new text. Each returns what to log when it rejected something.
+
+use report_core::host;
+use tower_lsp_server::ls_types as lsp;
+
+use crate::lsp::analysis::AnalysisThread;
+use crate::lsp::convert::{self, Positions};
+use crate::lsp::document::Document;
+use crate::lsp::session::{OpenDocument, Session, lock};
+
+pub fn open(
+    session: &Session,
+    analysis: &AnalysisThread,
+    params: lsp::DidOpenTextDocumentParams,
+) -> Option<String> {
+    let doc = params.text_document;
+    let mut documents = lock(&session.documents);
+    let open = documents
+        .entry(doc.uri.clone())
+        .or_insert_with(|| OpenDocument {
+            document: Document::new("", doc.version),
+            generation: 0,
+            published: false,
+        });
+    open.document = Document::new(&doc.text, doc.version);
+    // The text the editor sent becomes the job's: no second copy of a huge report.
+    analysis.schedule(session, &doc.uri, open, None, Some(doc.text));
+    None
+}
+
+/// Applies the changes in order. A change that does not fit the text puts
+/// the document out of sync: one warning replaces its diagnostics, and
+/// incremental changes are ignored until the editor sends the whole text.
+pub fn change(
+    session: &Session,
+    analysis: &AnalysisThread,
+    params: lsp::DidChangeTextDocumentParams,
+) -> Option<String> {
+    let encoding = session.negotiated().encoding;
+    let uri = params.text_document.uri;
+    let mut documents = lock(&session.documents);
+    let Some(open) = documents.get_mut(&uri) else {
+        return Some(format!(
+            "didChange for a document that is not open: {}",
+            uri.as_str()
+        ));
+    };
+    open.document.version = params.text_document.version;
+    let mut failure = None;
+    // The byte edits, while every change so far was one.
+    let mut edits = Some(Vec::new());
+    for change in params.content_changes {
+        if open.document.out_of_sync && change.range.is_some() {
+            continue;
+        }
+        let range = change
+            .range
+            .map(|r| (convert::line_col(r.start), convert::line_col(r.end)));
+        match open.document.apply_change(range, &change.text, encoding) {
+            Ok(Some(edit)) => edits.iter_mut().for_each(|e| e.push(edit)),
+            Ok(None) => edits = None,
+            Err(error) => {
+                edits = None;
+                if !open.document.out_of_sync {
+                    // Analyses still queued are of a text we no longer trust: make them stale.
+                    open.generation += 1;
+                    // The diagnostics on screen point into a text we no longer have: replace them.
+                    let positions = Positions::new(&open.document.rope, encoding);
+                    let warning = positions.diagnostic(&uri, &host::out_of_sync(&error));
+                    session.publisher.publish(
+                        uri.clone(),
+                        Some(open.document.version),
+                        vec![warning],
+                    );
+                    open.published = true;
+                }
+                open.document.out_of_sync = true;
+                failure = Some(format!(
+                    "rejected a change to {}: {error}; the document is out of sync until the editor sends its full text (reopen it)",
+                    uri.as_str()
+                ));
+            }
+        }
+    }
+    if !open.document.out_of_sync {
+        analysis.schedule(session, &uri, open, edits, None);
+    }
+    failure
+}
+
+pub fn close(
+    session: &Session,
+    analysis: &AnalysisThread,
+    params: lsp::DidCloseTextDocumentParams,
+) -> Option<String> {
+    let uri = params.text_document.uri;
+    let mut documents = lock(&session.documents);
+    let removed = documents.remove(&uri);
+    if removed.as_ref().is_some_and(|e| e.published) {
+        // Queued behind any publication for it, so nothing reappears after the clear.
+        session.publisher.publish(uri.clone(), None, Vec::new());
+    }
+    analysis.close(uri);
+    drop(documents);
+    drop(removed);
+    crate::lsp::release_memory();
+    None
+}
