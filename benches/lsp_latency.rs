@@ -6,6 +6,7 @@
 //! `cargo bench --bench lsp_latency -- [ENTRIES...] [--violation-every N]`
 //! (default 10000 entries, a valid report; with `--violation-every 5`, one
 //! entry in five has a violation, 10 000 of them at 50 000 entries).
+//! `REPORT_LSP_BENCH_BIN=path` drives that binary instead of this build's.
 
 #[path = "../tests/common/editor.rs"]
 mod editor;
@@ -47,8 +48,11 @@ fn run(entries: usize, violation_every: usize) {
         seed: 1,
         violation_every,
     });
+    // REPORT_LSP_BENCH_BIN times another build (a previous commit's) side by side.
+    let binary = std::env::var("REPORT_LSP_BENCH_BIN")
+        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_report-lsp").to_string());
     let mut editor = Editor::start_with(
-        env!("CARGO_BIN_EXE_report-lsp"),
+        &binary,
         &["utf-16"],
         &[],
         Value::Null,

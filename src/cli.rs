@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 
 use report_core::Analysis;
-use report_core::diagnostic::{Diagnostic, Severity};
+use report_core::diagnostic::{Code, Diagnostic, Severity};
 use report_core::selection::{ReportGlobs, looks_like_report};
 use report_core::text::{Encoding, TextRange};
 
@@ -28,6 +28,23 @@ pub struct CheckOptions {
     pub format: Format,
     /// ANSI colours in human output.
     pub color: bool,
+}
+
+/// Runs `explain CODE`: the invariant a diagnostic code enforces.
+pub fn run_explain(code: &str, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
+    let Some(code) = Code::parse(code.trim()) else {
+        let known: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+        let _ = writeln!(
+            err,
+            "report-lsp: no diagnostic code `{code}`; the codes are: {}",
+            known.join(", ")
+        );
+        return EXIT_USAGE_OR_IO;
+    };
+    match out.write_all(report_core::docs::explain(code).as_bytes()) {
+        Ok(()) => EXIT_OK,
+        Err(_) => EXIT_USAGE_OR_IO,
+    }
 }
 
 /// Runs `check`, writing the report to `out` and I/O problems to `err`; returns the exit code.

@@ -1,5 +1,5 @@
-//! Argument dispatch only: `check` validates files; no arguments or `serve`
-//! runs the language server.
+//! Argument dispatch only: `check` validates files, `explain` tells what a
+//! code means; no arguments or `serve` runs the language server.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -34,6 +34,11 @@ enum Command {
         /// When to colour human output.
         #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
         color: ColorArg,
+    },
+    /// Explain a diagnostic code: the invariant it enforces, in words.
+    Explain {
+        /// A code as diagnostics show it, e.g. `tier-mismatch`.
+        code: String,
     },
     /// Run the language server over stdio (the default).
     Serve,
@@ -91,6 +96,12 @@ fn main() -> ExitCode {
             );
             ExitCode::from(code)
         }
+        Some(Command::Explain { code }) => cli::run_explain(
+            &code,
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr().lock(),
+        )
+        .into(),
         Some(Command::Serve) | None => match report_lsp::lsp::run() {
             Ok(()) => ExitCode::SUCCESS,
             Err(error) => {

@@ -242,3 +242,31 @@ fn many_reports_are_checked_in_parallel_in_a_stable_order() {
         assert_eq!(file["valid"], i % 3 != 0, "{}", paths[i]);
     }
 }
+
+#[test]
+fn explain_prints_the_invariant_behind_a_code() {
+    let output = Command::new(env!("CARGO_BIN_EXE_report-lsp"))
+        .args(["explain", "tier-mismatch"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let text = stdout(&output);
+    assert!(
+        text.starts_with("tier-mismatch (error) enforces invariant 7 of invariants.md:\n\n## 7. The safety tier is computed, never assigned\n"),
+        "{text}"
+    );
+    assert!(text.contains("derive_safety_tier"), "{text}");
+    assert!(!text.contains("## 8."), "{text}");
+
+    let unknown = Command::new(env!("CARGO_BIN_EXE_report-lsp"))
+        .args(["explain", "tier-mismatched"])
+        .output()
+        .unwrap();
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(unknown.stdout.is_empty());
+    let err = String::from_utf8(unknown.stderr).unwrap();
+    assert!(
+        err.contains("no diagnostic code `tier-mismatched`") && err.contains("tier-mismatch,"),
+        "{err}"
+    );
+}

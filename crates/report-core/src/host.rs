@@ -306,3 +306,192 @@ fn analyze_within(text: Arc<String>, max_bytes: usize) -> Analysis {
         false => analysis::analyze_shared(text),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use expect_test::expect;
+
+    use super::*;
+    use crate::fixture::{cursor, report_with_entry};
+    use crate::generate::{GenerateOptions, generate_report};
+
+    const REPORT: HostOptions = HostOptions {
+        name_matches: true,
+        max_document_bytes: 1 << 20,
+    };
+
+    const WRONG_TIER: &str = r#"{"path": "docs/a.md", "category": {"class": "bloat", "subtype": "distill"}, "signals": [],
+      "op": "distill", "op_type": "generative", "is_destructive": false, "is_reversible": true, "safety_tier": "au$0to",
+      "token_estimate": {"raw_tokens": 5}}"#;
+
+    fn report(entries: usize, violation_every: usize) -> String {
+        generate_report(GenerateOptions {
+            entries,
+            seed: 3,
+            violation_every,
+        })
+    }
+
+    /// Replaces `range` of the host's text, telling the host the edit.
+    fn edit(host: &mut DocumentHost<String>, range: TextRange, new_text: &str) -> UpdateKind {
+        let mut text = host.text().clone();
+        text.replace_range(range.as_range(), new_text);
+        let edit = ByteEdit {
+            range,
+            new_len: new_text.len(),
+        };
+        host.update(text, Some(&[edit]), REPORT)
+    }
+
+    fn assert_like_a_full_analysis(host: &DocumentHost<String>) {
+        let full = crate::analyze(host.text());
+        let diagnostics: Vec<Diagnostic> = host.diagnostics().into_iter().cloned().collect();
+        assert_eq!(diagnostics, full.diagnostics);
+        let text = host.text();
+        for offset in (0..=text.len()).filter(|&o| text.is_char_boundary(o)).step_by(7) {
+            assert_eq!(
+                host.hover(offset),
+                hover::hover(&full, offset),
+                "hover at {offset}"
+            );
+        }
+    }
+
+    #[test]
+    fn hovers_inside_and_outside_entries_equal_those_of_a_full_analysis() {
+        let host = DocumentHost::new(report(6, 2), None, REPORT);
+        assert!(host.status().entries.is_some(), "kept per entry");
+        assert!(!host.holds_full_analysis());
+        assert_like_a_full_analysis(&host);
+    }
+
+    #[test]
+    fn an_edit_inside_an_entry_is_incremental_and_one_between_entries_is_not() {
+        let mut host = DocumentHost::new(report(6, 0), None, REPORT);
+        let at = host.text().find("\"safety_tier\": \"confirm\"").unwrap() + 16;
+        let kind = edit(&mut host, TextRange::new(at, at + 7), "auto");
+        assert_eq!(kind, UpdateKind::Incremental);
+        assert_eq!(host.diagnostics()[0].code, Code::TierMismatch);
+        assert_like_a_full_analysis(&host);
+
+        let between = host.text().find("},\n    {").unwrap() + 2;
+        let kind = edit(&mut host, TextRange::empty(between), " ");
+        assert_eq!(kind, UpdateKind::Full);
+        assert_like_a_full_analysis(&host);
+        let status = host.status();
+        assert_eq!(
+            (status.incremental_updates, status.full_analyses),
+            (1, 2),
+            "{status:?}"
+        );
+    }
+
+    #[test]
+    fn an_update_without_edits_analyses_the_whole_text() {
+        let mut host = DocumentHost::new(report(3, 0), None, REPORT);
+        let broken = host.text().replacen("\"entries\": [", "\"entries\": [[", 1);
+        assert_eq!(host.update(broken, None, REPORT), UpdateKind::Full);
+        assert_eq!(host.status().entries, None);
+        assert!(host.holds_full_analysis());
+        assert_like_a_full_analysis(&host);
+    }
+
+    #[test]
+    fn publication_is_capped_errors_first_with_a_summary() {
+        let host = DocumentHost::new(report(40, 2), None, REPORT);
+        let all = host.diagnostics().len();
+        assert!(all > 3, "{all}");
+        let published = host.published(3);
+        assert_eq!(published.diagnostics.len(), 3);
+        assert!(
+            published
+                .diagnostics
+                .windows(2)
+                .all(|w| Diagnostic::order(w[0], w[1]).is_le())
+        );
+        let errors = host
+            .diagnostics()
+            .iter()
+            .filter(|d| d.severity == crate::diagnostic::Severity::Error)
+            .count();
+        assert!(errors >= 3, "{errors}");
+        assert!(
+            published
+                .diagnostics
+                .iter()
+                .all(|d| d.severity == crate::diagnostic::Severity::Error)
+        );
+        let summary = published.summary.expect("a summary");
+        assert_eq!(summary.code, Code::TooManyDiagnostics);
+        assert_eq!(summary.range, TextRange::empty(0));
+        assert!(
+            summary.message.starts_with(&format!(
+                "{} more problems are not shown ({all} in all;",
+                all - 3
+            )),
+            "{}",
+            summary.message
+        );
+        assert!(host.published(all).summary.is_none());
+    }
+
+    #[test]
+    fn quick_fixes_are_those_of_the_diagnostics_at_the_range() {
+        let (text, offset) = cursor(&report_with_entry(WRONG_TIER));
+        let host = DocumentHost::new(text, None, REPORT);
+        let titles: Vec<String> = host
+            .quick_fixes(TextRange::empty(offset))
+            .iter()
+            .map(|q| format!("{} ({})", q.fix.title, q.diagnostic.code))
+            .collect();
+        expect![[r#"
+            [
+                "Set safety_tier to \"confirm\" (derived) (tier-mismatch)",
+            ]
+        "#]]
+        .assert_debug_eq(&titles);
+        assert!(host.quick_fixes(TextRange::empty(0)).is_empty());
+        assert!(host.can_fix_all());
+        let fixed = crate::fix::apply(host.text(), &[host.fix_all().unwrap()]).unwrap();
+        assert!(crate::analyze(&fixed).is_valid());
+    }
+
+    #[test]
+    fn a_document_that_is_not_a_report_gets_nothing() {
+        let options = HostOptions {
+            name_matches: false,
+            ..REPORT
+        };
+        let host = DocumentHost::new(r#"{"name": "x", "safety_tier": 1}"#.to_string(), None, options);
+        assert!(!host.is_report());
+        assert!(host.diagnostics().is_empty());
+        assert_eq!(host.hover(4), None);
+        assert!(host.quick_fixes(TextRange::new(0, 30)).is_empty());
+        assert_eq!(host.fix_all(), None);
+        // Its content alone makes a report of it.
+        let (text, _) = cursor(&report_with_entry(WRONG_TIER));
+        let host = DocumentHost::new(text, None, options);
+        assert!(host.is_report());
+        assert!(!host.diagnostics().is_empty());
+    }
+
+    #[test]
+    fn a_text_over_the_limit_gets_one_diagnostic() {
+        let options = HostOptions {
+            max_document_bytes: 100,
+            ..REPORT
+        };
+        let host = DocumentHost::new(report(3, 0), None, options);
+        let codes: Vec<Code> = host.diagnostics().iter().map(|d| d.code).collect();
+        assert_eq!(codes, [Code::DocumentTooLarge]);
+    }
+
+    #[test]
+    fn out_of_sync_is_one_warning_at_the_start() {
+        let warning = out_of_sync(&"line 9 is past the end");
+        assert_eq!(warning.code, Code::DocumentOutOfSync);
+        assert_eq!(warning.severity, crate::diagnostic::Severity::Warning);
+        assert_eq!(warning.range, TextRange::empty(0));
+        assert!(warning.message.contains("line 9 is past the end"));
+    }
+}

@@ -1,10 +1,10 @@
 //! Hover: the derivation trace on an entry's tier inputs, and a one-line
 //! meaning (from the glossary of `invariants.md`) on field names and values.
 
-use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use crate::Analysis;
+use crate::docs;
 use crate::schema::{ENTRY_DEPTH, SafetyTier};
 use crate::syntax::{self, Member, Node, Value};
 use crate::text::{Shift, TextRange};
@@ -119,42 +119,11 @@ fn entry_at<'a>(analysis: &'a Analysis, entry: Node<'_>) -> Option<&'a EntryFact
 }
 
 fn glossary_hover(name: &str, range: TextRange) -> Option<HoverInfo> {
-    let meaning = glossary().get(name)?;
+    let meaning = docs::glossary().get(name)?;
     Some(HoverInfo {
         range,
         markdown: format!("**{name}**: {meaning}"),
     })
-}
-
-/// `name -> meaning` from the `## Glossary` section of `invariants.md`.
-pub fn glossary() -> &'static HashMap<&'static str, &'static str> {
-    static GLOSSARY: OnceLock<HashMap<&'static str, &'static str>> = OnceLock::new();
-    GLOSSARY.get_or_init(|| {
-        let text = include_str!("../../../invariants.md");
-        let section = text.split("\n## Glossary\n").nth(1).unwrap_or_default();
-        section
-            .lines()
-            .filter_map(|line| line.strip_prefix("- `"))
-            .filter_map(|line| line.split_once("`: "))
-            .collect()
-    })
-}
-
-/// The Markdown anchor (GitHub style) of invariant `number`'s heading in `invariants.md`.
-pub fn invariant_anchor(number: u32) -> Option<String> {
-    let prefix = format!("## {number}. ");
-    let heading = include_str!("../../../invariants.md")
-        .lines()
-        .find(|l| l.starts_with(&prefix))?;
-    let slug: String = heading[3..]
-        .chars()
-        .filter_map(|c| match c {
-            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c.to_ascii_lowercase()),
-            ' ' => Some('-'),
-            _ => None,
-        })
-        .collect();
-    Some(slug)
 }
 
 fn tier_markdown(facts: &EntryFacts) -> String {
@@ -325,7 +294,7 @@ mod tests {
     #[test]
     fn every_glossary_term_is_a_field_or_value_of_the_schema() {
         use crate::schema::*;
-        let glossary = super::glossary();
+        let glossary = crate::docs::glossary();
         let fields = [
             ENVELOPE_FIELDS,
             SCAN_FIELDS,

@@ -11,6 +11,7 @@
 
 pub mod analysis;
 pub mod diagnostic;
+pub mod docs;
 pub mod fix;
 pub mod fix_all;
 pub mod generate;

@@ -1,4 +1,6 @@
-//! Writes a generated report to stdout: `cargo run --release --example gen_report -- --entries 10000 [--seed 1] [--violation-every 0]`.
+//! Writes a generated report to stdout:
+//! `cargo run --release -p report-gen -- --entries 10000 [--seed 1] [--violation-every 0]`.
+//! It depends on the core alone, so a fresh clone builds it in well under a minute.
 
 use report_core::generate::{GenerateOptions, generate_report};
 
