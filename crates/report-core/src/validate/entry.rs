@@ -39,41 +39,12 @@ pub(super) fn check_entry(sink: &mut Sink, node: Node<'_>, index: usize) -> Entr
     }
     let op = sink.required_str(node, &place, "op");
     let op_type = sink
-        .required_str(node, &place, "op_type")
-        .and_then(|(text, value)| {
-            let parsed = OpType::parse(text);
-            if parsed.is_none() {
-                sink.report(
-                    Code::UnknownOpType,
-                    value.range(),
-                    format!(
-                        "{} \"{text}\" is not an op type; expected one of {}",
-                        place.field("op_type"),
-                        OpType::expected_list()
-                    ),
-                );
-            }
-            parsed
-        });
+        .required_enum::<OpType>(node, &place, "op_type", Code::UnknownOpType)
+        .and_then(|(op_type, _)| op_type);
     let is_destructive = sink.required_bool(node, &place, "is_destructive");
     let is_reversible = sink.required_bool(node, &place, "is_reversible");
-    let recorded_tier = sink
-        .required_str(node, &place, "safety_tier")
-        .map(|(text, value)| {
-            let parsed = SafetyTier::parse(text);
-            if parsed.is_none() {
-                sink.report(
-                    Code::UnknownSafetyTier,
-                    value.range(),
-                    format!(
-                        "{} \"{text}\" is not a tier; expected one of {}",
-                        place.field("safety_tier"),
-                        SafetyTier::expected_list()
-                    ),
-                );
-            }
-            (parsed, value.range())
-        });
+    let recorded_tier =
+        sink.required_enum::<SafetyTier>(node, &place, "safety_tier", Code::UnknownSafetyTier);
     if let Some(member) = sink.required(node, &place, "token_estimate") {
         check_token_estimate(sink, member.value, &place.field("token_estimate"));
     }
@@ -201,67 +172,66 @@ fn op_type_range(entry: Node<'_>) -> TextRange {
     entry.get("op_type").map_or(entry.range(), |n| n.range())
 }
 
+/// Invariant 5: `category` has a known class and a known subtype of that class.
 fn check_category(sink: &mut Sink, node: Node<'_>, place: &Place<'_>) {
     if !sink.expect_type(node, place, JsonType::Object) {
         return;
     }
     let class = sink
-        .required_str(node, place, "class")
-        .and_then(|(text, value)| {
-            let class = CategoryClass::parse(text);
-            if class.is_none() {
-                sink.report(
-                    Code::UnknownCategoryClass,
-                    value.range(),
-                    format!(
-                        "{} \"{text}\" is not a category class; expected one of {}",
-                        place.field("class"),
-                        CategoryClass::expected_list()
-                    ),
-                );
-            }
-            class.map(|c| (c, value.range()))
-        });
+        .required_enum::<CategoryClass>(node, place, "class", Code::UnknownCategoryClass)
+        .and_then(|(class, range)| Some((class?, range)));
     if let Some((text, value)) = sink.required_str(node, place, "subtype") {
-        match (CategorySubtype::parse(text), class) {
-            (None, _) => {
-                let expected = match class {
-                    Some((class, _)) => CategorySubtype::of_class(class)
-                        .map(|s| format!("\"{s}\""))
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    None => CategorySubtype::expected_list(),
-                };
-                sink.report(
-                    Code::UnknownCategorySubtype,
-                    value.range(),
-                    format!(
-                        "{} \"{text}\" is not a category subtype; expected one of {expected}",
-                        place.field("subtype")
-                    ),
-                );
-            }
-            (Some(subtype), Some((class, class_range))) if subtype.class() != class => {
-                let expected: Vec<String> = CategorySubtype::of_class(class)
-                    .map(|s| format!("\"{s}\""))
-                    .collect();
-                sink.push(
-                    Diagnostic::new(
-                        Code::SubtypeClassMismatch,
-                        value.range(),
-                        format!(
-                            "subtype \"{subtype}\" belongs to class \"{}\", not \"{class}\"; a \"{class}\" subtype is one of {}",
-                            subtype.class(),
-                            expected.join(", ")
-                        ),
-                    )
-                    .with_related(class_range, format!("class is \"{class}\"")),
-                );
-            }
-            _ => {}
-        }
+        check_subtype(sink, text, value, &place.field("subtype"), class);
     }
     sink.unknown_fields(node, place, &[CATEGORY_FIELDS]);
+}
+
+/// A subtype is a known one and, when the class is known, one of the class's:
+/// an unknown subtype is then told the class's subtypes only.
+fn check_subtype(
+    sink: &mut Sink,
+    text: &str,
+    value: Node<'_>,
+    place: &Place<'_>,
+    class: Option<(CategoryClass, TextRange)>,
+) {
+    let expected = || match class {
+        Some((class, _)) => subtypes_of(class),
+        None => CategorySubtype::expected_list(),
+    };
+    let subtype = sink.closed_enum::<CategorySubtype>(
+        text,
+        value,
+        place,
+        Code::UnknownCategorySubtype,
+        expected,
+    );
+    let (Some(subtype), Some((class, class_range))) = (subtype, class) else {
+        return;
+    };
+    if subtype.class() == class {
+        return;
+    }
+    sink.push(
+        Diagnostic::new(
+            Code::SubtypeClassMismatch,
+            value.range(),
+            format!(
+                "subtype \"{subtype}\" belongs to class \"{}\", not \"{class}\"; a \"{class}\" subtype is one of {}",
+                subtype.class(),
+                subtypes_of(class)
+            ),
+        )
+        .with_related(class_range, format!("class is \"{class}\"")),
+    );
+}
+
+/// The subtypes of `class`, quoted and comma-separated, for messages.
+fn subtypes_of(class: CategoryClass) -> String {
+    CategorySubtype::of_class(class)
+        .map(|s| format!("\"{s}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// `op` names the chosen op: the exact-edit kind for a deterministic entry, a
@@ -401,6 +371,8 @@ fn describe(field: &str, value: bool) -> &'static str {
     }
 }
 
+/// Invariant 10: `token_estimate` has a `raw_tokens` count and, when present,
+/// a known `injection_frequency` and a numeric `weighted_tokens` (each may be null).
 fn check_token_estimate(sink: &mut Sink, node: Node<'_>, place: &Place<'_>) {
     if !sink.expect_type(node, place, JsonType::Object) {
         return;
@@ -412,15 +384,15 @@ fn check_token_estimate(sink: &mut Sink, node: Node<'_>, place: &Place<'_>) {
         let field = place.field("injection_frequency");
         match value.value() {
             Value::Null => {}
-            Value::String(text) if InjectionFrequency::parse(text).is_none() => sink.report(
-                Code::UnknownInjectionFrequency,
-                value.range(),
-                format!(
-                    "{field} \"{text}\" is not an injection frequency; expected one of {} or null",
-                    InjectionFrequency::expected_list()
-                ),
-            ),
-            Value::String(_) => {}
+            Value::String(text) => {
+                sink.closed_enum::<InjectionFrequency>(
+                    text,
+                    value,
+                    &field,
+                    Code::UnknownInjectionFrequency,
+                    || format!("{} or null", InjectionFrequency::expected_list()),
+                );
+            }
             _ => sink.wrong_type(value, &field, "a string or null"),
         }
     }
