@@ -2,9 +2,22 @@
 //! names, closed value sets and each exact-edit kind's fixed characterization.
 //! Nothing here reads text; `validate` applies it to a tree.
 
-/// Declares a closed set of string values with `ALL`, `as_str` and `parse`.
+/// A closed set of string values, as the checks see it: they parse a field's
+/// text and, when it is none of the values, name the set in the message.
+pub trait ClosedEnum: Sized {
+    /// What one value is, with its article, for messages: "an op type".
+    const WHAT: &'static str;
+
+    fn parse(text: &str) -> Option<Self>;
+
+    /// The accepted spellings, quoted and comma-separated, for messages.
+    fn expected_list() -> String;
+}
+
+/// Declares a closed set of string values with `ALL`, `as_str` and `parse`,
+/// and its [`ClosedEnum`] with `$what` as what one value is.
 macro_rules! string_enum {
-    ($(#[$meta:meta])* $name:ident { $($variant:ident = $text:literal),+ $(,)? }) => {
+    ($(#[$meta:meta])* $name:ident, $what:literal { $($variant:ident = $text:literal),+ $(,)? }) => {
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum $name { $($variant),+ }
@@ -26,6 +39,18 @@ macro_rules! string_enum {
             }
         }
 
+        impl ClosedEnum for $name {
+            const WHAT: &'static str = $what;
+
+            fn parse(text: &str) -> Option<$name> {
+                $name::parse(text)
+            }
+
+            fn expected_list() -> String {
+                $name::expected_list()
+            }
+        }
+
         impl std::fmt::Display for $name {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str(self.as_str())
@@ -36,12 +61,12 @@ macro_rules! string_enum {
 
 string_enum!(
     /// `category.class`.
-    CategoryClass { Stale = "stale", Bloat = "bloat" }
+    CategoryClass, "a category class" { Stale = "stale", Bloat = "bloat" }
 );
 
 string_enum!(
     /// `category.subtype`; each belongs to exactly one class.
-    CategorySubtype {
+    CategorySubtype, "a category subtype" {
         Contradicted = "contradicted",
         Orphaned = "orphaned",
         Superseded = "superseded",
@@ -79,17 +104,17 @@ impl CategorySubtype {
 
 string_enum!(
     /// `op_type`.
-    OpType { Deterministic = "deterministic", Generative = "generative" }
+    OpType, "an op type" { Deterministic = "deterministic", Generative = "generative" }
 );
 
 string_enum!(
     /// `safety_tier`.
-    SafetyTier { Auto = "auto", Confirm = "confirm" }
+    SafetyTier, "a tier" { Auto = "auto", Confirm = "confirm" }
 );
 
 string_enum!(
     /// `exact_edit.kind`.
-    EditKind {
+    EditKind, "an exact-edit kind" {
         DeleteRange = "delete-range",
         MoveToArchive = "move-to-archive",
         InsertFrontmatter = "insert-frontmatter",
@@ -163,17 +188,17 @@ impl EditKind {
 
 string_enum!(
     /// `lifecycle.lifetime`.
-    Lifetime { Keep = "keep", Temporary = "temporary", DeleteOnceServed = "delete-once-served" }
+    Lifetime, "a lifetime" { Keep = "keep", Temporary = "temporary", DeleteOnceServed = "delete-once-served" }
 );
 
 string_enum!(
     /// `token_estimate.injection_frequency`.
-    InjectionFrequency { PerSession = "per-session", OnDemand = "on-demand" }
+    InjectionFrequency, "an injection frequency" { PerSession = "per-session", OnDemand = "on-demand" }
 );
 
 string_enum!(
     /// `exact_edit.extraction_target` of an `extract-then-delete`.
-    ExtractionTarget { RepoDurable = "repo-durable", CrossRepo = "cross-repo" }
+    ExtractionTarget, "an extraction target" { RepoDurable = "repo-durable", CrossRepo = "cross-repo" }
 );
 
 /// The top-level fields, in the order a report writes them.

@@ -3,17 +3,21 @@
 //! presence on delete kinds (9), token estimate (10), and its tier (7).
 
 use super::exact_edit::{self, ExactEdit};
-use super::{EntryFacts, Place, Sink, check_relative_path, lifecycle, safety_tier, same_json};
+use super::{
+    EntryFacts, Place, Sink, TierCheck, check_relative_path, lifecycle, safety_tier, same_json,
+};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::fix::{self, Fix, TextEdit};
 use crate::schema::{
     CATEGORY_FIELDS, CategoryClass, CategorySubtype, ENTRY_FIELDS, ENTRY_OPTIONAL_FIELDS, EditKind,
-    InjectionFrequency, OpType, SafetyTier, TOKEN_ESTIMATE_FIELDS, TOKEN_ESTIMATE_OPTIONAL_FIELDS,
+    InjectionFrequency, OpType, Reversibility, SafetyTier, TOKEN_ESTIMATE_FIELDS,
+    TOKEN_ESTIMATE_OPTIONAL_FIELDS,
 };
-use crate::syntax::{JsonType, Node, Value};
+use crate::syntax::{JsonType, Member, Node, Value};
 use crate::text::TextRange;
 use crate::tier::{self, Evidence, LifecycleInput, TierInputs};
 
+/// Checks one entry, invariant by invariant, and gathers its facts.
 pub(super) fn check_entry(sink: &mut Sink, node: Node<'_>, index: usize) -> EntryFacts {
     let entries = Place::ROOT.field("entries");
     let place = entries.index(index);
@@ -27,78 +31,182 @@ pub(super) fn check_entry(sink: &mut Sink, node: Node<'_>, index: usize) -> Entr
     if !sink.expect_type(node, &place, JsonType::Object) {
         return facts;
     }
-    if let Some((path, value)) = sink.required_str(node, &place, "path") {
-        check_relative_path(sink, path, value, &place.field("path"));
-        facts.path = Some((path.to_string(), value.range()));
+    let fields = check_fields(sink, node, &place);
+    let edit = check_edit(sink, node, &place, fields.path.map(|(path, _)| path));
+    check_op_type(sink, node, &place, &fields, edit.as_ref());
+    let is_lifecycle_op = is_lifecycle_op(&fields, edit.as_ref());
+    facts.evidence = check_lifecycle_presence(sink, node, &place, is_lifecycle_op, edit.as_ref());
+    // Only a delete op's tier depends on its lifecycle evidence.
+    let lifecycle = is_lifecycle_op.then(|| facts.evidence.map_or(Evidence::Missing, |(e, _)| e));
+    if let Some((kind, kind_range)) = edit.as_ref().and_then(|e| e.checked.kind) {
+        check_characterization(sink, &place, kind, kind_range, &fields, lifecycle);
     }
-    if let Some(member) = sink.required(node, &place, "category") {
+    facts.tier = check_tier(sink, &place, &fields, lifecycle);
+    facts.path = fields.path.map(|(path, range)| (path.to_string(), range));
+    sink.unknown_fields(node, &place, &[ENTRY_FIELDS, ENTRY_OPTIONAL_FIELDS]);
+    facts
+}
+
+/// What an entry records, each field as far as it is present with the right type.
+struct EntryFields<'n> {
+    /// `path` and the range of its value.
+    path: Option<(&'n str, TextRange)>,
+    op: Option<(&'n str, Node<'n>)>,
+    op_type: Option<OpType>,
+    is_destructive: Option<(bool, TextRange)>,
+    is_reversible: Option<(bool, TextRange)>,
+    /// The range of the `safety_tier` value, with the tier when it names one.
+    tier: Option<(Option<SafetyTier>, TextRange)>,
+}
+
+/// An entry's `exact_edit` member and what its own checks (invariant 8) found.
+struct EntryEdit<'n> {
+    member: Member<'n>,
+    checked: ExactEdit,
+}
+
+/// Invariant 2: the required fields are present with their types; `category`
+/// (5) and `token_estimate` (10) are checked inside.
+fn check_fields<'n>(sink: &mut Sink, node: Node<'n>, place: &Place<'_>) -> EntryFields<'n> {
+    let path = sink.required_str(node, place, "path");
+    if let Some((path, value)) = path {
+        check_relative_path(sink, path, value, &place.field("path"));
+    }
+    if let Some(member) = sink.required(node, place, "category") {
         check_category(sink, member.value, &place.field("category"));
     }
-    if let Some(member) = sink.required(node, &place, "signals") {
+    if let Some(member) = sink.required(node, place, "signals") {
         sink.string_array(member.value, &place.field("signals"));
     }
-    let op = sink.required_str(node, &place, "op");
+    let op = sink.required_str(node, place, "op");
     let op_type = sink
-        .required_str(node, &place, "op_type")
-        .and_then(|(text, value)| {
-            let parsed = OpType::parse(text);
-            if parsed.is_none() {
-                sink.report(
-                    Code::UnknownOpType,
-                    value.range(),
-                    format!(
-                        "{} \"{text}\" is not an op type; expected one of {}",
-                        place.field("op_type"),
-                        OpType::expected_list()
-                    ),
-                );
-            }
-            parsed
-        });
-    let is_destructive = sink.required_bool(node, &place, "is_destructive");
-    let is_reversible = sink.required_bool(node, &place, "is_reversible");
-    let recorded_tier = sink
-        .required_str(node, &place, "safety_tier")
-        .map(|(text, value)| {
-            let parsed = SafetyTier::parse(text);
-            if parsed.is_none() {
-                sink.report(
-                    Code::UnknownSafetyTier,
-                    value.range(),
-                    format!(
-                        "{} \"{text}\" is not a tier; expected one of {}",
-                        place.field("safety_tier"),
-                        SafetyTier::expected_list()
-                    ),
-                );
-            }
-            (parsed, value.range())
-        });
-    if let Some(member) = sink.required(node, &place, "token_estimate") {
+        .required_enum::<OpType>(node, place, "op_type", Code::UnknownOpType)
+        .and_then(|(op_type, _)| op_type);
+    let is_destructive = sink.required_bool(node, place, "is_destructive");
+    let is_reversible = sink.required_bool(node, place, "is_reversible");
+    let tier =
+        sink.required_enum::<SafetyTier>(node, place, "safety_tier", Code::UnknownSafetyTier);
+    if let Some(member) = sink.required(node, place, "token_estimate") {
         check_token_estimate(sink, member.value, &place.field("token_estimate"));
     }
-    let entry_lifecycle = node.member("lifecycle");
-    let entry_evidence = entry_lifecycle.and_then(|m| {
-        lifecycle::check_lifecycle(sink, m.value, &place.field("lifecycle"))
-            .map(|e| (e, m.value.range()))
-    });
+    EntryFields {
+        path: path.map(|(path, value)| (path, value.range())),
+        op,
+        op_type,
+        is_destructive,
+        is_reversible,
+        tier,
+    }
+}
 
-    let edit_member = node.member("exact_edit");
-    let edit = edit_member.map(|m| {
-        exact_edit::check_exact_edit(
-            sink,
-            m.value,
-            &place.field("exact_edit"),
-            facts.path.as_ref().map(|p| &*p.0),
+/// Invariant 8 through [`exact_edit::check_exact_edit`], when the entry has an `exact_edit`.
+fn check_edit<'n>(
+    sink: &mut Sink,
+    node: Node<'n>,
+    place: &Place<'_>,
+    entry_path: Option<&str>,
+) -> Option<EntryEdit<'n>> {
+    let member = node.member("exact_edit")?;
+    let checked =
+        exact_edit::check_exact_edit(sink, member.value, &place.field("exact_edit"), entry_path);
+    Some(EntryEdit { member, checked })
+}
+
+/// Invariant 5: `category` has a known class and a known subtype of that class.
+fn check_category(sink: &mut Sink, node: Node<'_>, place: &Place<'_>) {
+    if !sink.expect_type(node, place, JsonType::Object) {
+        return;
+    }
+    let class = sink
+        .required_enum::<CategoryClass>(node, place, "class", Code::UnknownCategoryClass)
+        .and_then(|(class, range)| Some((class?, range)));
+    if let Some((text, value)) = sink.required_str(node, place, "subtype") {
+        check_subtype(sink, text, value, &place.field("subtype"), class);
+    }
+    sink.unknown_fields(node, place, &[CATEGORY_FIELDS]);
+}
+
+/// A subtype is a known one and, when the class is known, one of the class's:
+/// an unknown subtype is then told the class's subtypes only.
+fn check_subtype(
+    sink: &mut Sink,
+    text: &str,
+    value: Node<'_>,
+    place: &Place<'_>,
+    class: Option<(CategoryClass, TextRange)>,
+) {
+    let expected = || match class {
+        Some((class, _)) => subtypes_of(class),
+        None => CategorySubtype::expected_list(),
+    };
+    let subtype = sink.closed_enum::<CategorySubtype>(
+        text,
+        value,
+        place,
+        Code::UnknownCategorySubtype,
+        expected,
+    );
+    let (Some(subtype), Some((class, class_range))) = (subtype, class) else {
+        return;
+    };
+    if subtype.class() == class {
+        return;
+    }
+    sink.push(
+        Diagnostic::new(
+            Code::SubtypeClassMismatch,
+            value.range(),
+            format!(
+                "subtype \"{subtype}\" belongs to class \"{}\", not \"{class}\"; a \"{class}\" subtype is one of {}",
+                subtype.class(),
+                subtypes_of(class)
+            ),
         )
-    });
-    match (op_type, edit_member) {
-        (Some(OpType::Deterministic), None) => sink.report(
+        .with_related(class_range, format!("class is \"{class}\"")),
+    );
+}
+
+/// The subtypes of `class`, quoted and comma-separated, for messages.
+fn subtypes_of(class: CategoryClass) -> String {
+    CategorySubtype::of_class(class)
+        .map(|s| format!("\"{s}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Invariant 6: `op_type` decides whether the entry carries an `exact_edit`
+/// and what its `op` may be.
+fn check_op_type(
+    sink: &mut Sink,
+    node: Node<'_>,
+    place: &Place<'_>,
+    fields: &EntryFields<'_>,
+    edit: Option<&EntryEdit<'_>>,
+) {
+    let Some(op_type) = fields.op_type else {
+        return;
+    };
+    check_edit_presence(sink, node, place, op_type, edit.map(|e| e.member));
+    if let Some((op, op_node)) = fields.op {
+        check_op(sink, place, op, op_node, op_type, edit.map(|e| &e.checked));
+    }
+}
+
+/// A deterministic op carries its `exact_edit`; a generative one does not.
+fn check_edit_presence(
+    sink: &mut Sink,
+    node: Node<'_>,
+    place: &Place<'_>,
+    op_type: OpType,
+    edit: Option<Member<'_>>,
+) {
+    match (op_type, edit) {
+        (OpType::Deterministic, None) => sink.report(
             Code::ExactEditMissing,
             node.range(),
             format!("{place} has op_type \"deterministic\" but no \"exact_edit\"; a deterministic op carries its pre-computed edit"),
         ),
-        (Some(OpType::Generative), Some(member)) => sink.push(
+        (OpType::Generative, Some(member)) => sink.push(
             Diagnostic::new(
                 Code::ExactEditForbidden,
                 member.key_range,
@@ -107,25 +215,97 @@ pub(super) fn check_entry(sink: &mut Sink, node: Node<'_>, index: usize) -> Entr
             .with_related(op_type_range(node), "op_type is \"generative\"")
             .with_fix(Some(Fix {
                 title: "Remove exact_edit from this generative entry".into(),
-                edits: fix::remove_member(node, node.members().map_or(0, |m| m.collect::<Vec<_>>().iter().rposition(|m| m.key == "exact_edit").unwrap_or(0))),
+                edits: fix::remove_member(node, last_member_index(node, "exact_edit")),
                 // op_type may be the mistake instead, so this is not applied blindly.
                 preferred: false,
             })),
         ),
         _ => {}
     }
-    let kind = edit.as_ref().and_then(|e| e.kind);
-    if let (Some((op, op_node)), Some(op_type)) = (op, op_type) {
-        check_op(sink, &place, op, op_node, op_type, edit.as_ref());
-    }
+}
 
-    // Lifecycle ops: the entry and its exact_edit both carry the same lifecycle.
-    let lifecycle_op = kind
-        .map(|(k, _)| k)
-        .or_else(|| op.and_then(|(op, _)| EditKind::parse(op)))
-        .is_some_and(EditKind::is_lifecycle_op);
-    let edit_lifecycle = edit_member.and_then(|m| m.value.member("lifecycle"));
-    if lifecycle_op && entry_lifecycle.is_none() {
+/// The position among `object`'s members of the last one named `key` (the
+/// one that counts when a key repeats), 0 when there is none.
+fn last_member_index(object: Node<'_>, key: &str) -> usize {
+    object
+        .members()
+        .and_then(|members| members.enumerate().filter(|(_, m)| m.key == key).last())
+        .map_or(0, |(index, _)| index)
+}
+
+/// The `op_type` value of `entry`, or the entry itself when it has none.
+fn op_type_range(entry: Node<'_>) -> TextRange {
+    entry.get("op_type").map_or(entry.range(), |n| n.range())
+}
+
+/// `op` names the chosen op: the exact-edit kind for a deterministic entry, a
+/// prose transformation that is no kind name for a generative one.
+fn check_op(
+    sink: &mut Sink,
+    place: &Place<'_>,
+    op: &str,
+    op_node: Node<'_>,
+    op_type: OpType,
+    edit: Option<&ExactEdit>,
+) {
+    let op_place = place.field("op");
+    match op_type {
+        OpType::Deterministic => {
+            let Some((kind, kind_range)) = edit.and_then(|e| e.kind) else {
+                return;
+            };
+            if op == kind.as_str() {
+                return;
+            }
+            sink.push(
+                Diagnostic::new(
+                    Code::OpMismatch,
+                    op_node.range(),
+                    format!("{op_place} is \"{op}\" but the exact edit's kind is \"{kind}\"; a deterministic op is named by its kind"),
+                )
+                .with_related(kind_range, format!("exact_edit.kind is \"{kind}\"")),
+            );
+        }
+        OpType::Generative => {
+            if op.trim().is_empty() {
+                sink.report(Code::OpMismatch, op_node.range(), format!("{op_place} is empty; a generative op names its prose transformation, such as \"rewrite\""));
+            } else if let Some(kind) = EditKind::parse(op) {
+                sink.report(
+                    Code::OpMismatch,
+                    op_node.range(),
+                    format!("{op_place} is \"{kind}\", an exact-edit kind, but op_type is \"generative\"; a generative op is a prose transformation such as \"rewrite\""),
+                );
+            }
+        }
+    }
+}
+
+/// Whether the entry is a delete op: by its exact edit's kind, or by `op`
+/// when the kind is not known.
+fn is_lifecycle_op(fields: &EntryFields<'_>, edit: Option<&EntryEdit<'_>>) -> bool {
+    edit.and_then(|e| e.checked.kind)
+        .map(|(kind, _)| kind)
+        .or_else(|| fields.op.and_then(|(op, _)| EditKind::parse(op)))
+        .is_some_and(EditKind::is_lifecycle_op)
+}
+
+/// Invariant 9 on the entry: a delete op carries a `lifecycle`, and the one
+/// its exact edit carries is the same. Returns the evidence of the two that
+/// allows less, with the range of its lifecycle.
+fn check_lifecycle_presence(
+    sink: &mut Sink,
+    node: Node<'_>,
+    place: &Place<'_>,
+    is_lifecycle_op: bool,
+    edit: Option<&EntryEdit<'_>>,
+) -> Option<(Evidence, TextRange)> {
+    let entry_lifecycle = node.member("lifecycle");
+    let entry_evidence = entry_lifecycle.and_then(|m| {
+        lifecycle::check_lifecycle(sink, m.value, &place.field("lifecycle"))
+            .map(|e| (e, m.value.range()))
+    });
+    let edit_lifecycle = edit.and_then(|e| e.member.value.member("lifecycle"));
+    if is_lifecycle_op && entry_lifecycle.is_none() {
         sink.report(
             Code::LifecycleRequired,
             node.range(),
@@ -148,41 +328,13 @@ pub(super) fn check_entry(sink: &mut Sink, node: Node<'_>, index: usize) -> Entr
             .with_related(outer.value.range(), "the entry's lifecycle"),
         );
     }
-    let edit_evidence = edit.as_ref().and_then(|e| e.evidence);
-    facts.evidence = cautious(
-        entry_evidence,
-        edit_evidence.map(|e| (e, edit_lifecycle.map_or(node.range(), |m| m.value.range()))),
-    );
-
-    let lifecycle = lifecycle_op.then(|| facts.evidence.map_or(Evidence::Missing, |(e, _)| e));
-    if let Some((kind, kind_range)) = kind {
-        let recorded = Characterization {
-            is_destructive,
-            is_reversible,
-            op_type,
-            lifecycle,
-            tier: recorded_tier.and_then(|(tier, range)| tier.map(|t| (t, range))),
-        };
-        check_characterization(sink, &place, kind, kind_range, &recorded);
-    }
-    if let (Some(op_type), Some((is_destructive, _)), Some((is_reversible, _))) =
-        (op_type, is_destructive, is_reversible)
-    {
-        facts.tier = Some(safety_tier::check_safety_tier(
-            sink,
-            &place,
-            safety_tier::Recorded {
-                op_type,
-                is_destructive,
-                is_reversible,
-                lifecycle,
-                tier: recorded_tier.and_then(|(tier, _)| tier),
-                tier_range: recorded_tier.map(|(_, range)| range),
-            },
-        ));
-    }
-    sink.unknown_fields(node, &place, &[ENTRY_FIELDS, ENTRY_OPTIONAL_FIELDS]);
-    facts
+    let edit_evidence = edit.and_then(|e| e.checked.evidence).map(|evidence| {
+        (
+            evidence,
+            edit_lifecycle.map_or(node.range(), |m| m.value.range()),
+        )
+    });
+    cautious(entry_evidence, edit_evidence)
 }
 
 /// Of two lifecycle evidences, the one that allows less (not scanner-proven wins).
@@ -197,143 +349,55 @@ fn cautious(
     }
 }
 
-fn op_type_range(entry: Node<'_>) -> TextRange {
-    entry.get("op_type").map_or(entry.range(), |n| n.range())
-}
-
-fn check_category(sink: &mut Sink, node: Node<'_>, place: &Place<'_>) {
-    if !sink.expect_type(node, place, JsonType::Object) {
-        return;
-    }
-    let class = sink
-        .required_str(node, place, "class")
-        .and_then(|(text, value)| {
-            let class = CategoryClass::parse(text);
-            if class.is_none() {
-                sink.report(
-                    Code::UnknownCategoryClass,
-                    value.range(),
-                    format!(
-                        "{} \"{text}\" is not a category class; expected one of {}",
-                        place.field("class"),
-                        CategoryClass::expected_list()
-                    ),
-                );
-            }
-            class.map(|c| (c, value.range()))
-        });
-    if let Some((text, value)) = sink.required_str(node, place, "subtype") {
-        match (CategorySubtype::parse(text), class) {
-            (None, _) => {
-                let expected = match class {
-                    Some((class, _)) => CategorySubtype::of_class(class)
-                        .map(|s| format!("\"{s}\""))
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    None => CategorySubtype::expected_list(),
-                };
-                sink.report(
-                    Code::UnknownCategorySubtype,
-                    value.range(),
-                    format!(
-                        "{} \"{text}\" is not a category subtype; expected one of {expected}",
-                        place.field("subtype")
-                    ),
-                );
-            }
-            (Some(subtype), Some((class, class_range))) if subtype.class() != class => {
-                let expected: Vec<String> = CategorySubtype::of_class(class)
-                    .map(|s| format!("\"{s}\""))
-                    .collect();
-                sink.push(
-                    Diagnostic::new(
-                        Code::SubtypeClassMismatch,
-                        value.range(),
-                        format!(
-                            "subtype \"{subtype}\" belongs to class \"{}\", not \"{class}\"; a \"{class}\" subtype is one of {}",
-                            subtype.class(),
-                            expected.join(", ")
-                        ),
-                    )
-                    .with_related(class_range, format!("class is \"{class}\"")),
-                );
-            }
-            _ => {}
-        }
-    }
-    sink.unknown_fields(node, place, &[CATEGORY_FIELDS]);
-}
-
-/// `op` names the chosen op: the exact-edit kind for a deterministic entry, a
-/// prose transformation that is no kind name for a generative one.
-fn check_op(
+/// Invariant 7: the recorded tier is the derived one. Needs every input of
+/// the derivation; `lifecycle` is Some for delete ops.
+fn check_tier(
     sink: &mut Sink,
     place: &Place<'_>,
-    op: &str,
-    op_node: Node<'_>,
-    op_type: OpType,
-    edit: Option<&ExactEdit>,
-) {
-    let op_place = place.field("op");
-    match op_type {
-        OpType::Deterministic => {
-            let Some((kind, kind_range)) = edit.and_then(|e| e.kind) else {
-                return;
-            };
-            if op != kind.as_str() {
-                sink.push(
-                    Diagnostic::new(
-                        Code::OpMismatch,
-                        op_node.range(),
-                        format!("{op_place} is \"{op}\" but the exact edit's kind is \"{kind}\"; a deterministic op is named by its kind"),
-                    )
-                    .with_related(kind_range, format!("exact_edit.kind is \"{kind}\"")),
-                );
-            }
-        }
-        OpType::Generative => {
-            if op.trim().is_empty() {
-                sink.report(Code::OpMismatch, op_node.range(), format!("{op_place} is empty; a generative op names its prose transformation, such as \"rewrite\""));
-            } else if let Some(kind) = EditKind::parse(op) {
-                sink.report(
-                    Code::OpMismatch,
-                    op_node.range(),
-                    format!("{op_place} is \"{kind}\", an exact-edit kind, but op_type is \"generative\"; a generative op is a prose transformation such as \"rewrite\""),
-                );
-            }
-        }
-    }
-}
-
-/// What an entry records that the characterization check and its fix need.
-struct Characterization {
-    is_destructive: Option<(bool, TextRange)>,
-    is_reversible: Option<(bool, TextRange)>,
-    op_type: Option<OpType>,
+    fields: &EntryFields<'_>,
     lifecycle: Option<Evidence>,
-    tier: Option<(SafetyTier, TextRange)>,
+) -> Option<TierCheck> {
+    let (Some(op_type), Some((is_destructive, _)), Some((is_reversible, _))) =
+        (fields.op_type, fields.is_destructive, fields.is_reversible)
+    else {
+        return None;
+    };
+    Some(safety_tier::check_safety_tier(
+        sink,
+        place,
+        safety_tier::Recorded {
+            op_type,
+            is_destructive,
+            is_reversible,
+            lifecycle,
+            tier: fields.tier.and_then(|(tier, _)| tier),
+            tier_range: fields.tier.map(|(_, range)| range),
+        },
+    ))
 }
 
-/// `is_destructive` and `is_reversible` must equal the kind's fixed characterization.
+/// Invariant 8 on the entry: `is_destructive` and `is_reversible` equal the
+/// kind's fixed characterization; the fix also rederives a tier it makes wrong.
 fn check_characterization(
     sink: &mut Sink,
     place: &Place<'_>,
     kind: EditKind,
     kind_range: TextRange,
-    recorded: &Characterization,
+    fields: &EntryFields<'_>,
+    lifecycle: Option<Evidence>,
 ) {
     let characterization = kind.characterization();
     let expected_reversible = match characterization.is_reversible {
-        crate::schema::Reversibility::Fixed(value) => Some(value),
-        crate::schema::Reversibility::GitDependent => None,
+        Reversibility::Fixed(value) => Some(value),
+        Reversibility::GitDependent => None,
     };
     let checks = [
         (
             "is_destructive",
-            recorded.is_destructive,
+            fields.is_destructive,
             Some(characterization.is_destructive),
         ),
-        ("is_reversible", recorded.is_reversible, expected_reversible),
+        ("is_reversible", fields.is_reversible, expected_reversible),
     ];
     for (field, value, expected) in checks {
         let (Some((value, range)), Some(expected)) = (value, expected) else {
@@ -348,9 +412,10 @@ fn check_characterization(
             preferred: true,
         };
         // Correcting an input of the derivation can change the tier; keep the two consistent.
-        if let (Some(new_tier), Some((_, tier_range))) =
-            (rederived_tier(recorded, field, expected), recorded.tier)
-        {
+        if let (Some(new_tier), Some((_, tier_range))) = (
+            rederived_tier(fields, lifecycle, field, expected),
+            fields.tier,
+        ) {
             fix.title
                 .push_str(&format!(" and safety_tier to \"{new_tier}\" (derived)"));
             fix.edits
@@ -374,19 +439,24 @@ fn check_characterization(
 
 /// The tier `derive_safety_tier` gives once `field` is set to `value`, when
 /// the recorded tier is not one it can give then (None when it still is).
-fn rederived_tier(recorded: &Characterization, field: &str, value: bool) -> Option<SafetyTier> {
-    let (tier, _) = recorded.tier?;
-    let mut is_destructive = recorded.is_destructive?.0;
-    let mut is_reversible = recorded.is_reversible?.0;
+fn rederived_tier(
+    fields: &EntryFields<'_>,
+    lifecycle: Option<Evidence>,
+    field: &str,
+    value: bool,
+) -> Option<SafetyTier> {
+    let tier = fields.tier?.0?;
+    let mut is_destructive = fields.is_destructive?.0;
+    let mut is_reversible = fields.is_reversible?.0;
     match field {
         "is_destructive" => is_destructive = value,
         _ => is_reversible = value,
     }
     let possible = tier::possible_tiers(TierInputs {
-        op_type: recorded.op_type?,
+        op_type: fields.op_type?,
         is_destructive,
         is_reversible,
-        lifecycle: recorded.lifecycle.map(LifecycleInput::from_text),
+        lifecycle: lifecycle.map(LifecycleInput::from_text),
     });
     (!possible.contains(&tier)).then(|| possible[0])
 }
@@ -401,6 +471,8 @@ fn describe(field: &str, value: bool) -> &'static str {
     }
 }
 
+/// Invariant 10: `token_estimate` has a `raw_tokens` count and, when present,
+/// a known `injection_frequency` and a numeric `weighted_tokens` (each may be null).
 fn check_token_estimate(sink: &mut Sink, node: Node<'_>, place: &Place<'_>) {
     if !sink.expect_type(node, place, JsonType::Object) {
         return;
@@ -412,15 +484,15 @@ fn check_token_estimate(sink: &mut Sink, node: Node<'_>, place: &Place<'_>) {
         let field = place.field("injection_frequency");
         match value.value() {
             Value::Null => {}
-            Value::String(text) if InjectionFrequency::parse(text).is_none() => sink.report(
-                Code::UnknownInjectionFrequency,
-                value.range(),
-                format!(
-                    "{field} \"{text}\" is not an injection frequency; expected one of {} or null",
-                    InjectionFrequency::expected_list()
-                ),
-            ),
-            Value::String(_) => {}
+            Value::String(text) => {
+                sink.closed_enum::<InjectionFrequency>(
+                    text,
+                    value,
+                    &field,
+                    Code::UnknownInjectionFrequency,
+                    || format!("{} or null", InjectionFrequency::expected_list()),
+                );
+            }
             _ => sink.wrong_type(value, &field, "a string or null"),
         }
     }

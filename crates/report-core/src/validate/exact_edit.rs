@@ -29,20 +29,9 @@ pub(super) fn check_exact_edit(
     if !sink.expect_type(node, place, JsonType::Object) {
         return edit;
     }
-    if let Some((text, value)) = sink.required_str(node, place, "kind") {
-        match EditKind::parse(text) {
-            Some(kind) => edit.kind = Some((kind, value.range())),
-            None => sink.report(
-                Code::UnknownExactEditKind,
-                value.range(),
-                format!(
-                    "{} \"{text}\" is not an exact-edit kind; expected one of {}",
-                    place.field("kind"),
-                    EditKind::expected_list()
-                ),
-            ),
-        }
-    }
+    edit.kind = sink
+        .required_enum::<EditKind>(node, place, "kind", Code::UnknownExactEditKind)
+        .and_then(|(kind, range)| Some((kind?, range)));
     if let Some((sha, value)) = sink.required_str(node, place, "expected_sha256")
         && !(sha.len() == 64 && sha.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
     {
@@ -208,26 +197,26 @@ pub(crate) fn parse_canonical_ref(text: &str) -> Result<(&str, u64, u64), String
     Ok((path, start, end))
 }
 
+/// `extraction_target` is a known target; a repo-durable one also needs a
+/// project-root-relative `target_doc`.
 fn check_extraction_target(sink: &mut Sink, edit: Node<'_>, value: Node<'_>, place: &Place<'_>) {
     let field = place.field("extraction_target");
     let Some((text, value)) = sink.str_value(value, &field) else {
         return;
     };
-    match ExtractionTarget::parse(text) {
-        None => sink.report(
-            Code::UnknownExtractionTarget,
-            value.range(),
-            format!(
-                "{field} \"{text}\" is not an extraction target; expected one of {}",
-                ExtractionTarget::expected_list()
-            ),
-        ),
-        Some(ExtractionTarget::RepoDurable) => {
-            if let Some((path, node)) = sink.required_str(edit, place, "target_doc") {
-                check_relative_path(sink, path, node, &place.field("target_doc"));
-            }
-        }
-        Some(ExtractionTarget::CrossRepo) => {}
+    let target = sink.closed_enum::<ExtractionTarget>(
+        text,
+        value,
+        &field,
+        Code::UnknownExtractionTarget,
+        ExtractionTarget::expected_list,
+    );
+    // Only a repo-durable extraction names the document it extracts into.
+    if target != Some(ExtractionTarget::RepoDurable) {
+        return;
+    }
+    if let Some((path, node)) = sink.required_str(edit, place, "target_doc") {
+        check_relative_path(sink, path, node, &place.field("target_doc"));
     }
 }
 

@@ -20,22 +20,8 @@ pub(super) fn check_lifecycle(
     }
     sink.required_str(node, place, "rule_ref");
     let lifetime = sink
-        .required_str(node, place, "lifetime")
-        .and_then(|(text, value)| match Lifetime::parse(text) {
-            Some(lifetime) => Some(lifetime),
-            None => {
-                sink.report(
-                    Code::UnknownLifetime,
-                    value.range(),
-                    format!(
-                        "{} \"{text}\" is not a lifetime; expected one of {}",
-                        place.field("lifetime"),
-                        Lifetime::expected_list()
-                    ),
-                );
-                None
-            }
-        });
+        .required_enum::<Lifetime>(node, place, "lifetime", Code::UnknownLifetime)
+        .and_then(|(lifetime, _)| lifetime);
     let served_path = node.member("served_when_path");
     let served_when = node.member("served_when");
     if let Some(member) = served_path

@@ -20,7 +20,7 @@ pub(crate) use shortlist::{Shortlist, check_membership};
 use std::fmt;
 
 use crate::diagnostic::{Code, Diagnostic};
-use crate::schema::SafetyTier;
+use crate::schema::{ClosedEnum, SafetyTier};
 use crate::syntax::{JsonType, Member, Node, Value};
 use crate::text::{Shift, TextRange};
 use crate::tier::{Derivation, Evidence};
@@ -227,6 +227,47 @@ impl Sink<'_> {
                 None
             }
         }
+    }
+
+    /// A required field of the closed set `T`: the range of its string
+    /// value, with the value it spells (None after a `code` diagnostic).
+    pub fn required_enum<T: ClosedEnum>(
+        &mut self,
+        object: Node<'_>,
+        place: &Place<'_>,
+        key: &'static str,
+        code: Code,
+    ) -> Option<(Option<T>, TextRange)> {
+        let (text, value) = self.required_str(object, place, key)?;
+        let parsed = self.closed_enum(text, value, &place.field(key), code, T::expected_list);
+        Some((parsed, value.range()))
+    }
+
+    /// The value of the closed set `T` that `text`, the string at `value`,
+    /// spells; otherwise a `code` diagnostic on it that says what the field
+    /// accepts: `expected`, usually `T::expected_list` (a field may also
+    /// accept null, or only some of `T`), rendered only then.
+    pub fn closed_enum<T: ClosedEnum>(
+        &mut self,
+        text: &str,
+        value: Node<'_>,
+        place: &Place<'_>,
+        code: Code,
+        expected: impl FnOnce() -> String,
+    ) -> Option<T> {
+        let parsed = T::parse(text);
+        if parsed.is_none() {
+            self.report(
+                code,
+                value.range(),
+                format!(
+                    "{place} \"{text}\" is not {}; expected one of {}",
+                    T::WHAT,
+                    expected()
+                ),
+            );
+        }
+        parsed
     }
 
     pub fn required_bool(
