@@ -51,12 +51,7 @@ fn run(entries: usize, violation_every: usize) {
     // REPORT_LSP_BENCH_BIN times another build (a previous commit's) side by side.
     let binary = std::env::var("REPORT_LSP_BENCH_BIN")
         .unwrap_or_else(|_| env!("CARGO_BIN_EXE_report-lsp").to_string());
-    let mut editor = Editor::start_with(
-        &binary,
-        &["utf-16"],
-        &[],
-        Value::Null,
-    );
+    let mut editor = Editor::start_with(&binary, &["utf-16"], &[], Value::Null);
     let started = Instant::now();
     editor.open(URI, &text, 1);
     let (_, diagnostics) = editor.diagnostics(URI);

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs every fuzz target for SECONDS each (default 60), seeding the corpora
-# from the golden examples. Needs cargo-fuzz; the stable toolchain is told to
-# accept the sanitizer flags with RUSTC_BOOTSTRAP=1 (no other toolchain can be
-# fetched here). A crash fails the run and leaves its input under
-# fuzz/artifacts/; turn it into a regression test.
+# from the golden examples. Needs cargo-fuzz. cargo-fuzz wants a nightly
+# toolchain's sanitizer flags; rather than install one, the stable toolchain
+# is told to accept them with RUSTC_BOOTSTRAP=1 (a nightly works as well:
+# `cargo +nightly fuzz run ...`). A crash fails the run and leaves its input
+# under fuzz/artifacts/; turn it into a regression test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"

@@ -13,7 +13,10 @@ pub const INVARIANTS: &str = include_str!("../../../invariants.md");
 pub fn glossary() -> &'static HashMap<&'static str, &'static str> {
     static GLOSSARY: OnceLock<HashMap<&'static str, &'static str>> = OnceLock::new();
     GLOSSARY.get_or_init(|| {
-        let section = INVARIANTS.split("\n## Glossary\n").nth(1).unwrap_or_default();
+        let section = INVARIANTS
+            .split("\n## Glossary\n")
+            .nth(1)
+            .unwrap_or_default();
         section
             .lines()
             .filter_map(|line| line.strip_prefix("- `"))
@@ -53,7 +56,10 @@ mod tests {
             let text = explain(code);
             let listed = format!("`{code}`");
             assert!(text.contains(&listed), "{code} is not listed in:\n{text}");
-            assert!(text.contains(&format!("## {}. ", code.invariant())), "{text}");
+            assert!(
+                text.contains(&format!("## {}. ", code.invariant())),
+                "{text}"
+            );
         }
     }
 

@@ -348,7 +348,10 @@ mod tests {
         let diagnostics: Vec<Diagnostic> = host.diagnostics().into_iter().cloned().collect();
         assert_eq!(diagnostics, full.diagnostics);
         let text = host.text();
-        for offset in (0..=text.len()).filter(|&o| text.is_char_boundary(o)).step_by(7) {
+        for offset in (0..=text.len())
+            .filter(|&o| text.is_char_boundary(o))
+            .step_by(7)
+        {
             assert_eq!(
                 host.hover(offset),
                 hover::hover(&full, offset),
@@ -462,7 +465,11 @@ mod tests {
             name_matches: false,
             ..REPORT
         };
-        let host = DocumentHost::new(r#"{"name": "x", "safety_tier": 1}"#.to_string(), None, options);
+        let host = DocumentHost::new(
+            r#"{"name": "x", "safety_tier": 1}"#.to_string(),
+            None,
+            options,
+        );
         assert!(!host.is_report());
         assert!(host.diagnostics().is_empty());
         assert_eq!(host.hover(4), None);

@@ -9,291 +9,21 @@
 //! service is driven exactly as `tower-lsp-server` drives it: up to four
 //! handlers at once, first polled in the order their messages arrived.
 
+mod framing;
+
 use futures::channel::mpsc as channel;
 use futures::future::{self, BoxFuture, FutureExt};
 use futures::{SinkExt, StreamExt};
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tower_lsp_server::jsonrpc::{Request, Response};
 use tower_service::Service;
 
+pub use framing::INVALID_MESSAGE_METHOD;
+use framing::{Kind, MAX_FRAME_BYTES, Rejection, Step, frame, step};
+
 /// Handlers run at once, as in `tower-lsp-server`.
 const MAX_CONCURRENCY: usize = 4;
-
-/// The method a broken message is rewritten to.
-pub const INVALID_MESSAGE_METHOD: &str = "report-lsp/invalidMessage";
-
-/// Frames larger than this are skipped, not buffered.
-const MAX_FRAME_BYTES: usize = 1 << 30;
-
-const CONTENT_LENGTH: &[u8] = b"content-length:";
-
-/// Why a frame was rejected: the JSON-RPC error to answer with.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Rejection {
-    pub code: i64,
-    pub message: String,
-    /// The id of the broken request, when it could be read.
-    pub id: Option<Value>,
-}
-
-impl Rejection {
-    fn parse_error(message: impl Into<String>) -> Rejection {
-        Rejection {
-            code: -32700,
-            message: message.into(),
-            id: None,
-        }
-    }
-}
-
-pub fn frame(body: &[u8]) -> Vec<u8> {
-    let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
-    out.extend_from_slice(body);
-    out
-}
-
-/// What one step of the framer found in the buffer.
-#[derive(Debug, PartialEq)]
-enum Step {
-    /// More input is needed.
-    NeedMore,
-    /// Drop this many bytes of garbage before a header.
-    Skip(usize),
-    /// A complete frame of `len` bytes whose body (from `body`) is good.
-    Pass { len: usize, body: usize, kind: Kind },
-    /// A broken frame of `len` bytes (headers and body) to replace.
-    Reject { len: usize, rejection: Rejection },
-    /// A frame too large to buffer: drop its header, then skip `body` bytes as they come.
-    Oversized { header: usize, body: usize },
-}
-
-/// Looks at the start of `buffer` (`at_eof`: no more input will come).
-fn step(buffer: &[u8], at_eof: bool) -> Step {
-    if buffer.is_empty() {
-        return Step::NeedMore;
-    }
-    // Resynchronize on the next header when the buffer does not start with one.
-    let Some(start) = find_ascii_case_insensitive(buffer, CONTENT_LENGTH) else {
-        return match at_eof {
-            true => Step::Skip(buffer.len()),
-            // Keep a tail that may be the start of a header split across reads.
-            false if buffer.len() > CONTENT_LENGTH.len() => {
-                Step::Skip(buffer.len() - CONTENT_LENGTH.len())
-            }
-            false => Step::NeedMore,
-        };
-    };
-    if start > 0 {
-        return Step::Skip(start);
-    }
-    let Some(header_end) = find(buffer, b"\r\n\r\n") else {
-        return match at_eof || buffer.len() > 8192 {
-            true => Step::Skip(CONTENT_LENGTH.len()),
-            false => Step::NeedMore,
-        };
-    };
-    let headers = &buffer[..header_end];
-    let body_start = header_end + 4;
-    let length = std::str::from_utf8(headers).ok().and_then(|headers| {
-        headers.split("\r\n").find_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            name.trim()
-                .eq_ignore_ascii_case("content-length")
-                .then(|| value.trim().parse::<usize>().ok())?
-        })
-    });
-    let Some(length) = length else {
-        return Step::Reject {
-            len: body_start,
-            rejection: Rejection::parse_error(
-                "the Content-Length header is missing or not a number",
-            ),
-        };
-    };
-    if length > MAX_FRAME_BYTES {
-        return Step::Oversized {
-            header: body_start,
-            body: length,
-        };
-    }
-    if buffer.len() < body_start + length {
-        return match at_eof {
-            true => Step::Reject {
-                len: buffer.len(),
-                rejection: Rejection::parse_error("the input ended inside a message body"),
-            },
-            false => Step::NeedMore,
-        };
-    }
-    let body = &buffer[body_start..body_start + length];
-    match check_body(body) {
-        Ok(kind) => Step::Pass {
-            len: body_start + length,
-            body: body_start,
-            kind,
-        },
-        Err(rejection) => Step::Reject {
-            len: body_start + length,
-            rejection,
-        },
-    }
-}
-
-/// The fields of a JSON-RPC message that decide whether the transport can
-/// take it. Everything else is skipped without being built (`IgnoredAny`), so
-/// checking a 50 MB `didOpen` allocates nothing of its size.
-#[derive(serde::Deserialize)]
-struct Envelope {
-    jsonrpc: Option<String>,
-    /// `Some(Value::Null)` for `"id": null`, None when absent.
-    #[serde(default, deserialize_with = "present")]
-    id: Option<Value>,
-    method: Option<Value>,
-    params: Option<Shape>,
-    /// Present even when null (`"result": null` is a valid response).
-    #[serde(default)]
-    result: Presence,
-    #[serde(default)]
-    error: Presence,
-}
-
-fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
-    <Value as serde::Deserialize>::deserialize(deserializer).map(Some)
-}
-
-/// Whether a key was there, whatever its value.
-#[derive(Default)]
-struct Presence(bool);
-
-impl<'de> serde::Deserialize<'de> for Presence {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Presence, D::Error> {
-        <serde::de::IgnoredAny as serde::Deserialize>::deserialize(deserializer)
-            .map(|_| Presence(true))
-    }
-}
-
-/// Whether a value is a container, read without building it.
-enum Shape {
-    Container,
-    Scalar,
-}
-
-impl<'de> serde::Deserialize<'de> for Shape {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Shape, D::Error> {
-        struct Visitor;
-        impl<'de> serde::de::Visitor<'de> for Visitor {
-            type Value = Shape;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Shape, A::Error> {
-                while map
-                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
-                    .is_some()
-                {}
-                Ok(Shape::Container)
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> Result<Shape, A::Error> {
-                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
-                Ok(Shape::Container)
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Shape, E> {
-                Ok(Shape::Scalar)
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Shape, E> {
-                Ok(Shape::Scalar)
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Shape, E> {
-                Ok(Shape::Scalar)
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Shape, E> {
-                Ok(Shape::Scalar)
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Shape, E> {
-                Ok(Shape::Scalar)
-            }
-            fn visit_unit<E>(self) -> Result<Shape, E> {
-                Ok(Shape::Scalar)
-            }
-        }
-        deserializer.deserialize_any(Visitor)
-    }
-}
-
-/// Which side a message comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    Request,
-    Response,
-}
-
-/// A body the transport can decode: a JSON object that is a JSON-RPC 2.0 message.
-fn check_body(body: &[u8]) -> Result<Kind, Rejection> {
-    let envelope: Envelope = match serde_json::from_slice(body) {
-        Ok(envelope) => envelope,
-        Err(error) if error.is_data() => {
-            return Err(Rejection {
-                code: -32600,
-                message: format!("the message is not a JSON-RPC object: {error}"),
-                id: None,
-            });
-        }
-        Err(error) => {
-            return Err(Rejection::parse_error(format!(
-                "the message is not JSON: {error}"
-            )));
-        }
-    };
-    let usable_id = envelope
-        .id
-        .clone()
-        .filter(|id| id.is_string() || id.is_number());
-    let invalid = |message: &str| Rejection {
-        code: -32600,
-        message: message.to_string(),
-        id: usable_id.clone(),
-    };
-    if envelope.jsonrpc.as_deref() != Some("2.0") {
-        return Err(invalid("the message lacks \"jsonrpc\": \"2.0\""));
-    }
-    let id_ok = envelope
-        .id
-        .as_ref()
-        .is_none_or(|id| id.is_string() || id.is_number() || id.is_null());
-    let is_request = envelope.method.as_ref().is_some_and(Value::is_string);
-    let is_response = envelope.id.is_some() && (envelope.result.0 || envelope.error.0);
-    if !id_ok || !(is_request || is_response) {
-        return Err(invalid(
-            "the message is neither a request, a notification nor a response",
-        ));
-    }
-    // The transport decodes params into typed structures; only objects and arrays are valid.
-    if matches!(envelope.params, Some(Shape::Scalar)) {
-        return Err(invalid("\"params\" must be an object or an array"));
-    }
-    Ok(if is_request {
-        Kind::Request
-    } else {
-        Kind::Response
-    })
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
-}
-
-fn find_ascii_case_insensitive(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack
-        .windows(needle.len())
-        .position(|w| w.eq_ignore_ascii_case(needle))
-}
 
 /// A message from the client.
 #[derive(Debug)]
@@ -511,6 +241,8 @@ pub async fn serve<I, O, S>(
 
 #[cfg(test)]
 mod tests {
+    use serde_json::Value;
+
     use super::*;
 
     /// Every message read from `input`, as JSON.
