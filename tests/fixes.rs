@@ -174,3 +174,41 @@ fn fixes_are_safe_on_generated_broken_reports() {
         }
     }
 }
+
+/// The line breaks of a text: how many of each kind.
+fn line_breaks(text: &str) -> (usize, usize, usize) {
+    let crlf = text.matches("\r\n").count();
+    let cr = text.matches('\r').count() - crlf;
+    let lf = text.matches('\n').count() - crlf;
+    (crlf, cr, lf)
+}
+
+#[test]
+fn fixes_write_the_line_ending_of_a_crlf_or_cr_document() {
+    let mut inserting = 0;
+    for (name, text) in texts() {
+        for ending in ["\r\n", "\r"] {
+            let converted = text.replace('\n', ending);
+            let before = report_core::analyze(&converted);
+            for fix in before.diagnostics.iter().filter_map(|d| d.fix.as_ref()) {
+                let fixed = apply(&converted, &fix.edits).unwrap();
+                let (crlf, cr, lf) = line_breaks(&fixed);
+                let mixed = match ending {
+                    "\r\n" => cr + lf,
+                    _ => crlf + lf,
+                };
+                assert_eq!(
+                    mixed, 0,
+                    "{name} ({ending:?}): `{}` mixed line endings",
+                    fix.title
+                );
+                inserting += usize::from(
+                    fixed.len() > converted.len()
+                        && fixed.lines().count() > converted.lines().count(),
+                );
+            }
+        }
+    }
+    // Adding promotion_candidates and shortlist paths insert lines.
+    assert!(inserting >= 2, "only {inserting} fixes inserted a line");
+}

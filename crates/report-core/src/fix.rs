@@ -86,11 +86,30 @@ fn own_line_indent(text: &str, offset: usize) -> Option<&str> {
 
 /// What goes between two elements of a container: a line break with the
 /// elements' indentation when the first element sits on its own line, a
-/// space otherwise.
+/// space otherwise. The line break is the one the document already uses
+/// there (`\r\n`, `\r` or `\n`), so a fix never mixes line endings.
 fn element_separator(text: &str, first_start: usize) -> String {
     match own_line_indent(text, first_start) {
-        Some(indent) => format!(",\n{indent}"),
+        Some(indent) => {
+            let line_start = first_start - indent.len();
+            format!(",{}{indent}", line_break_before(text, line_start))
+        }
         None => ", ".to_string(),
+    }
+}
+
+/// The line break that ends the line before `line_start`; on the first
+/// line, the document's first line break (`\n` in a one-line text).
+fn line_break_before(text: &str, line_start: usize) -> &'static str {
+    match &text.as_bytes()[..line_start] {
+        [.., b'\r', b'\n'] => "\r\n",
+        [.., b'\r'] => "\r",
+        [.., b'\n'] => "\n",
+        _ => match text.find(['\n', '\r']).map(|i| &text.as_bytes()[i..]) {
+            Some([b'\r', b'\n', ..]) => "\r\n",
+            Some([b'\r', ..]) => "\r",
+            _ => "\n",
+        },
     }
 }
 

@@ -144,9 +144,9 @@ fn render_trace(index: usize, check: &TierCheck) -> String {
     );
     for (i, step) in derivation.steps.iter().enumerate() {
         let outcome = match step.outcome {
-            Outcome::Passed => "passes".to_string(),
-            Outcome::Failed => "→ `confirm`".to_string(),
-            Outcome::Unknown => "unknown → `confirm` (unknown never yields `auto`)".to_string(),
+            Outcome::Passed => "passes",
+            Outcome::Failed => "→ `confirm`",
+            Outcome::Unknown => "not recorded in the report",
         };
         out.push_str(&format!(
             "{}. {}? **{}**: {outcome}\n",
@@ -161,27 +161,87 @@ fn render_trace(index: usize, check: &TierCheck) -> String {
             derivation.steps.len() + 1
         ));
     }
-    let possible: Vec<String> = check.possible.iter().map(|t| format!("`{t}`")).collect();
-    out.push_str(&format!("\nDerived: `{}`", derivation.tier));
-    if check.possible.len() > 1 {
+    match check.possible[..] {
+        [derived] => {
+            out.push_str(&format!("\nDerived: `{derived}`"));
+            match check.recorded {
+                Some(recorded) if recorded == derived && check.by_kind.is_some() => {
+                    out.push_str(&format!(
+                        "\n\nRecorded: `{recorded}`, which agrees with the inputs as recorded."
+                    ))
+                }
+                Some(recorded) if recorded == derived => {
+                    out.push_str(&format!("\n\nRecorded: `{recorded}`, which agrees."))
+                }
+                Some(recorded) => out.push_str(&format!(
+                    "\n\nRecorded: `{recorded}`, which **disagrees**: the tier must be `{derived}`."
+                )),
+                None => out.push_str("\n\nRecorded: not a valid tier."),
+            }
+        }
+        _ => {
+            let unknown = unknown_facts(derivation);
+            out.push_str(&format!(
+                "\nDerived: `auto` or `confirm`, depending on what the report does not record: {unknown}. `auto` needs all of them to hold, and the cleaner re-verifies them against live git state before it applies the op without a prompt."
+            ));
+            match check.recorded {
+                Some(SafetyTier::Auto) => out.push_str(
+                    "\n\nRecorded: `auto`, which is possible: it stands only if those facts hold.",
+                ),
+                Some(SafetyTier::Confirm) => out.push_str(
+                    "\n\nRecorded: `confirm`, which is possible, and the cautious value.",
+                ),
+                None => out.push_str("\n\nRecorded: not a valid tier."),
+            }
+        }
+    }
+    if let Some(by_kind) = &check.by_kind {
+        let characterization = by_kind.kind.characterization();
+        let tiers: Vec<String> = by_kind.possible.iter().map(|t| format!("`{t}`")).collect();
         out.push_str(&format!(
-            " from the report alone; git state is not recorded, so {} are both possible (`auto` needs the evidence satisfied and the path tracked and clean)",
-            possible.join(" and ")
+            "\n\nBut those inputs are wrong: kind `{}` is by definition {}, and with that characterization derive_safety_tier gives {}.",
+            by_kind.kind,
+            describe_characterization(characterization),
+            tiers.join(" or ")
         ));
     }
-    match check.recorded {
-        Some(recorded) if check.agrees() => {
-            out.push_str(&format!("\n\nRecorded: `{recorded}`, which agrees."))
-        }
-        Some(recorded) => {
-            let derived: SafetyTier = check.possible[0];
-            out.push_str(&format!(
-                "\n\nRecorded: `{recorded}`, which **disagrees**: the tier must be `{derived}`."
-            ))
-        }
-        None => out.push_str("\n\nRecorded: not a valid tier."),
-    }
     out
+}
+
+/// The facts of a lifecycle derivation that the report leaves unknown, in words.
+fn unknown_facts(derivation: &crate::tier::Derivation) -> String {
+    let Some(lifecycle) = derivation.inputs.lifecycle else {
+        return "every fact".into();
+    };
+    let facts = [
+        (lifecycle.satisfied, "whether the evidence is satisfied"),
+        (lifecycle.tracked, "whether git tracks the path"),
+        (lifecycle.clean, "whether the worktree there is clean"),
+    ];
+    let unknown: Vec<&str> = facts
+        .iter()
+        .filter(|(fact, _)| *fact == crate::tier::Fact::Unknown)
+        .map(|(_, words)| *words)
+        .collect();
+    match unknown[..] {
+        [] => "every fact".into(),
+        [one] => one.into(),
+        [ref rest @ .., last] => format!("{}, or {last}", rest.join(", ")),
+    }
+}
+
+fn describe_characterization(characterization: crate::schema::Characterization) -> String {
+    let destructive = match characterization.is_destructive {
+        true => "destructive",
+        false => "non-destructive",
+    };
+    match characterization.is_reversible {
+        crate::schema::Reversibility::Fixed(true) => format!("{destructive} and reversible"),
+        crate::schema::Reversibility::Fixed(false) => format!("{destructive} and irreversible"),
+        crate::schema::Reversibility::GitDependent => {
+            format!("{destructive}, reversible only through git history")
+        }
+    }
 }
 
 #[cfg(test)]
@@ -247,11 +307,39 @@ mod tests {
 
                 1. op_type is generative? **no**: passes
                 2. lifecycle evidence is scanner-proven? **temporary age rule (scanner-proven)**: passes
-                3. the evidence is satisfied? **unknown**: unknown → `confirm` (unknown never yields `auto`)
+                3. the evidence is satisfied? **unknown**: not recorded in the report
 
-                Derived: `confirm` from the report alone; git state is not recorded, so `auto` and `confirm` are both possible (`auto` needs the evidence satisfied and the path tracked and clean)
+                Derived: `auto` or `confirm`, depending on what the report does not record: whether the evidence is satisfied, whether git tracks the path, or whether the worktree there is clean. `auto` needs all of them to hold, and the cleaner re-verifies them against live git state before it applies the op without a prompt.
 
-                Recorded: `auto`, which agrees."#]],
+                Recorded: `auto`, which is possible: it stands only if those facts hold."#]],
+        );
+    }
+
+    #[test]
+    fn trace_names_the_tier_the_kind_characterization_implies() {
+        let dedupe = r#"{"path": "docs/a.md", "category": {"class": "stale", "subtype": "duplicated"}, "signals": [],
+      "op": "dedupe", "op_type": "deterministic", "is_destructive": true, "is_reversible": true, "safety_tier": "con$0firm",
+      "token_estimate": {"raw_tokens": 5},
+      "exact_edit": {"kind": "dedupe", "anchor": {"start_line": 2, "end_line": 4}, "canonical_ref": "docs/b.md#L1-L3",
+        "expected_sha256": "0000000000000000000000000000000000000000000000000000000000000000"}}"#;
+        check(
+            dedupe,
+            expect![[r#"
+                ["confirm"]
+                **safety_tier** of `entries[0]`
+
+                ```
+                derive_safety_tier(op_type="deterministic", is_destructive=true, is_reversible=true, lifecycle=None)
+                ```
+
+                1. op_type is generative? **no**: passes
+                2. the op is destructive? **yes**: → `confirm`
+
+                Derived: `confirm`
+
+                Recorded: `confirm`, which agrees with the inputs as recorded.
+
+                But those inputs are wrong: kind `dedupe` is by definition non-destructive and reversible, and with that characterization derive_safety_tier gives `auto`."#]],
         );
     }
 

@@ -41,7 +41,11 @@ pub(super) fn check_entry(sink: &mut Sink, node: Node<'_>, index: usize) -> Entr
     if let Some((kind, kind_range)) = edit.as_ref().and_then(|e| e.checked.kind) {
         check_characterization(sink, &place, kind, kind_range, &fields, lifecycle);
     }
-    facts.tier = check_tier(sink, &place, &fields, lifecycle);
+    let kind = edit
+        .as_ref()
+        .and_then(|e| e.checked.kind)
+        .map(|(kind, _)| kind);
+    facts.tier = check_tier(sink, &place, &fields, lifecycle, kind);
     facts.path = fields.path.map(|(path, range)| (path.to_string(), range));
     sink.unknown_fields(node, &place, &[ENTRY_FIELDS, ENTRY_OPTIONAL_FIELDS]);
     facts
@@ -356,6 +360,7 @@ fn check_tier(
     place: &Place<'_>,
     fields: &EntryFields<'_>,
     lifecycle: Option<Evidence>,
+    kind: Option<EditKind>,
 ) -> Option<TierCheck> {
     let (Some(op_type), Some((is_destructive, _)), Some((is_reversible, _))) =
         (fields.op_type, fields.is_destructive, fields.is_reversible)
@@ -370,6 +375,7 @@ fn check_tier(
             is_destructive,
             is_reversible,
             lifecycle,
+            kind,
             tier: fields.tier.and_then(|(tier, _)| tier),
             tier_range: fields.tier.map(|(_, range)| range),
         },

@@ -46,10 +46,21 @@ pub struct TierCheck {
     pub derivation: Derivation,
     /// The tiers `derive_safety_tier` gives for some git state (see `tier::possible_tiers`).
     pub possible: Vec<SafetyTier>,
+    /// Set when the exact edit's kind is characterized otherwise than the
+    /// entry's booleans say, and that would change the tier.
+    pub by_kind: Option<KindTiers>,
     /// The recorded `safety_tier` when it is a known tier.
     pub recorded: Option<SafetyTier>,
     /// The range of the recorded `safety_tier` value.
     pub recorded_range: Option<TextRange>,
+}
+
+/// What `derive_safety_tier` gives with the inputs an exact-edit kind fixes
+/// (`is_destructive`, `is_reversible`) in place of the recorded ones.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KindTiers {
+    pub kind: crate::schema::EditKind,
+    pub possible: Vec<SafetyTier>,
 }
 
 impl TierCheck {

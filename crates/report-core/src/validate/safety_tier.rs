@@ -2,10 +2,10 @@
 //! gives, in both directions. This file only compares: the tier itself comes
 //! from `crate::tier`.
 
-use super::{Place, Sink, TierCheck};
+use super::{KindTiers, Place, Sink, TierCheck};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::fix::{Fix, TextEdit};
-use crate::schema::{OpType, SafetyTier};
+use crate::schema::{EditKind, OpType, Reversibility, SafetyTier};
 use crate::text::TextRange;
 use crate::tier::{self, Evidence, LifecycleInput, TierInputs};
 
@@ -16,6 +16,9 @@ pub(super) struct Recorded {
     pub is_reversible: bool,
     /// Some for delete kinds: the evidence their lifecycle objects give.
     pub lifecycle: Option<Evidence>,
+    /// The exact edit's kind, when it names one: its fixed characterization
+    /// may contradict the recorded booleans.
+    pub kind: Option<EditKind>,
     pub tier: Option<SafetyTier>,
     pub tier_range: Option<TextRange>,
 }
@@ -34,6 +37,7 @@ pub(super) fn check_safety_tier(
     let check = TierCheck {
         derivation: tier::derive_safety_tier(inputs),
         possible: tier::possible_tiers(inputs),
+        by_kind: recorded.kind.and_then(|kind| tiers_by_kind(kind, inputs)),
         recorded: recorded.tier,
         recorded_range: recorded.tier_range,
     };
@@ -89,4 +93,21 @@ mod tests {
         "#]]
         .assert_eq(&fixes_at(&report_with_entry(entry)));
     }
+}
+
+/// The tiers the kind's own characterization leads to, when it contradicts
+/// the recorded booleans in a way that changes the tiers possible.
+fn tiers_by_kind(kind: EditKind, inputs: TierInputs) -> Option<KindTiers> {
+    let characterization = kind.characterization();
+    let is_reversible = match characterization.is_reversible {
+        Reversibility::Fixed(value) => value,
+        Reversibility::GitDependent => inputs.is_reversible,
+    };
+    let by_kind = TierInputs {
+        is_destructive: characterization.is_destructive,
+        is_reversible,
+        ..inputs
+    };
+    let possible = tier::possible_tiers(by_kind);
+    (possible != tier::possible_tiers(inputs)).then_some(KindTiers { kind, possible })
 }
