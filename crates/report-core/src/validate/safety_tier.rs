@@ -63,6 +63,23 @@ pub(super) fn check_safety_tier(
     check
 }
 
+/// The tiers the kind's own characterization leads to, when it contradicts
+/// the recorded booleans in a way that changes the tiers possible.
+fn tiers_by_kind(kind: EditKind, inputs: TierInputs) -> Option<KindTiers> {
+    let characterization = kind.characterization();
+    let is_reversible = match characterization.is_reversible {
+        Reversibility::Fixed(value) => value,
+        Reversibility::GitDependent => inputs.is_reversible,
+    };
+    let by_kind = TierInputs {
+        is_destructive: characterization.is_destructive,
+        is_reversible,
+        ..inputs
+    };
+    let possible = tier::possible_tiers(by_kind);
+    (possible != tier::possible_tiers(inputs)).then_some(KindTiers { kind, possible })
+}
+
 #[cfg(test)]
 mod tests {
     use expect_test::expect;
@@ -93,21 +110,4 @@ mod tests {
         "#]]
         .assert_eq(&fixes_at(&report_with_entry(entry)));
     }
-}
-
-/// The tiers the kind's own characterization leads to, when it contradicts
-/// the recorded booleans in a way that changes the tiers possible.
-fn tiers_by_kind(kind: EditKind, inputs: TierInputs) -> Option<KindTiers> {
-    let characterization = kind.characterization();
-    let is_reversible = match characterization.is_reversible {
-        Reversibility::Fixed(value) => value,
-        Reversibility::GitDependent => inputs.is_reversible,
-    };
-    let by_kind = TierInputs {
-        is_destructive: characterization.is_destructive,
-        is_reversible,
-        ..inputs
-    };
-    let possible = tier::possible_tiers(by_kind);
-    (possible != tier::possible_tiers(inputs)).then_some(KindTiers { kind, possible })
 }
