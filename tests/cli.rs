@@ -191,7 +191,7 @@ fn io_and_usage_errors_exit_two() {
 }
 
 #[test]
-fn golden_folder_has_one_valid_and_many_invalid_reports() {
+fn golden_folder_has_valid_and_invalid_reports() {
     let output = check(&["--format", "json", "."], &golden_dir());
     assert_eq!(output.status.code(), Some(1));
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
@@ -201,8 +201,16 @@ fn golden_folder_has_one_valid_and_many_invalid_reports() {
         .filter(|f| f["valid"] == true)
         .map(|f| f["path"].as_str().unwrap())
         .collect();
-    assert_eq!(valid, ["./valid.report.json"]);
-    assert_eq!(files.len(), 2 + common::invalid_examples().len());
+    let mut expected: Vec<String> = common::valid_examples()
+        .iter()
+        .map(|p| format!("./valid/{}", p.file_name().unwrap().to_string_lossy()))
+        .collect();
+    expected.push("./valid.report.json".into());
+    assert_eq!(valid, expected);
+    assert_eq!(
+        files.len(),
+        2 + common::invalid_examples().len() + common::valid_examples().len()
+    );
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! The golden examples: the valid report passes, every invalid example fails
+//! The golden examples: the valid reports pass, every invalid example fails
 //! with its expected diagnostics (snapshots next to it; `UPDATE_EXPECT=1`
 //! refreshes them), and every diagnostic code is exercised by some example.
 
@@ -6,7 +6,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::{golden_dir, invalid_examples, render_diagnostics};
+use common::{golden_dir, invalid_examples, render_diagnostics, valid_examples};
 use report_core::diagnostic::Code;
 
 #[test]
@@ -15,6 +15,21 @@ fn valid_report_has_no_diagnostics_at_all() {
     let analysis = report_core::analyze(&text);
     assert_eq!(render_diagnostics(&text, &analysis), "");
     assert!(analysis.is_valid());
+}
+
+/// Each reading of invariants.md that accepts something has a small valid
+/// example; hints may remain (they never make a report invalid).
+#[test]
+fn every_valid_example_passes_as_snapshotted() {
+    let examples = valid_examples();
+    assert!(examples.len() >= 4, "{examples:?}");
+    for path in examples {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let analysis = report_core::analyze(&text);
+        assert!(analysis.is_valid(), "{} is rejected", path.display());
+        expect_test::expect_file![path.with_extension("expected")]
+            .assert_eq(&render_diagnostics(&text, &analysis));
+    }
 }
 
 /// The spec's "Validator accepts a well-formed report and rejects a malformed one".
@@ -46,9 +61,10 @@ fn every_invalid_example_fails_as_snapshotted() {
 }
 
 #[test]
-fn every_code_is_exercised_by_an_invalid_example() {
+fn every_code_is_exercised_by_an_example() {
     let mut seen = BTreeSet::new();
-    for path in invalid_examples() {
+    // A hint alone leaves a report valid, so the valid examples count too.
+    for path in invalid_examples().into_iter().chain(valid_examples()) {
         let bytes = std::fs::read(&path).unwrap();
         seen.extend(
             report_core::analyze_bytes(bytes)

@@ -14,7 +14,16 @@ pub fn golden_dir() -> PathBuf {
 
 /// The invalid examples, in name order.
 pub fn invalid_examples() -> Vec<PathBuf> {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(golden_dir().join("invalid"))
+    examples_in("invalid")
+}
+
+/// The small valid examples of readings, in name order (besides `valid.report.json`).
+pub fn valid_examples() -> Vec<PathBuf> {
+    examples_in("valid")
+}
+
+fn examples_in(folder: &str) -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(golden_dir().join(folder))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "json"))

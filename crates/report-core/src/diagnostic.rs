@@ -69,7 +69,9 @@ codes! {
     UnknownField = "unknown-field", 2, Information;
     UnsupportedSchemaVersion = "unsupported-schema-version", 3, Error;
     InvalidGeneratedAt = "invalid-generated-at", 3, Error;
+    DecimalComma = "decimal-comma", 3, Hint;
     PathNotRelative = "path-not-relative", 4, Error;
+    EmptyProjectRoot = "empty-project-root", 4, Error;
     EntryPathNotInShortlist = "entry-path-not-in-shortlist", 4, Error;
     UnknownCategoryClass = "unknown-category-class", 5, Error;
     UnknownCategorySubtype = "unknown-category-subtype", 5, Error;
@@ -95,6 +97,7 @@ codes! {
     UnknownInjectionFrequency = "unknown-injection-frequency", 10, Error;
     PromotionCandidateUnknownEntry = "promotion-candidate-unknown-entry", 11, Error;
     PromotionCandidateNotClassifierJudged = "promotion-candidate-not-classifier-judged", 11, Error;
+    MultilinePitch = "multiline-pitch", 11, Error;
     DocumentTooLarge = "document-too-large", 12, Error;
     TooManyDiagnostics = "too-many-diagnostics", 12, Warning;
     DocumentOutOfSync = "document-out-of-sync", 12, Warning;

@@ -36,7 +36,7 @@ pub enum Evidence {
     TemporaryAge,
     /// `served_when`: free text judged by the classifier.
     ClassifierJudged,
-    /// No usable lifecycle object (absent, `keep`, or malformed).
+    /// No usable lifecycle object (absent, or malformed).
     Missing,
 }
 

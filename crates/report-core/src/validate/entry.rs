@@ -4,7 +4,8 @@
 
 use super::exact_edit::{self, ExactEdit};
 use super::{
-    EntryFacts, Place, Sink, TierCheck, check_relative_path, lifecycle, safety_tier, same_json,
+    EntryFacts, Place, Sink, TierCheck, check_relative_path, lifecycle, missing_key, safety_tier,
+    same_json,
 };
 use crate::diagnostic::{Code, Diagnostic};
 use crate::fix::{self, Fix, TextEdit};
@@ -205,11 +206,11 @@ fn check_edit_presence(
     edit: Option<Member<'_>>,
 ) {
     match (op_type, edit) {
-        (OpType::Deterministic, None) => sink.report(
+        (OpType::Deterministic, None) => sink.push(missing_key(
             Code::ExactEditMissing,
-            node.range(),
+            node,
             format!("{place} has op_type \"deterministic\" but no \"exact_edit\"; a deterministic op carries its pre-computed edit"),
-        ),
+        )),
         (OpType::Generative, Some(member)) => sink.push(
             Diagnostic::new(
                 Code::ExactEditForbidden,
@@ -310,11 +311,11 @@ fn check_lifecycle_presence(
     });
     let edit_lifecycle = edit.and_then(|e| e.member.value.member("lifecycle"));
     if is_lifecycle_op && entry_lifecycle.is_none() {
-        sink.report(
+        sink.push(missing_key(
             Code::LifecycleRequired,
-            node.range(),
+            node,
             format!("{place} is a delete op but has no \"lifecycle\" object; delete and extract-then-delete entries carry the lifecycle signal that justifies them"),
-        );
+        ));
     }
     if let (Some(outer), Some(inner)) = (entry_lifecycle, edit_lifecycle)
         && !same_json(outer.value, inner.value)

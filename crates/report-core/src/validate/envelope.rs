@@ -2,7 +2,7 @@
 //! types, `scan` with its four, a supported `schema_version` and a strict
 //! ISO-8601 UTC `generated_at`.
 
-use super::{Place, Sink};
+use super::{Place, Sink, missing_key_range};
 use crate::diagnostic::Code;
 use crate::fix::{self, Fix};
 use crate::schema::{ENVELOPE_FIELDS, SCAN_FIELDS, SUPPORTED_SCHEMA_MAJOR};
@@ -37,16 +37,24 @@ pub(super) fn check_envelope<'n>(sink: &mut Sink, root: Node<'n>) -> Option<Enve
         return None;
     }
     sink.required_str(root, &place, "tool_version");
-    if let Some((timestamp, node)) = sink.required_str(root, &place, "generated_at")
-        && let Err(problem) = check_generated_at(timestamp)
-    {
-        sink.report(
-            Code::InvalidGeneratedAt,
-            node.range(),
-            format!(
-                "`generated_at` is \"{timestamp}\": {problem}; expected ISO-8601 UTC such as \"2026-11-29T19:07:42Z\""
+    if let Some((timestamp, node)) = sink.required_str(root, &place, "generated_at") {
+        match check_generated_at(timestamp) {
+            Err(problem) => sink.report(
+                Code::InvalidGeneratedAt,
+                node.range(),
+                format!(
+                    "`generated_at` is \"{timestamp}\": {problem}; expected ISO-8601 UTC such as \"2026-11-29T19:07:42Z\""
+                ),
             ),
-        );
+            Ok(Timestamp { decimal_comma: true }) => sink.report(
+                Code::DecimalComma,
+                node.range(),
+                format!(
+                    "`generated_at` \"{timestamp}\" writes its fraction after a comma, which ISO 8601 allows but some parsers refuse; a point (\".\") is read everywhere"
+                ),
+            ),
+            Ok(_) => {}
+        }
     }
     if let Some(scan) = sink.required(root, &place, "scan") {
         check_scan(sink, scan.value, &place.field("scan"));
@@ -72,7 +80,7 @@ pub(super) fn check_envelope<'n>(sink: &mut Sink, root: Node<'n>) -> Option<Enve
             .diagnostics
             .iter_mut()
             .rev()
-            .find(|d| d.code == Code::MissingField && d.range == root.range())
+            .find(|d| d.code == Code::MissingField && d.range == missing_key_range(root))
         {
             missing.fix = Some(fix);
         }
@@ -85,7 +93,18 @@ fn check_scan(sink: &mut Sink, scan: Node<'_>, place: &Place<'_>) {
     if !sink.expect_type(scan, place, JsonType::Object) {
         return;
     }
-    sink.required_str(scan, place, "project_root");
+    if let Some((root, value)) = sink.required_str(scan, place, "project_root")
+        && root.trim().is_empty()
+    {
+        sink.report(
+            Code::EmptyProjectRoot,
+            value.range(),
+            format!(
+                "{} is empty; it names the folder every path is relative to (absolute, or relative to the report's folder)",
+                place.field("project_root")
+            ),
+        );
+    }
     for key in ["scope_globs", "excluded_dirs"] {
         if let Some(member) = sink.required(scan, place, key) {
             sink.string_array(member.value, &place.field(key));
@@ -115,10 +134,18 @@ fn check_schema_version(version: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// `YYYY-MM-DDTHH:MM:SS[.fraction](Z|+00:00)`, a date and time that exist.
-/// The shape is checked by hand because lenient parsers accept spaces,
-/// lowercase designators and offsets that a strict consumer rejects.
-pub(crate) fn check_generated_at(text: &str) -> Result<(), String> {
+/// What a valid `generated_at` may still deserve a word about.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Timestamp {
+    /// The fraction follows a comma, ISO 8601's other decimal sign.
+    pub decimal_comma: bool,
+}
+
+/// `YYYY-MM-DDTHH:MM:SS[(.|,)fraction](Z|+00:00)`, a date and time that
+/// exist, a leap second `23:59:60` included. The shape is checked by hand
+/// because lenient parsers accept spaces, lowercase designators and offsets
+/// that a strict consumer rejects.
+pub(crate) fn check_generated_at(text: &str) -> Result<Timestamp, String> {
     let b = text.as_bytes();
     let digits = |range: std::ops::Range<usize>| {
         b.get(range)
@@ -140,7 +167,8 @@ pub(crate) fn check_generated_at(text: &str) -> Result<(), String> {
         return Err("not of the form YYYY-MM-DDTHH:MM:SS".into());
     }
     let mut rest = &text[19..];
-    if let Some(fraction) = rest.strip_prefix('.') {
+    let decimal_comma = rest.starts_with(',');
+    if let Some(fraction) = rest.strip_prefix(['.', ',']) {
         let len = fraction.bytes().take_while(u8::is_ascii_digit).count();
         if len == 0 {
             return Err("a decimal point without fractional digits".into());
@@ -175,9 +203,12 @@ pub(crate) fn check_generated_at(text: &str) -> Result<(), String> {
     let (Ok(hour), Ok(minute), Ok(second)) = time else {
         return Err("the time does not exist".into());
     };
+    // A leap second is inserted at the end of a UTC day only.
+    let leap_second = (hour, minute, second) == (23, 59, 60);
+    let second = if leap_second { 59 } else { second };
     jiff::civil::Time::new(hour, minute, second, 0)
         .map_err(|_| format!("{} is not a time of day", &text[11..19]))?;
-    Ok(())
+    Ok(Timestamp { decimal_comma })
 }
 
 #[cfg(test)]
@@ -192,8 +223,19 @@ mod tests {
             "2026-11-29T19:07:42.123456789+00:00",
             "2024-02-29T00:00:00Z",
             "2026-12-31T23:59:59Z",
+            "2016-12-31T23:59:60Z",
+            "2016-12-31T23:59:60.5Z",
         ] {
-            assert_eq!(check_generated_at(ok), Ok(()), "{ok}");
+            let valid = Timestamp {
+                decimal_comma: false,
+            };
+            assert_eq!(check_generated_at(ok), Ok(valid), "{ok}");
+        }
+        for comma in ["2026-11-29T19:07:42,250Z", "2016-12-31T23:59:60,5+00:00"] {
+            let valid = Timestamp {
+                decimal_comma: true,
+            };
+            assert_eq!(check_generated_at(comma), Ok(valid), "{comma}");
         }
     }
 
@@ -216,7 +258,10 @@ mod tests {
             "2026-00-10T00:00:00Z",
             "2026-11-29T24:00:00Z",
             "2026-11-29T23:60:00Z",
-            "2026-11-29T23:59:60Z",
+            "2026-11-29T22:59:60Z",
+            "2026-11-29T23:58:60Z",
+            "2026-11-29T23:59:61Z",
+            "2026-11-29T19:07:42,Z",
             "2026-11-29T19:07:42Z ",
             "１２３４-11-29T19:07:42Z",
             "",

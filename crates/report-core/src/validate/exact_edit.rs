@@ -50,6 +50,7 @@ pub(super) fn check_exact_edit(
         sink.unknown_fields(node, place, &[EXACT_EDIT_FIELDS]);
         return edit;
     };
+    let (mut anchor, mut canonical) = (None, None);
     for &field in kind.required_fields() {
         let Some(member) = sink.required(node, place, field) else {
             continue;
@@ -57,7 +58,10 @@ pub(super) fn check_exact_edit(
         let value = member.value;
         let field_place = place.field(field);
         match field {
-            "anchor" => check_anchor(sink, value, &field_place, kind, entry_path),
+            "anchor" => {
+                anchor = check_anchor(sink, value, &field_place, kind, entry_path)
+                    .map(|lines| (lines, value.range()))
+            }
             "dest_path" => {
                 if let Some((path, value)) = sink.str_value(value, &field_place) {
                     check_relative_path(sink, path, value, &field_place);
@@ -66,11 +70,30 @@ pub(super) fn check_exact_edit(
             "key" | "value" | "match" | "replacement" => {
                 sink.str_value(value, &field_place);
             }
-            "canonical_ref" => check_canonical_ref(sink, value, &field_place),
+            "canonical_ref" => canonical = check_canonical_ref(sink, value, &field_place),
             "lifecycle" => edit.evidence = lifecycle::check_lifecycle(sink, value, &field_place),
             "extraction_target" => check_extraction_target(sink, node, value, place),
             _ => unreachable!("required field {field} has no check"),
         }
+    }
+    if let (Some(((start, end), anchor_range)), Some(canonical), Some(path)) =
+        (anchor, canonical, entry_path)
+        && canonical.path == path
+        && canonical.start <= end
+        && start <= canonical.end
+    {
+        // Dedupe is non-destructive only because the removed span survives at canonical_ref.
+        sink.push(
+            crate::diagnostic::Diagnostic::new(
+                Code::InvalidCanonicalRef,
+                canonical.range,
+                format!(
+                    "{} points into the span this dedupe removes (lines {start}-{end} of \"{path}\"), so nothing would preserve it; the kept copy must lie elsewhere",
+                    place.field("canonical_ref")
+                ),
+            )
+            .with_related(anchor_range, "the removed span"),
+        );
     }
     let common: &[&str] = &["kind", "expected_sha256"];
     let target_doc: &[&str] = if kind == EditKind::ExtractThenDelete {
@@ -91,9 +114,9 @@ fn check_anchor(
     place: &Place<'_>,
     kind: EditKind,
     entry_path: Option<&str>,
-) {
+) -> Option<(u64, u64)> {
     if !sink.expect_type(node, place, JsonType::Object) {
-        return;
+        return None;
     }
     let is_directory = entry_path.is_some_and(|p| p.ends_with('/'));
     if kind.is_lifecycle_op() && is_directory {
@@ -105,14 +128,12 @@ fn check_anchor(
                 format!("{place} of a directory aggregate must be {{\"whole\": \"directory\"}}"),
             );
         }
-        return;
+        return None;
     }
     let start = line_number(sink, node, place, "start_line");
     let end = line_number(sink, node, place, "end_line");
     sink.unknown_fields(node, place, &[ANCHOR_FIELDS]);
-    let (Some(start), Some(end)) = (start, end) else {
-        return;
-    };
+    let (start, end) = (start?, end?);
     if start > end {
         sink.report(
             Code::InvalidAnchor,
@@ -126,6 +147,7 @@ fn check_anchor(
             format!("{place} of a \"{kind}\" must span the whole file, starting at line 1, but starts at line {start}"),
         );
     }
+    (start <= end).then_some((start, end))
 }
 
 /// A positive integer line number.
@@ -157,17 +179,36 @@ fn line_number(
     }
 }
 
+/// Where a dedupe's kept copy is: a file and its lines.
+struct CanonicalRef<'n> {
+    path: &'n str,
+    start: u64,
+    end: u64,
+    range: TextRange,
+}
+
 /// `PATH#L<start>-L<end>` with a project-root-relative path and 1 <= start <= end.
-fn check_canonical_ref(sink: &mut Sink, node: Node<'_>, place: &Place<'_>) {
-    let Some((text, node)) = sink.str_value(node, place) else {
-        return;
-    };
-    if let Err(problem) = parse_canonical_ref(text) {
-        sink.report(
-            Code::InvalidCanonicalRef,
-            node.range(),
-            format!("{place} \"{text}\" {problem}; expected PATH#L<start>-L<end>, such as \"docs/guide.md#L10-L24\""),
-        );
+fn check_canonical_ref<'n>(
+    sink: &mut Sink,
+    node: Node<'n>,
+    place: &Place<'_>,
+) -> Option<CanonicalRef<'n>> {
+    let (text, node) = sink.str_value(node, place)?;
+    match parse_canonical_ref(text) {
+        Ok((path, start, end)) => Some(CanonicalRef {
+            path,
+            start,
+            end,
+            range: node.range(),
+        }),
+        Err(problem) => {
+            sink.report(
+                Code::InvalidCanonicalRef,
+                node.range(),
+                format!("{place} \"{text}\" {problem}; expected PATH#L<start>-L<end>, such as \"docs/guide.md#L10-L24\""),
+            );
+            None
+        }
     }
 }
 

@@ -1,8 +1,9 @@
 //! Invariant 9: lifecycle objects carry `rule_ref`, a known `lifetime`, and
 //! the served field the lifetime calls for: exactly one of `served_when_path`
-//! and `served_when` for `delete-once-served`, neither otherwise.
+//! and `served_when` for `keep` and `delete-once-served`, none for
+//! `temporary` (keyed on age, the spec's one exception).
 
-use super::{Place, Sink, check_relative_path};
+use super::{Place, Sink, check_relative_path, missing_key};
 use crate::diagnostic::Code;
 use crate::schema::{LIFECYCLE_FIELDS, LIFECYCLE_OPTIONAL_FIELDS, Lifetime};
 use crate::syntax::{JsonType, Node};
@@ -47,20 +48,22 @@ pub(super) fn check_lifecycle(
                 ),
             );
         }
-        (Some(Lifetime::DeleteOnceServed), None, None) => sink.report(
-            Code::ServedWhenMissing,
-            node.range(),
-            format!(
-                "{place} has lifetime \"delete-once-served\" but neither \"served_when_path\" nor \"served_when\"; it must carry exactly one"
-            ),
-        ),
-        (Some(lifetime @ (Lifetime::Temporary | Lifetime::Keep)), path, when) => {
+        (Some(lifetime @ (Lifetime::DeleteOnceServed | Lifetime::Keep)), None, None) => {
+            sink.push(missing_key(
+                Code::ServedWhenMissing,
+                node,
+                format!(
+                    "{place} has lifetime \"{lifetime}\" but neither \"served_when_path\" nor \"served_when\"; it must carry exactly one"
+                ),
+            ))
+        }
+        (Some(lifetime @ Lifetime::Temporary), path, when) => {
             for member in [path, when].into_iter().flatten() {
                 sink.report(
                     Code::ServedWhenUnexpected,
                     member.key_range,
                     format!(
-                        "{place} has lifetime \"{lifetime}\", which carries no served field, but has \"{}\"",
+                        "{place} has lifetime \"{lifetime}\", which is keyed on age and carries no served field, but has \"{}\"",
                         member.key
                     ),
                 );
@@ -84,7 +87,7 @@ pub(super) fn evidence_of(node: Node<'_>) -> Evidence {
         .and_then(Lifetime::parse);
     match lifetime {
         Some(Lifetime::Temporary) => Evidence::TemporaryAge,
-        Some(Lifetime::DeleteOnceServed)
+        Some(Lifetime::DeleteOnceServed | Lifetime::Keep)
             if node
                 .get("served_when_path")
                 .and_then(Node::as_str)

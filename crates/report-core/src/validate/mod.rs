@@ -186,11 +186,11 @@ impl Sink<'_> {
     ) -> Option<Member<'n>> {
         let member = object.member(key);
         if member.is_none() {
-            self.report(
+            self.push(missing_key(
                 Code::MissingField,
-                object.range(),
+                object,
                 format!("{place} is missing the required field \"{key}\""),
-            );
+            ));
         }
         member
     }
@@ -357,7 +357,22 @@ impl Sink<'_> {
     }
 }
 
-/// Digits only, no sign, fraction, exponent or leading zero, fitting in u64.
+/// A diagnostic about a key `object` lacks. It sits on the object's opening
+/// brace, with the whole object as related information: underlining the
+/// object itself would cover a whole entry, or the whole document.
+pub(crate) fn missing_key(code: Code, object: Node<'_>, message: String) -> Diagnostic {
+    Diagnostic::new(code, missing_key_range(object), message)
+        .with_related(object.range(), "the object that lacks it")
+}
+
+/// The opening brace of `object`, where [`missing_key`] reports.
+pub(crate) fn missing_key_range(object: Node<'_>) -> TextRange {
+    let start = object.range().start;
+    TextRange::new(start, start + 1)
+}
+
+/// Digits only, no sign, fraction, exponent or leading zero; however many
+/// (a count past u64 is still a count, and saturates).
 fn parse_count(raw: &str) -> Option<u64> {
     if raw.is_empty()
         || !raw.bytes().all(|b| b.is_ascii_digit())
@@ -365,7 +380,7 @@ fn parse_count(raw: &str) -> Option<u64> {
     {
         return None;
     }
-    raw.parse().ok()
+    Some(raw.parse().unwrap_or(u64::MAX))
 }
 
 /// Where in the report a node sits, for messages: `entries[3].exact_edit`.
@@ -518,7 +533,9 @@ mod tests {
     fn counts_are_plain_non_negative_integers() {
         assert_eq!(parse_count("0"), Some(0));
         assert_eq!(parse_count("120"), Some(120));
-        for bad in ["-1", "1.0", "1e3", "01", "99999999999999999999999"] {
+        // 2^64: a count past u64 is still a count.
+        assert_eq!(parse_count("18446744073709551616"), Some(u64::MAX));
+        for bad in ["-1", "1.0", "1e3", "01", "", "1_000"] {
             assert_eq!(parse_count(bad), None, "{bad}");
         }
     }

@@ -1,5 +1,5 @@
-//! Invariant 11: each promotion candidate has `path`, `name` and `pitch`
-//! strings, and its path names an entry whose lifecycle is classifier-judged.
+//! Invariant 11: each promotion candidate has `path`, `name` and a one-line
+//! `pitch`, and its path names an entry whose lifecycle is classifier-judged.
 
 use std::collections::HashMap;
 
@@ -36,7 +36,18 @@ pub(super) fn check_candidates(sink: &mut Sink, candidates: Node<'_>) -> Vec<Can
         }
         let path = sink.required_str(item, &item_place, "path");
         sink.required_str(item, &item_place, "name");
-        sink.required_str(item, &item_place, "pitch");
+        if let Some((pitch, value)) = sink.required_str(item, &item_place, "pitch")
+            && pitch.contains(['\n', '\r', '\u{2028}', '\u{2029}'])
+        {
+            sink.report(
+                Code::MultilinePitch,
+                value.range(),
+                format!(
+                    "{} has a line break; a pitch is the convention's one-line summary",
+                    item_place.field("pitch")
+                ),
+            );
+        }
         sink.unknown_fields(item, &item_place, &[PROMOTION_CANDIDATE_FIELDS]);
         if let Some((path, value)) = path {
             named.push(Candidate {

@@ -78,14 +78,16 @@ pub(super) fn check_shortlist(sink: &mut Sink, shortlist: Node<'_>) -> Shortlist
     }
 }
 
-/// A `{path, lifecycle}` item: a file or directory-rule aggregate with a lifecycle signal.
+/// A `{path}` or `{path, lifecycle}` item: a file, or a directory-rule
+/// aggregate, with a lifecycle signal when it carries one. `lifecycle` is
+/// not required: an object without it is a plain member.
 fn check_aggregate<'n>(
     sink: &mut Sink,
     item: Node<'n>,
     place: &Place<'_>,
 ) -> Option<(&'n str, Node<'n>)> {
     let path = sink.required_str(item, place, "path");
-    if let Some(member) = sink.required(item, place, "lifecycle") {
+    if let Some(member) = item.member("lifecycle") {
         lifecycle::check_lifecycle(sink, member.value, &place.field("lifecycle"));
     }
     sink.unknown_fields(item, place, &[SHORTLIST_OBJECT_FIELDS]);
