@@ -134,16 +134,22 @@ fn check_anchor(
     let end = line_number(sink, node, place, "end_line");
     sink.unknown_fields(node, place, &[ANCHOR_FIELDS]);
     let (start, end) = (start?, end?);
+    // The value at fault is the start line (with the end line for an inverted span).
+    let start_range = node.get("start_line").map_or(node.range(), |n| n.range());
     if start > end {
-        sink.report(
-            Code::InvalidAnchor,
-            node.range(),
-            format!("{place} starts at line {start} after it ends at line {end}; expected start_line <= end_line"),
+        let end_range = node.get("end_line").map_or(node.range(), |n| n.range());
+        sink.push(
+            crate::diagnostic::Diagnostic::new(
+                Code::InvalidAnchor,
+                start_range,
+                format!("{place} starts at line {start} after it ends at line {end}; expected start_line <= end_line"),
+            )
+            .with_related(end_range, "the end line"),
         );
     } else if kind.is_lifecycle_op() && start != 1 {
         sink.report(
             Code::InvalidAnchor,
-            node.range(),
+            start_range,
             format!("{place} of a \"{kind}\" must span the whole file, starting at line 1, but starts at line {start}"),
         );
     }
