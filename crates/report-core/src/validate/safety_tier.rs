@@ -34,10 +34,13 @@ pub(super) fn check_safety_tier(
         is_reversible: recorded.is_reversible,
         lifecycle: recorded.lifecycle.map(LifecycleInput::from_text),
     };
+    let possible = tier::possible_tiers(inputs);
     let check = TierCheck {
         derivation: tier::derive_safety_tier(inputs),
-        possible: tier::possible_tiers(inputs),
-        by_kind: recorded.kind.and_then(|kind| tiers_by_kind(kind, inputs)),
+        by_kind: recorded
+            .kind
+            .and_then(|kind| tiers_by_kind(kind, inputs, &possible)),
+        possible,
         recorded: recorded.tier,
         recorded_range: recorded.tier_range,
     };
@@ -65,19 +68,26 @@ pub(super) fn check_safety_tier(
 
 /// The tiers the kind's own characterization leads to, when it contradicts
 /// the recorded booleans in a way that changes the tiers possible.
-fn tiers_by_kind(kind: EditKind, inputs: TierInputs) -> Option<KindTiers> {
+fn tiers_by_kind(kind: EditKind, inputs: TierInputs, possible: &[SafetyTier]) -> Option<KindTiers> {
     let characterization = kind.characterization();
     let is_reversible = match characterization.is_reversible {
         Reversibility::Fixed(value) => value,
         Reversibility::GitDependent => inputs.is_reversible,
     };
-    let by_kind = TierInputs {
-        is_destructive: characterization.is_destructive,
+    let is_destructive = characterization.is_destructive;
+    // The common case: the booleans follow the kind.
+    if (is_destructive, is_reversible) == (inputs.is_destructive, inputs.is_reversible) {
+        return None;
+    }
+    let by_kind = tier::possible_tiers(TierInputs {
+        is_destructive,
         is_reversible,
         ..inputs
-    };
-    let possible = tier::possible_tiers(by_kind);
-    (possible != tier::possible_tiers(inputs)).then_some(KindTiers { kind, possible })
+    });
+    (by_kind != possible).then_some(KindTiers {
+        kind,
+        possible: by_kind,
+    })
 }
 
 #[cfg(test)]
