@@ -183,7 +183,7 @@ fn io_and_usage_errors_exit_two() {
     let dir = tempfile::tempdir().unwrap();
     let output = check(&["missing.report.json"], dir.path());
     assert_eq!(output.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("cannot read missing.report.json"));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("missing.report.json: cannot read"));
     let output = check(&[], dir.path());
     assert_eq!(output.status.code(), Some(2));
     let output = check(&["--format", "xml", "a"], dir.path());
@@ -205,17 +205,27 @@ fn golden_folder_has_one_valid_and_many_invalid_reports() {
     assert_eq!(files.len(), 2 + common::invalid_examples().len());
 }
 
+/// The version, and the commit when built from a git checkout (as this test's build is).
 #[test]
-fn version_flag_prints_the_version() {
+fn version_flag_prints_the_version_and_commit() {
     let output = Command::new(env!("CARGO_BIN_EXE_report-lsp"))
         .arg("--version")
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(0));
-    assert_eq!(
-        stdout(&output),
-        format!("report-lsp {}\n", env!("CARGO_PKG_VERSION"))
-    );
+    let text = stdout(&output);
+    let prefix = format!("report-lsp {}", env!("CARGO_PKG_VERSION"));
+    let rest = text.strip_prefix(&prefix).expect(&text).trim_end();
+    let in_git = Path::new(env!("CARGO_MANIFEST_DIR")).join(".git").exists();
+    if in_git {
+        let commit = rest
+            .strip_prefix(" (")
+            .and_then(|r| r.strip_suffix(')'))
+            .unwrap_or_else(|| panic!("no commit in {text:?}"));
+        assert!(commit.len() >= 7 && commit.bytes().all(|b| b.is_ascii_hexdigit()), "{text}");
+    } else {
+        assert_eq!(rest, "", "{text}");
+    }
 }
 
 #[test]

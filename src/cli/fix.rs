@@ -1,0 +1,171 @@
+//! `check --fix` and `--diff`: the fix-all edits the server offers, applied
+//! to files. This is the only code that writes a file, and it writes only a
+//! fix that leaves no more errors than before, atomically (a temporary file
+//! in the same folder, renamed over the original, mode kept), and only when
+//! the file has not changed since it was read.
+
+use std::fs::{File, Metadata, Permissions};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use report_core::Analysis;
+use report_core::diagnostic::{Code, Severity};
+
+use super::{Checked, Failure, FileResult, FixMode};
+
+/// A file as it was read: what the check saw, to compare with before writing.
+pub(crate) struct ReadFile {
+    pub path: PathBuf,
+    pub bytes: Vec<u8>,
+    len: u64,
+    modified: Option<SystemTime>,
+    permissions: Permissions,
+}
+
+impl ReadFile {
+    pub fn read(path: &Path) -> io::Result<ReadFile> {
+        let mut file = File::open(path)?;
+        let meta = file.metadata()?;
+        if !meta.is_file() {
+            return Err(io::Error::other("not a regular file"));
+        }
+        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        file.read_to_end(&mut bytes)?;
+        Ok(ReadFile {
+            path: path.to_path_buf(),
+            bytes,
+            len: meta.len(),
+            modified: meta.modified().ok(),
+            permissions: meta.permissions(),
+        })
+    }
+
+    /// Whether the file on disk still holds what was read.
+    fn unchanged(&self) -> io::Result<bool> {
+        let meta: Metadata = std::fs::metadata(&self.path)?;
+        if meta.len() != self.len || meta.modified().ok() != self.modified {
+            return Ok(false);
+        }
+        Ok(std::fs::read(&self.path)? == self.bytes)
+    }
+
+    /// Replaces the file's content with `text`, atomically, keeping its mode.
+    fn replace(&self, text: &str) -> Result<(), String> {
+        // Write through a symbolic link, not over it.
+        let target =
+            std::fs::canonicalize(&self.path).map_err(|e| format!("cannot resolve: {e}"))?;
+        let folder = target.parent().unwrap_or(Path::new("."));
+        let mut temp = tempfile::Builder::new()
+            .prefix(".report-lsp-fix-")
+            .suffix(".tmp")
+            .tempfile_in(folder)
+            .map_err(|e| format!("cannot create a temporary file beside it: {e}"))?;
+        temp.write_all(text.as_bytes())
+            .and_then(|()| temp.as_file().set_permissions(self.permissions.clone()))
+            .and_then(|()| temp.as_file().sync_all())
+            .map_err(|e| format!("cannot write the temporary file: {e}"))?;
+        // Checked last, right before the rename, so the window for a lost edit is as small as it can be.
+        match self.unchanged() {
+            Ok(true) => {}
+            Ok(false) => {
+                return Err(
+                    "changed while it was being checked; not fixed (run the check again)".into(),
+                );
+            }
+            Err(e) => return Err(format!("cannot read it again before writing: {e}")),
+        }
+        temp.persist(&target)
+            .map(drop)
+            .map_err(|e| format!("cannot replace it: {}", e.error))
+    }
+}
+
+fn errors(analysis: &Analysis) -> usize {
+    analysis
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count()
+}
+
+/// Fixes one checked file as `mode` says: a diff goes to `diffs`, a
+/// refusal or a failed write to `failures`. Returns what to report: the
+/// fixed text's analysis when it was written, else the original one.
+pub(super) fn fix_file(
+    checked: Checked,
+    mode: FixMode,
+    diffs: &mut Vec<String>,
+    failures: &mut Vec<Failure>,
+) -> FileResult {
+    let Checked {
+        path,
+        file,
+        analysis,
+    } = checked;
+    let unchanged = |analysis: Analysis| FileResult {
+        path: path.clone(),
+        analysis,
+        fixed: 0,
+    };
+    // A lossy copy of bytes that are not UTF-8 must never be written back.
+    if analysis
+        .diagnostics
+        .iter()
+        .any(|d| d.code == Code::InvalidUtf8)
+    {
+        return unchanged(analysis);
+    }
+    let Some(fixed_text) = report_core::fix_all::fix_all(&analysis.text) else {
+        return unchanged(analysis);
+    };
+    let fixed = report_core::analyze(&fixed_text);
+    if errors(&fixed) > errors(&analysis) {
+        failures.push(Failure {
+            path: Some(path.clone()),
+            message: format!(
+                "not fixed: the fixes would leave {} errors where there are {}",
+                errors(&fixed),
+                errors(&analysis)
+            ),
+        });
+        return unchanged(analysis);
+    }
+    match mode {
+        FixMode::Off => unchanged(analysis),
+        FixMode::Diff => {
+            diffs.push(unified_diff(&path, &analysis.text, &fixed_text));
+            unchanged(analysis)
+        }
+        FixMode::Write => {
+            let Some(file) = file else {
+                return unchanged(analysis);
+            };
+            if let Err(message) = file.replace(&fixed_text) {
+                failures.push(Failure {
+                    path: Some(path.clone()),
+                    message,
+                });
+                return unchanged(analysis);
+            }
+            let removed = analysis
+                .diagnostics
+                .len()
+                .saturating_sub(fixed.diagnostics.len());
+            FileResult {
+                path,
+                analysis: fixed,
+                fixed: removed,
+            }
+        }
+    }
+}
+
+/// `--- a/PATH` / `+++ b/PATH` and hunks with three lines of context, as `git diff` prints.
+fn unified_diff(path: &str, before: &str, after: &str) -> String {
+    similar::TextDiff::from_lines(before, after)
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{path}"), &format!("b/{path}"))
+        .to_string()
+}
