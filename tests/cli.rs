@@ -222,7 +222,10 @@ fn version_flag_prints_the_version_and_commit() {
             .strip_prefix(" (")
             .and_then(|r| r.strip_suffix(')'))
             .unwrap_or_else(|| panic!("no commit in {text:?}"));
-        assert!(commit.len() >= 7 && commit.bytes().all(|b| b.is_ascii_hexdigit()), "{text}");
+        assert!(
+            commit.len() >= 7 && commit.bytes().all(|b| b.is_ascii_hexdigit()),
+            "{text}"
+        );
     } else {
         assert_eq!(rest, "", "{text}");
     }
