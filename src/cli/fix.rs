@@ -169,3 +169,43 @@ fn unified_diff(path: &str, before: &str, after: &str) -> String {
         .header(&format!("a/{path}"), &format!("b/{path}"))
         .to_string()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_that_changed_since_it_was_read_is_not_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.report.json");
+        std::fs::write(&path, "{\"a\": 1}").unwrap();
+        let read = ReadFile::read(&path).unwrap();
+        // Same length, so only the content tells.
+        std::fs::write(&path, "{\"a\": 2}").unwrap();
+        let refused = read.replace("{\"a\": 3}").unwrap_err();
+        assert!(
+            refused.contains("changed while it was being checked"),
+            "{refused}"
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"a\": 2}");
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 1, "the temporary file is removed");
+    }
+
+    #[test]
+    fn an_unchanged_file_is_replaced_through_a_symbolic_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.report.json");
+        let link = dir.path().join("link.report.json");
+        std::fs::write(&path, "{}").unwrap();
+        std::os::unix::fs::symlink(&path, &link).unwrap();
+        ReadFile::read(&link).unwrap().replace("{ }").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{ }");
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+    }
+}

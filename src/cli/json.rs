@@ -1,6 +1,7 @@
 //! `--format json`: one object on one line, positions as the language server
 //! sends them (0-based lines, UTF-16 columns), with related places, each
-//! fix's edits, failures and a summary with counts.
+//! fix's edits, failures and a summary with counts. `fixable` means that
+//! `check --fix` applies the fix (it is the preferred one); `fix` is any fix.
 
 use std::io::{self, Write};
 
@@ -40,7 +41,8 @@ pub(super) fn write(out: &mut dyn Write, outcome: &Outcome) -> io::Result<()> {
                         "message": d.message,
                         "range": range(analysis, d.range),
                         "related": related,
-                        "fixable": fix.is_some(),
+                        // What `--fix` applies: the preferred fixes only.
+                        "fixable": d.fix.as_ref().is_some_and(|f| f.preferred),
                         "fix": fix,
                     })
                 })

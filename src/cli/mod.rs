@@ -119,6 +119,7 @@ pub struct Summary {
     pub warnings: usize,
     pub information: usize,
     pub hints: usize,
+    /// Diagnostics whose fix `--fix` applies (a preferred fix).
     pub fixable: usize,
     pub fixed: usize,
     pub failures: usize,
@@ -135,7 +136,8 @@ impl Outcome {
             summary.valid += usize::from(file.valid());
             summary.fixed += file.fixed;
             for diagnostic in &file.analysis.diagnostics {
-                summary.fixable += usize::from(diagnostic.fix.is_some());
+                summary.fixable +=
+                    usize::from(diagnostic.fix.as_ref().is_some_and(|f| f.preferred));
                 match diagnostic.severity {
                     Severity::Error => summary.errors += 1,
                     Severity::Warning => summary.warnings += 1,
