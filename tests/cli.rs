@@ -9,13 +9,7 @@ use std::process::{Command, Output, Stdio};
 use common::golden_dir;
 
 fn check(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_report-lsp"))
-        .arg("check")
-        .args(args)
-        .current_dir(dir)
-        .env_remove("NO_COLOR")
-        .output()
-        .unwrap()
+    run(&[&["check"], args].concat(), dir)
 }
 
 fn stdout(output: &Output) -> String {
@@ -71,8 +65,9 @@ fn invalid_report_exits_one_with_compiler_style_output() {
     .assert_eq(&stdout(&output));
 }
 
-#[test]
-fn information_alone_keeps_a_report_valid() {
+/// A folder with `x.report.json`: the valid golden report plus an unknown
+/// field, so its one diagnostic is information.
+fn valid_report_with_an_unknown_field() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let valid = std::fs::read_to_string(golden_dir().join("valid.report.json")).unwrap();
     std::fs::write(
@@ -80,6 +75,12 @@ fn information_alone_keeps_a_report_valid() {
         valid.replacen('{', "{\n  \"note\": \"hi\",", 1),
     )
     .unwrap();
+    dir
+}
+
+#[test]
+fn information_alone_keeps_a_report_valid() {
+    let dir = valid_report_with_an_unknown_field();
     let output = check(&["--format", "json", "x.report.json"], dir.path());
     assert_eq!(output.status.code(), Some(0));
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
@@ -311,6 +312,7 @@ const SMALL_REPORT: &str = r#"{
 }
 "#;
 
+/// The binary with `args` in `dir`, with no colour forced either way by the environment.
 fn run(args: &[&str], dir: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_report-lsp"))
         .args(args)
@@ -601,13 +603,7 @@ fn quiet_prints_only_problems() {
 
 #[test]
 fn deny_makes_less_severe_diagnostics_fail() {
-    let dir = tempfile::tempdir().unwrap();
-    let valid = std::fs::read_to_string(golden_dir().join("valid.report.json")).unwrap();
-    std::fs::write(
-        dir.path().join("x.report.json"),
-        valid.replacen('{', "{\n  \"note\": \"hi\",", 1),
-    )
-    .unwrap();
+    let dir = valid_report_with_an_unknown_field();
     for (deny, code) in [
         (None, 0),
         (Some("warnings"), 0),

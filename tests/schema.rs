@@ -103,12 +103,24 @@ fn invalid_golden_reports_are_rejected_where_a_schema_can_tell() {
     }
 }
 
+/// The valid report with the first `from` replaced by `to`, as JSON, after
+/// checking that the validator rejects it.
+fn invalid_variant(what: &str, from: &str, to: &str) -> serde_json::Value {
+    let valid = std::fs::read_to_string(golden_dir().join("valid.report.json")).unwrap();
+    assert!(valid.contains(from), "{what}: no {from}");
+    let text = valid.replacen(from, to, 1);
+    assert!(
+        !report_core::analyze(&text).is_valid(),
+        "{what}: the validator accepts it"
+    );
+    serde_json::from_str(&text).unwrap()
+}
+
 /// Each violation a schema can express, on its own in the valid report:
 /// the schema rejects it, as the validator does.
 #[test]
 fn single_violations_are_rejected_by_the_schema_and_the_validator() {
     let validator = validator();
-    let valid = std::fs::read_to_string(golden_dir().join("valid.report.json")).unwrap();
     let cases: &[(&str, &str, &str)] = &[
         // (what, from, to): each replaces the first occurrence of `from`.
         (
@@ -159,13 +171,7 @@ fn single_violations_are_rejected_by_the_schema_and_the_validator() {
         ),
     ];
     for (what, from, to) in cases {
-        assert!(valid.contains(from), "{what}: no {from}");
-        let text = valid.replacen(from, to, 1);
-        assert!(
-            !report_core::analyze(&text).is_valid(),
-            "{what}: the validator accepts it"
-        );
-        let report: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let report = invalid_variant(what, from, to);
         assert!(
             !validator.is_valid(&report),
             "{what}: the schema accepts it"
@@ -178,7 +184,6 @@ fn single_violations_are_rejected_by_the_schema_and_the_validator() {
 #[test]
 fn violations_no_schema_can_express_pass_it() {
     let validator = validator();
-    let valid = std::fs::read_to_string(golden_dir().join("valid.report.json")).unwrap();
     let cases: &[(&str, &str, &str)] = &[
         (
             "entry path not in the shortlist",
@@ -207,13 +212,7 @@ fn violations_no_schema_can_express_pass_it() {
         ),
     ];
     for (what, from, to) in cases {
-        assert!(valid.contains(from), "{what}: no {from}");
-        let text = valid.replacen(from, to, 1);
-        assert!(
-            !report_core::analyze(&text).is_valid(),
-            "{what}: the validator accepts it"
-        );
-        let report: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let report = invalid_variant(what, from, to);
         assert!(validator.is_valid(&report), "{what}: the schema rejects it");
     }
 }
