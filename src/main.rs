@@ -56,7 +56,7 @@ enum Command {
         /// Apply the fixes the editor's fix-all offers to the files, then report what is left.
         #[arg(long)]
         fix: bool,
-        /// Print the fixes as a unified diff instead of writing them.
+        /// Print the fixes --fix would write as a unified diff, and write nothing (exit 1 when there is one).
         #[arg(long, conflicts_with = "format")]
         diff: bool,
     },
