@@ -257,4 +257,56 @@ mod tests {
         assert!(seven.starts_with("## 7. The safety tier is computed, never assigned"));
         assert!(!seven.contains("## 8."), "{seven}");
     }
+
+    #[test]
+    fn headings_and_bodies_split_a_section() {
+        assert_eq!(
+            invariant_heading(7),
+            Some("The safety tier is computed, never assigned")
+        );
+        let body = invariant_body(7).unwrap();
+        assert!(body.starts_with("This is the invariant"), "{body}");
+        assert!(!body.contains("**Codes:**"), "{body}");
+    }
+
+    #[test]
+    fn examples_come_from_the_reports_handed_in() {
+        let failing = "{\"schema_version\": \"1\",\n \"tool_version\": 4}";
+        let passing = "{\n  \"tool_version\": \"t 1.0\"\n}";
+        let text = explain_with_examples(
+            Code::WrongType,
+            &[Example {
+                name: "bad.json",
+                bytes: failing.as_bytes(),
+            }],
+            &Example {
+                name: "good.json",
+                bytes: passing.as_bytes(),
+            },
+        );
+        let examples = &text[text.find("\nFailing").unwrap()..];
+        expect_test::expect![[r#"
+
+            Failing example (bad.json, line 2):
+
+                   2 |  "tool_version": 4}
+
+                error[wrong-type]: `tool_version` must be a string, found a number
+
+            Passing example (good.json, line 2):
+
+                   2 |   "tool_version": "t 1.0"
+
+        "#]]
+        .assert_eq(examples);
+        let none = explain_with_examples(
+            Code::DocumentTooLarge,
+            &[],
+            &Example {
+                name: "v",
+                bytes: b"{}",
+            },
+        );
+        assert!(none.contains("No example"), "{none}");
+    }
 }
