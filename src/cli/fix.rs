@@ -14,17 +14,17 @@ use report_core::diagnostic::{Code, Severity};
 
 use super::{Checked, Failure, FileResult, FixMode};
 
-/// A file as it was read: what the check saw, to compare with before writing.
+/// A file as it was read, to tell before writing whether it changed since.
+/// Its bytes are the analysis's text (only UTF-8 text is ever written back).
 pub(crate) struct ReadFile {
     pub path: PathBuf,
-    pub bytes: Vec<u8>,
     len: u64,
     modified: Option<SystemTime>,
     permissions: Permissions,
 }
 
 impl ReadFile {
-    pub fn read(path: &Path) -> io::Result<ReadFile> {
+    pub fn read(path: &Path) -> io::Result<(ReadFile, Vec<u8>)> {
         let mut file = File::open(path)?;
         let meta = file.metadata()?;
         if !meta.is_file() {
@@ -32,26 +32,27 @@ impl ReadFile {
         }
         let mut bytes = Vec::with_capacity(meta.len() as usize);
         file.read_to_end(&mut bytes)?;
-        Ok(ReadFile {
+        let read = ReadFile {
             path: path.to_path_buf(),
-            bytes,
             len: meta.len(),
             modified: meta.modified().ok(),
             permissions: meta.permissions(),
-        })
+        };
+        Ok((read, bytes))
     }
 
-    /// Whether the file on disk still holds what was read.
-    fn unchanged(&self) -> io::Result<bool> {
+    /// Whether the file on disk still holds `original`, what was read.
+    fn unchanged(&self, original: &str) -> io::Result<bool> {
         let meta: Metadata = std::fs::metadata(&self.path)?;
         if meta.len() != self.len || meta.modified().ok() != self.modified {
             return Ok(false);
         }
-        Ok(std::fs::read(&self.path)? == self.bytes)
+        Ok(std::fs::read(&self.path)? == original.as_bytes())
     }
 
-    /// Replaces the file's content with `text`, atomically, keeping its mode.
-    fn replace(&self, text: &str) -> Result<(), String> {
+    /// Replaces the file's content, `original` when read, with `text`,
+    /// atomically, keeping its mode.
+    fn replace(&self, original: &str, text: &str) -> Result<(), String> {
         // Write through a symbolic link, not over it.
         let target =
             std::fs::canonicalize(&self.path).map_err(|e| format!("cannot resolve: {e}"))?;
@@ -66,7 +67,7 @@ impl ReadFile {
             .and_then(|()| temp.as_file().sync_all())
             .map_err(|e| format!("cannot write the temporary file: {e}"))?;
         // Checked last, right before the rename, so the window for a lost edit is as small as it can be.
-        match self.unchanged() {
+        match self.unchanged(original) {
             Ok(true) => {}
             Ok(false) => {
                 return Err(
@@ -141,7 +142,7 @@ pub(super) fn fix_file(
             let Some(file) = file else {
                 return unchanged(analysis);
             };
-            if let Err(message) = file.replace(&fixed_text) {
+            if let Err(message) = file.replace(&analysis.text, &fixed_text) {
                 failures.push(Failure {
                     path: Some(path.clone()),
                     message,
@@ -179,10 +180,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("x.report.json");
         std::fs::write(&path, "{\"a\": 1}").unwrap();
-        let read = ReadFile::read(&path).unwrap();
+        let (read, _) = ReadFile::read(&path).unwrap();
         // Same length, so only the content tells.
         std::fs::write(&path, "{\"a\": 2}").unwrap();
-        let refused = read.replace("{\"a\": 3}").unwrap_err();
+        let refused = read.replace("{\"a\": 1}", "{\"a\": 3}").unwrap_err();
         assert!(
             refused.contains("changed while it was being checked"),
             "{refused}"
@@ -199,7 +200,8 @@ mod tests {
         let link = dir.path().join("link.report.json");
         std::fs::write(&path, "{}").unwrap();
         std::os::unix::fs::symlink(&path, &link).unwrap();
-        ReadFile::read(&link).unwrap().replace("{ }").unwrap();
+        let (read, _) = ReadFile::read(&link).unwrap();
+        read.replace("{}", "{ }").unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "{ }");
         assert!(
             std::fs::symlink_metadata(&link)

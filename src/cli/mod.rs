@@ -312,7 +312,7 @@ pub(crate) struct Checked {
 /// Checks one file; None for found JSON that turns out not to be a report
 /// (so each file is read and parsed once, on the pool).
 fn check_file(path: &Path, only_if_report: bool) -> Result<Option<Checked>, Failure> {
-    let read = match fix::ReadFile::read(path) {
+    let (read, bytes) = match fix::ReadFile::read(path) {
         Ok(read) => read,
         // An unreadable file that only might have been a report is not one.
         Err(_) if only_if_report => return Ok(None),
@@ -323,7 +323,7 @@ fn check_file(path: &Path, only_if_report: bool) -> Result<Option<Checked>, Fail
             });
         }
     };
-    let analysis = report_core::analyze_bytes(read.bytes.clone());
+    let analysis = report_core::analyze_bytes(bytes);
     if only_if_report && !analysis.root().is_some_and(looks_like_report) {
         return Ok(None);
     }
