@@ -347,6 +347,15 @@ fn sarif_output_is_one_run_with_rules_regions_and_fixes() {
     assert_eq!(run["columnKind"], "utf16CodeUnits");
     assert_eq!(run["tool"]["driver"]["version"], env!("CARGO_PKG_VERSION"));
     assert!(run["tool"]["driver"].get("informationUri").is_none());
+    let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
+    for result in run["results"].as_array().unwrap() {
+        let index = result["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(rules[index]["id"], result["ruleId"]);
+        let region = &result["locations"][0]["physicalLocation"]["region"];
+        for key in ["startLine", "startColumn", "endLine", "endColumn"] {
+            assert!(region[key].as_u64().unwrap() >= 1, "{key} is 1-based");
+        }
+    }
     // Rules quote invariants.md, which has its own tests: checked here, then
     // left out of the snapshot with the version and paths, as ruff redacts.
     let mut redacted = sarif.clone();
