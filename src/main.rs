@@ -1,17 +1,20 @@
 //! Argument dispatch only: `check` validates files, `explain` tells what a
-//! code means; no arguments or `serve` runs the language server.
+//! code means, `schema` prints the report's JSON Schema; no arguments or
+//! `serve` runs the language server. `completions` and `man` (hidden) print
+//! what packagers install.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
-use report_lsp::cli::{self, CheckOptions, Format};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+use report_core::diagnostic::Severity;
+use report_lsp::cli::{self, CheckOptions, FixMode, Format};
 
 #[derive(Parser)]
 #[command(
     name = "report-lsp",
-    version,
+    version = env!("REPORT_LSP_VERSION"),
     about = "Language server and validator for machine report files"
 )]
 struct Args {
@@ -25,29 +28,65 @@ struct Args {
 #[derive(Subcommand)]
 enum Command {
     /// Validate report files, or folders searched for them, like a compiler.
+    ///
+    /// Exit status: 0 when nothing fails, 1 when a report is invalid (or has
+    /// a diagnostic that --deny makes fail, or --diff has changes to show),
+    /// 2 when a path cannot be read, no report is found, or the usage is wrong.
     Check {
-        /// Files (always checked) and folders (searched for report files).
+        /// Files (always checked), folders (searched for report files), or - for standard input.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
         #[arg(long, value_enum, default_value_t = FormatArg::Human)]
         format: FormatArg,
-        /// When to colour human output.
+        /// When to colour human output (auto honours NO_COLOR, FORCE_COLOR and CLICOLOR_FORCE).
         #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
         color: ColorArg,
+        /// The name shown for the report read from standard input (`-`).
+        #[arg(long, value_name = "NAME")]
+        stdin_filename: Option<String>,
+        /// Succeed when the folders given hold no report.
+        #[arg(long)]
+        allow_empty: bool,
+        /// Print problems only, without the summary line.
+        #[arg(long, short)]
+        quiet: bool,
+        /// Make diagnostics of this severity (and more severe ones) fail the check too.
+        #[arg(long, value_enum, value_name = "SEVERITY")]
+        deny: Option<DenyArg>,
+        /// Apply the fixes the editor's fix-all offers to the files, then report what is left.
+        #[arg(long)]
+        fix: bool,
+        /// Print the fixes --fix would write as a unified diff, and write nothing (exit 1 when there is one).
+        #[arg(long, conflicts_with = "format")]
+        diff: bool,
     },
-    /// Explain a diagnostic code: the invariant it enforces, in words.
+    /// Explain a diagnostic code: the invariant it enforces, with a failing and a passing example.
     Explain {
         /// A code as diagnostics show it, e.g. `tier-mismatch`.
         code: String,
     },
+    /// Print the JSON Schema (draft 2020-12) of a report, generated from the validator's model.
+    Schema,
     /// Run the language server over stdio (the default).
     Serve,
+    /// Print a shell completion script.
+    #[command(hide = true)]
+    Completions { shell: clap_complete::Shell },
+    /// Print the man page (roff).
+    #[command(hide = true)]
+    Man,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
 enum FormatArg {
+    /// Compiler-style snippets and a summary line.
     Human,
+    /// One JSON object: files, diagnostics, failures and a summary.
     Json,
+    /// SARIF 2.1.0, for code scanning.
+    Sarif,
+    /// GitHub Actions workflow commands (annotations).
+    Github,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -55,6 +94,13 @@ enum ColorArg {
     Auto,
     Always,
     Never,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum DenyArg {
+    Warnings,
+    Information,
+    Hints,
 }
 
 fn main() -> ExitCode {
@@ -69,45 +115,91 @@ fn main() -> ExitCode {
             });
         }
     };
+    // Locked per command: the server writes stdout from its own threads.
+    let out = || std::io::stdout().lock();
+    let err = || std::io::stderr().lock();
     match args.command {
         Some(Command::Check {
             paths,
             format,
             color,
+            stdin_filename,
+            allow_empty,
+            quiet,
+            deny,
+            fix,
+            diff,
         }) => {
             let options = CheckOptions {
                 paths,
                 format: match format {
                     FormatArg::Human => Format::Human,
                     FormatArg::Json => Format::Json,
+                    FormatArg::Sarif => Format::Sarif,
+                    FormatArg::Github => Format::Github,
                 },
                 color: match color {
                     ColorArg::Always => true,
                     ColorArg::Never => false,
-                    ColorArg::Auto => {
-                        std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
-                    }
+                    ColorArg::Auto => cli::auto_color(std::io::stdout().is_terminal(), |name| {
+                        std::env::var_os(name)
+                    }),
+                },
+                stdin_filename,
+                allow_empty,
+                quiet,
+                fail_at: match deny {
+                    None => Severity::Error,
+                    Some(DenyArg::Warnings) => Severity::Warning,
+                    Some(DenyArg::Information) => Severity::Information,
+                    Some(DenyArg::Hints) => Severity::Hint,
+                },
+                fix: match (fix, diff) {
+                    (_, true) => FixMode::Diff,
+                    (true, false) => FixMode::Write,
+                    (false, false) => FixMode::Off,
                 },
             };
-            let code = cli::run_check(
+            ExitCode::from(cli::run_check(
                 &options,
-                &mut std::io::stdout().lock(),
-                &mut std::io::stderr().lock(),
-            );
-            ExitCode::from(code)
+                &mut std::io::stdin().lock(),
+                &mut out(),
+                &mut err(),
+            ))
         }
-        Some(Command::Explain { code }) => cli::run_explain(
-            &code,
-            &mut std::io::stdout().lock(),
-            &mut std::io::stderr().lock(),
-        )
-        .into(),
-        Some(Command::Serve) | None => match report_lsp::lsp::run() {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(error) => {
-                eprintln!("report-lsp: cannot start the server: {error}");
-                ExitCode::from(cli::EXIT_USAGE_OR_IO)
+        Some(Command::Explain { code }) => cli::run_explain(&code, &mut out(), &mut err()).into(),
+        Some(Command::Schema) => {
+            let schema = report_core::json_schema::report_schema();
+            let text = serde_json::to_string_pretty(&schema).expect("a schema serializes");
+            cli::print(&mut out(), &format!("{text}\n")).into()
+        }
+        Some(Command::Completions { shell }) => {
+            let mut buffer = Vec::new();
+            clap_complete::generate(shell, &mut Args::command(), "report-lsp", &mut buffer);
+            cli::print(&mut out(), &String::from_utf8_lossy(&buffer)).into()
+        }
+        Some(Command::Man) => {
+            let mut buffer = Vec::new();
+            if let Err(error) = clap_mangen::Man::new(Args::command()).render(&mut buffer) {
+                eprintln!("report-lsp: cannot render the man page: {error}");
+                return ExitCode::from(cli::EXIT_USAGE_OR_IO);
             }
-        },
+            cli::print(&mut out(), &String::from_utf8_lossy(&buffer)).into()
+        }
+        Some(Command::Serve) | None => {
+            // Editors never attach a terminal; a person who typed the bare command gets told what it is.
+            if std::io::stdin().is_terminal() {
+                eprintln!(
+                    "report-lsp: speaking the Language Server Protocol on stdin/stdout (for editors); to validate files run `report-lsp check PATH`"
+                );
+            }
+            match report_lsp::lsp::run() {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(error) => {
+                    eprintln!("report-lsp: cannot start the server: {error}");
+                    ExitCode::from(cli::EXIT_USAGE_OR_IO)
+                }
+            }
+        }
     }
 }

@@ -2,19 +2,14 @@
 
 mod common;
 
+use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 use common::golden_dir;
 
 fn check(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_report-lsp"))
-        .arg("check")
-        .args(args)
-        .current_dir(dir)
-        .env_remove("NO_COLOR")
-        .output()
-        .unwrap()
+    run(&[&["check"], args].concat(), dir)
 }
 
 fn stdout(output: &Output) -> String {
@@ -70,8 +65,9 @@ fn invalid_report_exits_one_with_compiler_style_output() {
     .assert_eq(&stdout(&output));
 }
 
-#[test]
-fn information_alone_keeps_a_report_valid() {
+/// A folder with `x.report.json`: the valid golden report plus an unknown
+/// field, so its one diagnostic is information.
+fn valid_report_with_an_unknown_field() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let valid = std::fs::read_to_string(golden_dir().join("valid.report.json")).unwrap();
     std::fs::write(
@@ -79,6 +75,12 @@ fn information_alone_keeps_a_report_valid() {
         valid.replacen('{', "{\n  \"note\": \"hi\",", 1),
     )
     .unwrap();
+    dir
+}
+
+#[test]
+fn information_alone_keeps_a_report_valid() {
+    let dir = valid_report_with_an_unknown_field();
     let output = check(&["--format", "json", "x.report.json"], dir.path());
     assert_eq!(output.status.code(), Some(0));
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
@@ -183,7 +185,7 @@ fn io_and_usage_errors_exit_two() {
     let dir = tempfile::tempdir().unwrap();
     let output = check(&["missing.report.json"], dir.path());
     assert_eq!(output.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("cannot read missing.report.json"));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("missing.report.json: cannot read"));
     let output = check(&[], dir.path());
     assert_eq!(output.status.code(), Some(2));
     let output = check(&["--format", "xml", "a"], dir.path());
@@ -213,17 +215,30 @@ fn golden_folder_has_valid_and_invalid_reports() {
     );
 }
 
+/// The version, and the commit when built from a git checkout (as this test's build is).
 #[test]
-fn version_flag_prints_the_version() {
+fn version_flag_prints_the_version_and_commit() {
     let output = Command::new(env!("CARGO_BIN_EXE_report-lsp"))
         .arg("--version")
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(0));
-    assert_eq!(
-        stdout(&output),
-        format!("report-lsp {}\n", env!("CARGO_PKG_VERSION"))
-    );
+    let text = stdout(&output);
+    let prefix = format!("report-lsp {}", env!("CARGO_PKG_VERSION"));
+    let rest = text.strip_prefix(&prefix).expect(&text).trim_end();
+    let in_git = Path::new(env!("CARGO_MANIFEST_DIR")).join(".git").exists();
+    if in_git {
+        let commit = rest
+            .strip_prefix(" (")
+            .and_then(|r| r.strip_suffix(')'))
+            .unwrap_or_else(|| panic!("no commit in {text:?}"));
+        assert!(
+            commit.len() >= 7 && commit.bytes().all(|b| b.is_ascii_hexdigit()),
+            "{text}"
+        );
+    } else {
+        assert_eq!(rest, "", "{text}");
+    }
 }
 
 #[test]
@@ -276,5 +291,665 @@ fn explain_prints_the_invariant_behind_a_code() {
     assert!(
         err.contains("no diagnostic code `tier-mismatched`") && err.contains("tier-mismatch,"),
         "{err}"
+    );
+}
+
+/// A small report with an error that has related places and a fix
+/// (an entry outside the shortlist), a wrong tier (a fix) and an unknown field.
+const SMALL_REPORT: &str = r#"{
+  "schema_version": "1",
+  "tool_version": "t",
+  "generated_at": "2026-11-29T18:42:07Z",
+  "scan": {"project_root": "/p", "scope_globs": [], "excluded_dirs": [], "files_scanned": 1},
+  "shortlist": ["a.md"],
+  "entries": [
+    {
+      "path": "b.md",
+      "category": {"class": "bloat", "subtype": "distill"},
+      "signals": [],
+      "op": "distill",
+      "op_type": "generative",
+      "is_destructive": false,
+      "is_reversible": true,
+      "safety_tier": "auto",
+      "token_estimate": {"raw_tokens": 3}
+    }
+  ],
+  "promotion_candidates": [],
+  "notes": "😀"
+}
+"#;
+
+/// The binary with `args` in `dir`, with no colour forced either way by the environment.
+fn run(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_report-lsp"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("NO_COLOR")
+        .env_remove("FORCE_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .output()
+        .unwrap()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).unwrap()
+}
+
+fn small_report_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("small.report.json"), SMALL_REPORT).unwrap();
+    dir
+}
+
+#[test]
+fn sarif_output_is_one_run_with_rules_regions_and_fixes() {
+    let dir = small_report_dir();
+    let output = check(&["--format", "sarif", "small.report.json"], dir.path());
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout(&output);
+    let sarif: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(sarif["version"], "2.1.0");
+    let run = &sarif["runs"][0];
+    assert_eq!(sarif["runs"].as_array().unwrap().len(), 1);
+    assert_eq!(run["columnKind"], "utf16CodeUnits");
+    assert_eq!(run["tool"]["driver"]["version"], env!("CARGO_PKG_VERSION"));
+    assert!(run["tool"]["driver"].get("informationUri").is_none());
+    let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
+    for result in run["results"].as_array().unwrap() {
+        let index = result["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(rules[index]["id"], result["ruleId"]);
+        let region = &result["locations"][0]["physicalLocation"]["region"];
+        for key in ["startLine", "startColumn", "endLine", "endColumn"] {
+            assert!(region[key].as_u64().unwrap() >= 1, "{key} is 1-based");
+        }
+    }
+    // Rules quote invariants.md, which has its own tests: checked here, then
+    // left out of the snapshot with the version and paths, as ruff redacts.
+    let mut redacted = sarif.clone();
+    for rule in redacted["runs"][0]["tool"]["driver"]["rules"]
+        .as_array_mut()
+        .unwrap()
+    {
+        let code = report_core::diagnostic::Code::parse(rule["id"].as_str().unwrap()).unwrap();
+        let explanation = report_core::docs::explain(code);
+        assert_eq!(rule["help"]["text"], explanation.as_str());
+        assert_eq!(rule["help"]["markdown"], explanation.as_str());
+        let body = report_core::docs::invariant_body(code.invariant()).unwrap();
+        assert_eq!(rule["fullDescription"]["text"], body);
+        rule["help"] = serde_json::json!("[explain CODE]");
+        rule["fullDescription"] = serde_json::json!("[the invariant's words]");
+    }
+    redacted["runs"][0]["tool"]["driver"]["version"] = serde_json::json!("[VERSION]");
+    let redacted = serde_json::to_string_pretty(&redacted)
+        .unwrap()
+        .replace(&*dir.path().to_string_lossy(), "[TMP]");
+    expect_test::expect_file!["snapshots/small.sarif"].assert_eq(&redacted);
+}
+
+#[test]
+fn github_format_prints_workflow_commands() {
+    let dir = small_report_dir();
+    std::fs::write(dir.path().join("50%,x.report.json"), "{").unwrap();
+    let output = check(
+        &[
+            "--format",
+            "github",
+            "small.report.json",
+            "50%,x.report.json",
+            "missing.json",
+        ],
+        dir.path(),
+    );
+    assert_eq!(output.status.code(), Some(2));
+    expect_test::expect![[r#"
+        ::error file=missing.json,title=report-lsp::cannot read: No such file or directory (os error 2)
+        ::error file=small.report.json,line=9,col=15,endLine=9,endColumn=21,title=entry-path-not-in-shortlist::`entries[0].path` "b.md" is not in the shortlist; every entry's path must be a shortlist member%0Asmall.report.json:6:16: the shortlist the scanner produced%0Afix: Add "b.md" to shortlist
+        ::error file=small.report.json,line=16,col=22,endLine=16,endColumn=28,title=tier-mismatch::`entries[0].safety_tier` is "auto" but derive_safety_tier gives "confirm" because op_type is "generative"; the tier is derived, never assigned%0Afix: Set safety_tier to "confirm" (derived)
+        ::notice file=small.report.json,line=21,col=3,endLine=21,endColumn=10,title=unknown-field::unknown field "notes" in the report; consumers ignore it
+        ::error file=50%25%2Cx.report.json,line=1,col=1,endLine=1,endColumn=2,title=syntax-error::invalid JSON: unterminated object: the text ends before it is closed
+    "#]]
+    .assert_eq(&stdout(&output));
+}
+
+#[test]
+fn json_format_has_related_places_fixes_failures_and_a_summary() {
+    let dir = small_report_dir();
+    let output = check(
+        &["--format", "json", "small.report.json", "missing.json"],
+        dir.path(),
+    );
+    assert_eq!(output.status.code(), Some(2));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let diagnostics = json["files"][0]["diagnostics"].as_array().unwrap();
+    let outside = &diagnostics[0];
+    assert_eq!(outside["code"], "entry-path-not-in-shortlist");
+    assert_eq!(
+        outside["related"][0]["message"],
+        "the shortlist the scanner produced"
+    );
+    assert_eq!(outside["related"][0]["range"]["start"]["line"], 5);
+    // A fix, but not one `--fix` applies on its own: the path may be the typo.
+    assert_eq!(outside["fixable"], false);
+    assert_eq!(outside["fix"]["preferred"], false);
+    assert_eq!(outside["fix"]["title"], "Add \"b.md\" to shortlist");
+    let tier = diagnostics
+        .iter()
+        .find(|d| d["code"] == "tier-mismatch")
+        .unwrap();
+    assert_eq!(tier["fixable"], true);
+    assert_eq!(outside["fix"]["edits"][0]["new_text"], ", \"b.md\"");
+    let unknown = diagnostics
+        .iter()
+        .find(|d| d["code"] == "unknown-field")
+        .unwrap();
+    assert_eq!(unknown["fixable"], false);
+    assert_eq!(unknown["fix"], serde_json::Value::Null);
+    assert_eq!(json["failures"][0]["path"], "missing.json");
+    assert_eq!(
+        json["summary"],
+        serde_json::json!({
+            "files": 1, "valid": 0, "invalid": 1, "errors": 2, "warnings": 0,
+            "information": 1, "hints": 0, "fixable": 1, "fixed": 0, "failures": 1
+        })
+    );
+}
+
+#[test]
+fn a_missing_path_shows_in_every_format_and_exits_two() {
+    let dir = small_report_dir();
+    for format in ["human", "json", "sarif", "github"] {
+        let output = check(
+            &["--format", format, "small.report.json", "gone.report.json"],
+            dir.path(),
+        );
+        assert_eq!(output.status.code(), Some(2), "{format}");
+        assert!(
+            stderr(&output).contains("gone.report.json: cannot read"),
+            "{format}"
+        );
+        let shown = stdout(&output);
+        match format {
+            "human" => assert!(shown.ends_with("; 1 failure (see above)\n"), "{shown}"),
+            _ => assert!(shown.contains("gone.report.json"), "{format}: {shown}"),
+        }
+    }
+    let sarif: serde_json::Value = serde_json::from_slice(
+        &check(&["--format", "sarif", "gone.report.json"], dir.path()).stdout,
+    )
+    .unwrap();
+    let invocation = &sarif["runs"][0]["invocations"][0];
+    assert_eq!(invocation["executionSuccessful"], false);
+    assert_eq!(
+        invocation["toolExecutionNotifications"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+            ["uri"],
+        "gone.report.json"
+    );
+}
+
+#[test]
+fn a_folder_without_reports_fails_unless_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("empty")).unwrap();
+    std::fs::write(dir.path().join("empty/package.json"), "{\"name\": \"x\"}").unwrap();
+    let output = check(&["empty"], dir.path());
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("no report found"),
+        "{}",
+        stderr(&output)
+    );
+    let output = check(&["--format", "json", "empty"], dir.path());
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert!(
+        json["failures"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no report found")
+    );
+    let output = check(&["--allow-empty", "empty"], dir.path());
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(
+        stdout(&output),
+        "checked 0 files: no problems; 0 valid, 0 invalid\n"
+    );
+}
+
+#[test]
+fn a_dash_reads_standard_input_under_the_name_given() {
+    let dir = small_report_dir();
+    for (args, shown) in [
+        (vec!["check", "--format", "json", "-"], "<stdin>"),
+        (
+            vec![
+                "check",
+                "--format",
+                "json",
+                "--stdin-filename",
+                "in.report.json",
+                "-",
+            ],
+            "in.report.json",
+        ),
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_report-lsp"))
+            .args(&args)
+            .current_dir(dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(SMALL_REPORT.as_bytes())
+            .unwrap();
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(1));
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(json["files"][0]["path"], shown);
+        assert_eq!(json["summary"]["errors"], 2);
+    }
+}
+
+/// Waits for `child` at most ten seconds, so a hang fails the test instead of stalling it.
+fn wait_bounded(mut child: std::process::Child) -> Output {
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(10) {
+            let _ = child.kill();
+            panic!("the check hangs");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn fifos_and_devices_are_refused_without_hanging() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe.report.json");
+    let status = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(status.success());
+    for path in [fifo.to_str().unwrap(), "/dev/zero"] {
+        let child = Command::new(env!("CARGO_BIN_EXE_report-lsp"))
+            .args(["check", path])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let output = wait_bounded(child);
+        assert_eq!(output.status.code(), Some(2), "{path}");
+        assert!(
+            stderr(&output).contains("not a regular file"),
+            "{}",
+            stderr(&output)
+        );
+    }
+}
+
+#[test]
+fn quiet_prints_only_problems() {
+    let dir = small_report_dir();
+    let output = check(
+        &["--quiet", "--color", "never", "small.report.json"],
+        dir.path(),
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout(&output);
+    assert!(
+        text.starts_with("error[entry-path-not-in-shortlist]"),
+        "{text}"
+    );
+    assert!(!text.contains("checked 1 file"), "{text}");
+    let output = check(
+        &["-q"],
+        &golden_dir()
+            .join("valid.report.json")
+            .parent()
+            .unwrap()
+            .join("."),
+    );
+    assert_eq!(output.status.code(), Some(2));
+    let output = check(&["-q", "valid.report.json"], &golden_dir());
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(stdout(&output), "");
+}
+
+#[test]
+fn deny_makes_less_severe_diagnostics_fail() {
+    let dir = valid_report_with_an_unknown_field();
+    for (deny, code) in [
+        (None, 0),
+        (Some("warnings"), 0),
+        (Some("information"), 1),
+        (Some("hints"), 1),
+    ] {
+        let mut args = vec!["x.report.json"];
+        if let Some(deny) = deny {
+            args.extend(["--deny", deny]);
+        }
+        assert_eq!(
+            check(&args, dir.path()).status.code(),
+            Some(code),
+            "{deny:?}"
+        );
+    }
+}
+
+#[test]
+fn a_closed_pipe_ends_the_check_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let broken = std::fs::read_to_string(golden_dir().join("invalid.report.json")).unwrap();
+    for i in 0..30 {
+        std::fs::write(dir.path().join(format!("r{i:02}.report.json")), &broken).unwrap();
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_report-lsp"))
+        .args(["check", "."])
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Like `| head -1`: read a little, then close the pipe.
+    let mut first = [0u8; 16];
+    let _ = child.stdout.as_mut().unwrap().read(&mut first);
+    drop(child.stdout.take());
+    let output = wait_bounded(child);
+    assert_eq!(stderr(&output), "");
+    assert_eq!(output.status.code(), Some(1));
+}
+
+#[test]
+fn force_color_colours_a_pipe_and_no_color_wins() {
+    let dir = small_report_dir();
+    let coloured = |vars: &[(&str, &str)]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_report-lsp"));
+        command
+            .args(["check", "small.report.json"])
+            .current_dir(dir.path())
+            .env_remove("NO_COLOR")
+            .env_remove("FORCE_COLOR")
+            .env_remove("CLICOLOR_FORCE");
+        for (name, value) in vars {
+            command.env(name, value);
+        }
+        stdout(&command.output().unwrap()).contains('\u{1b}')
+    };
+    assert!(!coloured(&[]));
+    assert!(coloured(&[("FORCE_COLOR", "1")]));
+    assert!(coloured(&[("CLICOLOR_FORCE", "1")]));
+    assert!(!coloured(&[("FORCE_COLOR", "1"), ("NO_COLOR", "1")]));
+}
+
+#[test]
+fn fix_writes_the_fixes_atomically_and_keeps_the_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = small_report_dir();
+    let path = dir.path().join("small.report.json");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let output = check(
+        &["--fix", "--color", "never", "small.report.json"],
+        dir.path(),
+    );
+    // The entry outside the shortlist has no preferred fix, so it is left, and reported.
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    assert_eq!(
+        stdout(&output).lines().last().unwrap(),
+        "checked 1 file: 1 error, 1 information; 0 valid, 1 invalid; fixed 1 problem"
+    );
+    let fixed = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        fixed,
+        SMALL_REPORT.replace("\"safety_tier\": \"auto\"", "\"safety_tier\": \"confirm\"")
+    );
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o640);
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["small.report.json"], "no temporary file is left");
+    // Nothing left to fix: the file is not written again.
+    let before = std::fs::metadata(&path).unwrap().modified().unwrap();
+    assert_eq!(
+        check(&["--fix", "small.report.json"], dir.path())
+            .status
+            .code(),
+        Some(1)
+    );
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().modified().unwrap(),
+        before
+    );
+}
+
+#[test]
+fn diff_prints_the_fixes_and_writes_nothing() {
+    let dir = small_report_dir();
+    let output = check(&["--diff", "small.report.json"], dir.path());
+    assert_eq!(output.status.code(), Some(1));
+    expect_test::expect![[r#"
+        --- a/small.report.json
+        +++ b/small.report.json
+        @@ -13,7 +13,7 @@
+               "op_type": "generative",
+               "is_destructive": false,
+               "is_reversible": true,
+        -      "safety_tier": "auto",
+        +      "safety_tier": "confirm",
+               "token_estimate": {"raw_tokens": 3}
+             }
+           ],
+    "#]]
+    .assert_eq(&stdout(&output));
+    let text = std::fs::read_to_string(dir.path().join("small.report.json")).unwrap();
+    assert_eq!(text, SMALL_REPORT);
+    let clean = check(&["--diff", "valid.report.json"], &golden_dir());
+    assert_eq!(clean.status.code(), Some(0));
+    assert_eq!(stdout(&clean), "");
+}
+
+#[test]
+fn fix_refuses_standard_input() {
+    let dir = small_report_dir();
+    let output = check(&["--fix", "-"], dir.path());
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("--fix cannot write standard input"));
+}
+
+fn error_count(text: &[u8]) -> usize {
+    report_core::analyze_bytes(text.to_vec())
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == report_core::diagnostic::Severity::Error)
+        .count()
+}
+
+/// `check --fix` over every golden invalid report: no preferred (fix-all)
+/// fix is left, the error count never grows, and a file with nothing to fix
+/// is left byte for byte.
+#[test]
+fn fix_of_every_golden_invalid_report_leaves_no_fixable_error_and_never_more_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut examples = common::invalid_examples();
+    examples.push(golden_dir().join("invalid.report.json"));
+    for example in examples {
+        let name = example.file_name().unwrap().to_string_lossy().into_owned();
+        let before = std::fs::read(&example).unwrap();
+        let copy = dir.path().join(&name);
+        std::fs::write(&copy, &before).unwrap();
+        let output = check(&["--fix", "--format", "json", &name], dir.path());
+        assert_ne!(output.status.code(), Some(2), "{name}: {}", stderr(&output));
+        let after = std::fs::read(&copy).unwrap();
+        assert!(error_count(&after) <= error_count(&before), "{name}");
+        let analysis = report_core::analyze_bytes(after.clone());
+        let left: Vec<_> = analysis
+            .diagnostics
+            .iter()
+            .filter(|d| d.fix.as_ref().is_some_and(|f| f.preferred))
+            .map(|d| d.code)
+            .collect();
+        assert!(
+            left.is_empty(),
+            "{name}: fixable diagnostics left: {left:?}"
+        );
+        if report_core::fix_all::fix_all(&String::from_utf8_lossy(&before)).is_none()
+            || before.len() != String::from_utf8_lossy(&before).len()
+        {
+            assert_eq!(after, before, "{name} had nothing to fix but was written");
+        }
+        // What the check reports is the fixed file.
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(
+            json["summary"]["errors"].as_u64().unwrap() as usize,
+            error_count(&after),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn completions_and_the_man_page_come_from_the_argument_definitions() {
+    let dir = tempfile::tempdir().unwrap();
+    for shell in ["bash", "zsh", "fish"] {
+        let output = run(&["completions", shell], dir.path());
+        assert_eq!(output.status.code(), Some(0), "{shell}");
+        let script = stdout(&output);
+        assert!(script.contains("stdin-filename"), "{shell}: {script}");
+        assert!(script.contains("allow-empty"), "{shell}");
+    }
+    let output = run(&["man"], dir.path());
+    assert_eq!(output.status.code(), Some(0));
+    let page = stdout(&output);
+    assert!(page.contains(".TH report-lsp"), "{page}");
+    assert!(page.contains("check"), "{page}");
+    // Hidden: they are for packagers, not in the help.
+    let help = stdout(&run(&["--help"], dir.path()));
+    assert!(
+        !help.contains("completions") && help.contains("schema"),
+        "{help}"
+    );
+}
+
+#[test]
+fn explain_shows_a_failing_and_a_passing_example_for_every_file_code() {
+    let dir = tempfile::tempdir().unwrap();
+    for code in report_core::diagnostic::Code::ALL {
+        let output = run(&["explain", code.as_str()], dir.path());
+        assert_eq!(output.status.code(), Some(0), "{code}");
+        let text = stdout(&output);
+        if code.invariant() == 12 {
+            assert!(text.contains("No example"), "{text}");
+            continue;
+        }
+        let failing = text
+            .find("\nFailing example (examples/golden/")
+            .unwrap_or_else(|| panic!("{text}"));
+        let passing = text
+            .find("\nPassing example (")
+            .unwrap_or_else(|| panic!("{text}"));
+        assert!(failing < passing, "{text}");
+        assert!(
+            text[failing..passing].contains(&format!("[{code}]: ")),
+            "{text}"
+        );
+    }
+    let text = stdout(&run(&["explain", "tier-mismatch"], dir.path()));
+    assert!(
+        text.contains("\"safety_tier\": \"auto\",")
+            && text.contains("after the fix: Set safety_tier"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_pre_commit_hook_runs_check_on_report_names() {
+    let hooks = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(".pre-commit-hooks.yaml"),
+    )
+    .unwrap();
+    assert!(hooks.contains("entry: report-lsp check"), "{hooks}");
+    assert!(
+        hooks.contains(r"files: '\.report\.json$|machine-report.*\.json$'"),
+        "{hooks}"
+    );
+}
+
+/// Bare `report-lsp` typed at a terminal says what it is, on one line of
+/// stderr, and then serves as always.
+#[test]
+fn the_bare_command_on_a_terminal_says_it_speaks_lsp() {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let (mut controller, mut terminal) = (-1, -1);
+    // SAFETY: openpty writes two new descriptors into the two ints; no other pointers are read.
+    let opened = unsafe {
+        libc::openpty(
+            &mut controller,
+            &mut terminal,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    if opened != 0 {
+        // A container without /dev/ptmx: there is no terminal to test with.
+        eprintln!(
+            "skipped: openpty failed: {}",
+            std::io::Error::last_os_error()
+        );
+        return;
+    }
+    // SAFETY: both descriptors were just opened and are owned by nothing else.
+    let (controller, terminal) = unsafe {
+        (
+            OwnedFd::from_raw_fd(controller),
+            OwnedFd::from_raw_fd(terminal),
+        )
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_report-lsp"))
+        .stdin(Stdio::from(terminal))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr_pipe = child.stderr.take().unwrap();
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = Vec::new();
+        let mut byte = [0u8; 1];
+        while stderr_pipe.read(&mut byte).unwrap_or(0) == 1 && byte[0] != b'\n' {
+            line.push(byte[0]);
+        }
+        let _ = sender.send(String::from_utf8_lossy(&line).into_owned());
+    });
+    let line = receiver.recv_timeout(std::time::Duration::from_secs(10));
+    // Still serving: it did not exit after the hint.
+    let still_running = child.try_wait().unwrap().is_none();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    drop(controller);
+    let line = line.expect("one line on stderr");
+    assert!(line.contains("Language Server Protocol"), "{line}");
+    assert!(line.contains("report-lsp check PATH"), "{line}");
+    assert!(still_running);
+}
+
+/// An editor never attaches a terminal: then nothing extra is printed.
+#[test]
+fn the_bare_command_without_a_terminal_prints_no_hint() {
+    let output = Command::new(env!("CARGO_BIN_EXE_report-lsp"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let output = wait_bounded(output);
+    assert!(
+        !stderr(&output).contains("Language Server Protocol"),
+        "{}",
+        stderr(&output)
     );
 }

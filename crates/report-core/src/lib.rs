@@ -18,6 +18,7 @@ pub mod generate;
 pub mod host;
 pub mod hover;
 pub mod incremental;
+pub mod json_schema;
 pub mod schema;
 pub mod selection;
 pub mod syntax;

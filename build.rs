@@ -1,0 +1,84 @@
+//! Build facts for the binary: the version with the git commit it was built
+//! from (when built from a git checkout), and the golden examples that
+//! `report-lsp explain` quotes, embedded so the binary needs no files.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+    let version = env!("CARGO_PKG_VERSION");
+    let described = match git_commit() {
+        Some(commit) => format!("{version} ({commit})"),
+        None => version.to_string(),
+    };
+    println!("cargo:rustc-env=REPORT_LSP_VERSION={described}");
+    embed_golden_examples();
+}
+
+/// `git rev-parse --short HEAD`, or None without git or outside a checkout.
+/// Reruns when HEAD moves: HEAD itself (a branch switch) and the branch's
+/// ref (a commit), wherever this checkout (perhaps a worktree) keeps them.
+fn git_commit() -> Option<String> {
+    let git = |args: &[&str]| -> Option<String> {
+        let output = Command::new("git").args(args).output().ok()?;
+        let text = String::from_utf8(output.stdout).ok()?;
+        (output.status.success() && !text.trim().is_empty()).then(|| text.trim().to_string())
+    };
+    let commit = git(&["rev-parse", "--short", "HEAD"])?;
+    for path in ["HEAD", "packed-refs"] {
+        if let Some(file) = git(&["rev-parse", "--git-path", path]) {
+            println!("cargo:rerun-if-changed={file}");
+        }
+    }
+    if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"])
+        && let Some(file) = git(&["rev-parse", "--git-path", &branch])
+    {
+        println!("cargo:rerun-if-changed={file}");
+    }
+    Some(commit)
+}
+
+/// Writes `golden_examples.rs` into OUT_DIR: `INVALID`, every invalid golden
+/// example in name order, and `VALID`, the valid report.
+fn embed_golden_examples() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let golden = root.join("examples/golden");
+    println!("cargo:rerun-if-changed={}", golden.display());
+    println!(
+        "cargo:rerun-if-changed={}",
+        golden.join("invalid").display()
+    );
+    let mut invalid: Vec<PathBuf> = std::fs::read_dir(golden.join("invalid"))
+        .map(|dir| {
+            dir.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "json"))
+                .collect()
+        })
+        .unwrap_or_default();
+    invalid.sort();
+    let example = |path: &Path| {
+        let name = path
+            .strip_prefix(&root)
+            .unwrap_or(path)
+            .to_string_lossy()
+            .replace('\\', "/");
+        format!(
+            "Example {{ name: {name:?}, bytes: include_bytes!({:?}) }}",
+            path.display().to_string()
+        )
+    };
+    let mut code = String::from(
+        "use report_core::docs::Example;\n\npub const INVALID: &[Example<'static>] = &[\n",
+    );
+    for path in &invalid {
+        code.push_str(&format!("    {},\n", example(path)));
+    }
+    code.push_str("];\n\n");
+    code.push_str(&format!(
+        "pub const VALID: Example<'static> = {};\n",
+        example(&golden.join("valid.report.json"))
+    ));
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    std::fs::write(out.join("golden_examples.rs"), code).expect("OUT_DIR is writable");
+}

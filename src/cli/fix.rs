@@ -1,0 +1,213 @@
+//! `check --fix` and `--diff`: the fix-all edits the server offers, applied
+//! to files. This is the only code that writes a file, and it writes only a
+//! fix that leaves no more errors than before, atomically (a temporary file
+//! in the same folder, renamed over the original, mode kept), and only when
+//! the file has not changed since it was read.
+
+use std::fs::{File, Metadata, Permissions};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use report_core::Analysis;
+use report_core::diagnostic::{Code, Severity};
+
+use super::{Checked, Failure, FileResult, FixMode};
+
+/// A file as it was read, to tell before writing whether it changed since.
+/// Its bytes are the analysis's text (only UTF-8 text is ever written back).
+pub(crate) struct ReadFile {
+    pub path: PathBuf,
+    len: u64,
+    modified: Option<SystemTime>,
+    permissions: Permissions,
+}
+
+impl ReadFile {
+    pub fn read(path: &Path) -> io::Result<(ReadFile, Vec<u8>)> {
+        let mut file = File::open(path)?;
+        let meta = file.metadata()?;
+        if !meta.is_file() {
+            return Err(io::Error::other("not a regular file"));
+        }
+        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        file.read_to_end(&mut bytes)?;
+        let read = ReadFile {
+            path: path.to_path_buf(),
+            len: meta.len(),
+            modified: meta.modified().ok(),
+            permissions: meta.permissions(),
+        };
+        Ok((read, bytes))
+    }
+
+    /// Whether the file on disk still holds `original`, what was read.
+    fn unchanged(&self, original: &str) -> io::Result<bool> {
+        let meta: Metadata = std::fs::metadata(&self.path)?;
+        if meta.len() != self.len || meta.modified().ok() != self.modified {
+            return Ok(false);
+        }
+        Ok(std::fs::read(&self.path)? == original.as_bytes())
+    }
+
+    /// Replaces the file's content, `original` when read, with `text`,
+    /// atomically, keeping its mode.
+    fn replace(&self, original: &str, text: &str) -> Result<(), String> {
+        // Write through a symbolic link, not over it.
+        let target =
+            std::fs::canonicalize(&self.path).map_err(|e| format!("cannot resolve: {e}"))?;
+        let folder = target.parent().unwrap_or(Path::new("."));
+        let mut temp = tempfile::Builder::new()
+            .prefix(".report-lsp-fix-")
+            .suffix(".tmp")
+            .tempfile_in(folder)
+            .map_err(|e| format!("cannot create a temporary file beside it: {e}"))?;
+        temp.write_all(text.as_bytes())
+            .and_then(|()| temp.as_file().set_permissions(self.permissions.clone()))
+            .and_then(|()| temp.as_file().sync_all())
+            .map_err(|e| format!("cannot write the temporary file: {e}"))?;
+        // Checked last, right before the rename, so the window for a lost edit is as small as it can be.
+        match self.unchanged(original) {
+            Ok(true) => {}
+            Ok(false) => {
+                return Err(
+                    "changed while it was being checked; not fixed (run the check again)".into(),
+                );
+            }
+            Err(e) => return Err(format!("cannot read it again before writing: {e}")),
+        }
+        temp.persist(&target)
+            .map(drop)
+            .map_err(|e| format!("cannot replace it: {}", e.error))
+    }
+}
+
+fn errors(analysis: &Analysis) -> usize {
+    analysis
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count()
+}
+
+/// Fixes one checked file as `mode` says: a diff goes to `diffs`, a
+/// refusal or a failed write to `failures`. Returns what to report: the
+/// fixed text's analysis when it was written, else the original one.
+pub(super) fn fix_file(
+    checked: Checked,
+    mode: FixMode,
+    diffs: &mut Vec<String>,
+    failures: &mut Vec<Failure>,
+) -> FileResult {
+    let Checked {
+        path,
+        file,
+        analysis,
+    } = checked;
+    let unchanged = |analysis: Analysis| FileResult {
+        path: path.clone(),
+        analysis,
+        fixed: 0,
+    };
+    // A lossy copy of bytes that are not UTF-8 must never be written back.
+    if analysis
+        .diagnostics
+        .iter()
+        .any(|d| d.code == Code::InvalidUtf8)
+    {
+        return unchanged(analysis);
+    }
+    let Some(fixed_text) = report_core::fix_all::fix_all(&analysis.text) else {
+        return unchanged(analysis);
+    };
+    let fixed = report_core::analyze(&fixed_text);
+    if errors(&fixed) > errors(&analysis) {
+        failures.push(Failure {
+            path: Some(path.clone()),
+            message: format!(
+                "not fixed: the fixes would leave {} errors where there are {}",
+                errors(&fixed),
+                errors(&analysis)
+            ),
+        });
+        return unchanged(analysis);
+    }
+    match mode {
+        FixMode::Off => unchanged(analysis),
+        FixMode::Diff => {
+            diffs.push(unified_diff(&path, &analysis.text, &fixed_text));
+            unchanged(analysis)
+        }
+        FixMode::Write => {
+            let Some(file) = file else {
+                return unchanged(analysis);
+            };
+            if let Err(message) = file.replace(&analysis.text, &fixed_text) {
+                failures.push(Failure {
+                    path: Some(path.clone()),
+                    message,
+                });
+                return unchanged(analysis);
+            }
+            let removed = analysis
+                .diagnostics
+                .len()
+                .saturating_sub(fixed.diagnostics.len());
+            FileResult {
+                path,
+                analysis: fixed,
+                fixed: removed,
+            }
+        }
+    }
+}
+
+/// `--- a/PATH` / `+++ b/PATH` and hunks with three lines of context, as `git diff` prints.
+fn unified_diff(path: &str, before: &str, after: &str) -> String {
+    similar::TextDiff::from_lines(before, after)
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{path}"), &format!("b/{path}"))
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_that_changed_since_it_was_read_is_not_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.report.json");
+        std::fs::write(&path, "{\"a\": 1}").unwrap();
+        let (read, _) = ReadFile::read(&path).unwrap();
+        // Same length, so only the content tells.
+        std::fs::write(&path, "{\"a\": 2}").unwrap();
+        let refused = read.replace("{\"a\": 1}", "{\"a\": 3}").unwrap_err();
+        assert!(
+            refused.contains("changed while it was being checked"),
+            "{refused}"
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"a\": 2}");
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 1, "the temporary file is removed");
+    }
+
+    #[test]
+    fn an_unchanged_file_is_replaced_through_a_symbolic_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.report.json");
+        let link = dir.path().join("link.report.json");
+        std::fs::write(&path, "{}").unwrap();
+        std::os::unix::fs::symlink(&path, &link).unwrap();
+        let (read, _) = ReadFile::read(&link).unwrap();
+        read.replace("{}", "{ }").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{ }");
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+    }
+}
