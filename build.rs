@@ -39,8 +39,9 @@ fn git_commit() -> Option<String> {
     Some(commit)
 }
 
-/// Writes `golden_examples.rs` into OUT_DIR: `INVALID`, every invalid golden
-/// example in name order, and `VALID`, the valid report.
+/// Writes `golden_examples.rs` into OUT_DIR: `INVALID`, every golden example
+/// with diagnostics (the invalid ones in name order, then the small valid
+/// examples, whose hints are diagnostics too), and `VALID`, the valid report.
 fn embed_golden_examples() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let golden = root.join("examples/golden");
@@ -49,14 +50,21 @@ fn embed_golden_examples() {
         "cargo:rerun-if-changed={}",
         golden.join("invalid").display()
     );
-    let mut invalid: Vec<PathBuf> = std::fs::read_dir(golden.join("invalid"))
-        .map(|dir| {
-            dir.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|e| e == "json"))
-                .collect()
-        })
-        .unwrap_or_default();
-    invalid.sort();
+    println!("cargo:rerun-if-changed={}", golden.join("valid").display());
+    let reports_in = |folder: &str| {
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(golden.join(folder))
+            .map(|dir| {
+                dir.filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.extension().is_some_and(|e| e == "json"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        paths.sort();
+        paths
+    };
+    // The valid examples of readings come last: a hint shows only there.
+    let mut invalid = reports_in("invalid");
+    invalid.extend(reports_in("valid"));
     let example = |path: &Path| {
         let name = path
             .strip_prefix(&root)
