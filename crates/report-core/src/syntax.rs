@@ -167,6 +167,12 @@ pub struct Member<'t> {
 }
 
 impl Member<'_> {
+    /// Whether a syntax error broke the member: its value (see
+    /// [`Node::is_broken`]) or its key (an unterminated string).
+    pub fn is_broken(&self) -> bool {
+        self.value.is_broken() || self.value.record().flags & KEY_BROKEN != 0
+    }
+
     /// From the start of the key to the end of the value.
     pub fn range(&self) -> TextRange {
         TextRange::new(self.key_range.start, self.value.range().end)
@@ -600,6 +606,31 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    /// Where a bogus value that starts with the current token ends: before
+    /// the next `,`, bracket or line end on its line, or after a quote that
+    /// closes a string whose opening quote is missing.
+    fn bogus_end(&self) -> usize {
+        let bytes = self.bytes;
+        let mut q = self.pos;
+        while let Some(&b) = bytes.get(q) {
+            match b {
+                b',' | b'}' | b']' | b'{' | b'[' | b'\n' | b'\r' => break,
+                b'"' => {
+                    let after = bytes[q + 1..].iter().find(|b| !matches!(b, b' ' | b'\t'));
+                    if matches!(after, None | Some(b'\n' | b'\r' | b',' | b'}' | b']')) {
+                        q += 1;
+                    }
+                    break;
+                }
+                _ => q += 1,
+            }
+        }
+        while q > self.pos && matches!(bytes[q - 1], b' ' | b'\t') {
+            q -= 1;
+        }
+        q
+    }
+
     /// The next byte after whitespace, without consuming anything.
     fn peek_byte(&self) -> Option<u8> {
         self.bytes[self.pos..]
@@ -728,6 +759,16 @@ impl<'a> Lexer<'a> {
             if self.digits() == 0 {
                 return self.bad_number(|| "a number's exponent needs digits, as in 1e5".into());
             }
+        }
+        // `2026-11-29T18`, `1.5.3`, `12px`: a word that starts like a number.
+        // (`01` stays two numbers: a missing comma.)
+        if self
+            .bytes
+            .get(self.pos)
+            .is_some_and(|&b| !WORD_STOP[b as usize] && !b.is_ascii_digit())
+        {
+            self.pos = self.start;
+            return self.word();
         }
         Tok::Num
     }
@@ -973,6 +1014,8 @@ fn shown(word: &str) -> String {
 
 const BROKEN: u8 = 1;
 const INCOMPLETE: u8 = 2;
+/// On a member's value: the member's key is unreadable (an unterminated string).
+const KEY_BROKEN: u8 = 4;
 /// No child yet, in [`Frame::last_child`].
 const NO_CHILD: u32 = u32::MAX;
 
@@ -1032,6 +1075,8 @@ struct Parser<'a> {
     keys: Vec<(Cow<'a, str>, TextRange)>,
     /// The key waiting for its value.
     pending_key: Option<(TextRange, Option<Box<str>>)>,
+    /// Whether that key is unreadable.
+    pending_key_broken: bool,
     escaped_values: HashMap<u32, Box<str>>,
     escaped_keys: HashMap<u32, Box<str>>,
     errors: Vec<SyntaxError>,
@@ -1079,6 +1124,7 @@ impl<'a> Parser<'a> {
             stack: Vec::new(),
             keys: Vec::new(),
             pending_key: None,
+            pending_key_broken: false,
             escaped_values: HashMap::new(),
             escaped_keys: HashMap::new(),
             errors: Vec::new(),
@@ -1254,7 +1300,11 @@ impl<'a> Parser<'a> {
             kind,
             value_escaped: false,
             key_escaped,
-            flags: if kind == Kind::Error { BROKEN } else { 0 },
+            flags: match (kind, std::mem::take(&mut self.pending_key_broken)) {
+                (Kind::Error, _) => BROKEN,
+                (_, true) => KEY_BROKEN,
+                _ => 0,
+            },
         });
         index
     }
@@ -1392,13 +1442,20 @@ impl<'a> Parser<'a> {
             | Tok::BadStr
             | Tok::BadNum => Next(self.scalar(tok)),
             Tok::Word => {
-                let word = self.token_text();
+                // Up to where a value would end: `2026-11-29T18:42:07Z"` is one bogus value.
+                let end = self.lexer.bogus_end();
+                self.lexer.pos = end;
+                let bogus = &self.text[range.start..end];
+                let hint = match bogus.ends_with('"') {
+                    true => " (is a string missing its opening quote?)",
+                    false => "",
+                };
                 self.invalid(
-                    range,
-                    || format!("unexpected `{}`; expected a JSON value", shown(word)),
+                    TextRange::new(range.start, end),
+                    || format!("unexpected `{}`; expected a JSON value{hint}", shown(bogus)),
                     true,
                 );
-                self.push_error(range.start, range.end);
+                self.push_error(range.start, end);
                 Next(self.after_value())
             }
             // `[]`: an empty array closes right away.
@@ -1452,6 +1509,7 @@ impl<'a> Parser<'a> {
 
     /// A key token: remembered for its value, and checked against the object's other keys.
     fn key(&mut self, key: Cow<'a, str>, range: TextRange) {
+        self.pending_key_broken = false;
         let frame = self.stack.last_mut().expect("keys appear inside objects");
         let first = match &mut frame.key_set {
             Some(set) => set.get(&*key).copied(),
@@ -1502,10 +1560,12 @@ impl<'a> Parser<'a> {
             // A bad string: its content as written.
             _ => Cow::Owned(self.text[range.start + 1..self.lexer.content_end].to_string()),
         };
-        if tok == Tok::BadStr {
-            self.broke();
-        }
         self.key(key, range);
+        if tok == Tok::BadStr {
+            // Which key it was meant to be is unknown: the object may lack any.
+            self.lost_content();
+            self.pending_key_broken = true;
+        }
     }
 
     fn key_or_close(&mut self, tok: Tok, after_comma: bool) -> Step {

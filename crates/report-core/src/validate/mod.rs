@@ -230,14 +230,15 @@ fn drop_broken(root: Node<'_>, diagnostics: &mut Vec<Diagnostic>) {
     let mut regions = Vec::new();
     for member in root.members().into_iter().flatten() {
         let value = member.value;
-        if !value.is_broken() {
+        if !member.is_broken() {
             continue;
         }
         match (member.key, value.items()) {
+            (_, _) if !value.is_broken() => regions.push(member.range()),
             ("shortlist" | "entries" | "promotion_candidates", Some(items)) => {
                 regions.extend(items.filter(|item| item.is_broken()).map(Node::range));
             }
-            _ => regions.push(value.range()),
+            _ => regions.push(member.range()),
         }
     }
     let lost_members = root.is_incomplete();
