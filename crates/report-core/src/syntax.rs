@@ -2207,4 +2207,515 @@ mod tests {
             );
         }
     }
+
+    /// Every error of `text`, as messages (duplicate keys shown by key).
+    fn messages(text: &str) -> Vec<String> {
+        parse(text)
+            .errors
+            .iter()
+            .map(|e| match &e.kind {
+                SyntaxErrorKind::Invalid(message) => message.clone(),
+                other => format!("{other:?}"),
+            })
+            .collect()
+    }
+
+    /// Each class of text strict JSON accepts, in small cases of our own.
+    #[test]
+    fn strict_json_is_accepted_in_every_form() {
+        for text in [
+            "-0",
+            "0.5e-3",
+            "1E+2",
+            "-1.25e10",
+            "1e999",
+            "123456789012345678901234567890",
+            r#""\"\\\/\b\f\n\r\t""#,
+            r#""\u0000\u001f\u00e9\uD834\uDD1E""#,
+            "\"é 日本 😀 \u{2028} \u{7f}\"",
+            "\"\"",
+            "{\"\": 1}",
+            "[[[]], {}, [{}], {\"a\": []}]",
+            " \t\r\n[ 1 , 2 ]\r\n ",
+            "true",
+            "null",
+            "[false, true, null]",
+            "{\"a\": {\"b\": {\"c\": [1, \"x\", null]}}}",
+        ] {
+            let parse = parse(text);
+            assert!(parse.errors.is_empty(), "{text:?}: {:?}", parse.errors);
+            let root = parse.root().unwrap();
+            assert!(!root.is_broken() && !root.is_incomplete(), "{text:?}");
+        }
+        assert_eq!(
+            parse(r#""\uD834\uDD1E""#).root().unwrap().as_str(),
+            Some("𝄞")
+        );
+    }
+
+    /// Each class of text strict JSON rejects: every one is an error.
+    #[test]
+    fn every_kind_of_invalid_json_is_rejected() {
+        for text in [
+            // Numbers.
+            "-",
+            "1.",
+            ".1",
+            "+1",
+            "1e",
+            "1e+",
+            "0x10",
+            "Infinity",
+            "-Infinity",
+            "NaN",
+            "1.5.3",
+            "12px",
+            "- 1",
+            "[01]",
+            "[-01]",
+            "2.e3",
+            // Literals.
+            "tru",
+            "True",
+            "nul",
+            "falsey",
+            "[true false]",
+            // Strings.
+            "\"abc",
+            "\"a\\x\"",
+            "\"\\'\"",
+            "\"\\U0041\"",
+            "\"\\u12\"",
+            "\"\\u12zz\"",
+            "\"\\",
+            "'a'",
+            "\"\\uDD1E\"",
+            "\"\\uD834x\"",
+            // Structure.
+            "[1,]",
+            "[,1]",
+            "[1,,2]",
+            "{\"a\":1,}",
+            "{,}",
+            "{\"a\"}",
+            "{\"a\" 1}",
+            "{1:1}",
+            "{'a':1}",
+            "[\"a\" \"b\"]",
+            "[1]]",
+            "[1",
+            "{",
+            "]",
+            "}",
+            "[}",
+            "{]",
+            ":",
+            ",",
+            "[1]x",
+            "{} {}",
+            "[1] 2",
+            "{\"a\" : : 1}",
+            "{:1}",
+            "{\"a\":1 \"b\":2}",
+            // What is no whitespace, and what is no JSON at all.
+            "// c\n1",
+            "/* c */ 1",
+            "\u{feff}1",
+            "\u{b}1",
+            "\u{c}1",
+            "\u{a0}1",
+            "1\u{0}",
+            "#",
+            "\u{3000}",
+            "",
+        ] {
+            assert!(!parse(text).errors.is_empty(), "{text:?} was accepted");
+        }
+    }
+
+    /// Invariant 1: a raw control character inside a string is an error,
+    /// line feed and carriage return included, and the message says how to
+    /// escape it.
+    #[test]
+    fn raw_control_characters_in_strings_say_how_to_escape_them() {
+        for byte in 0u8..0x20 {
+            let text = format!("[\"a{}b\"]", byte as char);
+            let messages = messages(&text);
+            let expected = match byte {
+                b'\n' => "\\n".to_string(),
+                b'\r' => "\\r".to_string(),
+                b'\t' => "\\t".to_string(),
+                _ => format!("\\u{byte:04x}"),
+            };
+            assert_eq!(messages.len(), 1, "U+{byte:04X}: {messages:?}");
+            assert!(
+                messages[0].contains(&expected),
+                "U+{byte:04X}: {messages:?}"
+            );
+        }
+        // The value is still what is written: the string breaks nothing.
+        let parse = parse("{\"op\": \"re\nwrite\", \"b\": 1}");
+        let root = parse.root().unwrap();
+        assert_eq!(root.get("op").unwrap().as_str(), Some("re\nwrite"));
+        assert!(!root.is_broken());
+    }
+
+    /// The members of an object as `key=value` (`key=!` for an error node).
+    fn shape(node: Node<'_>) -> String {
+        let render = |n: Node<'_>| match n.value() {
+            Value::Error if n.is_missing() => "!missing".to_string(),
+            Value::Error => "!".to_string(),
+            Value::Object => format!("{{{}}}", shape(n)),
+            Value::Array => format!(
+                "[{}]",
+                n.items()
+                    .unwrap()
+                    .map(|i| match i.value() {
+                        Value::Object => format!("{{{}}}", shape(i)),
+                        Value::Error => "!".into(),
+                        _ => n.tree.text()[i.range().as_range()].to_string(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+            _ => n.tree.text()[n.range().as_range()].to_string(),
+        };
+        match node.members() {
+            Some(members) => members
+                .map(|m| format!("{}={}", m.key, render(m.value)))
+                .collect::<Vec<_>>()
+                .join(" "),
+            None => render(node),
+        }
+    }
+
+    /// Each way of breaking JSON: one error, and the tree a reader would see.
+    #[test]
+    fn each_break_gives_one_error_and_the_tree_around_it() {
+        let cases = [
+            // Missing comma, extra comma, missing colon, missing value.
+            ("{\"a\": 1 \"b\": 2}", "a=1 b=2", "expected a comma"),
+            ("{\"a\": 1,, \"b\": 2}", "a=1 b=2", "an extra comma"),
+            (
+                "{\"a\" 1, \"b\": 2}",
+                "a=1 b=2",
+                "expected a colon after the key",
+            ),
+            (
+                "{\"a\": , \"b\": 2}",
+                "a=!missing b=2",
+                "expected a value, found `,`",
+            ),
+            (
+                "{\n  \"a\": \n  \"b\": 2}",
+                "a=!missing b=2",
+                "expected a value after the colon",
+            ),
+            (
+                "{\"a\"\n  \"b\": 2}",
+                "a=!missing b=2",
+                "expected a colon after the key",
+            ),
+            // Unterminated strings: a value being typed, a key being typed.
+            (
+                "{\"a\": \"de\n  \"b\": 2}",
+                "a=! b=2",
+                "unterminated string literal: the line ends before its closing `\"`; a line break inside a string is written \\n",
+            ),
+            (
+                "{\"a\": 1,\n  \"b\n  \"c\": 2}",
+                "a=1 b=!missing c=2",
+                "unterminated string literal: the line ends before its closing `\"`; a line break inside a string is written \\n",
+            ),
+            // Missing brackets.
+            (
+                "{\"e\": [{\"x\": 1, {\"x\": 2}]}",
+                "e=[{x=1} {x=2}]",
+                "expected `}`: the object is not closed before the next item",
+            ),
+            (
+                "{\"e\": [{\"x\": 1}, \"x\": 2}]}",
+                "e=[{x=1} {x=2}]",
+                "expected `{` before this key",
+            ),
+            (
+                "{\"s\": \"x\": 1, \"y\": 2}, \"b\": 3}",
+                "s={x=1 y=2} b=3",
+                "expected `{` before this key",
+            ),
+            (
+                "{\"a\": [\"x\", \"b\": 2}",
+                "a=[\"x\"] b=2",
+                "expected `]`: the array is not closed before this key",
+            ),
+            (
+                "{\"a\": [1, 2}",
+                "a=[1 2]",
+                "mismatched bracket: expected `,` or `]`",
+            ),
+            (
+                "{\"e\": [{\"x\": 1\n]}",
+                "e=[{x=1}]",
+                "mismatched bracket: expected `,` or `}`",
+            ),
+            (
+                "{\"a\": {\"x\": 1}}, \"b\": 2}",
+                "a={x=1} b=2",
+                "this bracket closes the document too early: more follows after it",
+            ),
+            // Stray characters.
+            (
+                "{\"a\": foo, \"b\": 2}",
+                "a=! b=2",
+                "unexpected `foo`; expected a JSON value",
+            ),
+            (
+                "{\"a\": 2026-11-29T18:42:07Z\", \"b\": 2}",
+                "a=! b=2",
+                "unexpected `2026-11-29T18:42:07Z\"`; expected a JSON value (is a string missing its opening quote?)",
+            ),
+            (
+                "{\"a\": 1, @@ \"b\": 2}",
+                "a=1 b=2",
+                "keys must be double-quoted strings, found `@@`",
+            ),
+            (
+                "{\"a\": 1 @@, \"b\": 2}",
+                "a=1 b=2",
+                "unexpected `@@`; expected `,` or `}`",
+            ),
+            (
+                "{a: 1, \"b\": 2}",
+                "a=1 b=2",
+                "keys must be double-quoted strings, found `a`",
+            ),
+            // Errors that break nothing.
+            (
+                "{\"a\": 1, \"b\": 2,}",
+                "a=1 b=2",
+                "trailing commas are not allowed",
+            ),
+            (
+                "{\"a\": 1, /* c */ \"b\": 2}",
+                "a=1 b=2",
+                "comments are not allowed in JSON",
+            ),
+        ];
+        for (text, expected_shape, expected_message) in cases {
+            let parse = parse(text);
+            let root = parse.root().unwrap();
+            assert_eq!(shape(root), expected_shape, "{text:?}");
+            assert_eq!(messages(text), [expected_message], "{text:?}");
+            check_ranges(&parse);
+        }
+        // Only what made the parser guess breaks the containers around it.
+        assert!(!parse("{\"a\": [1, 2,]}").root().unwrap().is_broken());
+        let parse = parse("{\"e\": [{\"x\": 1, {\"x\": 2}]}");
+        let items: Vec<_> = parse
+            .root()
+            .unwrap()
+            .lookup("/e")
+            .unwrap()
+            .items()
+            .unwrap()
+            .collect();
+        assert!(items[0].is_broken() && !items[1].is_broken());
+        assert!(parse.root().unwrap().is_broken() && !parse.root().unwrap().is_incomplete());
+    }
+
+    #[test]
+    fn unclosed_text_keeps_what_it_holds_and_is_incomplete() {
+        let text = "{\"e\": [{\"x\": 1}, {\"x\": 2, \"y\": [3";
+        let parse = parse(text);
+        assert_eq!(
+            messages(text),
+            ["unterminated array: the text ends before it is closed"]
+        );
+        let root = parse.root().unwrap();
+        assert_eq!(shape(root), "e=[{x=1} {x=2 y=[3]}]");
+        assert!(root.is_incomplete());
+        let entries = root.get("e").unwrap();
+        assert!(!entries.items().unwrap().next().unwrap().is_broken());
+        assert_eq!(root.range().end, text.len());
+        // Truncated inside a string: that is the one error.
+        assert_eq!(messages("{\"e\": [\"ab"), ["unterminated string literal"]);
+    }
+
+    /// What a completion needs from half-typed text: the member being typed, and its value.
+    #[test]
+    fn a_half_typed_value_is_found_by_its_path() {
+        for (text, missing) in [
+            ("{\"entries\": [{\"path\": \"a\", \"op_type\": \"de", false),
+            ("{\"entries\": [{\"path\": \"a\", \"op_type\": ", true),
+            (
+                "{\"entries\": [{\"path\": \"a\", \"op_type\": \n  }]}",
+                true,
+            ),
+        ] {
+            let parse = parse(text);
+            let offset = text.trim_end_matches(['\n', ' ', '}', ']']).len();
+            let path = parse.root().unwrap().path_to(offset);
+            let keys: Vec<_> = path.iter().map(|(m, _)| m.map(|m| m.key)).collect();
+            assert_eq!(
+                keys,
+                [None, Some("entries"), None, Some("op_type")],
+                "{text:?}"
+            );
+            let value = path.last().unwrap().1;
+            assert!(value.is_error(), "{text:?}");
+            assert_eq!(value.is_missing(), missing, "{text:?}");
+        }
+    }
+
+    /// Every node lies inside the text and inside its parent, in order.
+    fn check_ranges(parse: &Parse) {
+        let Some(tree) = &parse.tree else { return };
+        let len = tree.text().len();
+        let mut stack = vec![tree.root()];
+        while let Some(node) = stack.pop() {
+            let range = node.range();
+            assert!(range.start <= range.end && range.end <= len, "{range:?}");
+            let mut previous_end = range.start;
+            for child in node.children() {
+                let r = child.range();
+                assert!(
+                    r.start >= previous_end && r.end <= range.end,
+                    "{r:?} in {range:?}"
+                );
+                if let Some(members) = node.members() {
+                    let _ = members.count();
+                    let m = child.as_member();
+                    assert!(
+                        m.key_range.start >= previous_end
+                            && m.key_range.end <= r.start.max(m.key_range.end)
+                    );
+                }
+                previous_end = r.end;
+                stack.push(child);
+            }
+        }
+        for error in &parse.errors {
+            assert!(error.range.end <= len);
+        }
+    }
+
+    #[test]
+    fn bad_input_gives_a_bounded_number_of_errors() {
+        let mut rng = fastrand::Rng::with_seed(5);
+        let alphabet: Vec<char> = "{}[],:\"'\\ \n\t1-.eE0tfnu#@xé😀/*".chars().collect();
+        let garbage: String = (0..1 << 20)
+            .map(|_| alphabet[rng.usize(..alphabet.len())])
+            .collect();
+        let line = "x!".repeat(1 << 19);
+        for text in [
+            "[".repeat(100_000),
+            "{".repeat(100_000),
+            "]".repeat(100_000),
+            "{\"a\":[".repeat(50_000),
+            ",".repeat(100_000),
+            "\"".repeat(100_001),
+            garbage,
+            format!("{{\"a\": {line}}}"),
+            format!("[{line}"),
+        ] {
+            let parse = parse(&text);
+            assert!(parse.root().is_some());
+            let syntax = parse
+                .errors
+                .iter()
+                .filter(|e| !matches!(e.kind, SyntaxErrorKind::DuplicateKey { .. }))
+                .count();
+            assert!((1..=MAX_SYNTAX_ERRORS).contains(&syntax), "{syntax} errors");
+            check_ranges(&parse);
+        }
+        for _ in 0..3000 {
+            let len = rng.usize(0..40);
+            let text: String = (0..len)
+                .map(|_| alphabet[rng.usize(..alphabet.len())])
+                .collect();
+            let parse = parse(&text);
+            check_ranges(&parse);
+            assert!(
+                parse.errors.len() <= 3 * len + 1,
+                "{text:?}: {:?}",
+                parse.errors
+            );
+        }
+    }
+
+    fn to_serde(node: Node<'_>) -> serde_json::Value {
+        match node.value() {
+            Value::Null => serde_json::Value::Null,
+            Value::Bool(b) => serde_json::Value::Bool(b),
+            Value::Number(raw) => serde_json::from_str(raw).unwrap(),
+            Value::String(s) => serde_json::Value::String(s.to_string()),
+            Value::Array => serde_json::Value::Array(node.items().unwrap().map(to_serde).collect()),
+            Value::Object => serde_json::Value::Object(
+                node.members()
+                    .unwrap()
+                    .map(|m| (m.key.to_string(), to_serde(m.value)))
+                    .collect(),
+            ),
+            Value::Error => panic!("an error node"),
+        }
+    }
+
+    /// On random short texts, whatever a strict parser accepts parses
+    /// without errors to the same value, and whatever it rejects for its
+    /// syntax has an error here.
+    #[test]
+    fn agrees_with_a_strict_parser_on_random_text() {
+        let mut rng = fastrand::Rng::with_seed(9);
+        let pieces = [
+            "{",
+            "}",
+            "[",
+            "]",
+            ",",
+            ":",
+            " ",
+            "\n",
+            "\"a\"",
+            "\"b\"",
+            "\"\\u00e9\"",
+            "\"\\n\"",
+            "1",
+            "-2.5e3",
+            "0",
+            "true",
+            "null",
+            "\"",
+            "\\",
+            "x",
+            "é",
+        ];
+        let mut accepted = 0;
+        for _ in 0..20_000 {
+            let text: String = (0..rng.usize(1..12))
+                .map(|_| pieces[rng.usize(..pieces.len())])
+                .collect();
+            let parse = parse(&text);
+            check_ranges(&parse);
+            let only_duplicates = parse
+                .errors
+                .iter()
+                .all(|e| matches!(e.kind, SyntaxErrorKind::DuplicateKey { .. }));
+            match serde_json::from_str::<serde_json::Value>(&text) {
+                Ok(expected) => {
+                    accepted += 1;
+                    assert!(only_duplicates, "{text:?}: {:?}", parse.errors);
+                    if parse.errors.is_empty() {
+                        assert_eq!(to_serde(parse.root().unwrap()), expected, "{text:?}");
+                    }
+                }
+                // Numbers of any size are JSON; serde_json refuses those past f64.
+                Err(error) if error.to_string().contains("number out of range") => {}
+                Err(error) if error.is_syntax() || error.is_eof() => {
+                    assert!(!only_duplicates, "{text:?} accepted");
+                }
+                Err(_) => {}
+            }
+        }
+        assert!(accepted > 500, "{accepted}");
+    }
 }
