@@ -1584,20 +1584,9 @@ impl<'a> Parser<'a> {
                 Next(self.after_value())
             }
             Tok::CloseBracket => Again(Expect::CommaOrClose),
-            Tok::OpenBrace | Tok::OpenBracket
-                if after_comma
-                    && self.stack.len() >= 2
-                    && !self.stack[self.stack.len() - 2].is_object =>
-            {
-                // `{...}, {`: the object's `}` is missing, and this is the next item.
-                let at = TextRange::empty(self.value_end);
-                self.invalid(
-                    at,
-                    || "expected `}`: the object is not closed before the next item".into(),
-                    true,
-                );
-                self.close_missing();
-                Again(Expect::Value { after_comma: true })
+            // `{...}, {`: the object's `}` is missing, and this is the next item.
+            Tok::OpenBrace | Tok::OpenBracket if after_comma && self.object_in_array() => {
+                self.unclosed_before_next_item()
             }
             Tok::Word | Tok::Num | Tok::True | Tok::False | Tok::Null
                 if self.lexer.peek_byte() == Some(b':') =>
@@ -1757,20 +1746,9 @@ impl<'a> Parser<'a> {
                 );
                 Next(Expect::CommaOrClose)
             }
-            Tok::OpenBrace | Tok::OpenBracket
-                if in_object
-                    && self.stack.len() >= 2
-                    && !self.stack[self.stack.len() - 2].is_object =>
-            {
-                // `{...} {`: the object's `}` and a comma are missing.
-                let at = TextRange::empty(self.value_end);
-                self.invalid(
-                    at,
-                    || "expected `}`: the object is not closed before the next item".into(),
-                    true,
-                );
-                self.close_missing();
-                Again(Expect::Value { after_comma: true })
+            // `{...} {`: the object's `}` and a comma are missing.
+            Tok::OpenBrace | Tok::OpenBracket if self.object_in_array() => {
+                self.unclosed_before_next_item()
             }
             _ => {
                 // A value where a comma belongs.
@@ -1782,6 +1760,25 @@ impl<'a> Parser<'a> {
                 })
             }
         }
+    }
+
+    /// Whether the innermost container is an object that is an array's item.
+    fn object_in_array(&self) -> bool {
+        let n = self.stack.len();
+        n >= 2 && self.stack[n - 1].is_object && !self.stack[n - 2].is_object
+    }
+
+    /// An array or object starts where the innermost object should go on:
+    /// that object's `}` is missing, and this is the array's next item.
+    fn unclosed_before_next_item(&mut self) -> Step {
+        let at = TextRange::empty(self.value_end);
+        self.invalid(
+            at,
+            || "expected `}`: the object is not closed before the next item".into(),
+            true,
+        );
+        self.close_missing();
+        Again(Expect::Value { after_comma: true })
     }
 
     /// The last record is a string value just read, a direct child of the innermost container.
