@@ -51,6 +51,7 @@ fn check_tree(text: &str) {
                 (_, Some(members)) => members
                     .map(|m| {
                         assert!(range.start <= m.key_range.start && m.key_range.end <= range.end);
+                        assert!(m.key_range.end <= m.value.range().start);
                         m.value
                     })
                     .collect(),

@@ -832,10 +832,40 @@ impl<'a> Lexer<'a> {
                 Some(i) => p += i,
             }
             match bytes[p] {
-                b'"' => {
+                b'"' if !bytes
+                    .get(p + 1)
+                    .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_') =>
+                {
                     self.pos = p + 1;
                     self.content_end = p;
                     return if bad { Tok::BadStr } else { Tok::Str };
+                }
+                b'"' => {
+                    // `"n, "pitch": ...`, `"n "pitch": ...`: a word right after
+                    // the quote means the quote opens the next string, and this
+                    // one was not closed before its last comma or blanks.
+                    let content = &bytes[self.start + 1..p];
+                    let blanks = content.iter().rev().take_while(|&&b| b == b' ').count();
+                    let split = content
+                        .iter()
+                        .rposition(|&b| b == b',')
+                        .or((blanks > 0).then(|| content.len() - blanks));
+                    match split {
+                        Some(comma) => {
+                            self.pos = self.start + 1 + comma;
+                            self.content_end = self.pos;
+                            self.unterminated = true;
+                            self.problem(self.range(), || {
+                                "unterminated string literal: it has no closing `\"` before the next string".into()
+                            });
+                            return Tok::BadStr;
+                        }
+                        None => {
+                            self.pos = p + 1;
+                            self.content_end = p;
+                            return if bad { Tok::BadStr } else { Tok::Str };
+                        }
+                    }
                 }
                 b'\\' => {
                     self.escaped = true;
@@ -1816,13 +1846,14 @@ impl<'a> Parser<'a> {
         let key_range = TextRange::new(string.start as usize, string.end as usize);
         self.records[s].value_escaped = false;
         let opens_object = match frame.is_object {
-            // Deeper than its key, or on its line: the first key of an object
-            // whose `{` is missing; else the next key, after a missing value.
+            // On a line of its own, deeper than the member's key: the first
+            // key of an object whose `{` is missing; else the next key,
+            // after a missing value (a value being typed).
             true => {
                 let member_key = string.key_start as usize;
                 let between = &self.text[member_key..string.start as usize];
-                !between.contains('\n')
-                    || column(self.text, string.start as usize) > column(self.text, member_key)
+                between.contains('\n')
+                    && column(self.text, string.start as usize) > column(self.text, member_key)
             }
             // After items that are no objects: the array's `]` is missing.
             false => {
@@ -1848,12 +1879,14 @@ impl<'a> Parser<'a> {
             self.records[s].flags |= BROKEN;
             self.broke();
         } else if frame.is_object {
-            let at = TextRange::empty(self.colon_end);
+            // After the member's colon; a member may have lost its colon too.
+            let colon_end = self.colon_end.max(string.key_end as usize);
+            let at = TextRange::empty(colon_end);
             self.invalid(at, || "expected a value after the colon".into(), true);
             let record = &mut self.records[s];
             record.kind = Kind::Error;
             record.flags |= BROKEN;
-            (record.start, record.end) = (self.colon_end as u32, self.colon_end as u32);
+            (record.start, record.end) = (colon_end as u32, colon_end as u32);
             self.broke();
         } else {
             let stack_len = self.stack.len();
@@ -2424,6 +2457,16 @@ mod tests {
                 "a=1 b=!missing c=2",
                 "unterminated string literal: the line ends before its closing `\"`; a line break inside a string is written \\n",
             ),
+            (
+                "{\"a\": \"n, \"b\": 2}",
+                "a=! b=2",
+                "unterminated string literal: it has no closing `\"` before the next string",
+            ),
+            (
+                "{\"a\": \"n \"b\": 2}",
+                "a=! b=2",
+                "unterminated string literal: it has no closing `\"` before the next string",
+            ),
             // Missing brackets.
             (
                 "{\"e\": [{\"x\": 1, {\"x\": 2}]}",
@@ -2436,9 +2479,14 @@ mod tests {
                 "expected `{` before this key",
             ),
             (
-                "{\"s\": \"x\": 1, \"y\": 2}, \"b\": 3}",
+                "{\n  \"s\":\n    \"x\": 1, \"y\": 2},\n  \"b\": 3}",
                 "s={x=1 y=2} b=3",
                 "expected `{` before this key",
+            ),
+            (
+                "{\"a\": \"b\": 2}",
+                "a=!missing b=2",
+                "expected a value after the colon",
             ),
             (
                 "{\"a\": [\"x\", \"b\": 2}",
@@ -2583,8 +2631,9 @@ mod tests {
                     let _ = members.count();
                     let m = child.as_member();
                     assert!(
-                        m.key_range.start >= previous_end
-                            && m.key_range.end <= r.start.max(m.key_range.end)
+                        m.key_range.start >= previous_end && m.key_range.end <= r.start,
+                        "{:?} before {r:?}",
+                        m.key_range
                     );
                 }
                 previous_end = r.end;
@@ -2625,6 +2674,8 @@ mod tests {
             assert!((1..=MAX_SYNTAX_ERRORS).contains(&syntax), "{syntax} errors");
             check_ranges(&parse);
         }
+        // A member that lost its colon, then turns out to be followed by a key.
+        check_ranges(&parse("{\"a\": 1, \"k\" \"v\" /**/ : 2}"));
         for _ in 0..3000 {
             let len = rng.usize(0..40);
             let text: String = (0..len)
@@ -2678,6 +2729,8 @@ mod tests {
             "\"\\n\"",
             "1",
             "-2.5e3",
+            "/**/",
+            "'",
             "0",
             "true",
             "null",

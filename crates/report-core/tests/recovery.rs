@@ -43,8 +43,9 @@ fn generated_report() -> String {
     })
 }
 
-/// One way of breaking an entry's text; None when the entry has no place for it.
-type Break = fn(&str) -> Option<String>;
+/// One way of breaking an item's text around its member `key`; None when
+/// the item has no place for it.
+type Break = fn(&str, &str) -> Option<String>;
 
 /// The range of the value of `"key": ` in `entry` (a string value: quotes included).
 fn value_of(entry: &str, key: &str) -> Option<TextRange> {
@@ -62,47 +63,48 @@ fn replace(entry: &str, range: TextRange, with: &str) -> String {
 }
 
 const BREAKS: &[(&str, Break)] = &[
-    ("unterminated string", |e| {
-        let op = value_of(e, "op")?;
+    ("unterminated string", |e, k| {
+        let op = value_of(e, k)?;
         Some(replace(e, TextRange::new(op.end - 1, op.end), ""))
     }),
-    ("half-typed value", |e| {
-        let op = value_of(e, "op")?;
-        Some(replace(e, TextRange::new(op.start + 3, op.end + 1), ""))
+    ("half-typed value", |e, k| {
+        let op = value_of(e, k)?;
+        let typed = (op.start + 3).min(op.end - 1);
+        Some(replace(e, TextRange::new(typed, op.end + 1), ""))
     }),
-    ("missing comma", |e| {
-        let op = value_of(e, "op")?;
+    ("missing comma", |e, k| {
+        let op = value_of(e, k)?;
         (e.as_bytes()[op.end] == b',').then(|| replace(e, TextRange::new(op.end, op.end + 1), ""))
     }),
-    ("extra comma", |e| {
-        let op = value_of(e, "op")?;
+    ("extra comma", |e, k| {
+        let op = value_of(e, k)?;
         (e.as_bytes()[op.end] == b',').then(|| replace(e, TextRange::empty(op.end), ","))
     }),
-    ("missing colon", |e| {
-        let op = value_of(e, "op")?;
+    ("missing colon", |e, k| {
+        let op = value_of(e, k)?;
         Some(replace(e, TextRange::new(op.start - 2, op.start - 1), ""))
     }),
-    ("missing value", |e| {
-        Some(replace(e, value_of(e, "op")?, ""))
+    ("missing value", |e, k| {
+        Some(replace(e, value_of(e, k)?, ""))
     }),
-    ("value typed up to the colon", |e| {
-        let op = value_of(e, "op")?;
+    ("value typed up to the colon", |e, k| {
+        let op = value_of(e, k)?;
         Some(replace(e, TextRange::new(op.start, op.end + 1), ""))
     }),
-    ("unclosed object", |e| Some(e[..e.len() - 1].to_string())),
-    ("missing opening brace", |e| Some(e[1..].to_string())),
-    ("unclosed array", |e| {
+    ("unclosed object", |e, _| Some(e[..e.len() - 1].to_string())),
+    ("missing opening brace", |e, _| Some(e[1..].to_string())),
+    ("unclosed array", |e, _| {
         let signals = e.find("\"signals\": [")?;
         let close = signals + e[signals..].find(']')?;
         Some(replace(e, TextRange::new(close, close + 1), ""))
     }),
-    ("stray characters", |e| {
-        let op = e.find("\"op\"")?;
+    ("stray characters", |e, k| {
+        let op = e.find(&format!("\"{k}\""))?;
         Some(replace(e, TextRange::empty(op), "#@! "))
     }),
-    ("raw line feed in a string", |e| {
-        let op = value_of(e, "op")?;
-        Some(replace(e, TextRange::empty(op.start + 3), "\n"))
+    ("raw line feed in a string", |e, k| {
+        let op = value_of(e, k)?;
+        Some(replace(e, TextRange::empty(op.start + 2), "\n"))
     }),
 ];
 
@@ -118,16 +120,32 @@ fn keys(analysis: &Analysis) -> Vec<(Code, TextRange)> {
         .collect()
 }
 
-fn entry_ranges(text: &str) -> Vec<TextRange> {
+fn item_ranges(text: &str, array: &str) -> Vec<TextRange> {
     let parse = report_core::syntax::parse(text);
-    let entries = parse.root().unwrap().get("entries").unwrap();
-    entries.items().unwrap().map(|n| n.range()).collect()
+    let items = parse.root().unwrap().get(array).unwrap();
+    items.items().unwrap().map(|n| n.range()).collect()
+}
+
+fn entry_ranges(text: &str) -> Vec<TextRange> {
+    item_ranges(text, "entries")
 }
 
 /// Breaks entry `index` of `text` with `how`; checks the promise and returns the broken analysis.
 fn break_entry(text: &str, index: usize, name: &str, how: Break) -> Option<Analysis> {
-    let entry = entry_ranges(text)[index];
-    let broken_entry = how(&text[entry.as_range()])?;
+    break_item(text, "entries", "op", index, name, how)
+}
+
+/// Breaks item `index` of the array `array` around its member `key`.
+fn break_item(
+    text: &str,
+    array: &str,
+    key: &str,
+    index: usize,
+    name: &str,
+    how: Break,
+) -> Option<Analysis> {
+    let entry = item_ranges(text, array)[index];
+    let broken_entry = how(&text[entry.as_range()], key)?;
     let broken = format!(
         "{}{broken_entry}{}",
         &text[..entry.start],
@@ -145,7 +163,7 @@ fn break_entry(text: &str, index: usize, name: &str, how: Break) -> Option<Analy
     let new_entry = TextRange::new(entry.start, map(entry.end));
     let before = analyze(text);
     let after = analyze(&broken);
-    let context = format!("{name} in entries[{index}]");
+    let context = format!("{name} in {array}[{index}]");
     let kept = keys(&after);
     let expected: Vec<(Code, TextRange)> = keys(&before)
         .into_iter()
@@ -318,4 +336,15 @@ fn a_truncated_report_checks_the_entries_before_the_cut() {
         1,
         "{codes:?}"
     );
+}
+
+/// A broken promotion candidate loses its own checks only.
+#[test]
+fn breaking_one_candidate_keeps_the_other_checks() {
+    let text = cross_entry_report();
+    for index in 0..item_ranges(&text, "promotion_candidates").len() {
+        for (name, how) in BREAKS {
+            break_item(&text, "promotion_candidates", "name", index, name, *how);
+        }
+    }
 }
