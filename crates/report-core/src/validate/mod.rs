@@ -131,13 +131,14 @@ pub fn validate(text: &str, root: Node<'_>) -> Validation {
             }
         }
     }
+    let intact = |entry: &&EntryFacts| broken.binary_search(&entry.index).is_err();
     // A broken shortlist may have held any path.
     if let Some(shortlist) = &shortlist
         && !report.shortlist.is_some_and(Node::is_broken)
     {
         let missing = entries
             .iter()
-            .filter(|entry| broken.binary_search(&entry.index).is_err())
+            .filter(intact)
             .filter_map(|entry| shortlist::check_membership(shortlist, entry));
         sink.diagnostics.extend(missing);
     }
@@ -145,19 +146,15 @@ pub fn validate(text: &str, root: Node<'_>) -> Validation {
     if broken.is_empty() {
         promotion::judge_all(&candidates, &entries, &mut judged);
     } else {
-        let intact: Vec<EntryFacts> = entries
-            .iter()
-            .filter(|entry| broken.binary_search(&entry.index).is_err())
-            .cloned()
-            .collect();
+        let intact: Vec<EntryFacts> = entries.iter().filter(intact).cloned().collect();
         promotion::judge_all(&candidates, &intact, &mut judged);
     }
     if root.is_broken() {
         drop_unknowable_judgements(root, &report, &entries, &broken, &mut judged);
-    }
-    sink.diagnostics.extend(judged);
-    if root.is_broken() {
+        sink.diagnostics.extend(judged);
         drop_broken(root, &mut sink.diagnostics);
+    } else {
+        sink.diagnostics.extend(judged);
     }
     Validation {
         diagnostics: sink.diagnostics,
@@ -175,15 +172,12 @@ fn broken_entry(item: Node<'_>, index: usize) -> EntryFacts {
     EntryFacts {
         index,
         range: item.range(),
-        path: broken_entry_path(item)
-            .map(|node| (node.as_str().unwrap_or_default().to_string(), node.range())),
+        path: item
+            .get("path")
+            .and_then(|node| Some((node.as_str()?.to_string(), node.range()))),
         evidence: None,
         tier: None,
     }
-}
-
-fn broken_entry_path(item: Node<'_>) -> Option<Node<'_>> {
-    item.get("path").filter(|node| node.as_str().is_some())
 }
 
 /// Removes the promotion-candidate judgements that a broken entry makes
