@@ -1,22 +1,27 @@
-//! The positioned JSON tree of a report: the only user of `jsonc-parser`.
+//! The positioned JSON tree of a report.
 //!
-//! Parsing is strict JSON (RFC 8259). We drive `jsonc-parser`'s scanner with
-//! every leniency off and build a flat tree straight from its tokens: one
-//! small record per value, in document order, holding byte ranges into the
-//! text the tree owns, so a report of several megabytes costs a few
-//! allocations and no recursion. Strings are not copied; only the rare
-//! string with escapes is decoded, once. Raw control characters in strings,
-//! vertical tab and form feed as whitespace, which the scanner lets through,
-//! are checked here. Parsing returns the tree *and* its errors; a syntax
-//! error leaves no tree.
+//! Parsing is strict JSON (RFC 8259), and it never fails: a byte scanner
+//! feeds a state machine over an explicit stack of open containers, which
+//! builds a flat tree straight from the tokens: one small record per value,
+//! in document order, holding byte ranges into the text the tree owns, so a
+//! report of several megabytes costs a few allocations and no recursion.
+//! Strings are not copied; only the rare string with escapes is decoded,
+//! once.
+//!
+//! Parsing returns the tree *and* its errors, for any text. At a syntax
+//! error the parser reports it once and recovers, as a person would read the
+//! text: a missing comma, colon or closing bracket is taken as there, a
+//! missing value becomes an empty [`Value::Error`] node, stray characters
+//! become an error node or are skipped. Every container around an error that
+//! made the parser guess is marked [`Node::is_broken`]; checks skip broken
+//! parts rather than report what the break caused. Errors that leave the
+//! value known (a trailing comma, a comment, a raw tab in a string, a
+//! repeated key) are reported without breaking anything. At most a few
+//! errors are reported per container and [`MAX_SYNTAX_ERRORS`] in all.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
-
-use jsonc_parser::errors::ParseErrorKind;
-use jsonc_parser::tokens::Token;
-use jsonc_parser::{Scanner, ScannerOptions};
 
 use crate::text::TextRange;
 
@@ -33,6 +38,8 @@ pub enum JsonType {
     String,
     Array,
     Object,
+    /// A value lost to a syntax error (see [`Node::is_error`]).
+    Error,
 }
 
 impl JsonType {
@@ -44,6 +51,7 @@ impl JsonType {
             JsonType::String => "a string",
             JsonType::Array => "an array",
             JsonType::Object => "an object",
+            JsonType::Error => "a broken value",
         }
     }
 }
@@ -57,6 +65,8 @@ enum Kind {
     String,
     Array,
     Object,
+    /// Missing or unreadable: a syntax error stands where a value should.
+    Error,
 }
 
 /// No key: the node is an array item or the root.
@@ -75,6 +85,8 @@ struct Record {
     /// Whether the value (a string) or the key has escapes, decoded in the tree's side tables.
     value_escaped: bool,
     key_escaped: bool,
+    /// [`BROKEN`] and [`INCOMPLETE`].
+    flags: u8,
 }
 
 /// A parsed JSON document: the text and its values.
@@ -140,6 +152,8 @@ pub enum Value<'t> {
     String(&'t str),
     Array,
     Object,
+    /// Missing or unreadable because of a syntax error.
+    Error,
 }
 
 /// One `"key": value` pair of an object.
@@ -153,6 +167,12 @@ pub struct Member<'t> {
 }
 
 impl Member<'_> {
+    /// Whether a syntax error broke the member: its value (see
+    /// [`Node::is_broken`]) or its key (an unterminated string).
+    pub fn is_broken(&self) -> bool {
+        self.value.is_broken() || self.value.record().flags & KEY_BROKEN != 0
+    }
+
     /// From the start of the key to the end of the value.
     pub fn range(&self) -> TextRange {
         TextRange::new(self.key_range.start, self.value.range().end)
@@ -177,6 +197,7 @@ impl<'t> Node<'t> {
             Kind::String => JsonType::String,
             Kind::Array => JsonType::Array,
             Kind::Object => JsonType::Object,
+            Kind::Error => JsonType::Error,
         }
     }
 
@@ -195,7 +216,37 @@ impl<'t> Node<'t> {
             )),
             Kind::Array => Value::Array,
             Kind::Object => Value::Object,
+            Kind::Error => Value::Error,
         }
+    }
+
+    /// Whether the node stands for a value lost to a syntax error: missing
+    /// (an empty range where the value belongs, as after `"op_type": `) or
+    /// unreadable (an unterminated string, stray characters).
+    pub fn is_error(self) -> bool {
+        self.record().kind == Kind::Error
+    }
+
+    /// Whether the node is an error with nothing written: a missing value.
+    pub fn is_missing(self) -> bool {
+        self.is_error() && self.range().is_empty()
+    }
+
+    /// Whether a syntax error that made the parser guess lies in this
+    /// node: it is an error node, or a container with one inside, or one
+    /// whose brackets, commas, colons or keys had to be recovered. What a
+    /// broken node holds cannot be trusted to be what the author meant, so
+    /// checks skip it.
+    pub fn is_broken(self) -> bool {
+        self.record().flags & BROKEN != 0
+    }
+
+    /// Whether an array or object may be missing members or items: it is
+    /// not closed before the text ends, or content in it was skipped.
+    /// Checks that need all of it ("missing field", "names no entry") say
+    /// nothing about an incomplete one.
+    pub fn is_incomplete(self) -> bool {
+        self.record().flags & INCOMPLETE != 0
     }
 
     fn string_at(
@@ -368,7 +419,9 @@ pub struct SyntaxError {
     pub range: TextRange,
 }
 
-/// A parse: the tree when the text is valid JSON, and every syntax error found.
+/// A parse: the tree and every syntax error found. The tree is there for
+/// any text holding at least one token; where the text is broken it holds
+/// [`Value::Error`] nodes and [`Node::is_broken`] containers.
 #[derive(Clone, Debug, Default)]
 pub struct Parse {
     pub tree: Option<Tree>,
@@ -380,6 +433,13 @@ impl Parse {
         self.tree.as_ref().map(Tree::root)
     }
 }
+
+/// Syntax errors reported at most for one text; parsing goes on quietly after them.
+pub const MAX_SYNTAX_ERRORS: usize = 100;
+
+/// Syntax errors reported at most directly inside one array or object (or
+/// around the root), so that one break cannot cascade through its siblings.
+const ERRORS_PER_CONTAINER: u16 = 3;
 
 /// Parses `text` as strict JSON into a positioned tree.
 pub fn parse(text: &str) -> Parse {
@@ -395,87 +455,617 @@ pub fn parse_shared(text: Arc<String>) -> Parse {
 /// objects of a larger document (one entry of a report sits inside two), so
 /// that the nesting limit counts as it would in the whole document.
 pub fn parse_nested(text: Arc<String>, enclosing: usize) -> Parse {
-    let failed = |error: SyntaxError| Parse {
-        tree: None,
-        errors: vec![error],
-    };
     if text.len() >= u32::MAX as usize {
-        return failed(SyntaxError {
-            kind: SyntaxErrorKind::TooLarge,
-            range: TextRange::empty(0),
-        });
+        return Parse {
+            tree: None,
+            errors: vec![SyntaxError {
+                kind: SyntaxErrorKind::TooLarge,
+                range: TextRange::empty(0),
+            }],
+        };
     }
-    if let Some(error) = find_forbidden_byte(&text) {
-        return failed(error);
-    }
-    let mut builder = Builder::new(&text);
-    builder.depth_limit = MAX_NESTING_DEPTH.saturating_sub(enclosing);
-    match builder.run() {
-        Err(error) => failed(error),
-        Ok(()) if builder.records.is_empty() => failed(SyntaxError {
-            kind: SyntaxErrorKind::Empty,
-            range: TextRange::new(0, text.len()),
-        }),
-        Ok(()) => {
-            let Builder {
-                mut records,
-                escaped_values,
-                escaped_keys,
-                duplicates,
-                ..
-            } = builder;
-            // Large vectors live in their own mapping, so shrinking is a remap, not a copy.
-            records.shrink_to_fit();
-            Parse {
-                tree: Some(Tree {
-                    text: text.clone(),
-                    records,
-                    escaped_values,
-                    escaped_keys,
-                }),
-                errors: duplicates,
-            }
+    let mut parser = Parser::new(&text);
+    parser.depth_limit = MAX_NESTING_DEPTH.saturating_sub(enclosing);
+    parser.run();
+    let Parser {
+        mut records,
+        escaped_values,
+        escaped_keys,
+        mut errors,
+        ..
+    } = parser;
+    if records.is_empty() {
+        if errors.is_empty() {
+            errors.push(SyntaxError {
+                kind: SyntaxErrorKind::Empty,
+                range: TextRange::new(0, text.len()),
+            });
         }
+        return Parse { tree: None, errors };
+    }
+    // Large vectors live in their own mapping, so shrinking is a remap, not a copy.
+    records.shrink_to_fit();
+    Parse {
+        tree: Some(Tree {
+            text: text.clone(),
+            records,
+            escaped_values,
+            escaped_keys,
+        }),
+        errors,
     }
 }
 
-/// Bytes that strict JSON never allows outside an escape: a byte order mark,
-/// and control characters other than tab, line feed and carriage return
-/// (which the scanner takes as whitespace or lets through inside strings).
-/// Tabs inside strings are checked per string.
-fn find_forbidden_byte(text: &str) -> Option<SyntaxError> {
-    if text.starts_with('\u{feff}') {
-        return Some(SyntaxError {
-            kind: SyntaxErrorKind::Invalid(
-                "a byte order mark precedes the JSON text; reports are UTF-8 without one".into(),
-            ),
-            range: TextRange::new(0, 3),
-        });
-    }
-    let offset = text
-        .bytes()
-        .position(|b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r'))?;
-    let byte = text.as_bytes()[offset];
-    Some(SyntaxError {
-        kind: SyntaxErrorKind::Invalid(format!(
-            "control character U+{byte:04X} is not allowed in JSON; inside a string write it as \\u{byte:04x}"
-        )),
-        range: TextRange::new(offset, offset + 1),
-    })
+// ---------------------------------------------------------------------------
+// The scanner: strict JSON tokens over bytes.
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tok {
+    OpenBrace,
+    CloseBrace,
+    OpenBracket,
+    CloseBracket,
+    Comma,
+    Colon,
+    /// A string that stands for a known value (raw control characters in
+    /// it are reported, but its value is what is written).
+    Str,
+    /// A string whose value is unknown: unterminated, a bad escape, single quotes.
+    BadStr,
+    Num,
+    /// Something number-like that is no JSON number (`+1`, `.5`, `0x1F`).
+    BadNum,
+    True,
+    False,
+    Null,
+    /// A bare word or stray characters.
+    Word,
+    /// Something to skip once reported: a comment, control characters
+    /// outside strings, a byte order mark.
+    Junk,
+    Eof,
 }
+
+/// A problem the scanner found in the current token.
+struct LexError {
+    range: TextRange,
+    message: String,
+}
+
+/// Bytes that end the plain run of a string: the quote, a backslash and control characters.
+static STRING_STOP: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = true;
+        b += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
+
+/// Bytes that end a bare word: whitespace, structure, quotes and control characters.
+static WORD_STOP: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b <= 0x20 {
+        table[b] = true;
+        b += 1;
+    }
+    let stops = b"{}[],:\"'";
+    let mut i = 0;
+    while i < stops.len() {
+        table[stops[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
+struct Lexer<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+    /// The current token's start.
+    start: usize,
+    /// Whether the current string token has escapes to decode.
+    escaped: bool,
+    /// For a bad or single-quoted string: where its content ends.
+    content_end: usize,
+    /// The current string token ended at a line break or the end of the
+    /// text without its closing quote.
+    unterminated: bool,
+    /// The first problem in the current token, for the parser to report.
+    error: Option<LexError>,
+}
+
+impl<'a> Lexer<'a> {
+    fn new(text: &'a str) -> Lexer<'a> {
+        Lexer {
+            text,
+            bytes: text.as_bytes(),
+            pos: 0,
+            start: 0,
+            escaped: false,
+            content_end: 0,
+            unterminated: false,
+            error: None,
+        }
+    }
+
+    fn range(&self) -> TextRange {
+        TextRange::new(self.start, self.pos)
+    }
+
+    fn problem(&mut self, range: TextRange, message: impl FnOnce() -> String) {
+        if self.error.is_none() {
+            self.error = Some(LexError {
+                range,
+                message: message(),
+            });
+        }
+    }
+
+    /// Where a bogus value that starts with the current token ends: before
+    /// the next `,`, bracket or line end on its line, or after a quote that
+    /// closes a string whose opening quote is missing.
+    fn bogus_end(&self) -> usize {
+        let bytes = self.bytes;
+        let mut q = self.pos;
+        while let Some(&b) = bytes.get(q) {
+            match b {
+                b',' | b'}' | b']' | b'{' | b'[' | b'\n' | b'\r' => break,
+                b'"' => {
+                    let after = bytes[q + 1..].iter().find(|b| !matches!(b, b' ' | b'\t'));
+                    if matches!(after, None | Some(b'\n' | b'\r' | b',' | b'}' | b']')) {
+                        q += 1;
+                    }
+                    break;
+                }
+                _ => q += 1,
+            }
+        }
+        while q > self.pos && matches!(bytes[q - 1], b' ' | b'\t') {
+            q -= 1;
+        }
+        q
+    }
+
+    /// The next byte after whitespace, without consuming anything.
+    fn peek_byte(&self) -> Option<u8> {
+        self.bytes[self.pos..]
+            .iter()
+            .copied()
+            .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+    }
+
+    fn scan(&mut self) -> Tok {
+        self.error = None;
+        let bytes = self.bytes;
+        while self.pos < bytes.len() && matches!(bytes[self.pos], b' ' | b'\t' | b'\n' | b'\r') {
+            self.pos += 1;
+        }
+        self.start = self.pos;
+        let Some(&b) = bytes.get(self.pos) else {
+            return Tok::Eof;
+        };
+        let punct = |lexer: &mut Lexer, tok| {
+            lexer.pos += 1;
+            tok
+        };
+        match b {
+            b'{' => punct(self, Tok::OpenBrace),
+            b'}' => punct(self, Tok::CloseBrace),
+            b'[' => punct(self, Tok::OpenBracket),
+            b']' => punct(self, Tok::CloseBracket),
+            b',' => punct(self, Tok::Comma),
+            b':' => punct(self, Tok::Colon),
+            b'"' => self.string(),
+            b'-' | b'0'..=b'9' => self.number(),
+            b'\'' => self.single_quoted(),
+            b'/' if matches!(bytes.get(self.pos + 1), Some(b'/' | b'*')) => self.comment(),
+            b'+' | b'.' if bytes.get(self.pos + 1).is_some_and(u8::is_ascii_digit) => self
+                .bad_number(|| match b {
+                    b'+' => "unary plus on numbers is not allowed".into(),
+                    _ => "leading or trailing decimal points on numbers are not allowed".into(),
+                }),
+            0..0x20 => {
+                while self.pos < bytes.len()
+                    && bytes[self.pos] < 0x20
+                    && !matches!(bytes[self.pos], b'\t' | b'\n' | b'\r')
+                {
+                    self.pos += 1;
+                }
+                self.problem(self.range(), || {
+                    format!("control character U+{b:04X} is not allowed in JSON; inside a string write it as \\u{b:04x}")
+                });
+                Tok::Junk
+            }
+            0xEF if self.pos == 0 && self.text.starts_with('\u{feff}') => {
+                self.pos = 3;
+                self.problem(self.range(), || {
+                    "a byte order mark precedes the JSON text; reports are UTF-8 without one".into()
+                });
+                Tok::Junk
+            }
+            _ => self.word(),
+        }
+    }
+
+    fn word(&mut self) -> Tok {
+        let rest = &self.bytes[self.pos..];
+        let len = rest
+            .iter()
+            .position(|&b| WORD_STOP[b as usize])
+            .unwrap_or(rest.len())
+            .max(1);
+        self.pos += len;
+        // A lone stop byte (only a `/` can get here alone) still ends on a boundary.
+        while !self.text.is_char_boundary(self.pos) {
+            self.pos += 1;
+        }
+        match &self.bytes[self.start..self.pos] {
+            b"true" => Tok::True,
+            b"false" => Tok::False,
+            b"null" => Tok::Null,
+            _ => Tok::Word,
+        }
+    }
+
+    fn digits(&mut self) -> usize {
+        let start = self.pos;
+        while self.bytes.get(self.pos).is_some_and(u8::is_ascii_digit) {
+            self.pos += 1;
+        }
+        self.pos - start
+    }
+
+    /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`; a leading zero
+    /// ends the number (`01` is two tokens, and a missing comma).
+    fn number(&mut self) -> Tok {
+        let bytes = self.bytes;
+        if bytes[self.pos] == b'-' {
+            self.pos += 1;
+        }
+        match bytes.get(self.pos) {
+            Some(b'0') => {
+                self.pos += 1;
+                if matches!(bytes.get(self.pos), Some(b'x' | b'X')) {
+                    return self.bad_number(|| "hexadecimal numbers are not allowed".into());
+                }
+            }
+            Some(b'1'..=b'9') => {
+                self.digits();
+            }
+            // `-Infinity`, a lone `-`: a word.
+            _ => {
+                self.pos = self.start;
+                return self.word();
+            }
+        }
+        if bytes.get(self.pos) == Some(&b'.') {
+            self.pos += 1;
+            if self.digits() == 0 {
+                return self.bad_number(|| {
+                    "leading or trailing decimal points on numbers are not allowed".into()
+                });
+            }
+        }
+        if matches!(bytes.get(self.pos), Some(b'e' | b'E')) {
+            self.pos += 1;
+            if matches!(bytes.get(self.pos), Some(b'+' | b'-')) {
+                self.pos += 1;
+            }
+            if self.digits() == 0 {
+                return self.bad_number(|| "a number's exponent needs digits, as in 1e5".into());
+            }
+        }
+        // `2026-11-29T18`, `1.5.3`, `12px`: a word that starts like a number.
+        // (`01` stays two numbers: a missing comma.)
+        if self
+            .bytes
+            .get(self.pos)
+            .is_some_and(|&b| !WORD_STOP[b as usize] && !b.is_ascii_digit())
+        {
+            self.pos = self.start;
+            return self.word();
+        }
+        Tok::Num
+    }
+
+    /// A malformed number: it runs on over number-like bytes.
+    fn bad_number(&mut self, message: impl FnOnce() -> String) -> Tok {
+        while self
+            .bytes
+            .get(self.pos)
+            .is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'-'))
+        {
+            self.pos += 1;
+        }
+        self.problem(self.range(), message);
+        Tok::BadNum
+    }
+
+    fn comment(&mut self) -> Tok {
+        let rest = &self.text[self.pos..];
+        let len = match rest.as_bytes()[1] {
+            b'/' => rest.find(['\n', '\r']).unwrap_or(rest.len()),
+            _ => rest[2..].find("*/").map_or(rest.len(), |i| i + 4),
+        };
+        self.pos += len;
+        self.problem(self.range(), || "comments are not allowed in JSON".into());
+        Tok::Junk
+    }
+
+    fn single_quoted(&mut self) -> Tok {
+        let rest = &self.bytes[self.pos + 1..];
+        let end = rest
+            .iter()
+            .position(|&b| matches!(b, b'\'' | b'\n' | b'\r'))
+            .unwrap_or(rest.len());
+        self.content_end = self.pos + 1 + end;
+        self.pos = self.content_end + usize::from(rest.get(end) == Some(&b'\''));
+        self.problem(self.range(), || {
+            "single-quoted strings are not allowed".into()
+        });
+        self.unterminated = false;
+        Tok::BadStr
+    }
+
+    fn string(&mut self) -> Tok {
+        let bytes = self.bytes;
+        let mut p = self.pos + 1;
+        let mut bad = false;
+        self.escaped = false;
+        self.unterminated = false;
+        loop {
+            let rest = &bytes[p..];
+            match rest.iter().position(|&b| STRING_STOP[b as usize]) {
+                None => {
+                    // The text ends inside the string.
+                    self.pos = bytes.len();
+                    self.content_end = bytes.len();
+                    self.unterminated = true;
+                    self.problem(self.range(), || "unterminated string literal".into());
+                    return Tok::BadStr;
+                }
+                Some(i) => p += i,
+            }
+            match bytes[p] {
+                b'"' if !bytes
+                    .get(p + 1)
+                    .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_') =>
+                {
+                    self.pos = p + 1;
+                    self.content_end = p;
+                    return if bad { Tok::BadStr } else { Tok::Str };
+                }
+                b'"' => {
+                    // `"n, "pitch": ...`, `"n "pitch": ...`: a word right after
+                    // the quote means the quote opens the next string, and this
+                    // one was not closed before its last comma or blanks.
+                    let content = &bytes[self.start + 1..p];
+                    let blanks = content.iter().rev().take_while(|&&b| b == b' ').count();
+                    let split = content
+                        .iter()
+                        .rposition(|&b| b == b',')
+                        .or((blanks > 0).then(|| content.len() - blanks));
+                    match split {
+                        Some(comma) => {
+                            self.pos = self.start + 1 + comma;
+                            self.content_end = self.pos;
+                            self.unterminated = true;
+                            self.problem(self.range(), || {
+                                "unterminated string literal: it has no closing `\"` before the next string".into()
+                            });
+                            return Tok::BadStr;
+                        }
+                        None => {
+                            self.pos = p + 1;
+                            self.content_end = p;
+                            return if bad { Tok::BadStr } else { Tok::Str };
+                        }
+                    }
+                }
+                b'\\' => {
+                    self.escaped = true;
+                    match self.escape(p) {
+                        Ok(next) => p = next,
+                        Err(next) => {
+                            bad = true;
+                            p = next;
+                        }
+                    }
+                }
+                b'\n' | b'\r' if !self.continues_after_break(p) => {
+                    self.pos = p;
+                    self.content_end = p;
+                    self.unterminated = true;
+                    self.problem(self.range(), || {
+                        "unterminated string literal: the line ends before its closing `\"`; a line break inside a string is written \\n".into()
+                    });
+                    return Tok::BadStr;
+                }
+                c => {
+                    let len = if c == b'\r' && bytes.get(p + 1) == Some(&b'\n') {
+                        2
+                    } else {
+                        1
+                    };
+                    self.problem(TextRange::new(p, p + len), || match c {
+                        b'\n' => "a raw line feed inside a string; write it as \\n".into(),
+                        b'\r' => "a raw carriage return inside a string; write it as \\r".into(),
+                        b'\t' => "a raw tab inside a string; write it as \\t".into(),
+                        _ => format!(
+                            "a raw control character U+{c:04X} inside a string; write it as \\u{c:04x}"
+                        ),
+                    });
+                    p += len;
+                }
+            }
+        }
+    }
+
+    /// Checks the escape at `p` (a backslash); the offset after it, or
+    /// after the bad part when it is not a JSON escape.
+    fn escape(&mut self, p: usize) -> Result<usize, usize> {
+        let bytes = self.bytes;
+        match bytes.get(p + 1) {
+            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(p + 2),
+            Some(b'u') => {
+                let Some(unit) = self.hex4(p + 2) else {
+                    self.problem(clamp(self.text, p, p + 6), || {
+                        "a \\u escape needs four hexadecimal digits, as in \\u00e9".into()
+                    });
+                    return Err(p + 2);
+                };
+                match unit {
+                    0xD800..=0xDBFF => {
+                        let low = (bytes.get(p + 6) == Some(&b'\\')
+                            && bytes.get(p + 7) == Some(&b'u'))
+                        .then(|| self.hex4(p + 8))
+                        .flatten();
+                        match low {
+                            Some(0xDC00..=0xDFFF) => Ok(p + 12),
+                            _ => {
+                                self.problem(TextRange::new(p, p + 6), || {
+                                    format!("\\u{unit:04x} is the first half of a surrogate pair without its second half, which encodes no character")
+                                });
+                                Err(p + 6)
+                            }
+                        }
+                    }
+                    0xDC00..=0xDFFF => {
+                        self.problem(TextRange::new(p, p + 6), || {
+                            format!("\\u{unit:04x} is the second half of a surrogate pair without its first half, which encodes no character")
+                        });
+                        Err(p + 6)
+                    }
+                    _ => Ok(p + 6),
+                }
+            }
+            _ => {
+                let end = match self.text[p + 1..].chars().next() {
+                    Some(c) if c != '\n' && c != '\r' && c != '"' => p + 1 + c.len_utf8(),
+                    _ => p + 1,
+                };
+                self.problem(TextRange::new(p, end), || {
+                    format!(
+                        "`{}` is not a JSON escape; the escapes are \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX",
+                        &self.text[p..end]
+                    )
+                });
+                Err(end)
+            }
+        }
+    }
+
+    fn hex4(&self, at: usize) -> Option<u32> {
+        let digits = self.bytes.get(at..at + 4)?;
+        let digits = std::str::from_utf8(digits).ok()?;
+        digits
+            .bytes()
+            .all(|b| b.is_ascii_hexdigit())
+            .then(|| u32::from_str_radix(digits, 16).ok())
+            .flatten()
+    }
+
+    /// At a raw line break inside a string: whether the string goes on over
+    /// it (the next line closes it, and structure follows the quote) rather
+    /// than ending unterminated at it, as a string being typed does.
+    fn continues_after_break(&self, p: usize) -> bool {
+        let bytes = self.bytes;
+        let mut q = p + 1;
+        if bytes[p] == b'\r' && bytes.get(q) == Some(&b'\n') {
+            q += 1;
+        }
+        while let Some(&b) = bytes.get(q) {
+            match b {
+                b'\n' | b'\r' => return false,
+                b'\\' if !matches!(bytes.get(q + 1), Some(b'\n' | b'\r')) => q += 2,
+                b'"' => {
+                    let after = bytes[q + 1..].iter().find(|b| !matches!(b, b' ' | b'\t'));
+                    return matches!(
+                        after,
+                        None | Some(b'\n' | b'\r' | b',' | b'}' | b']' | b':')
+                    );
+                }
+                _ => q += 1,
+            }
+        }
+        false
+    }
+}
+
+/// The decoded text of a string literal's content whose escapes are valid.
+fn decode(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let mut rest = raw;
+    while let Some(i) = rest.find('\\') {
+        out.push_str(&rest[..i]);
+        let b = rest.as_bytes()[i + 1];
+        let unit = |at: usize| u32::from_str_radix(&rest[at..at + 4], 16).unwrap_or(0xFFFD);
+        let (c, len) = match b {
+            b'b' => ('\u{8}', 2),
+            b'f' => ('\u{c}', 2),
+            b'n' => ('\n', 2),
+            b'r' => ('\r', 2),
+            b't' => ('\t', 2),
+            b'u' => {
+                let high = unit(i + 2);
+                match high {
+                    0xD800..=0xDBFF => {
+                        let low = unit(i + 8);
+                        let code = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
+                        (char::from_u32(code).unwrap_or('\u{fffd}'), 12)
+                    }
+                    _ => (char::from_u32(high).unwrap_or('\u{fffd}'), 6),
+                }
+            }
+            other => (other as char, 2),
+        };
+        out.push(c);
+        rest = &rest[i + len..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A word as it appears in a message, cut short when long.
+fn shown(word: &str) -> String {
+    match word.char_indices().nth(40) {
+        Some((cut, _)) => format!("{}…", &word[..cut]),
+        None => word.to_string(),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The parser: an explicit stack of open containers, recovering from every error.
+
+const BROKEN: u8 = 1;
+const INCOMPLETE: u8 = 2;
+/// On a member's value: the member's key is unreadable (an unterminated string).
+const KEY_BROKEN: u8 = 4;
+/// No child yet, in [`Frame::last_child`].
+const NO_CHILD: u32 = u32::MAX;
 
 /// One open array or object.
 struct Frame {
     index: u32,
     is_object: bool,
-    /// Where this object's keys start in `Builder::keys`.
+    /// Where this object's keys start in `Parser::keys`.
     keys_base: usize,
     /// Built once an object has many keys, so duplicate checks stay linear.
     key_set: Option<HashMap<String, TextRange>>,
+    /// The last two children, for recovering a missing bracket.
+    last_child: u32,
+    prev_child: u32,
+    /// Syntax errors reported directly inside it.
+    errors: u16,
 }
 
 /// What the grammar expects next.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Expect {
     /// A value; `after_comma` tells a trailing comma from an empty slot.
     Value {
@@ -488,24 +1078,64 @@ enum Expect {
     Colon,
     /// `,` or the closing bracket of the innermost container.
     CommaOrClose,
+    /// A value with no key to belong to: skipped.
+    Discard,
     /// Nothing: the root value is complete.
     End,
+    /// A second value was reported: the rest is skipped quietly.
+    Skip,
 }
 
-struct Builder<'a> {
+/// What to do with the current token after one step.
+enum Step {
+    /// Consumed; go on in this state.
+    Next(Expect),
+    /// Not consumed; handle it again in this state.
+    Again(Expect),
+}
+
+use Step::{Again, Next};
+
+struct Parser<'a> {
     text: &'a str,
-    scanner: Scanner<'a>,
+    lexer: Lexer<'a>,
     records: Vec<Record>,
     stack: Vec<Frame>,
     /// The keys of the open objects, innermost last.
     keys: Vec<(Cow<'a, str>, TextRange)>,
     /// The key waiting for its value.
     pending_key: Option<(TextRange, Option<Box<str>>)>,
+    /// Whether that key is unreadable.
+    pending_key_broken: bool,
     escaped_values: HashMap<u32, Box<str>>,
     escaped_keys: HashMap<u32, Box<str>>,
-    duplicates: Vec<SyntaxError>,
-    /// The end of the last token, for "expected a comma" positions.
+    errors: Vec<SyntaxError>,
+    /// Syntax errors reported, duplicate keys aside.
+    reported: usize,
+    /// Errors reported outside every container.
+    root_errors: u16,
+    /// The end of the last token consumed, for "expected a comma" positions.
     last_end: usize,
+    /// The end of the last value completed or container opened: where a
+    /// missing closing bracket belongs.
+    value_end: usize,
+    /// The end of the last colon.
+    colon_end: usize,
+    /// The kind of the last token consumed.
+    prev: Tok,
+    /// An error was reported for the current token already (one each).
+    token_reported: bool,
+    /// The previous token was a string left unterminated at a line break:
+    /// the missing comma or colon that follows is part of that one error.
+    quiet: bool,
+    /// The open arrays and objects, to tell at once whether a stray closing
+    /// bracket matches one.
+    open_arrays: usize,
+    open_objects: usize,
+    /// The root once closed, in case a comma shows it was closed too early.
+    closed_root: Option<Frame>,
+    /// Nothing more to say at the end: the text ended in a region already reported.
+    quiet_end: bool,
     /// Containers that may be open at once.
     depth_limit: usize,
 }
@@ -513,222 +1143,143 @@ struct Builder<'a> {
 /// Keys an object may have before duplicate checks switch from a scan to a set.
 const LINEAR_KEYS: usize = 16;
 
-impl<'a> Builder<'a> {
-    fn new(text: &'a str) -> Builder<'a> {
-        let options = ScannerOptions {
-            allow_single_quoted_strings: false,
-            allow_hexadecimal_numbers: false,
-            allow_unary_plus_numbers: false,
-            allow_bare_decimal_point_numbers: false,
-            allow_non_finite_numbers: false,
-            allow_extended_string_escapes: false,
-        };
-        Builder {
+impl<'a> Parser<'a> {
+    fn new(text: &'a str) -> Parser<'a> {
+        Parser {
             text,
-            scanner: Scanner::new(text, &options),
+            lexer: Lexer::new(text),
             // A pretty-printed report holds about one value per 25 to 30 bytes;
             // the vector grows past this and is shrunk to fit at the end.
             records: Vec::with_capacity(text.len() / 24),
             stack: Vec::new(),
             keys: Vec::new(),
             pending_key: None,
+            pending_key_broken: false,
             escaped_values: HashMap::new(),
             escaped_keys: HashMap::new(),
-            duplicates: Vec::new(),
+            errors: Vec::new(),
+            reported: 0,
+            root_errors: 0,
             last_end: 0,
+            value_end: 0,
+            colon_end: 0,
+            prev: Tok::Eof,
+            token_reported: false,
+            quiet: false,
+            open_arrays: 0,
+            open_objects: 0,
+            closed_root: None,
+            quiet_end: false,
             depth_limit: MAX_NESTING_DEPTH,
         }
     }
 
-    fn error(&self, range: TextRange, message: impl Into<String>) -> SyntaxError {
-        SyntaxError {
-            kind: SyntaxErrorKind::Invalid(message.into()),
-            range: clamp(self.text, range.start, range.end),
+    /// Marks the open containers broken (those already marked have their
+    /// outer ones marked too).
+    fn broke(&mut self) {
+        for frame in self.stack.iter().rev() {
+            let flags = &mut self.records[frame.index as usize].flags;
+            if *flags & BROKEN != 0 {
+                break;
+            }
+            *flags |= BROKEN;
         }
     }
 
-    fn token_range(&self) -> TextRange {
-        TextRange::new(self.scanner.token_start(), self.scanner.token_end())
+    /// Marks the innermost container as possibly missing members or items.
+    fn lost_content(&mut self) {
+        if let Some(frame) = self.stack.last() {
+            self.records[frame.index as usize].flags |= INCOMPLETE;
+        }
+        self.broke();
     }
 
-    fn run(&mut self) -> Result<(), SyntaxError> {
+    /// Reports a syntax error unless the current token has one already or a
+    /// limit is reached; `breaks` marks the open containers broken either way.
+    fn report(&mut self, range: TextRange, kind: impl FnOnce() -> SyntaxErrorKind, breaks: bool) {
+        if breaks {
+            self.broke();
+        }
+        if self.token_reported || self.quiet {
+            return;
+        }
+        self.token_reported = true;
+        let count = match self.stack.last_mut() {
+            Some(frame) => &mut frame.errors,
+            None => &mut self.root_errors,
+        };
+        if *count >= ERRORS_PER_CONTAINER || self.reported >= MAX_SYNTAX_ERRORS {
+            return;
+        }
+        *count += 1;
+        self.reported += 1;
+        self.errors.push(SyntaxError {
+            kind: kind(),
+            range: clamp(self.text, range.start, range.end),
+        });
+    }
+
+    fn invalid(&mut self, range: TextRange, message: impl FnOnce() -> String, breaks: bool) {
+        self.report(range, || SyntaxErrorKind::Invalid(message()), breaks);
+    }
+
+    fn token_text(&self) -> &'a str {
+        &self.text[self.lexer.range().as_range()]
+    }
+
+    fn run(&mut self) {
         let mut expect = Expect::Value { after_comma: false };
         loop {
-            let token = match self.scanner.scan() {
-                Ok(token) => token,
-                Err(error) => {
-                    let range = clamp(self.text, error.range().start, error.range().end);
-                    let message = match error.kind() {
-                        ParseErrorKind::UnexpectedToken => {
-                            format!(
-                                "unexpected `{}`; expected a JSON value",
-                                &self.text[range.as_range()]
-                            )
-                        }
-                        kind => sentence(&kind.to_string()),
-                    };
-                    return Err(self.error(range, message));
+            let tok = self.lexer.scan();
+            self.token_reported = false;
+            if expect == Expect::Skip {
+                if tok == Tok::Eof {
+                    return;
                 }
-            };
-            let range = self.token_range();
-            let Some(token) = token else {
-                return match expect {
-                    Expect::End => Ok(()),
-                    Expect::Value { after_comma: false } if self.stack.is_empty() => Ok(()),
-                    _ => Err(self.unterminated()),
-                };
-            };
-            if let Token::CommentLine(_) | Token::CommentBlock(_) = token {
-                return Err(self.error(range, "comments are not allowed in JSON"));
+                continue;
             }
-            expect = match expect {
-                Expect::End => {
-                    return Err(self.error(
-                        range,
-                        "more than one JSON value: a report is a single object",
-                    ));
-                }
-                Expect::Value { after_comma } => self.value(token, range, after_comma)?,
-                Expect::KeyOrClose { after_comma } => match token {
-                    Token::String(key) => {
-                        self.key(key, range)?;
-                        Expect::Colon
-                    }
-                    Token::CloseBrace if !after_comma => self.close(range),
-                    Token::CloseBrace => {
-                        return Err(
-                            self.error(self.comma_before(range), "trailing commas are not allowed")
-                        );
-                    }
-                    Token::Word(word) => {
-                        return Err(self.error(
-                            range,
-                            format!("keys must be double-quoted strings, found `{word}`"),
-                        ));
-                    }
-                    _ => {
-                        return Err(self.error(
-                            range,
-                            format!("expected a string key, found `{}`", token.as_str()),
-                        ));
-                    }
-                },
-                Expect::Colon => match token {
-                    Token::Colon => Expect::Value { after_comma: false },
-                    _ => return Err(self.error(range, "expected a colon after the key")),
-                },
-                Expect::CommaOrClose => {
-                    let in_object = self.stack.last().is_some_and(|f| f.is_object);
-                    match token {
-                        Token::Comma if in_object => Expect::KeyOrClose { after_comma: true },
-                        Token::Comma => Expect::Value { after_comma: true },
-                        Token::CloseBrace if in_object => self.close(range),
-                        Token::CloseBracket if !in_object => self.close(range),
-                        Token::CloseBrace | Token::CloseBracket => {
-                            let expected = if in_object { "`}`" } else { "`]`" };
-                            return Err(self.error(
-                                range,
-                                format!("mismatched bracket: expected `,` or {expected}"),
-                            ));
-                        }
-                        _ => {
-                            return Err(
-                                self.error(TextRange::empty(self.last_end), "expected a comma")
-                            );
-                        }
-                    }
+            if let Some(error) = self.lexer.error.take() {
+                // Comments, raw control characters in strings, a byte order
+                // mark: reported, but the value stays what is written.
+                let breaks = !matches!(tok, Tok::Junk | Tok::Str);
+                let quiet = std::mem::take(&mut self.quiet);
+                self.invalid(error.range, || error.message, breaks);
+                self.quiet = quiet;
+            }
+            if tok == Tok::Junk {
+                continue;
+            }
+            if tok == Tok::Eof {
+                self.finish(expect);
+                return;
+            }
+            let mut steps = 0;
+            expect = loop {
+                steps += 1;
+                debug_assert!(
+                    steps <= MAX_NESTING_DEPTH + 8,
+                    "a token is handled again and again"
+                );
+                match self.step(expect, tok) {
+                    Next(next) => break next,
+                    Again(next) => expect = next,
                 }
             };
-            self.last_end = range.end;
+            self.quiet = tok == Tok::BadStr && self.lexer.unterminated;
+            self.prev = tok;
+            self.last_end = self.lexer.pos;
         }
     }
 
-    /// A value token where a value is expected.
-    fn value(
-        &mut self,
-        token: Token<'a>,
-        range: TextRange,
-        after_comma: bool,
-    ) -> Result<Expect, SyntaxError> {
-        let kind = match token {
-            Token::OpenBrace => Kind::Object,
-            Token::OpenBracket => Kind::Array,
-            Token::String(_) => Kind::String,
-            Token::Number(_) => Kind::Number,
-            Token::Boolean(true) => Kind::True,
-            Token::Boolean(false) => Kind::False,
-            Token::Null => Kind::Null,
-            Token::CloseBracket
-                if !after_comma && self.stack.last().is_some_and(|f| !f.is_object) =>
-            {
-                // `[]`: an empty array closes right away.
-                return Ok(self.close(range));
-            }
-            Token::CloseBracket | Token::CloseBrace if after_comma => {
-                return Err(self.error(self.comma_before(range), "trailing commas are not allowed"));
-            }
-            Token::Word(word) => {
-                return Err(
-                    self.error(range, format!("unexpected `{word}`; expected a JSON value"))
-                );
-            }
-            other => {
-                return Err(self.error(
-                    range,
-                    format!("expected a value, found `{}`", other.as_str()),
-                ));
-            }
-        };
-        let index = self.records.len() as u32;
-        let (key_start, key_end, key_escaped) = match self.pending_key.take() {
-            Some((key_range, decoded)) => {
-                let escaped = decoded.is_some();
-                if let Some(decoded) = decoded {
-                    self.escaped_keys.insert(index, decoded);
-                }
-                (key_range.start as u32, key_range.end as u32, escaped)
-            }
-            None => (NO_KEY, NO_KEY, false),
-        };
-        let mut value_escaped = false;
-        if let Token::String(value) = &token {
-            self.check_raw_string(range)?;
-            if let Cow::Owned(decoded) = value {
-                self.escaped_values
-                    .insert(index, decoded.clone().into_boxed_str());
-                value_escaped = true;
-            }
-        }
-        self.records.push(Record {
-            start: range.start as u32,
-            end: range.end as u32,
-            key_start,
-            key_end,
-            subtree_end: index + 1,
-            kind,
-            value_escaped,
-            key_escaped,
-        });
-        match kind {
-            Kind::Object | Kind::Array => {
-                if self.stack.len() >= self.depth_limit {
-                    return Err(SyntaxError {
-                        kind: SyntaxErrorKind::NestingTooDeep,
-                        range,
-                    });
-                }
-                self.stack.push(Frame {
-                    index,
-                    is_object: kind == Kind::Object,
-                    keys_base: self.keys.len(),
-                    key_set: None,
-                });
-                Ok(match kind {
-                    Kind::Object => Expect::KeyOrClose { after_comma: false },
-                    _ => Expect::Value { after_comma: false },
-                })
-            }
-            _ => Ok(self.after_value()),
+    fn step(&mut self, expect: Expect, tok: Tok) -> Step {
+        match expect {
+            Expect::Value { after_comma } => self.value(tok, after_comma),
+            Expect::KeyOrClose { after_comma } => self.key_or_close(tok, after_comma),
+            Expect::Colon => self.colon(tok),
+            Expect::CommaOrClose => self.comma_or_close(tok),
+            Expect::Discard => self.discard(tok),
+            Expect::End => self.end(tok),
+            Expect::Skip => Next(Expect::Skip),
         }
     }
 
@@ -739,9 +1290,256 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// A key: remembered for its value, and checked against the object's other keys.
-    fn key(&mut self, key: Cow<'a, str>, range: TextRange) -> Result<(), SyntaxError> {
-        self.check_raw_string(range)?;
+    fn in_object(&self) -> bool {
+        self.stack.last().is_some_and(|f| f.is_object)
+    }
+
+    fn in_array(&self) -> bool {
+        self.stack.last().is_some_and(|f| !f.is_object)
+    }
+
+    /// Adds a record for a value at `start..end` with the pending key.
+    fn push(&mut self, kind: Kind, start: usize, end: usize) -> u32 {
+        let index = self.records.len() as u32;
+        let (key_start, key_end, key_escaped) = match self.pending_key.take() {
+            Some((key_range, decoded)) => {
+                let escaped = decoded.is_some();
+                if let Some(decoded) = decoded {
+                    self.escaped_keys.insert(index, decoded);
+                }
+                (key_range.start as u32, key_range.end as u32, escaped)
+            }
+            None if self.in_object() => {
+                // Every member has a key; recovery should have found one.
+                debug_assert!(false, "a member without a key");
+                self.escaped_keys.insert(index, "".into());
+                (start as u32, start as u32, true)
+            }
+            None => (NO_KEY, NO_KEY, false),
+        };
+        if let Some(frame) = self.stack.last_mut() {
+            frame.prev_child = frame.last_child;
+            frame.last_child = index;
+        }
+        self.records.push(Record {
+            start: start as u32,
+            end: end as u32,
+            key_start,
+            key_end,
+            subtree_end: index + 1,
+            kind,
+            value_escaped: false,
+            key_escaped,
+            flags: match (kind, std::mem::take(&mut self.pending_key_broken)) {
+                (Kind::Error, _) => BROKEN,
+                (_, true) => KEY_BROKEN,
+                _ => 0,
+            },
+        });
+        index
+    }
+
+    /// A bogus value at `start..end`, standing in for one that is missing or unreadable.
+    fn push_error(&mut self, start: usize, end: usize) {
+        self.push(Kind::Error, start, end);
+        self.value_end = self.value_end.max(end);
+    }
+
+    /// A string, number or literal token as a value.
+    fn scalar(&mut self, tok: Tok) -> Expect {
+        let range = self.lexer.range();
+        let kind = match tok {
+            Tok::Str => Kind::String,
+            Tok::Num => Kind::Number,
+            Tok::True => Kind::True,
+            Tok::False => Kind::False,
+            Tok::Null => Kind::Null,
+            _ => Kind::Error,
+        };
+        let index = self.push(kind, range.start, range.end);
+        if kind == Kind::Error {
+            self.broke();
+        }
+        if tok == Tok::Str && self.lexer.escaped {
+            let raw = &self.text[range.start + 1..range.end - 1];
+            self.escaped_values
+                .insert(index, decode(raw).into_boxed_str());
+            self.records[index as usize].value_escaped = true;
+        }
+        self.value_end = range.end;
+        self.after_value()
+    }
+
+    /// Opens an array or object at the current token (or, recovering, at `start`).
+    fn open(&mut self, is_object: bool, start: usize) -> Option<Expect> {
+        if self.stack.len() >= self.depth_limit {
+            return None;
+        }
+        let kind = if is_object { Kind::Object } else { Kind::Array };
+        let index = self.push(kind, start, self.lexer.pos);
+        self.stack.push(Frame {
+            index,
+            is_object,
+            keys_base: self.keys.len(),
+            key_set: None,
+            last_child: NO_CHILD,
+            prev_child: NO_CHILD,
+            errors: 0,
+        });
+        match is_object {
+            true => self.open_objects += 1,
+            false => self.open_arrays += 1,
+        }
+        self.value_end = self.lexer.pos;
+        Some(match is_object {
+            true => Expect::KeyOrClose { after_comma: false },
+            false => Expect::Value { after_comma: false },
+        })
+    }
+
+    /// An opening bracket deeper than the limit: reported, and its whole
+    /// content skipped as one bogus value.
+    fn too_deep(&mut self) -> Expect {
+        let range = self.lexer.range();
+        self.report(range, || SyntaxErrorKind::NestingTooDeep, true);
+        let end = self.skip_balanced();
+        self.push_error(range.start, end);
+        self.after_value()
+    }
+
+    /// Skips from the opening bracket just scanned to its matching closing
+    /// one, or to the end of the text; returns where the skip ended.
+    fn skip_balanced(&mut self) -> usize {
+        let mut depth = 1usize;
+        loop {
+            let end = self.lexer.pos;
+            match self.lexer.scan() {
+                Tok::OpenBrace | Tok::OpenBracket => depth += 1,
+                Tok::CloseBrace | Tok::CloseBracket => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return self.lexer.pos;
+                    }
+                }
+                Tok::Eof => {
+                    self.quiet_end = true;
+                    return end;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Closes the innermost container, ending it at `end`.
+    fn close(&mut self, end: usize) {
+        let frame = self.stack.pop().expect("a container is open");
+        match frame.is_object {
+            true => self.open_objects -= 1,
+            false => self.open_arrays -= 1,
+        }
+        let subtree_end = self.records.len() as u32;
+        let record = &mut self.records[frame.index as usize];
+        record.end = end as u32;
+        record.subtree_end = subtree_end;
+        self.value_end = end;
+        if self.stack.is_empty() {
+            self.closed_root = Some(frame);
+        } else {
+            self.keys.truncate(frame.keys_base);
+        }
+    }
+
+    /// Closes the innermost container where its closing bracket is missing.
+    fn close_missing(&mut self) {
+        if let Some(frame) = self.stack.last() {
+            self.records[frame.index as usize].flags |= BROKEN;
+        }
+        self.close(self.value_end);
+    }
+
+    fn value(&mut self, tok: Tok, after_comma: bool) -> Step {
+        let range = self.lexer.range();
+        match tok {
+            Tok::OpenBrace | Tok::OpenBracket => Next(
+                self.open(tok == Tok::OpenBrace, range.start)
+                    .unwrap_or_else(|| self.too_deep()),
+            ),
+            Tok::Str
+            | Tok::Num
+            | Tok::True
+            | Tok::False
+            | Tok::Null
+            | Tok::BadStr
+            | Tok::BadNum => Next(self.scalar(tok)),
+            Tok::Word => {
+                // Up to where a value would end: `2026-11-29T18:42:07Z"` is one bogus value.
+                let end = self.lexer.bogus_end();
+                self.lexer.pos = end;
+                let bogus = &self.text[range.start..end];
+                let hint = match bogus.ends_with('"') {
+                    true => " (is a string missing its opening quote?)",
+                    false => "",
+                };
+                self.invalid(
+                    TextRange::new(range.start, end),
+                    || format!("unexpected `{}`; expected a JSON value{hint}", shown(bogus)),
+                    true,
+                );
+                self.push_error(range.start, end);
+                Next(self.after_value())
+            }
+            // `[]`: an empty array closes right away.
+            Tok::CloseBracket if !after_comma && self.in_array() => {
+                self.close(range.end);
+                Next(self.after_value())
+            }
+            Tok::CloseBracket | Tok::CloseBrace if after_comma => {
+                let comma = TextRange::new(self.last_end - 1, self.last_end);
+                self.invalid(comma, || "trailing commas are not allowed".into(), false);
+                Again(Expect::CommaOrClose)
+            }
+            Tok::CloseBracket | Tok::CloseBrace | Tok::Comma if self.in_object() => {
+                // `"a": }`: the member has no value.
+                let found = self.token_text();
+                self.invalid(
+                    range,
+                    || format!("expected a value, found `{}`", found),
+                    true,
+                );
+                self.push_error(self.last_end, self.last_end);
+                Again(Expect::CommaOrClose)
+            }
+            Tok::CloseBracket | Tok::CloseBrace if !self.stack.is_empty() => {
+                Again(Expect::CommaOrClose)
+            }
+            Tok::Comma if !self.stack.is_empty() => {
+                let message = match after_comma {
+                    true => "an extra comma".to_string(),
+                    false => "expected a value, found `,`".to_string(),
+                };
+                self.invalid(range, || message, true);
+                Next(Expect::Value { after_comma: true })
+            }
+            _ => {
+                // At the root, or a colon: nothing to stand for.
+                let found = self.token_text();
+                self.invalid(
+                    range,
+                    || format!("expected a value, found `{}`", found),
+                    true,
+                );
+                if self.stack.is_empty() {
+                    self.push_error(range.start, range.end);
+                    return Next(Expect::End);
+                }
+                Next(Expect::Value { after_comma })
+            }
+        }
+    }
+
+    /// A key token: remembered for its value, and checked against the object's other keys.
+    fn key(&mut self, key: Cow<'a, str>, range: TextRange) {
+        self.pending_key_broken = false;
         let frame = self.stack.last_mut().expect("keys appear inside objects");
         let first = match &mut frame.key_set {
             Some(set) => set.get(&*key).copied(),
@@ -751,7 +1549,7 @@ impl<'a> Builder<'a> {
                 .map(|(_, r)| *r),
         };
         if let Some(first) = first {
-            self.duplicates.push(SyntaxError {
+            self.errors.push(SyntaxError {
                 kind: SyntaxErrorKind::DuplicateKey {
                     key: key.to_string(),
                     first,
@@ -779,53 +1577,436 @@ impl<'a> Builder<'a> {
             Cow::Borrowed(_) => None,
         };
         self.pending_key = Some((range, decoded));
-        Ok(())
     }
 
-    /// Closes the innermost container at the bracket `range`.
-    fn close(&mut self, range: TextRange) -> Expect {
-        let frame = self.stack.pop().expect("a container is open");
-        self.keys.truncate(frame.keys_base);
-        let end = self.records.len() as u32;
-        let record = &mut self.records[frame.index as usize];
-        record.end = range.end as u32;
-        record.subtree_end = end;
-        self.after_value()
-    }
-
-    /// The comma before a closing bracket, for "trailing comma" errors.
-    fn comma_before(&self, close: TextRange) -> TextRange {
-        let before = &self.text[..close.start];
-        match before.trim_end().strip_suffix(',') {
-            Some(rest) => TextRange::new(rest.len(), rest.len() + 1),
-            None => close,
-        }
-    }
-
-    fn unterminated(&self) -> SyntaxError {
-        let frame = self.stack.last();
-        let (what, start) = match frame {
-            Some(f) if f.is_object => ("object", self.records[f.index as usize].start as usize),
-            Some(f) => ("array", self.records[f.index as usize].start as usize),
-            None => ("value", self.text.len()),
+    /// The current string token as a key.
+    fn string_key(&mut self, tok: Tok) {
+        let range = self.lexer.range();
+        let key = match tok {
+            Tok::Str if self.lexer.escaped => {
+                Cow::Owned(decode(&self.text[range.start + 1..range.end - 1]))
+            }
+            Tok::Str => Cow::Borrowed(&self.text[range.start + 1..range.end - 1]),
+            // A bad string: its content as written.
+            _ => Cow::Owned(self.text[range.start + 1..self.lexer.content_end].to_string()),
         };
-        self.error(
-            TextRange::new(start, (start + 1).min(self.text.len())),
-            format!("unterminated {what}: the text ends before it is closed"),
-        )
-    }
-
-    /// A raw tab inside a string literal is invalid JSON that the scanner accepts.
-    fn check_raw_string(&self, range: TextRange) -> Result<(), SyntaxError> {
-        let raw = &self.text.as_bytes()[range.as_range()];
-        match raw.iter().position(|&b| b == b'\t') {
-            None => Ok(()),
-            Some(i) => Err(self.error(
-                TextRange::new(range.start + i, range.start + i + 1),
-                "a raw tab inside a string; write it as \\t",
-            )),
+        self.key(key, range);
+        if tok == Tok::BadStr {
+            // Which key it was meant to be is unknown: the object may lack any.
+            self.lost_content();
+            self.pending_key_broken = true;
         }
     }
+
+    fn key_or_close(&mut self, tok: Tok, after_comma: bool) -> Step {
+        let range = self.lexer.range();
+        match tok {
+            Tok::Str | Tok::BadStr => {
+                self.string_key(tok);
+                Next(Expect::Colon)
+            }
+            Tok::CloseBrace => {
+                if after_comma {
+                    let comma = TextRange::new(self.last_end - 1, self.last_end);
+                    self.invalid(comma, || "trailing commas are not allowed".into(), false);
+                }
+                self.close(range.end);
+                Next(self.after_value())
+            }
+            Tok::CloseBracket => Again(Expect::CommaOrClose),
+            // `{...}, {`: the object's `}` is missing, and this is the next item.
+            Tok::OpenBrace | Tok::OpenBracket if after_comma && self.object_in_array() => {
+                self.unclosed_before_next_item()
+            }
+            Tok::Word | Tok::Num | Tok::True | Tok::False | Tok::Null
+                if self.lexer.peek_byte() == Some(b':') =>
+            {
+                // `{a: 1}`: taken as the key it was meant to be.
+                let word = self.token_text();
+                self.invalid(
+                    range,
+                    || {
+                        format!(
+                            "keys must be double-quoted strings, found `{}`",
+                            shown(word)
+                        )
+                    },
+                    true,
+                );
+                self.key(Cow::Owned(word.to_string()), range);
+                Next(Expect::Colon)
+            }
+            Tok::Comma => {
+                self.invalid(range, || "an extra comma".into(), true);
+                Next(Expect::KeyOrClose { after_comma: true })
+            }
+            Tok::Colon => {
+                self.invalid(
+                    range,
+                    || "expected a string key before the colon".into(),
+                    true,
+                );
+                self.lost_content();
+                Next(Expect::Discard)
+            }
+            Tok::OpenBrace | Tok::OpenBracket => {
+                let found = self.token_text();
+                self.invalid(
+                    range,
+                    || format!("expected a string key, found `{}`", found),
+                    true,
+                );
+                self.lost_content();
+                self.skip_balanced();
+                Next(Expect::CommaOrClose)
+            }
+            _ => {
+                let word = self.token_text();
+                self.invalid(
+                    range,
+                    || match tok {
+                        Tok::Word => format!(
+                            "keys must be double-quoted strings, found `{}`",
+                            shown(word)
+                        ),
+                        _ => format!("expected a string key, found `{}`", shown(word)),
+                    },
+                    true,
+                );
+                self.lost_content();
+                Next(Expect::KeyOrClose { after_comma })
+            }
+        }
+    }
+
+    fn colon(&mut self, tok: Tok) -> Step {
+        let range = self.lexer.range();
+        match tok {
+            Tok::Colon => {
+                self.colon_end = range.end;
+                Next(Expect::Value { after_comma: false })
+            }
+            Tok::Str | Tok::BadStr if self.lexer.peek_byte() == Some(b':') => {
+                // `"a"` then `"b": ...`: the key lost its colon and value.
+                let at = TextRange::empty(self.last_end);
+                self.invalid(at, || "expected a colon after the key".into(), true);
+                self.push_error(self.last_end, self.last_end);
+                self.string_key(tok);
+                Next(Expect::Colon)
+            }
+            Tok::Comma | Tok::CloseBrace | Tok::CloseBracket => {
+                let at = TextRange::empty(self.last_end);
+                self.invalid(at, || "expected a colon after the key".into(), true);
+                self.push_error(self.last_end, self.last_end);
+                Again(Expect::CommaOrClose)
+            }
+            Tok::Word => {
+                // `"a" = 1`: a wrong colon.
+                let found = self.token_text();
+                self.invalid(
+                    range,
+                    || format!("expected a colon after the key, found `{}`", shown(found)),
+                    true,
+                );
+                Next(Expect::Value { after_comma: false })
+            }
+            _ => {
+                self.invalid(range, || "expected a colon after the key".into(), true);
+                Again(Expect::Value { after_comma: false })
+            }
+        }
+    }
+
+    fn comma_or_close(&mut self, tok: Tok) -> Step {
+        let range = self.lexer.range();
+        let in_object = self.in_object();
+        match tok {
+            Tok::Comma if in_object => Next(Expect::KeyOrClose { after_comma: true }),
+            Tok::Comma => Next(Expect::Value { after_comma: true }),
+            Tok::CloseBrace if in_object => {
+                self.close(range.end);
+                Next(self.after_value())
+            }
+            Tok::CloseBracket if !in_object => {
+                self.close(range.end);
+                Next(self.after_value())
+            }
+            Tok::CloseBrace | Tok::CloseBracket => {
+                let expected = if in_object { "`}`" } else { "`]`" };
+                let matches_outer = match tok {
+                    Tok::CloseBrace => self.open_objects > 0,
+                    _ => self.open_arrays > 0,
+                };
+                if matches_outer {
+                    // `{"a": [1}`: the array's `]` is missing.
+                    let at = TextRange::new(self.value_end, range.end);
+                    self.invalid(
+                        at,
+                        || format!("mismatched bracket: expected `,` or {expected}"),
+                        true,
+                    );
+                    self.close_missing();
+                    Again(Expect::CommaOrClose)
+                } else {
+                    self.invalid(
+                        range,
+                        || format!("mismatched bracket: expected `,` or {expected}"),
+                        true,
+                    );
+                    Next(Expect::CommaOrClose)
+                }
+            }
+            Tok::Colon if self.prev == Tok::Str && self.last_is_string_child() => {
+                self.key_after_all(range)
+            }
+            Tok::Word if self.prev_value_is_error() => {
+                // More of the same garbage.
+                let last = self.records.len() - 1;
+                self.records[last].end = range.end as u32;
+                self.value_end = range.end;
+                Next(Expect::CommaOrClose)
+            }
+            Tok::Word | Tok::Colon => {
+                let expected = if in_object { "`}`" } else { "`]`" };
+                let found = self.token_text();
+                self.invalid(
+                    range,
+                    || format!("unexpected `{}`; expected `,` or {expected}", shown(found)),
+                    true,
+                );
+                Next(Expect::CommaOrClose)
+            }
+            // `{...} {`: the object's `}` and a comma are missing.
+            Tok::OpenBrace | Tok::OpenBracket if self.object_in_array() => {
+                self.unclosed_before_next_item()
+            }
+            _ => {
+                // A value where a comma belongs.
+                let at = TextRange::empty(self.last_end);
+                self.invalid(at, || "expected a comma".into(), true);
+                Again(match in_object {
+                    true => Expect::KeyOrClose { after_comma: true },
+                    false => Expect::Value { after_comma: true },
+                })
+            }
+        }
+    }
+
+    /// Whether the innermost container is an object that is an array's item.
+    fn object_in_array(&self) -> bool {
+        let n = self.stack.len();
+        n >= 2 && self.stack[n - 1].is_object && !self.stack[n - 2].is_object
+    }
+
+    /// An array or object starts where the innermost object should go on:
+    /// that object's `}` is missing, and this is the array's next item.
+    fn unclosed_before_next_item(&mut self) -> Step {
+        let at = TextRange::empty(self.value_end);
+        self.invalid(
+            at,
+            || "expected `}`: the object is not closed before the next item".into(),
+            true,
+        );
+        self.close_missing();
+        Again(Expect::Value { after_comma: true })
+    }
+
+    /// The last record is a string value just read, a direct child of the innermost container.
+    fn last_is_string_child(&self) -> bool {
+        let last = self.records.len().wrapping_sub(1) as u32;
+        self.stack.last().is_some_and(|f| {
+            f.last_child == last && self.records[last as usize].kind == Kind::String
+        })
+    }
+
+    fn prev_value_is_error(&self) -> bool {
+        matches!(self.prev, Tok::Word | Tok::BadNum)
+            && self
+                .records
+                .last()
+                .is_some_and(|r| r.kind == Kind::Error && r.end as usize == self.last_end)
+    }
+
+    /// A colon after a string value: the string was a key after all. Either
+    /// the bracket that opens its object is missing, or (in an object) the
+    /// member before it has no value, or (in an array) the array's `]` is missing.
+    fn key_after_all(&mut self, colon: TextRange) -> Step {
+        let s = self.records.len() - 1;
+        let string = self.records[s];
+        let frame = self.stack.last().expect("inside a container");
+        let key: Cow<'a, str> = match string.value_escaped {
+            true => Cow::Owned(
+                self.escaped_values
+                    .remove(&(s as u32))
+                    .unwrap_or_default()
+                    .into(),
+            ),
+            false => Cow::Borrowed(&self.text[string.start as usize + 1..string.end as usize - 1]),
+        };
+        let key_range = TextRange::new(string.start as usize, string.end as usize);
+        self.records[s].value_escaped = false;
+        let opens_object = match frame.is_object {
+            // On a line of its own, deeper than the member's key: the first
+            // key of an object whose `{` is missing; else the next key,
+            // after a missing value (a value being typed).
+            true => {
+                let member_key = string.key_start as usize;
+                let between = &self.text[member_key..string.start as usize];
+                between.contains('\n')
+                    && column(self.text, string.start as usize) > column(self.text, member_key)
+            }
+            // After items that are no objects: the array's `]` is missing.
+            false => {
+                let prev = frame.prev_child;
+                prev == NO_CHILD || self.records[prev as usize].kind == Kind::Object
+            }
+        };
+        let can_open = self.stack.len() < self.depth_limit;
+        if opens_object && can_open {
+            let at = TextRange::empty(string.start as usize);
+            self.invalid(at, || "expected `{` before this key".into(), true);
+            self.records[s].kind = Kind::Object;
+            self.stack.push(Frame {
+                index: s as u32,
+                is_object: true,
+                keys_base: self.keys.len(),
+                key_set: None,
+                last_child: NO_CHILD,
+                prev_child: NO_CHILD,
+                errors: 0,
+            });
+            self.open_objects += 1;
+            self.records[s].flags |= BROKEN;
+            self.broke();
+        } else if frame.is_object {
+            // After the member's colon; a member may have lost its colon too.
+            let colon_end = self.colon_end.max(string.key_end as usize);
+            let at = TextRange::empty(colon_end);
+            self.invalid(at, || "expected a value after the colon".into(), true);
+            let record = &mut self.records[s];
+            record.kind = Kind::Error;
+            record.flags |= BROKEN;
+            (record.start, record.end) = (colon_end as u32, colon_end as u32);
+            self.broke();
+        } else {
+            let stack_len = self.stack.len();
+            if stack_len < 2 || !self.stack[stack_len - 2].is_object {
+                self.invalid(colon, || "unexpected `:` in an array".into(), true);
+                return Next(Expect::CommaOrClose);
+            }
+            let before = match frame.prev_child {
+                NO_CHILD => self.records[frame.index as usize].start as usize + 1,
+                prev => self.records[prev as usize].end as usize,
+            };
+            let at = TextRange::empty(before);
+            self.invalid(
+                at,
+                || "expected `]`: the array is not closed before this key".into(),
+                true,
+            );
+            self.records.pop();
+            self.value_end = before;
+            self.close_missing();
+        }
+        self.key(key, key_range);
+        self.colon_end = colon.end;
+        Next(Expect::Value { after_comma: false })
+    }
+
+    fn discard(&mut self, tok: Tok) -> Step {
+        match tok {
+            Tok::OpenBrace | Tok::OpenBracket => {
+                self.skip_balanced();
+                Next(Expect::CommaOrClose)
+            }
+            Tok::Str
+            | Tok::BadStr
+            | Tok::Num
+            | Tok::BadNum
+            | Tok::True
+            | Tok::False
+            | Tok::Null
+            | Tok::Word => Next(Expect::CommaOrClose),
+            _ => Again(Expect::CommaOrClose),
+        }
+    }
+
+    fn end(&mut self, tok: Tok) -> Step {
+        let range = self.lexer.range();
+        let root = self.closed_root.take();
+        match (tok, root) {
+            (Tok::Comma, Some(root)) => {
+                // `{...}}, "more": ...`: a `}` closed the root too early.
+                let at = TextRange::new(self.value_end.saturating_sub(1), self.value_end);
+                self.invalid(
+                    at,
+                    || "this bracket closes the document too early: more follows after it".into(),
+                    true,
+                );
+                let is_object = root.is_object;
+                self.records[root.index as usize].flags |= BROKEN | INCOMPLETE;
+                match is_object {
+                    true => self.open_objects += 1,
+                    false => self.open_arrays += 1,
+                }
+                self.stack.push(root);
+                Next(match is_object {
+                    true => Expect::KeyOrClose { after_comma: true },
+                    false => Expect::Value { after_comma: true },
+                })
+            }
+            _ => {
+                self.invalid(
+                    range,
+                    || "more than one JSON value: a report is a single object".into(),
+                    false,
+                );
+                Next(Expect::Skip)
+            }
+        }
+    }
+
+    /// At the end of the text: what is open is closed, and reported once.
+    fn finish(&mut self, expect: Expect) {
+        let quiet = self.quiet_end || (self.prev == Tok::BadStr && self.lexer.unterminated);
+        match expect {
+            Expect::Colon => self.push_error(self.last_end, self.last_end),
+            Expect::Value { .. } if self.in_object() => {
+                self.push_error(self.last_end, self.last_end)
+            }
+            _ => {}
+        }
+        let Some(innermost) = self.stack.last() else {
+            return;
+        };
+        let record = self.records[innermost.index as usize];
+        let what = if innermost.is_object {
+            "object"
+        } else {
+            "array"
+        };
+        if !quiet {
+            let start = record.start as usize;
+            self.token_reported = false;
+            self.invalid(
+                TextRange::new(start, start + 1),
+                || format!("unterminated {what}: the text ends before it is closed"),
+                true,
+            );
+        }
+        for frame in &self.stack {
+            self.records[frame.index as usize].flags |= BROKEN | INCOMPLETE;
+        }
+        self.value_end = self.last_end;
+        while !self.stack.is_empty() {
+            self.close(self.last_end);
+        }
+    }
+}
+
+/// The column of `offset` in bytes from its line's start.
+fn column(text: &str, offset: usize) -> usize {
+    offset - text[..offset].rfind('\n').map_or(0, |i| i + 1)
 }
 
 fn clamp(text: &str, start: usize, end: usize) -> TextRange {
@@ -838,20 +2019,6 @@ fn clamp(text: &str, start: usize, end: usize) -> TextRange {
         end += 1;
     }
     TextRange::new(start, end)
-}
-
-/// The scanner's messages start with a capital and may end with a full stop; ours are clauses.
-fn sentence(message: &str) -> String {
-    let mut chars = message.chars();
-    match chars.next() {
-        Some(first) => first
-            .to_lowercase()
-            .chain(chars)
-            .collect::<String>()
-            .trim_end_matches('.')
-            .to_string(),
-        None => String::new(),
-    }
 }
 
 #[cfg(test)]
@@ -1069,5 +2236,536 @@ mod tests {
                 "{text:?}"
             );
         }
+    }
+
+    /// Every error of `text`, as messages (duplicate keys shown by key).
+    fn messages(text: &str) -> Vec<String> {
+        parse(text)
+            .errors
+            .iter()
+            .map(|e| match &e.kind {
+                SyntaxErrorKind::Invalid(message) => message.clone(),
+                other => format!("{other:?}"),
+            })
+            .collect()
+    }
+
+    /// Each class of text strict JSON accepts, in small cases of our own.
+    #[test]
+    fn strict_json_is_accepted_in_every_form() {
+        for text in [
+            "-0",
+            "0.5e-3",
+            "1E+2",
+            "-1.25e10",
+            "1e999",
+            "123456789012345678901234567890",
+            r#""\"\\\/\b\f\n\r\t""#,
+            r#""\u0000\u001f\u00e9\uD834\uDD1E""#,
+            "\"é 日本 😀 \u{2028} \u{7f}\"",
+            "\"\"",
+            "{\"\": 1}",
+            "[[[]], {}, [{}], {\"a\": []}]",
+            " \t\r\n[ 1 , 2 ]\r\n ",
+            "true",
+            "null",
+            "[false, true, null]",
+            "{\"a\": {\"b\": {\"c\": [1, \"x\", null]}}}",
+        ] {
+            let parse = parse(text);
+            assert!(parse.errors.is_empty(), "{text:?}: {:?}", parse.errors);
+            let root = parse.root().unwrap();
+            assert!(!root.is_broken() && !root.is_incomplete(), "{text:?}");
+        }
+        assert_eq!(
+            parse(r#""\uD834\uDD1E""#).root().unwrap().as_str(),
+            Some("𝄞")
+        );
+    }
+
+    /// Each class of text strict JSON rejects: every one is an error.
+    #[test]
+    fn every_kind_of_invalid_json_is_rejected() {
+        for text in [
+            // Numbers.
+            "-",
+            "1.",
+            ".1",
+            "+1",
+            "1e",
+            "1e+",
+            "0x10",
+            "Infinity",
+            "-Infinity",
+            "NaN",
+            "1.5.3",
+            "12px",
+            "- 1",
+            "[01]",
+            "[-01]",
+            "2.e3",
+            // Literals.
+            "tru",
+            "True",
+            "nul",
+            "falsey",
+            "[true false]",
+            // Strings.
+            "\"abc",
+            "\"a\\x\"",
+            "\"\\'\"",
+            "\"\\U0041\"",
+            "\"\\u12\"",
+            "\"\\u12zz\"",
+            "\"\\",
+            "'a'",
+            "\"\\uDD1E\"",
+            "\"\\uD834x\"",
+            // Structure.
+            "[1,]",
+            "[,1]",
+            "[1,,2]",
+            "{\"a\":1,}",
+            "{,}",
+            "{\"a\"}",
+            "{\"a\" 1}",
+            "{1:1}",
+            "{'a':1}",
+            "[\"a\" \"b\"]",
+            "[1]]",
+            "[1",
+            "{",
+            "]",
+            "}",
+            "[}",
+            "{]",
+            ":",
+            ",",
+            "[1]x",
+            "{} {}",
+            "[1] 2",
+            "{\"a\" : : 1}",
+            "{:1}",
+            "{\"a\":1 \"b\":2}",
+            // What is no whitespace, and what is no JSON at all.
+            "// c\n1",
+            "/* c */ 1",
+            "\u{feff}1",
+            "\u{b}1",
+            "\u{c}1",
+            "\u{a0}1",
+            "1\u{0}",
+            "#",
+            "\u{3000}",
+            "",
+        ] {
+            assert!(!parse(text).errors.is_empty(), "{text:?} was accepted");
+        }
+    }
+
+    /// Invariant 1: a raw control character inside a string is an error,
+    /// line feed and carriage return included, and the message says how to
+    /// escape it.
+    #[test]
+    fn raw_control_characters_in_strings_say_how_to_escape_them() {
+        for byte in 0u8..0x20 {
+            let text = format!("[\"a{}b\"]", byte as char);
+            let messages = messages(&text);
+            let expected = match byte {
+                b'\n' => "\\n".to_string(),
+                b'\r' => "\\r".to_string(),
+                b'\t' => "\\t".to_string(),
+                _ => format!("\\u{byte:04x}"),
+            };
+            assert_eq!(messages.len(), 1, "U+{byte:04X}: {messages:?}");
+            assert!(
+                messages[0].contains(&expected),
+                "U+{byte:04X}: {messages:?}"
+            );
+        }
+        // The value is still what is written: the string breaks nothing.
+        let parse = parse("{\"op\": \"re\nwrite\", \"b\": 1}");
+        let root = parse.root().unwrap();
+        assert_eq!(root.get("op").unwrap().as_str(), Some("re\nwrite"));
+        assert!(!root.is_broken());
+    }
+
+    /// The members of an object as `key=value` (`key=!` for an error node).
+    fn shape(node: Node<'_>) -> String {
+        let render = |n: Node<'_>| match n.value() {
+            Value::Error if n.is_missing() => "!missing".to_string(),
+            Value::Error => "!".to_string(),
+            Value::Object => format!("{{{}}}", shape(n)),
+            Value::Array => format!(
+                "[{}]",
+                n.items()
+                    .unwrap()
+                    .map(|i| match i.value() {
+                        Value::Object => format!("{{{}}}", shape(i)),
+                        Value::Error => "!".into(),
+                        _ => n.tree.text()[i.range().as_range()].to_string(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+            _ => n.tree.text()[n.range().as_range()].to_string(),
+        };
+        match node.members() {
+            Some(members) => members
+                .map(|m| format!("{}={}", m.key, render(m.value)))
+                .collect::<Vec<_>>()
+                .join(" "),
+            None => render(node),
+        }
+    }
+
+    /// Each way of breaking JSON: one error, and the tree a reader would see.
+    #[test]
+    fn each_break_gives_one_error_and_the_tree_around_it() {
+        let cases = [
+            // Missing comma, extra comma, missing colon, missing value.
+            ("{\"a\": 1 \"b\": 2}", "a=1 b=2", "expected a comma"),
+            ("{\"a\": 1,, \"b\": 2}", "a=1 b=2", "an extra comma"),
+            (
+                "{\"a\" 1, \"b\": 2}",
+                "a=1 b=2",
+                "expected a colon after the key",
+            ),
+            (
+                "{\"a\": , \"b\": 2}",
+                "a=!missing b=2",
+                "expected a value, found `,`",
+            ),
+            (
+                "{\n  \"a\": \n  \"b\": 2}",
+                "a=!missing b=2",
+                "expected a value after the colon",
+            ),
+            (
+                "{\"a\"\n  \"b\": 2}",
+                "a=!missing b=2",
+                "expected a colon after the key",
+            ),
+            // Unterminated strings: a value being typed, a key being typed.
+            (
+                "{\"a\": \"de\n  \"b\": 2}",
+                "a=! b=2",
+                "unterminated string literal: the line ends before its closing `\"`; a line break inside a string is written \\n",
+            ),
+            (
+                "{\"a\": 1,\n  \"b\n  \"c\": 2}",
+                "a=1 b=!missing c=2",
+                "unterminated string literal: the line ends before its closing `\"`; a line break inside a string is written \\n",
+            ),
+            (
+                "{\"a\": \"n, \"b\": 2}",
+                "a=! b=2",
+                "unterminated string literal: it has no closing `\"` before the next string",
+            ),
+            (
+                "{\"a\": \"n \"b\": 2}",
+                "a=! b=2",
+                "unterminated string literal: it has no closing `\"` before the next string",
+            ),
+            // Missing brackets.
+            (
+                "{\"e\": [{\"x\": 1, {\"x\": 2}]}",
+                "e=[{x=1} {x=2}]",
+                "expected `}`: the object is not closed before the next item",
+            ),
+            (
+                "{\"e\": [{\"x\": 1}, \"x\": 2}]}",
+                "e=[{x=1} {x=2}]",
+                "expected `{` before this key",
+            ),
+            (
+                "{\n  \"s\":\n    \"x\": 1, \"y\": 2},\n  \"b\": 3}",
+                "s={x=1 y=2} b=3",
+                "expected `{` before this key",
+            ),
+            (
+                "{\"a\": \"b\": 2}",
+                "a=!missing b=2",
+                "expected a value after the colon",
+            ),
+            (
+                "{\"a\": [\"x\", \"b\": 2}",
+                "a=[\"x\"] b=2",
+                "expected `]`: the array is not closed before this key",
+            ),
+            (
+                "{\"a\": [1, 2}",
+                "a=[1 2]",
+                "mismatched bracket: expected `,` or `]`",
+            ),
+            (
+                "{\"e\": [{\"x\": 1\n]}",
+                "e=[{x=1}]",
+                "mismatched bracket: expected `,` or `}`",
+            ),
+            (
+                "{\"a\": {\"x\": 1}}, \"b\": 2}",
+                "a={x=1} b=2",
+                "this bracket closes the document too early: more follows after it",
+            ),
+            // Stray characters.
+            (
+                "{\"a\": foo, \"b\": 2}",
+                "a=! b=2",
+                "unexpected `foo`; expected a JSON value",
+            ),
+            (
+                "{\"a\": 2026-11-29T18:42:07Z\", \"b\": 2}",
+                "a=! b=2",
+                "unexpected `2026-11-29T18:42:07Z\"`; expected a JSON value (is a string missing its opening quote?)",
+            ),
+            (
+                "{\"a\": 1, @@ \"b\": 2}",
+                "a=1 b=2",
+                "keys must be double-quoted strings, found `@@`",
+            ),
+            (
+                "{\"a\": 1 @@, \"b\": 2}",
+                "a=1 b=2",
+                "unexpected `@@`; expected `,` or `}`",
+            ),
+            (
+                "{a: 1, \"b\": 2}",
+                "a=1 b=2",
+                "keys must be double-quoted strings, found `a`",
+            ),
+            // Errors that break nothing.
+            (
+                "{\"a\": 1, \"b\": 2,}",
+                "a=1 b=2",
+                "trailing commas are not allowed",
+            ),
+            (
+                "{\"a\": 1, /* c */ \"b\": 2}",
+                "a=1 b=2",
+                "comments are not allowed in JSON",
+            ),
+        ];
+        for (text, expected_shape, expected_message) in cases {
+            let parse = parse(text);
+            let root = parse.root().unwrap();
+            assert_eq!(shape(root), expected_shape, "{text:?}");
+            assert_eq!(messages(text), [expected_message], "{text:?}");
+            check_ranges(&parse);
+        }
+        // Only what made the parser guess breaks the containers around it.
+        assert!(!parse("{\"a\": [1, 2,]}").root().unwrap().is_broken());
+        let parse = parse("{\"e\": [{\"x\": 1, {\"x\": 2}]}");
+        let items: Vec<_> = parse
+            .root()
+            .unwrap()
+            .lookup("/e")
+            .unwrap()
+            .items()
+            .unwrap()
+            .collect();
+        assert!(items[0].is_broken() && !items[1].is_broken());
+        assert!(parse.root().unwrap().is_broken() && !parse.root().unwrap().is_incomplete());
+    }
+
+    #[test]
+    fn unclosed_text_keeps_what_it_holds_and_is_incomplete() {
+        let text = "{\"e\": [{\"x\": 1}, {\"x\": 2, \"y\": [3";
+        let parse = parse(text);
+        assert_eq!(
+            messages(text),
+            ["unterminated array: the text ends before it is closed"]
+        );
+        let root = parse.root().unwrap();
+        assert_eq!(shape(root), "e=[{x=1} {x=2 y=[3]}]");
+        assert!(root.is_incomplete());
+        let entries = root.get("e").unwrap();
+        assert!(!entries.items().unwrap().next().unwrap().is_broken());
+        assert_eq!(root.range().end, text.len());
+        // Truncated inside a string: that is the one error.
+        assert_eq!(messages("{\"e\": [\"ab"), ["unterminated string literal"]);
+    }
+
+    /// What a completion needs from half-typed text: the member being typed, and its value.
+    #[test]
+    fn a_half_typed_value_is_found_by_its_path() {
+        for (text, missing) in [
+            ("{\"entries\": [{\"path\": \"a\", \"op_type\": \"de", false),
+            ("{\"entries\": [{\"path\": \"a\", \"op_type\": ", true),
+            (
+                "{\"entries\": [{\"path\": \"a\", \"op_type\": \n  }]}",
+                true,
+            ),
+        ] {
+            let parse = parse(text);
+            let offset = text.trim_end_matches(['\n', ' ', '}', ']']).len();
+            let path = parse.root().unwrap().path_to(offset);
+            let keys: Vec<_> = path.iter().map(|(m, _)| m.map(|m| m.key)).collect();
+            assert_eq!(
+                keys,
+                [None, Some("entries"), None, Some("op_type")],
+                "{text:?}"
+            );
+            let value = path.last().unwrap().1;
+            assert!(value.is_error(), "{text:?}");
+            assert_eq!(value.is_missing(), missing, "{text:?}");
+        }
+    }
+
+    /// Every node lies inside the text and inside its parent, in order.
+    fn check_ranges(parse: &Parse) {
+        let Some(tree) = &parse.tree else { return };
+        let len = tree.text().len();
+        let mut stack = vec![tree.root()];
+        while let Some(node) = stack.pop() {
+            let range = node.range();
+            assert!(range.start <= range.end && range.end <= len, "{range:?}");
+            let mut previous_end = range.start;
+            for child in node.children() {
+                let r = child.range();
+                assert!(
+                    r.start >= previous_end && r.end <= range.end,
+                    "{r:?} in {range:?}"
+                );
+                if let Some(members) = node.members() {
+                    let _ = members.count();
+                    let m = child.as_member();
+                    assert!(
+                        m.key_range.start >= previous_end && m.key_range.end <= r.start,
+                        "{:?} before {r:?}",
+                        m.key_range
+                    );
+                }
+                previous_end = r.end;
+                stack.push(child);
+            }
+        }
+        for error in &parse.errors {
+            assert!(error.range.end <= len);
+        }
+    }
+
+    #[test]
+    fn bad_input_gives_a_bounded_number_of_errors() {
+        let mut rng = fastrand::Rng::with_seed(5);
+        let alphabet: Vec<char> = "{}[],:\"'\\ \n\t1-.eE0tfnu#@xé😀/*".chars().collect();
+        let garbage: String = (0..1 << 20)
+            .map(|_| alphabet[rng.usize(..alphabet.len())])
+            .collect();
+        let line = "x!".repeat(1 << 19);
+        for text in [
+            "[".repeat(100_000),
+            "{".repeat(100_000),
+            "]".repeat(100_000),
+            "{\"a\":[".repeat(50_000),
+            ",".repeat(100_000),
+            "\"".repeat(100_001),
+            garbage,
+            format!("{{\"a\": {line}}}"),
+            format!("[{line}"),
+        ] {
+            let parse = parse(&text);
+            assert!(parse.root().is_some());
+            let syntax = parse
+                .errors
+                .iter()
+                .filter(|e| !matches!(e.kind, SyntaxErrorKind::DuplicateKey { .. }))
+                .count();
+            assert!((1..=MAX_SYNTAX_ERRORS).contains(&syntax), "{syntax} errors");
+            check_ranges(&parse);
+        }
+        // A member that lost its colon, then turns out to be followed by a key.
+        check_ranges(&parse("{\"a\": 1, \"k\" \"v\" /**/ : 2}"));
+        for _ in 0..3000 {
+            let len = rng.usize(0..40);
+            let text: String = (0..len)
+                .map(|_| alphabet[rng.usize(..alphabet.len())])
+                .collect();
+            let parse = parse(&text);
+            check_ranges(&parse);
+            assert!(
+                parse.errors.len() <= 3 * len + 1,
+                "{text:?}: {:?}",
+                parse.errors
+            );
+        }
+    }
+
+    fn to_serde(node: Node<'_>) -> serde_json::Value {
+        match node.value() {
+            Value::Null => serde_json::Value::Null,
+            Value::Bool(b) => serde_json::Value::Bool(b),
+            Value::Number(raw) => serde_json::from_str(raw).unwrap(),
+            Value::String(s) => serde_json::Value::String(s.to_string()),
+            Value::Array => serde_json::Value::Array(node.items().unwrap().map(to_serde).collect()),
+            Value::Object => serde_json::Value::Object(
+                node.members()
+                    .unwrap()
+                    .map(|m| (m.key.to_string(), to_serde(m.value)))
+                    .collect(),
+            ),
+            Value::Error => panic!("an error node"),
+        }
+    }
+
+    /// On random short texts, whatever a strict parser accepts parses
+    /// without errors to the same value, and whatever it rejects for its
+    /// syntax has an error here.
+    #[test]
+    fn agrees_with_a_strict_parser_on_random_text() {
+        let mut rng = fastrand::Rng::with_seed(9);
+        let pieces = [
+            "{",
+            "}",
+            "[",
+            "]",
+            ",",
+            ":",
+            " ",
+            "\n",
+            "\"a\"",
+            "\"b\"",
+            "\"\\u00e9\"",
+            "\"\\n\"",
+            "1",
+            "-2.5e3",
+            "/**/",
+            "'",
+            "0",
+            "true",
+            "null",
+            "\"",
+            "\\",
+            "x",
+            "é",
+        ];
+        let mut accepted = 0;
+        for _ in 0..20_000 {
+            let text: String = (0..rng.usize(1..12))
+                .map(|_| pieces[rng.usize(..pieces.len())])
+                .collect();
+            let parse = parse(&text);
+            check_ranges(&parse);
+            let only_duplicates = parse
+                .errors
+                .iter()
+                .all(|e| matches!(e.kind, SyntaxErrorKind::DuplicateKey { .. }));
+            match serde_json::from_str::<serde_json::Value>(&text) {
+                Ok(expected) => {
+                    accepted += 1;
+                    assert!(only_duplicates, "{text:?}: {:?}", parse.errors);
+                    if parse.errors.is_empty() {
+                        assert_eq!(to_serde(parse.root().unwrap()), expected, "{text:?}");
+                    }
+                }
+                // Numbers of any size are JSON; serde_json refuses those past f64.
+                Err(error) if error.to_string().contains("number out of range") => {}
+                Err(error) if error.is_syntax() || error.is_eof() => {
+                    assert!(!only_duplicates, "{text:?} accepted");
+                }
+                Err(_) => {}
+            }
+        }
+        assert!(accepted > 500, "{accepted}");
     }
 }

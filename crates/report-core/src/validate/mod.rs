@@ -103,13 +103,21 @@ pub(crate) struct CrossEntry {
     pub candidates: Vec<Candidate>,
 }
 
-/// Checks a parsed report.
+/// Checks a parsed report. A report with syntax errors is checked where it
+/// parsed intact: an entry, shortlist item, promotion candidate or envelope
+/// field that a syntax error broke ([`Node::is_broken`]) loses its checks,
+/// and the checks across entries say nothing they cannot know because of it.
 pub fn validate(text: &str, root: Node<'_>) -> Validation {
+    // A broken text that does not even look like a report: nothing certain to say.
+    if root.is_broken() && !crate::selection::looks_like_report(root) {
+        return Validation::default();
+    }
     let mut sink = Sink {
         text,
         diagnostics: Vec::new(),
     };
     let Some(report) = envelope::check_envelope(&mut sink, root) else {
+        drop_broken(root, &mut sink.diagnostics);
         return Validation {
             diagnostics: sink.diagnostics,
             ..Validation::default()
@@ -123,18 +131,42 @@ pub fn validate(text: &str, root: Node<'_>) -> Validation {
         .map(|node| promotion::check_candidates(&mut sink, node))
         .unwrap_or_default();
     let mut entries = Vec::new();
+    let mut broken = Vec::new();
     if let Some(items) = report.entries.and_then(Node::items) {
         for (index, item) in items.enumerate() {
-            entries.push(entry::check_entry(&mut sink, item, index));
+            if item.is_broken() {
+                broken.push(index);
+                entries.push(broken_entry(item, index));
+            } else {
+                entries.push(entry::check_entry(&mut sink, item, index));
+            }
         }
     }
-    if let Some(shortlist) = &shortlist {
+    let intact = |entry: &&EntryFacts| broken.binary_search(&entry.index).is_err();
+    // A broken shortlist may have held any path.
+    if let Some(shortlist) = &shortlist
+        && !report.shortlist.is_some_and(Node::is_broken)
+    {
         let missing = entries
             .iter()
+            .filter(intact)
             .filter_map(|entry| shortlist::check_membership(shortlist, entry));
         sink.diagnostics.extend(missing);
     }
-    promotion::judge_all(&candidates, &entries, &mut sink.diagnostics);
+    let mut judged = Vec::new();
+    if broken.is_empty() {
+        promotion::judge_all(&candidates, &entries, &mut judged);
+    } else {
+        let intact: Vec<EntryFacts> = entries.iter().filter(intact).cloned().collect();
+        promotion::judge_all(&candidates, &intact, &mut judged);
+    }
+    if root.is_broken() {
+        drop_unknowable_judgements(root, &report, &entries, &broken, &mut judged);
+        sink.diagnostics.extend(judged);
+        drop_broken(root, &mut sink.diagnostics);
+    } else {
+        sink.diagnostics.extend(judged);
+    }
     Validation {
         diagnostics: sink.diagnostics,
         entries,
@@ -143,6 +175,86 @@ pub fn validate(text: &str, root: Node<'_>) -> Validation {
             candidates,
         }),
     }
+}
+
+/// The facts of an entry a syntax error broke: only where it is, and its
+/// path when that parsed intact (to know which promotion candidates may name it).
+fn broken_entry(item: Node<'_>, index: usize) -> EntryFacts {
+    EntryFacts {
+        index,
+        range: item.range(),
+        path: item
+            .get("path")
+            .and_then(|node| Some((node.as_str()?.to_string(), node.range()))),
+        evidence: None,
+        tier: None,
+    }
+}
+
+/// Removes the promotion-candidate judgements that a broken entry makes
+/// unknowable: a candidate whose path a broken entry has (or may have, when
+/// its path is unreadable or entries are missing) may name it.
+fn drop_unknowable_judgements(
+    root: Node<'_>,
+    report: &envelope::Envelope<'_>,
+    entries: &[EntryFacts],
+    broken: &[usize],
+    judged: &mut Vec<Diagnostic>,
+) {
+    let entries_lost = match root.get("entries") {
+        Some(node) => node.is_error() || node.is_incomplete(),
+        None => root.is_incomplete(),
+    };
+    let mut paths = Vec::new();
+    let mut any_path = entries_lost;
+    for &index in broken {
+        match &entries[index].path {
+            Some((path, _)) => paths.push(path.as_str()),
+            None => any_path = true,
+        }
+    }
+    if any_path {
+        judged.clear();
+        return;
+    }
+    let uncertain: Vec<TextRange> = report
+        .promotion_candidates
+        .and_then(Node::items)
+        .into_iter()
+        .flatten()
+        .filter_map(|item| item.get("path"))
+        .filter(|path| path.as_str().is_some_and(|p| paths.contains(&p)))
+        .map(Node::range)
+        .collect();
+    judged.retain(|d| !uncertain.contains(&d.range));
+}
+
+/// Removes what the checks said inside the parts a syntax error broke, and
+/// the missing fields of a report whose members may be lost.
+fn drop_broken(root: Node<'_>, diagnostics: &mut Vec<Diagnostic>) {
+    let mut regions = Vec::new();
+    for member in root.members().into_iter().flatten() {
+        let value = member.value;
+        if !member.is_broken() {
+            continue;
+        }
+        match (member.key, value.items()) {
+            (_, _) if !value.is_broken() => regions.push(member.range()),
+            ("shortlist" | "entries" | "promotion_candidates", Some(items)) => {
+                regions.extend(items.filter(|item| item.is_broken()).map(Node::range));
+            }
+            _ => regions.push(member.range()),
+        }
+    }
+    let lost_members = root.is_incomplete();
+    diagnostics.retain(|d| {
+        let inside = regions
+            .iter()
+            .any(|r| r.start <= d.range.start && d.range.end <= r.end);
+        let lost =
+            lost_members && d.code == Code::MissingField && d.range == missing_key_range(root);
+        !inside && !lost
+    });
 }
 
 /// Checks one entry on its own: `text` is the entry's text alone and `node`
