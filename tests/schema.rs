@@ -13,7 +13,10 @@ use common::{golden_dir, invalid_examples};
 /// Invalid examples a schema validator accepts, and why. None today: each
 /// also breaks something a schema expresses. The violations no schema can
 /// express are tested one by one in `violations_no_schema_can_express_pass_it`.
-const ACCEPTED_BY_THE_SCHEMA: &[(&str, &str)] = &[];
+const ACCEPTED_BY_THE_SCHEMA: &[(&str, &str)] = &[(
+    "08-dedupe-preserves-nothing.report.json",
+    "that canonical_ref points into the span its own entry removes compares two fields' meanings",
+)];
 
 /// Invalid examples that are not JSON a schema validator can read at all:
 /// the parser refuses them before any schema applies, as it must.
@@ -47,14 +50,18 @@ fn parse(path: &Path) -> Option<serde_json::Value> {
 }
 
 #[test]
-fn the_valid_golden_report_passes() {
+fn the_valid_golden_reports_pass() {
     let validator = validator();
-    let report = parse(&golden_dir().join("valid.report.json")).unwrap();
-    let errors: Vec<String> = validator
-        .iter_errors(&report)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(errors.is_empty(), "{errors:#?}");
+    let mut paths = common::valid_examples();
+    paths.push(golden_dir().join("valid.report.json"));
+    for path in paths {
+        let report = parse(&path).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&report)
+            .map(|e| format!("{} at {}", e, e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{}: {errors:#?}", path.display());
+    }
 }
 
 #[test]

@@ -58,7 +58,7 @@ pub fn report_schema() -> Value {
             "tool_version": {"type": "string"},
             "generated_at": {
                 "type": "string",
-                "pattern": r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|\+00:00)$",
+                "pattern": r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}([.,][0-9]+)?(Z|\+00:00)$",
             },
             "scan": {"$ref": "#/$defs/scan"},
             "shortlist": {"type": "array", "items": {"$ref": "#/$defs/shortlist_item"}},
@@ -73,7 +73,8 @@ pub fn report_schema() -> Value {
                 "type": "object",
                 "required": SCAN_FIELDS,
                 "properties": {
-                    "project_root": {"type": "string"},
+                    // Absolute or relative to the report's folder, never empty.
+                    "project_root": {"type": "string", "pattern": r"\S"},
                     "scope_globs": {"$ref": "#/$defs/strings"},
                     "excluded_dirs": {"$ref": "#/$defs/strings"},
                     "files_scanned": {"$ref": "#/$defs/count"},
@@ -84,7 +85,8 @@ pub fn report_schema() -> Value {
                     {"$ref": "#/$defs/relative_path"},
                     {
                         "type": "object",
-                        "required": SHORTLIST_OBJECT_FIELDS,
+                        // `lifecycle` only when the item carries a lifecycle signal.
+                        "required": ["path"],
                         "properties": {
                             "path": {"$ref": "#/$defs/relative_path"},
                             "lifecycle": {"$ref": "#/$defs/lifecycle"},
@@ -129,7 +131,8 @@ pub fn report_schema() -> Value {
                 "properties": {
                     "path": {"$ref": "#/$defs/relative_path"},
                     "name": {"type": "string"},
-                    "pitch": {"type": "string"},
+                    // One line.
+                    "pitch": {"type": "string", "pattern": r"^[^\n\r\u2028\u2029]*$"},
                 },
             },
         },
@@ -161,11 +164,12 @@ fn lifecycle() -> Value {
         .map(|&lifetime| {
             let then = match lifetime {
                 // Exactly one of the two served fields.
-                Lifetime::DeleteOnceServed => json!({"oneOf": [
+                Lifetime::DeleteOnceServed | Lifetime::Keep => json!({"oneOf": [
                     {"required": ["served_when_path"]},
                     {"required": ["served_when"]},
                 ]}),
-                Lifetime::Temporary | Lifetime::Keep => {
+                // Keyed on age: no served field.
+                Lifetime::Temporary => {
                     json!({"not": {"anyOf": served_fields.map(|f| json!({"required": [f]}))}})
                 }
             };
@@ -392,7 +396,11 @@ fn lifecycle_tier_rules(kind: EditKind) -> Vec<Value> {
         ),
         (
             Evidence::Missing,
-            json!({"properties": {"lifetime": {"const": Lifetime::Keep.as_str()}}}),
+            json!({"not": {"anyOf": [
+                {"required": ["served_when"]},
+                {"required": ["served_when_path"]},
+                {"properties": {"lifetime": {"const": Lifetime::Temporary.as_str()}}},
+            ]}}),
         ),
     ];
     shown_by
