@@ -953,3 +953,43 @@ fn the_bare_command_without_a_terminal_prints_no_hint() {
         stderr(&output)
     );
 }
+
+/// A comma deleted in one entry: the CLI reports the syntax error and every
+/// violation outside that entry, as the server does.
+#[test]
+fn a_syntax_error_costs_only_the_entry_it_breaks() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(golden_dir().join("invalid.report.json")).unwrap();
+    let intact = report_core::analyze(&text);
+    let at = text.find("\"op\": ").unwrap();
+    let comma = at + text[at..].find(',').unwrap();
+    let mut broken = text.clone();
+    broken.remove(comma);
+    std::fs::write(dir.path().join("broken.report.json"), &broken).unwrap();
+    let output = check(&["--format", "json", "broken.report.json"], dir.path());
+    assert_eq!(output.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let shown: Vec<String> = json["files"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        shown.iter().filter(|c| *c == "syntax-error").count(),
+        1,
+        "{shown:?}"
+    );
+    let entry = intact
+        .entries
+        .iter()
+        .find(|e| e.range.start < at && at < e.range.end)
+        .unwrap();
+    let outside = intact
+        .diagnostics
+        .iter()
+        .filter(|d| d.range.end <= entry.range.start || d.range.start >= entry.range.end)
+        .count();
+    assert!(outside >= 4, "{outside}");
+    assert_eq!(shown.len(), outside + 1, "{shown:?}");
+}

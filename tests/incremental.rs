@@ -259,8 +259,6 @@ fn several_edits_in_several_entries_before_one_update() {
 fn edits_it_cannot_prove_are_refused() {
     let text = report(10, 5, 0);
     let entry = value_range(&text, "/entries/4");
-    let quote = entry.start + text[entry.start..].find('"').unwrap();
-    let too_deep = format!("{}{}", "[".repeat(510), "]".repeat(510));
     let cases: Vec<(&str, TextRange, &str)> = vec![
         ("space before an entry", TextRange::empty(entry.start), " "),
         (
@@ -289,17 +287,6 @@ fn edits_it_cannot_prove_are_refused() {
             TextRange::new(entry.start + 1, entry.start + 1),
             "}, {",
         ),
-        ("breaking a string", TextRange::new(quote, quote + 1), ""),
-        (
-            "adding a duplicate key",
-            TextRange::new(entry.start + 1, entry.start + 1),
-            "\"path\": \"a\", ",
-        ),
-        (
-            "nesting past the limit",
-            value_range(&text, "/entries/4/signals"),
-            &too_deep,
-        ),
     ];
     for (what, range, new_text) in cases {
         let mut session = Session::new(text.clone());
@@ -313,6 +300,68 @@ fn edits_it_cannot_prove_are_refused() {
         value_range(&session.text.clone(), "/entries/4/signals"),
         deep
     )]));
+}
+
+/// A syntax error inside one entry, and its repair, stay with that entry:
+/// typing through invalid JSON costs only the entry being typed in.
+#[test]
+fn breaking_and_repairing_one_entry_is_rechecked_alone() {
+    let text = report(10, 4, 0);
+    let entry = value_range(&text, "/entries/4");
+    let quote = entry.start + text[entry.as_range()].find(": \"").unwrap() + 2;
+    let too_deep = format!("{}{}", "[".repeat(510), "]".repeat(510));
+    let cases = [
+        ("breaking a string", TextRange::new(quote, quote + 1), ""),
+        (
+            "adding a duplicate key",
+            TextRange::new(entry.start + 1, entry.start + 1),
+            "\"path\": \"a\", ",
+        ),
+        (
+            "a half-typed value",
+            value_range(&text, "/entries/4/op_type"),
+            "\"de",
+        ),
+        ("a missing value", value_range(&text, "/entries/4/op"), ""),
+        (
+            "nesting past the limit",
+            value_range(&text, "/entries/4/signals"),
+            &too_deep,
+        ),
+        (
+            "a missing comma",
+            TextRange::new(entry.start + 1, entry.start + 1),
+            "\"x\": 1 ",
+        ),
+    ];
+    for (what, range, new_text) in cases {
+        let mut session = Session::new(text.clone());
+        assert!(session.apply(&[(range, new_text.to_string())]), "{what}");
+        let diagnostics = session.state.as_ref().unwrap().diagnostics();
+        let end = entry.end + new_text.len() - range.len();
+        let syntax: Vec<_> = diagnostics
+            .iter()
+            .filter(|d| {
+                matches!(
+                    d.code,
+                    Code::SyntaxError | Code::DuplicateKey | Code::NestingTooDeep
+                )
+            })
+            .collect();
+        assert!(!syntax.is_empty(), "{what}: {diagnostics:?}");
+        assert!(
+            syntax
+                .iter()
+                .all(|d| entry.start < d.range.start && d.range.end <= end),
+            "{what}: {syntax:?}"
+        );
+        // The repair goes the same way.
+        let repair = TextRange::new(range.start, range.start + new_text.len());
+        let old = text[range.as_range()].to_string();
+        assert!(session.apply(&[(repair, old)]), "{what} repaired");
+        assert_eq!(session.text, text, "{what}");
+        assert_eq!(session.full, 0, "{what}");
+    }
 }
 
 #[test]

@@ -672,3 +672,83 @@ fn fix_all_is_resolved_lazily_when_the_client_can() {
     assert_eq!(stale["error"]["code"], -32801, "{stale}");
     editor.shutdown();
 }
+
+/// A report recognised by its content alone, broken inside one entry: the
+/// syntax error is published with every violation outside that entry, and
+/// the break and its repair are each rechecked per entry.
+#[test]
+fn a_broken_entry_keeps_the_other_problems_and_stays_a_report() {
+    const NAMED_BY_CONTENT: &str = "file:///tmp/report-lsp-e2e/report-1000-valid.json";
+    let text = golden("invalid.report.json");
+    let mut editor = Editor::start(&["utf-16"]);
+    editor.open(NAMED_BY_CONTENT, &text, 1);
+    let (_, before) = editor.diagnostics(NAMED_BY_CONTENT);
+    let before_codes = codes(&before);
+    assert!(before_codes.len() >= 5, "{before_codes:?}");
+    // Delete the comma after the first entry's "op" value.
+    let (line, column) = text
+        .lines()
+        .enumerate()
+        .find_map(|(i, l)| l.find("\"op\": ").map(|_| (i, l.rfind(',').unwrap())))
+        .unwrap();
+    let at = |c: usize| json!({"line": line, "character": c});
+    editor.change(
+        NAMED_BY_CONTENT,
+        2,
+        json!([{"range": {"start": at(column), "end": at(column + 1)}, "text": ""}]),
+    );
+    let (version, broken) = loop {
+        let (version, diagnostics) = editor.diagnostics(NAMED_BY_CONTENT);
+        if version == Some(2) {
+            break (version, diagnostics);
+        }
+    };
+    assert_eq!(version, Some(2));
+    let syntax: Vec<&Value> = broken
+        .iter()
+        .filter(|d| d["code"] == "syntax-error")
+        .collect();
+    assert_eq!(syntax.len(), 1, "{broken:?}");
+    assert_eq!(syntax[0]["range"]["start"]["line"], line);
+    // Every problem not on the broken entry is still there, at its place.
+    let entry_lines = |d: &Value| d["range"]["start"]["line"].as_u64().unwrap() as usize;
+    let first_entry_end = text
+        .lines()
+        .enumerate()
+        .skip(line)
+        .find(|(_, l)| l.trim() == "},")
+        .unwrap()
+        .0;
+    for d in &before {
+        let l = entry_lines(d);
+        if l > first_entry_end || l < line.saturating_sub(10) {
+            assert!(
+                broken
+                    .iter()
+                    .any(|b| b["code"] == d["code"] && b["range"] == d["range"]),
+                "lost {d}"
+            );
+        }
+    }
+    // The repair brings back what was there before.
+    editor.change(
+        NAMED_BY_CONTENT,
+        3,
+        json!([{"range": {"start": at(column), "end": at(column)}, "text": ","}]),
+    );
+    let repaired = loop {
+        let (version, diagnostics) = editor.diagnostics(NAMED_BY_CONTENT);
+        if version == Some(3) {
+            break diagnostics;
+        }
+    };
+    assert_eq!(repaired, before);
+    let status = editor.request(
+        report_lsp::lsp::STATUS_METHOD,
+        json!({"uri": NAMED_BY_CONTENT}),
+    );
+    assert_eq!(status["result"]["isReport"], true, "{status}");
+    assert_eq!(status["result"]["incrementalUpdates"], 2, "{status}");
+    assert_eq!(status["result"]["fullAnalyses"], 1, "{status}");
+    editor.shutdown();
+}

@@ -128,7 +128,7 @@ pub fn too_large(text: Arc<String>, limit: usize) -> Analysis {
     }
 }
 
-fn syntax_diagnostic(error: &syntax::SyntaxError) -> Diagnostic {
+pub(crate) fn syntax_diagnostic(error: &syntax::SyntaxError) -> Diagnostic {
     match &error.kind {
         SyntaxErrorKind::Empty => Diagnostic::new(
             Code::EmptyDocument,

@@ -161,7 +161,14 @@ impl<T: SourceText> DocumentHost<T> {
         self.max_document_bytes = options.max_document_bytes;
         let whole = whole.unwrap_or_else(|| self.text.whole());
         let analysis = analyze_within(Arc::new(whole), options.max_document_bytes);
-        self.is_report = options.name_matches || analysis.root().is_some_and(looks_like_report);
+        // Once taken for a report, a document stays one while a syntax error
+        // may hide what it is: until it parses intact as something else.
+        let was_report = self.is_report;
+        self.is_report = options.name_matches
+            || analysis.root().is_some_and(|root| {
+                looks_like_report(root) || (was_report && (root.is_broken() || root.is_error()))
+            })
+            || (was_report && analysis.root().is_none());
         self.full_analyses += 1;
         if !self.is_report {
             self.full = Some(analysis);
@@ -480,6 +487,32 @@ mod tests {
         let host = DocumentHost::new(text, None, options);
         assert!(host.is_report());
         assert!(!host.diagnostics().is_empty());
+    }
+
+    #[test]
+    fn a_report_known_by_its_content_stays_one_while_broken() {
+        let options = HostOptions {
+            name_matches: false,
+            ..REPORT
+        };
+        let text = report(4, 0);
+        let mut host = DocumentHost::new(text.clone(), None, options);
+        assert!(host.is_report());
+        // A closing brace deleted: a syntax error, still checked and published.
+        let last = text.rfind('}').unwrap();
+        let mut broken = text.clone();
+        broken.remove(last);
+        host.update(broken, None, options);
+        assert!(host.is_report());
+        let codes: Vec<Code> = host.diagnostics().iter().map(|d| d.code).collect();
+        assert!(codes.contains(&Code::SyntaxError), "{codes:?}");
+        // Replaced by intact JSON that is no report: no longer checked.
+        host.update("{\"name\": \"x\"}".to_string(), None, options);
+        assert!(!host.is_report());
+        assert!(host.diagnostics().is_empty());
+        // A document never taken for a report is not one because it is broken.
+        let host = DocumentHost::new("{\"name\": ".to_string(), None, options);
+        assert!(!host.is_report());
     }
 
     #[test]

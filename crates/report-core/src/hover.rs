@@ -1,12 +1,11 @@
 //! Hover: the derivation trace on an entry's tier inputs, and a one-line
 //! meaning (from the glossary of `invariants.md`) on field names and values.
 
-use std::sync::Arc;
-
 use crate::Analysis;
 use crate::docs;
-use crate::schema::{ENTRY_DEPTH, SafetyTier};
-use crate::syntax::{self, Member, Node, Value};
+use crate::entry_text::EntryText;
+use crate::schema::SafetyTier;
+use crate::syntax::{Member, Node, Value};
 use crate::text::{Shift, TextRange};
 use crate::tier::Outcome;
 use crate::validate::{EntryFacts, TierCheck};
@@ -56,11 +55,12 @@ pub fn hover_entry(
 /// describes, worked out from `text`, that entry's text alone.
 pub fn hover_entry_text(facts: &EntryFacts, text: String, offset: usize) -> Option<HoverInfo> {
     let start = facts.range.start;
-    let parse = syntax::parse_nested(Arc::new(text), ENTRY_DEPTH);
-    let info = hover_entry(parse.root()?, Some(facts), offset.checked_sub(start)?)?;
+    let entry = EntryText::parse(&text)?;
+    let inner = (offset.checked_sub(start)? + entry.offset()) as isize;
+    let info = hover_entry(entry.item()?, Some(facts), inner as usize)?;
     let shift = Shift {
         from: 0,
-        delta: start as isize,
+        delta: start as isize - entry.offset() as isize,
     };
     Some(HoverInfo {
         range: shift.range(info.range),

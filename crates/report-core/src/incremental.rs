@@ -1,28 +1,34 @@
 //! Per-entry incremental analysis. A report is an object with a few large
 //! arrays; an edit within one object of `entries` (its braces included: a
 //! whole entry pasted over another is one) changes that entry only, plus the
-//! facts that cross entries (shortlist membership and promotion candidates). [`Incremental`] keeps each entry's facts and
-//! diagnostics, moves the offsets of everything after an edit, and parses
-//! and checks again only the edited entries.
+//! facts that cross entries (shortlist membership and promotion
+//! candidates). [`Incremental`] keeps each entry's facts and diagnostics,
+//! moves the offsets of everything after an edit, and parses and checks
+//! again only the edited entries.
 //!
-//! Why the result equals a full analysis of the new text: the whole text
-//! parsed without errors, and the edited entry's new text (from its old
-//! start to its old end moved by the edit) parses on its own as exactly one
-//! object, also without errors. The text around it is unchanged, and strict
-//! JSON is lexed the same way from a `{` in value position whatever precedes
-//! it, so the whole text parses as before with that object in place of the
-//! old one, and the checks of every other entry see the same nodes. An edit
-//! that adds or removes an entry, or spills past one, fails that test. Anything else (an edit between
-//! entries or in the envelope, an entry that no longer parses alone, a text
-//! with syntax errors) is refused, and the caller analyses the whole text.
+//! Why the result equals a full analysis of the new text: every syntax
+//! error of the text lies inside an entry object, and the edited entry's new
+//! text (from its old start to its old end moved by the edit) parses in
+//! place ([`EntryText`]) as exactly one complete object with its own braces,
+//! its syntax errors inside it. The text around it is unchanged and is
+//! lexed the same way from a `{` in value position whatever precedes it, so
+//! the whole text parses as before with that object in place of the old
+//! one, and the checks of every other entry see the same nodes. A broken
+//! entry (one a syntax error broke) has its syntax errors and no checks, no
+//! membership, and makes the candidates naming its path unknowable, as in a
+//! full analysis. An edit that adds or removes an entry, or spills past one,
+//! fails that test. Anything else (an edit between entries or in the
+//! envelope, an entry that no longer parses in place, syntax errors outside
+//! entries) is refused, and the caller analyses the whole text.
 //! `tests/incremental.rs` compares both after random edits.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use crate::Analysis;
+use crate::analysis::syntax_diagnostic;
 use crate::diagnostic::{Code, Diagnostic};
-use crate::schema::ENTRY_DEPTH;
+use crate::entry_text::{self, EntryText};
+use crate::selection::looks_like_report;
 use crate::syntax::{self, Value};
 use crate::text::{Shift, TextRange};
 use crate::validate::{
@@ -49,20 +55,29 @@ pub struct Incremental {
     dirty: Vec<usize>,
     /// Set when an edit was refused: nothing more can be tracked.
     refused: bool,
+    /// Whether the envelope looks like a report's: a broken text that does
+    /// not is checked for its syntax alone, which only a full analysis does.
+    looks_like_report: bool,
 }
 
 #[derive(Clone, Debug)]
 struct Slot {
     facts: EntryFacts,
-    /// Its own checks' diagnostics and its membership one, sorted.
+    /// Its syntax errors, its own checks' diagnostics and its membership
+    /// one, sorted.
     diagnostics: Vec<Diagnostic>,
     /// Whether the entry is an object: only edits inside objects are tracked.
     object: bool,
+    /// Whether a syntax error broke it: it then has no checks, no
+    /// membership, and makes the candidates naming its path unknowable.
+    broken: bool,
+    /// How many syntax errors it holds.
+    syntax_errors: usize,
 }
 
 impl Incremental {
     /// The per-entry form of a full analysis, or None when the text has
-    /// syntax errors or its entries were not checked.
+    /// syntax errors outside entry objects or its entries were not checked.
     pub fn new(analysis: &Analysis) -> Option<Incremental> {
         Incremental::from_analysis(analysis.clone()).ok()
     }
@@ -71,20 +86,50 @@ impl Incremental {
     /// copying it (the tree and text are freed first); gives it back when it
     /// has no per-entry form.
     pub fn from_analysis(analysis: Analysis) -> Result<Incremental, Box<Analysis>> {
-        let objects: Option<Vec<bool>> = analysis
+        let looks_like_report = analysis.root().is_some_and(looks_like_report);
+        let items: Option<Vec<(bool, bool, TextRange)>> = analysis
             .cross
             .as_ref()
-            .filter(|_| analysis.parse.errors.is_empty())
+            .filter(|_| analysis.parse.errors.len() < syntax::MAX_SYNTAX_ERRORS)
             .and_then(|_| analysis.root()?.get("entries")?.items())
             .map(|items| {
                 items
-                    .map(|item| matches!(item.value(), Value::Object))
+                    .map(|item| {
+                        // An object whose braces the parser inferred is no
+                        // text that parses alone: edits in it are not tracked.
+                        let range = item.range();
+                        let bytes = analysis.text.as_bytes();
+                        let braced = bytes.get(range.start) == Some(&b'{')
+                            && range.end > range.start + 1
+                            && bytes.get(range.end - 1) == Some(&b'}');
+                        let object = matches!(item.value(), Value::Object)
+                            && braced
+                            && !item.is_incomplete();
+                        // A broken one must also parse in place as it does here.
+                        let broken = object && item.is_broken();
+                        let object = object
+                            && (!broken
+                                || EntryText::parse(&analysis.text[range.as_range()]).is_some());
+                        (object, broken && object, range)
+                    })
                     .collect()
             });
-        let objects = match objects {
-            Some(objects) if objects.len() == analysis.entries.len() => objects,
+        let items = match items {
+            Some(items) if items.len() == analysis.entries.len() => items,
             _ => return Err(Box::new(analysis)),
         };
+        // Syntax errors are tracked inside entry objects only, and only in
+        // an entry whose own text parses alone the way the whole text does.
+        let errors_inside = analysis.parse.errors.iter().all(|error| {
+            let after = items.partition_point(|(_, _, range)| range.start <= error.range.start);
+            after.checked_sub(1).is_some_and(|i| {
+                let (object, _, range) = items[i];
+                object && entry_text::holds(range, error.range)
+            })
+        });
+        if !errors_inside || analysis.root().is_some_and(|root| root.is_incomplete()) {
+            return Err(Box::new(analysis));
+        }
         let Analysis {
             text,
             parse,
@@ -99,11 +144,13 @@ impl Incremental {
         let cross = cross.expect("checked above");
         let mut slots: Vec<Slot> = entries
             .into_iter()
-            .zip(objects)
-            .map(|(facts, object)| Slot {
+            .zip(items)
+            .map(|(facts, (object, broken, _))| Slot {
                 facts,
                 diagnostics: Vec::new(),
                 object,
+                broken,
+                syntax_errors: 0,
             })
             .collect();
         let mut outside = Vec::new();
@@ -112,6 +159,7 @@ impl Incremental {
             if is_judgement(diagnostic.code) {
                 judged.push(diagnostic);
             } else if let Some(i) = slot_at(&slots, diagnostic.range.start) {
+                slots[i].syntax_errors += usize::from(is_syntax(diagnostic.code));
                 slots[i].diagnostics.push(diagnostic);
             } else {
                 outside.push(diagnostic);
@@ -135,6 +183,7 @@ impl Incremental {
             by_path,
             dirty: Vec::new(),
             refused: false,
+            looks_like_report,
         })
     }
 
@@ -199,30 +248,35 @@ impl Incremental {
         let mut rejudge = false;
         for i in std::mem::take(&mut self.dirty) {
             let range = self.slots[i].facts.range;
-            let Some((facts, mut diagnostics)) = check_alone(read(range), range, i) else {
+            let Some(mut slot) = check_alone(read(range), range, i) else {
                 self.refused = true;
                 return false;
             };
-            if let Some(shortlist) = &self.shortlist {
-                diagnostics.extend(check_membership(shortlist, &facts));
+            if let Some(shortlist) = &self.shortlist
+                && !slot.broken
+            {
+                slot.diagnostics
+                    .extend(check_membership(shortlist, &slot.facts));
             }
-            diagnostics.sort_by(Diagnostic::order);
-            let old = std::mem::replace(
-                &mut self.slots[i],
-                Slot {
-                    facts,
-                    diagnostics,
-                    object: true,
-                },
-            );
-            let new = &self.slots[i].facts;
+            slot.diagnostics.sort_by(Diagnostic::order);
+            let old = std::mem::replace(&mut self.slots[i], slot);
+            let new = &self.slots[i];
             let path_changed =
-                old.facts.path.as_ref().map(|p| &p.0) != new.path.as_ref().map(|p| &p.0);
-            rejudge |= path_changed || classifier_judged(&old.facts) != classifier_judged(new);
+                old.facts.path.as_ref().map(|p| &p.0) != new.facts.path.as_ref().map(|p| &p.0);
+            rejudge |= path_changed
+                || old.broken != new.broken
+                || classifier_judged(&old.facts) != classifier_judged(&new.facts);
             if !self.candidates.is_empty() && path_changed {
-                let new_path = new.path.as_ref().map(|(p, _)| p.clone());
+                let new_path = new.facts.path.as_ref().map(|(p, _)| p.clone());
                 self.move_path(i, old.facts.path.map(|(p, _)| p), new_path);
             }
+        }
+        // The whole text's parse stops counting syntax errors at a cap.
+        let syntax_errors: usize = self.slots.iter().map(|s| s.syntax_errors).sum();
+        let broken = self.slots.iter().any(|s| s.broken);
+        if syntax_errors >= syntax::MAX_SYNTAX_ERRORS || (broken && !self.looks_like_report) {
+            self.refused = true;
+            return false;
         }
         if rejudge {
             self.rejudge();
@@ -285,46 +339,78 @@ impl Incremental {
         }
     }
 
+    /// Judges the promotion candidates against the intact entries, and
+    /// drops what a broken entry makes unknowable, as a full analysis does.
     fn rejudge(&mut self) {
         let (slots, by_path) = (&self.slots, &self.by_path);
         let named = |path: &str| {
-            let indices = by_path.get(path)?;
-            let judged = indices.iter().any(|&j| classifier_judged(&slots[j].facts));
-            Some((judged, &slots[*indices.first()?].facts))
+            let mut intact = by_path.get(path)?.iter().filter(|&&j| !slots[j].broken);
+            let first = *intact.clone().next()?;
+            let judged = intact.any(|&j| classifier_judged(&slots[j].facts));
+            Some((judged, &slots[first].facts))
         };
         let mut judged = Vec::new();
         judge(&self.candidates, named, &mut judged);
+        let broken_paths: Option<Vec<&str>> = slots
+            .iter()
+            .filter(|s| s.broken)
+            .map(|s| s.facts.path.as_ref().map(|(p, _)| p.as_str()))
+            .collect();
+        match broken_paths {
+            // A broken entry whose path is unreadable may be named by any candidate.
+            None => judged.clear(),
+            Some(paths) if !paths.is_empty() => {
+                let uncertain: Vec<TextRange> = self
+                    .candidates
+                    .iter()
+                    .filter(|c| paths.contains(&c.path()))
+                    .map(|c| c.range())
+                    .collect();
+                judged.retain(|d| !uncertain.contains(&d.range));
+            }
+            Some(_) => {}
+        }
         judged.sort_by(Diagnostic::order);
         self.judged = judged;
     }
 }
 
 /// Parses and checks an entry's text on its own, in offsets of the whole
-/// text; None unless it is exactly one object without syntax errors.
-fn check_alone(
-    text: String,
-    range: TextRange,
-    index: usize,
-) -> Option<(EntryFacts, Vec<Diagnostic>)> {
+/// text, with its membership left to the caller. None unless it parses in
+/// place as one complete object (see [`EntryText`]): the whole text then
+/// parses with that object there, syntax errors and all, and the rest of
+/// the text as before.
+fn check_alone(text: String, range: TextRange, index: usize) -> Option<Slot> {
     if text.len() != range.len() {
         return None;
     }
-    let text = Arc::new(text);
-    let parse = syntax::parse_nested(text.clone(), ENTRY_DEPTH);
-    let root = parse.root().filter(|_| parse.errors.is_empty())?;
-    if !matches!(root.value(), Value::Object) || root.range() != TextRange::new(0, text.len()) {
-        return None;
-    }
-    let (mut facts, mut diagnostics) = validate::check_entry_alone(&text, root, index);
+    let entry = EntryText::parse(&text)?;
+    let item = entry.item()?;
+    let (mut facts, mut diagnostics) = validate::check_entry_alone(entry.text(), item, index);
+    diagnostics.extend(entry.errors().iter().map(syntax_diagnostic));
     let shift = Shift {
         from: 0,
-        delta: range.start as isize,
+        delta: range.start as isize - entry.offset() as isize,
     };
     facts.shift(shift);
     for diagnostic in &mut diagnostics {
         diagnostic.shift(shift);
     }
-    Some((facts, diagnostics))
+    Some(Slot {
+        facts,
+        diagnostics,
+        object: true,
+        broken: item.is_broken(),
+        syntax_errors: entry.errors().len(),
+    })
+}
+
+/// Codes of syntax errors, which a broken entry keeps as its only diagnostics.
+fn is_syntax(code: Code) -> bool {
+    matches!(
+        code,
+        Code::SyntaxError | Code::DuplicateKey | Code::NestingTooDeep | Code::InvalidUtf8
+    )
 }
 
 /// The slot whose range holds `offset`.

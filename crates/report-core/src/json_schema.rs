@@ -12,8 +12,8 @@ use serde_json::{Map, Value, json};
 use crate::schema::{
     ANCHOR_FIELDS, CATEGORY_FIELDS, CategoryClass, CategorySubtype, ENTRY_FIELDS, ENVELOPE_FIELDS,
     EditKind, ExtractionTarget, InjectionFrequency, LIFECYCLE_FIELDS, Lifetime, OpType,
-    PROMOTION_CANDIDATE_FIELDS, Reversibility, SCAN_FIELDS, SHORTLIST_OBJECT_FIELDS,
-    SUPPORTED_SCHEMA_MAJOR, SafetyTier, TOKEN_ESTIMATE_FIELDS,
+    PROMOTION_CANDIDATE_FIELDS, Reversibility, SCAN_FIELDS, SUPPORTED_SCHEMA_MAJOR, SafetyTier,
+    TOKEN_ESTIMATE_FIELDS,
 };
 use crate::tier::{Evidence, LifecycleInput, TierInputs, possible_tiers};
 

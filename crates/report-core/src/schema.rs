@@ -202,9 +202,6 @@ string_enum!(
 );
 
 /// The top-level fields, in the order a report writes them.
-/// Arrays and objects around an entry: the root object and `entries`.
-pub const ENTRY_DEPTH: usize = 2;
-
 pub const ENVELOPE_FIELDS: &[&str] = &[
     "schema_version",
     "tool_version",

@@ -265,6 +265,10 @@ pub(crate) fn check_entry_alone(
     node: Node<'_>,
     index: usize,
 ) -> (EntryFacts, Vec<Diagnostic>) {
+    // A syntax error broke it: as in [`validate`], it loses its checks.
+    if node.is_broken() {
+        return (broken_entry(node, index), Vec::new());
+    }
     let mut sink = Sink {
         text,
         diagnostics: Vec::new(),

@@ -23,6 +23,15 @@ impl Candidate {
     pub fn shift(&mut self, shift: Shift) {
         self.range = shift.range(self.range);
     }
+
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The range of its `path` value, where its judgement is reported.
+    pub fn range(&self) -> TextRange {
+        self.range
+    }
 }
 
 /// The fields of each candidate; returns those with a string `path`.
