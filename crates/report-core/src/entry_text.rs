@@ -50,6 +50,17 @@ impl EntryText {
         alone.then_some(parsed)
     }
 
+    /// The root of the parsed text: `{"entries": [the entry]}`, so that a
+    /// path down from it names the entry's fields as in the report.
+    pub fn root(&self) -> Option<Node<'_>> {
+        self.parse.root()
+    }
+
+    /// The entry's range in [`EntryText::text`].
+    pub fn range(&self) -> TextRange {
+        self.range
+    }
+
     /// The entry's object.
     pub fn item(&self) -> Option<Node<'_>> {
         let mut items = self.parse.root()?.get("entries")?.items()?;

@@ -10,13 +10,19 @@ use std::sync::Arc;
 
 use crate::analysis::{self, Analysis};
 use crate::diagnostic::{Code, Diagnostic};
+use crate::entry_text::EntryText;
 use crate::fix::{Fix, TextEdit};
 use crate::fix_all::fix_all_edit;
 use crate::hover::{self, HoverInfo};
+use crate::ide::completion::{self, CompletionItem};
+use crate::ide::inlay::{self, InlayHint};
+use crate::ide::symbols::{self, Symbol};
+use crate::ide::{ReportIndex, folding, navigation};
 use crate::incremental::Incremental;
+use crate::rollup::{self, Rollup};
 use crate::selection::looks_like_report;
-use crate::syntax;
-use crate::text::{ByteEdit, TextRange};
+use crate::syntax::{self, Node};
+use crate::text::{ByteEdit, Shift, TextRange};
 
 /// A document's text as the host reads it: its length, a piece, the whole.
 pub trait SourceText {
@@ -245,6 +251,16 @@ impl<T: SourceText> DocumentHost<T> {
         if !self.is_report {
             return None;
         }
+        // On the `entries` key: its meaning, then the token roll-up.
+        if let Some(index) = self.index()
+            && let Some(entries) = index.member("entries")
+            && entries.key_range.touches(offset)
+        {
+            return Some(hover::entries_hover(
+                entries.key_range,
+                index.entries.iter().copied(),
+            ));
+        }
         let Some(incremental) = &self.incremental else {
             return hover::hover(self.full.as_ref()?, offset);
         };
@@ -292,6 +308,202 @@ impl<T: SourceText> DocumentHost<T> {
             incremental_updates: self.incremental_updates,
             full_analyses: self.full_analyses,
         }
+    }
+}
+
+/// The editor features: each reads the facts the analysis kept
+/// ([`ReportIndex`]) and, for what they do not hold, parses only the text
+/// around the offset (the entry it is in, or else the whole text).
+impl<T: SourceText> DocumentHost<T> {
+    fn index(&self) -> Option<ReportIndex<'_>> {
+        if !self.is_report {
+            return None;
+        }
+        match (&self.incremental, &self.full) {
+            (Some(incremental), _) => Some(ReportIndex {
+                entries: incremental.entries().collect(),
+                shortlist: incremental.shortlist(),
+                candidates: incremental.candidates(),
+                members: incremental.members(),
+            }),
+            (None, Some(full)) => {
+                let cross = full.cross.as_ref();
+                Some(ReportIndex {
+                    entries: full.entries.iter().collect(),
+                    shortlist: cross.and_then(|c| c.shortlist.as_ref()),
+                    candidates: cross.map_or(&[][..], |c| &c.candidates[..]),
+                    members: cross.map_or(&[][..], |c| &c.members[..]),
+                })
+            }
+            (None, None) => None,
+        }
+    }
+
+    /// Runs `f` on a tree that holds `offset`: the entry's text parsed in
+    /// place when the offset is in a kept entry, else the whole text's.
+    /// `f` gets the tree's root, its text and the offset in it; what it
+    /// returns in that text's offsets is moved back by the returned shift.
+    fn at_tree<R>(
+        &self,
+        offset: usize,
+        f: impl FnOnce(Node<'_>, &str, usize) -> R,
+    ) -> Option<(R, Shift)> {
+        if let Some(incremental) = &self.incremental
+            && let Some(facts) = incremental.entry_around(offset)
+            && let Some(entry) = EntryText::parse(&self.text.slice(facts.range))
+        {
+            let local = offset - facts.range.start + entry.offset();
+            let result = f(entry.root()?, entry.text(), local);
+            let shift = Shift {
+                from: 0,
+                delta: facts.range.start as isize - entry.offset() as isize,
+            };
+            return Some((result, shift));
+        }
+        let none = Shift { from: 0, delta: 0 };
+        if let Some(full) = &self.full {
+            return Some((f(full.root()?, &full.text, offset), none));
+        }
+        let text = Arc::new(self.text.whole());
+        let parse = syntax::parse_shared(text.clone());
+        Some((f(parse.root()?, &text, offset), none))
+    }
+
+    /// Where the path under the cursor is defined (its shortlist item, or
+    /// the entry a promotion candidate names).
+    pub fn definition(&self, offset: usize) -> Vec<TextRange> {
+        let Some(index) = self.index() else {
+            return Vec::new();
+        };
+        let read = |range: TextRange| self.text.slice(range);
+        navigation::path_at(&index, &read, offset)
+            .map(|at| navigation::definition(&index, &at))
+            .unwrap_or_default()
+    }
+
+    pub fn references(&self, offset: usize, declaration: bool) -> Vec<TextRange> {
+        let Some(index) = self.index() else {
+            return Vec::new();
+        };
+        let read = |range: TextRange| self.text.slice(range);
+        navigation::path_at(&index, &read, offset)
+            .map(|at| navigation::references(&index, &at, declaration))
+            .unwrap_or_default()
+    }
+
+    /// The range a rename of the path under the cursor changes, and the path.
+    pub fn prepare_rename(&self, offset: usize) -> Option<(TextRange, String)> {
+        let index = self.index()?;
+        let read = |range: TextRange| self.text.slice(range);
+        let at = navigation::path_at(&index, &read, offset)?;
+        Some((navigation::prepare_rename(&at), at.path))
+    }
+
+    /// The edits that rename the path under the cursor everywhere.
+    pub fn rename(&self, offset: usize, new_path: &str) -> Result<Vec<TextEdit>, String> {
+        let index = self.index().ok_or("this document is not a report")?;
+        let read = |range: TextRange| self.text.slice(range);
+        let at =
+            navigation::path_at(&index, &read, offset).ok_or("there is no path here to rename")?;
+        navigation::rename(&index, &at, new_path)
+    }
+
+    pub fn symbols(&self) -> Vec<Symbol> {
+        self.index()
+            .map(|i| symbols::symbols(&i))
+            .unwrap_or_default()
+    }
+
+    /// Multi-line objects and arrays, at most `limit`.
+    pub fn folding_ranges(&self, limit: usize) -> Vec<TextRange> {
+        match self.is_report {
+            true => folding::folding_ranges(&self.text.whole(), limit),
+            false => Vec::new(),
+        }
+    }
+
+    /// For each offset, the ranges a selection widens through, innermost first.
+    pub fn selection_ranges(&self, offsets: &[usize]) -> Vec<Vec<TextRange>> {
+        let whole = TextRange::new(0, self.text.len());
+        let entries = self.index().and_then(|i| {
+            let member = i.member("entries")?;
+            Some((
+                member.value_range,
+                TextRange::new(member.key_range.start, member.value_range.end),
+            ))
+        });
+        offsets
+            .iter()
+            .map(|&offset| {
+                let Some((ranges, shift)) = self.at_tree(offset, |root, _, local| {
+                    folding::selection_ranges(root, local)
+                }) else {
+                    return Vec::new();
+                };
+                let mut ranges: Vec<TextRange> =
+                    ranges.into_iter().map(|r| shift.range(r)).collect();
+                // Parsed in place, an entry's outer ranges are the stand-ins' around
+                // it: those of the report take their place.
+                if shift.delta != 0 {
+                    let entry = self
+                        .incremental
+                        .as_ref()
+                        .and_then(|i| i.entry_around(offset));
+                    if let Some(entry) = entry {
+                        ranges.retain(|r| entry.range.start <= r.start && r.end <= entry.range.end);
+                    }
+                    if let Some((array, member)) = entries {
+                        ranges.extend([array, member]);
+                    }
+                    ranges.push(whole);
+                }
+                ranges
+            })
+            .collect()
+    }
+
+    /// Inlay hints of the entries overlapping `range`.
+    pub fn inlay_hints(&self, range: TextRange) -> Vec<InlayHint> {
+        self.index()
+            .map(|i| inlay::inlay_hints(&i, range))
+            .unwrap_or_default()
+    }
+
+    /// The token roll-up of the report's entries.
+    pub fn rollup(&self) -> Option<Rollup> {
+        Some(rollup::rollup(self.index()?.entries.iter().copied()))
+    }
+
+    /// Code lenses: the roll-up on the `entries` key.
+    pub fn code_lenses(&self) -> Vec<(TextRange, String)> {
+        let Some(index) = self.index() else {
+            return Vec::new();
+        };
+        let Some(entries) = index.member("entries") else {
+            return Vec::new();
+        };
+        let title = rollup::rollup(index.entries.iter().copied()).title();
+        vec![(entries.key_range, title)]
+    }
+
+    /// Completions at `offset`, in half-typed text too.
+    pub fn completions(&self, offset: usize) -> Vec<CompletionItem> {
+        let Some(index) = self.index() else {
+            return Vec::new();
+        };
+        self.at_tree(offset, |root, text, local| {
+            completion::completions(root, text, local, &index)
+        })
+        .map(|(items, shift)| {
+            items
+                .into_iter()
+                .map(|mut item| {
+                    item.edit.range = shift.range(item.edit.range);
+                    item
+                })
+                .collect()
+        })
+        .unwrap_or_default()
     }
 }
 

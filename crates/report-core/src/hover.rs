@@ -21,7 +21,28 @@ pub struct HoverInfo {
 const TIER_FIELDS: &[&str] = &["safety_tier", "op_type", "is_destructive", "is_reversible"];
 
 pub fn hover(analysis: &Analysis, offset: usize) -> Option<HoverInfo> {
-    hover_in_tree(analysis.root()?, offset, |entry| entry_at(analysis, entry))
+    let root = analysis.root()?;
+    if let Some(entries) = root.member("entries")
+        && entries.key_range.touches(offset)
+    {
+        return Some(entries_hover(entries.key_range, &analysis.entries));
+    }
+    hover_in_tree(root, offset, |entry| entry_at(analysis, entry))
+}
+
+/// The hover on the `entries` key: its meaning, then the token roll-up.
+pub fn entries_hover<'e>(
+    key_range: TextRange,
+    entries: impl IntoIterator<Item = &'e EntryFacts>,
+) -> HoverInfo {
+    let meaning = docs::glossary().get("entries").copied().unwrap_or_default();
+    HoverInfo {
+        range: key_range,
+        markdown: format!(
+            "**entries**: {meaning}\n\n{}",
+            crate::rollup::rollup(entries).markdown()
+        ),
+    }
 }
 
 /// The hover at `offset` in a report's tree, with `facts` giving what the
@@ -126,7 +147,7 @@ fn glossary_hover(name: &str, range: TextRange) -> Option<HoverInfo> {
     })
 }
 
-fn tier_markdown(facts: &EntryFacts) -> String {
+pub(crate) fn tier_markdown(facts: &EntryFacts) -> String {
     let Some(check) = &facts.tier else {
         return format!(
             "**safety_tier** of `entries[{}]` cannot be derived: op_type, is_destructive and is_reversible must all be valid",

@@ -32,7 +32,7 @@ use crate::selection::looks_like_report;
 use crate::syntax::{self, Value};
 use crate::text::{Shift, TextRange};
 use crate::validate::{
-    self, Candidate, EntryFacts, Shortlist, check_membership, classifier_judged, judge,
+    self, Candidate, EntryFacts, Shortlist, TopMember, check_membership, classifier_judged, judge,
 };
 
 /// The analysis of a report kept per entry, updated edit by edit.
@@ -49,6 +49,8 @@ pub struct Incremental {
     judged: Vec<Diagnostic>,
     shortlist: Option<Shortlist>,
     candidates: Vec<Candidate>,
+    /// The report's own members (item counts as of the last full analysis).
+    members: Vec<TopMember>,
     /// Entry indices by path, ascending; kept only when there are candidates.
     by_path: HashMap<String, Vec<usize>>,
     /// Entries edited since the last [`Incremental::update`], ascending.
@@ -180,6 +182,7 @@ impl Incremental {
             judged,
             shortlist: cross.shortlist,
             candidates: cross.candidates,
+            members: cross.members,
             by_path,
             dirty: Vec::new(),
             refused: false,
@@ -229,6 +232,9 @@ impl Incremental {
         }
         for candidate in &mut self.candidates {
             candidate.shift(shift);
+        }
+        for member in &mut self.members {
+            member.shift(shift);
         }
         self.len = shift.offset(self.len);
         if let Err(at) = self.dirty.binary_search(&i) {
@@ -309,6 +315,18 @@ impl Incremental {
     pub fn entry_at(&self, offset: usize) -> Option<&EntryFacts> {
         let i = slot_at(&self.slots, offset)?;
         self.slots[i].object.then(|| &self.slots[i].facts)
+    }
+
+    pub(crate) fn shortlist(&self) -> Option<&Shortlist> {
+        self.shortlist.as_ref()
+    }
+
+    pub(crate) fn candidates(&self) -> &[Candidate] {
+        &self.candidates
+    }
+
+    pub(crate) fn members(&self) -> &[TopMember] {
+        &self.members
     }
 
     /// The entry object whose range holds `offset`, its braces and the

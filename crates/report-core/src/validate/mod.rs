@@ -37,6 +37,58 @@ pub struct EntryFacts {
     /// The evidence of the entry's lifecycle objects, when it has any.
     pub evidence: Option<(Evidence, TextRange)>,
     pub tier: Option<TierCheck>,
+    /// What the outline, the inlay hints and the token roll-ups show of it.
+    pub summary: EntrySummary,
+}
+
+/// An entry's classification and token estimate as far as they are valid:
+/// what editor features show without reparsing it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EntrySummary {
+    pub class: Option<crate::schema::CategoryClass>,
+    pub subtype: Option<crate::schema::CategorySubtype>,
+    /// The op, or its exact edit's kind when it has one.
+    pub op: Option<String>,
+    /// `token_estimate.raw_tokens` and the range of its value.
+    pub raw_tokens: Option<(u64, TextRange)>,
+    pub injection: Option<crate::schema::InjectionFrequency>,
+    pub weighted_tokens: Option<f64>,
+}
+
+impl EntrySummary {
+    /// Reads what is valid of an entry object; checks report the rest.
+    pub(crate) fn of(entry: Node<'_>) -> EntrySummary {
+        use crate::schema::{CategoryClass, CategorySubtype, EditKind, InjectionFrequency};
+        fn text(node: Option<Node<'_>>) -> Option<&str> {
+            node.and_then(Node::as_str)
+        }
+        let category = entry.get("category");
+        let estimate = entry.get("token_estimate");
+        let kind = text(entry.get("exact_edit").and_then(|e| e.get("kind")));
+        let op = kind
+            .filter(|k| EditKind::parse(k).is_some())
+            .or(text(entry.get("op")));
+        let raw_tokens = estimate
+            .and_then(|e| e.get("raw_tokens"))
+            .and_then(|n| match n.value() {
+                Value::Number(raw) => Some((parse_count(raw)?, n.range())),
+                _ => None,
+            });
+        EntrySummary {
+            class: text(category.and_then(|c| c.get("class"))).and_then(CategoryClass::parse),
+            subtype: text(category.and_then(|c| c.get("subtype"))).and_then(CategorySubtype::parse),
+            op: op.map(str::to_string),
+            raw_tokens,
+            injection: text(estimate.and_then(|e| e.get("injection_frequency")))
+                .and_then(InjectionFrequency::parse),
+            weighted_tokens: estimate
+                .and_then(|e| e.get("weighted_tokens"))
+                .and_then(|n| match n.value() {
+                    Value::Number(raw) => raw.parse().ok(),
+                    _ => None,
+                }),
+        }
+    }
 }
 
 /// The safety tier of one entry: the derivation from its recorded inputs,
@@ -82,6 +134,9 @@ impl EntryFacts {
         if let Some(range) = self.tier.as_mut().and_then(|t| t.recorded_range.as_mut()) {
             *range = shift.range(*range);
         }
+        if let Some((_, range)) = &mut self.summary.raw_tokens {
+            *range = shift.range(*range);
+        }
     }
 }
 
@@ -101,6 +156,25 @@ pub struct Validation {
 pub(crate) struct CrossEntry {
     pub shortlist: Option<Shortlist>,
     pub candidates: Vec<Candidate>,
+    /// The report's own members, in order, for the outline.
+    pub members: Vec<TopMember>,
+}
+
+/// A member of the report object: its key and where key and value are.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TopMember {
+    pub key: String,
+    pub key_range: TextRange,
+    pub value_range: TextRange,
+    /// How many items its value has, when it is an array.
+    pub items: Option<usize>,
+}
+
+impl TopMember {
+    pub fn shift(&mut self, shift: Shift) {
+        self.key_range = shift.range(self.key_range);
+        self.value_range = shift.range(self.value_range);
+    }
 }
 
 /// Checks a parsed report. A report with syntax errors is checked where it
@@ -170,11 +244,25 @@ pub fn validate(text: &str, root: Node<'_>) -> Validation {
     Validation {
         diagnostics: sink.diagnostics,
         entries,
-        cross: report.entries.is_some().then_some(CrossEntry {
+        cross: report.entries.is_some().then(|| CrossEntry {
             shortlist,
             candidates,
+            members: top_members(root),
         }),
     }
+}
+
+fn top_members(root: Node<'_>) -> Vec<TopMember> {
+    root.members()
+        .into_iter()
+        .flatten()
+        .map(|member| TopMember {
+            key: member.key.to_string(),
+            key_range: member.key_range,
+            value_range: member.value.range(),
+            items: member.value.items().map(|items| items.count()),
+        })
+        .collect()
 }
 
 /// The facts of an entry a syntax error broke: only where it is, and its
@@ -188,6 +276,7 @@ fn broken_entry(item: Node<'_>, index: usize) -> EntryFacts {
             .and_then(|node| Some((node.as_str()?.to_string(), node.range()))),
         evidence: None,
         tier: None,
+        summary: EntrySummary::default(),
     }
 }
 
@@ -255,6 +344,16 @@ fn drop_broken(root: Node<'_>, diagnostics: &mut Vec<Diagnostic>) {
             lost_members && d.code == Code::MissingField && d.range == missing_key_range(root);
         !inside && !lost
     });
+}
+
+/// The facts of one entry as its checks find them, broken or not: what the
+/// fields that parsed say (for completion while the entry is half-typed).
+pub(crate) fn entry_facts_as_parsed(text: &str, node: Node<'_>, index: usize) -> EntryFacts {
+    let mut sink = Sink {
+        text,
+        diagnostics: Vec::new(),
+    };
+    entry::check_entry(&mut sink, node, index)
 }
 
 /// Checks one entry on its own: `text` is the entry's text alone and `node`

@@ -17,6 +17,12 @@ use crate::text::{Shift, TextRange};
 pub(crate) struct Shortlist {
     /// Each path with the position of its first occurrence.
     paths: HashMap<String, usize>,
+    /// The range of each item's path value, in order (empty for an item
+    /// without a string path).
+    items: Vec<TextRange>,
+    /// Paths that occur again after their first occurrence, with the range
+    /// of each repeat: rare, so kept apart.
+    repeats: Vec<(String, TextRange)>,
     /// The first path of each loose form (see [`normalize`]), built on the
     /// first miss: only messages about near misses need it.
     loose: OnceLock<HashMap<String, String>>,
@@ -26,8 +32,47 @@ pub(crate) struct Shortlist {
 
 impl Shortlist {
     pub fn shift(&mut self, shift: Shift) {
+        // Edits after the shortlist (in the entries, as a rule) move nothing of it.
+        if shift.from > self.range.end {
+            return;
+        }
         self.range = shift.range(self.range);
         self.appender.offset = shift.offset(self.appender.offset);
+        for range in &mut self.items {
+            *range = shift.range(*range);
+        }
+        for (_, range) in &mut self.repeats {
+            *range = shift.range(*range);
+        }
+    }
+
+    /// Where `path` is in the shortlist: the range of its first occurrence's value.
+    pub fn find(&self, path: &str) -> Option<TextRange> {
+        self.paths.get(path).map(|&i| self.items[i])
+    }
+
+    /// Every occurrence of `path`, in order.
+    pub fn occurrences(&self, path: &str) -> Vec<TextRange> {
+        let mut all: Vec<TextRange> = self.find(path).into_iter().collect();
+        all.extend(
+            self.repeats
+                .iter()
+                .filter(|(p, _)| p == path)
+                .map(|(_, range)| *range),
+        );
+        all
+    }
+
+    /// The path whose value holds `offset`, with that value's range.
+    pub fn path_at(&self, offset: usize) -> Option<TextRange> {
+        let after = self.items.partition_point(|r| r.start <= offset);
+        let range = *self.items.get(after.checked_sub(1)?)?;
+        (range.start <= offset && offset <= range.end && !range.is_empty()).then_some(range)
+    }
+
+    /// Every path, each once, in no particular order.
+    pub fn paths(&self) -> impl Iterator<Item = &str> {
+        self.paths.keys().map(String::as_str)
     }
 
     fn near_miss(&self, path: &str) -> Option<&str> {
@@ -51,6 +96,8 @@ impl Shortlist {
 pub(super) fn check_shortlist(sink: &mut Sink, shortlist: Node<'_>) -> Shortlist {
     let place = Place::ROOT.field("shortlist");
     let mut paths = HashMap::new();
+    let mut items = Vec::new();
+    let mut repeats = Vec::new();
     for (i, item) in shortlist.items().into_iter().flatten().enumerate() {
         let item_place = place.index(i);
         let path = match item.value() {
@@ -65,13 +112,20 @@ pub(super) fn check_shortlist(sink: &mut Sink, shortlist: Node<'_>) -> Shortlist
                 None
             }
         };
+        items.push(path.map_or(TextRange::empty(item.range().start), |(_, n)| n.range()));
         if let Some((path, node)) = path {
             check_relative_path(sink, path, node, &item_place);
-            paths.entry(path.to_string()).or_insert(i);
+            if paths.contains_key(path) {
+                repeats.push((path.to_string(), node.range()));
+            } else {
+                paths.insert(path.to_string(), i);
+            }
         }
     }
     Shortlist {
         paths,
+        items,
+        repeats,
         loose: OnceLock::new(),
         range: shortlist.range(),
         appender: fix::Appender::new(sink.text, shortlist),

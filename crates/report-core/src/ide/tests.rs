@@ -1,0 +1,327 @@
+//! The editor features through the document host, on fixtures with `$0`
+//! cursor markers: what a person sees, in text.
+
+use expect_test::{Expect, expect};
+
+use crate::fix::apply;
+use crate::fixture::cursor;
+use crate::host::{DocumentHost, HostOptions};
+use crate::text::TextRange;
+
+const OPTIONS: HostOptions = HostOptions {
+    name_matches: true,
+    max_document_bytes: 1 << 20,
+};
+
+/// Two entries, a shortlist path without an entry, a promotion candidate.
+const REPORT: &str = r#"{
+  "schema_version": "1",
+  "tool_version": "t",
+  "generated_at": "2026-11-29T18:42:07Z",
+  "scan": {"project_root": "/p", "scope_globs": [], "excluded_dirs": [], "files_scanned": 3},
+  "shortlist": ["docs/a.md", "docs/b.md", "docs/c.md"],
+  "entries": [
+    {"path": "docs/a.md", "category": {"class": "bloat", "subtype": "distill"}, "signals": [],
+      "op": "distill", "op_type": "generative", "is_destructive": false, "is_reversible": true, "safety_tier": "auto",
+      "token_estimate": {"raw_tokens": 300, "injection_frequency": "per-session", "weighted_tokens": 300}},
+    {"path": "docs/b.md", "category": {"class": "stale", "subtype": "provisional"}, "signals": [],
+      "op": "delete", "op_type": "deterministic", "is_destructive": true, "is_reversible": false, "safety_tier": "confirm",
+      "token_estimate": {"raw_tokens": 100},
+      "lifecycle": {"rule_ref": "r", "lifetime": "delete-once-served", "served_when": "the plan shipped"},
+      "exact_edit": {"kind": "delete", "anchor": {"start_line": 1, "end_line": 9},
+        "lifecycle": {"rule_ref": "r", "lifetime": "delete-once-served", "served_when": "the plan shipped"},
+        "expected_sha256": "0000000000000000000000000000000000000000000000000000000000000000"}}
+  ],
+  "promotion_candidates": [{"path": "docs/b.md", "name": "plans", "pitch": "Mark shipped plans."}]
+}
+"#;
+
+fn host(text: &str) -> DocumentHost<String> {
+    DocumentHost::new(text.to_string(), None, OPTIONS)
+}
+
+/// Each range as `line:text` of what it covers.
+fn show(text: &str, ranges: &[TextRange]) -> String {
+    ranges
+        .iter()
+        .map(|r| {
+            let line = text[..r.start].matches('\n').count() + 1;
+            format!("{line}:{}\n", &text[r.as_range()])
+        })
+        .collect()
+}
+
+fn at(marked: &str) -> (String, usize) {
+    cursor(marked)
+}
+
+#[test]
+fn definition_leads_from_an_entry_to_its_shortlist_item_and_from_a_candidate_to_its_entry() {
+    let (text, offset) =
+        at(&REPORT.replacen("\"path\": \"docs/b.md\"", "\"path\": \"docs/$0b.md\"", 1));
+    let host = host(&text);
+    expect![[r#"
+        6:"docs/b.md"
+    "#]]
+    .assert_eq(&show(&text, &host.definition(offset)));
+    let (text, offset) = at(&REPORT.replacen(
+        "[{\"path\": \"docs/b.md\"",
+        "[{\"path\": \"do$0cs/b.md\"",
+        1,
+    ));
+    let host = self::host(&text);
+    expect![[r#"
+        11:"docs/b.md"
+    "#]]
+    .assert_eq(&show(&text, &host.definition(offset)));
+}
+
+#[test]
+fn references_of_a_shortlist_path_are_its_entries_and_candidates() {
+    let (text, offset) = at(&REPORT.replacen(
+        "\"docs/b.md\", \"docs/c.md\"",
+        "\"docs/$0b.md\", \"docs/c.md\"",
+        1,
+    ));
+    let host = host(&text);
+    expect![[r#"
+        6:"docs/b.md"
+        11:"docs/b.md"
+        19:"docs/b.md"
+    "#]]
+    .assert_eq(&show(&text, &host.references(offset, true)));
+    assert_eq!(host.references(offset, false).len(), 2);
+}
+
+#[test]
+fn rename_changes_a_path_everywhere_at_once() {
+    let (text, offset) =
+        at(&REPORT.replacen("\"path\": \"docs/b.md\"", "\"path\": \"docs/$0b.md\"", 1));
+    let host = host(&text);
+    let (range, path) = host.prepare_rename(offset).unwrap();
+    assert_eq!(
+        (&text[range.as_range()], path.as_str()),
+        ("docs/b.md", "docs/b.md")
+    );
+    let edits = host.rename(offset, "docs/β.md").unwrap();
+    let renamed = apply(&text, &edits).unwrap();
+    assert_eq!(renamed.matches("docs/β.md").count(), 3);
+    assert!(!renamed.contains("docs/b.md"));
+    assert!(
+        crate::analyze(&renamed).diagnostics.is_empty()
+            == crate::analyze(&text).diagnostics.is_empty()
+    );
+    let refused = host.rename(offset, "../x.md").unwrap_err();
+    assert!(refused.contains("`..`"), "{refused}");
+    assert!(host.prepare_rename(1).is_none());
+}
+
+#[test]
+fn the_outline_groups_entries_by_class_and_subtype() {
+    let host = host(REPORT);
+    let mut out = String::new();
+    fn walk(out: &mut String, symbols: &[crate::ide::symbols::Symbol], depth: usize) {
+        for s in symbols {
+            let detail = s
+                .detail
+                .as_deref()
+                .map(|d| format!(" ({d})"))
+                .unwrap_or_default();
+            out.push_str(&format!("{}{}{detail}\n", "  ".repeat(depth), s.name));
+            walk(out, &s.children, depth + 1);
+        }
+    }
+    walk(&mut out, &host.symbols(), 0);
+    expect![[r#"
+        schema_version
+        tool_version
+        generated_at
+        scan
+        shortlist (3 items)
+        entries (2 entries)
+          bloat (1 entries)
+            distill (1 entries)
+              docs/a.md — bloat/distill · distill · auto
+          stale (1 entries)
+            provisional (1 entries)
+              docs/b.md — stale/provisional · delete · confirm
+        promotion_candidates (1 items)
+          docs/b.md (promotion candidate)
+    "#]]
+    .assert_eq(&out);
+}
+
+#[test]
+fn inlay_hints_show_a_differing_derived_tier_and_each_share_of_the_tokens() {
+    let host = host(REPORT);
+    let hints: String = host
+        .inlay_hints(TextRange::new(0, REPORT.len()))
+        .iter()
+        .map(|h| format!("{:?} {}\n", &REPORT[h.offset - 6..h.offset], h.label))
+        .collect();
+    expect![[r#"
+        "\"auto\"" → confirm
+        "\": 300" 75.0 %
+        "\": 100" 25.0 %
+    "#]]
+    .assert_eq(&hints);
+}
+
+#[test]
+fn the_roll_up_counts_bottom_up_and_shows_on_entries() {
+    let host = host(REPORT);
+    let lenses = host.code_lenses();
+    assert_eq!(lenses.len(), 1);
+    assert_eq!(&REPORT[lenses[0].0.as_range()], "\"entries\"");
+    expect![[r#"400 raw tokens (stale 100, bloat 300) · weighted: 300 per session, 0 on demand"#]]
+        .assert_eq(&lenses[0].1);
+    let on_key = REPORT.find("\"entries\"").unwrap() + 2;
+    let hover = host.hover(on_key).unwrap().markdown;
+    assert!(hover.contains("| stale/provisional | 100 |"), "{hover}");
+    assert!(hover.contains("| **total** | **400** |"), "{hover}");
+}
+
+#[test]
+fn folding_covers_multi_line_objects_and_arrays() {
+    let host = host(REPORT);
+    let folds = host.folding_ranges(100);
+    let lines: Vec<(usize, usize)> = folds
+        .iter()
+        .map(|r| {
+            (
+                REPORT[..r.start].matches('\n').count() + 1,
+                REPORT[..r.end].matches('\n').count() + 1,
+            )
+        })
+        .collect();
+    assert_eq!(lines, [(1, 20), (7, 18), (8, 10), (11, 17), (15, 17)]);
+    assert_eq!(host.folding_ranges(2).len(), 2);
+}
+
+#[test]
+fn selection_widens_from_a_value_to_the_document() {
+    let (text, offset) =
+        at(&REPORT.replacen("\"distill\", \"op_type\"", "\"dis$0till\", \"op_type\"", 1));
+    let host = host(&text);
+    let widths: Vec<String> = host.selection_ranges(&[offset])[0]
+        .iter()
+        .map(|r| {
+            text[r.as_range()]
+                .chars()
+                .take(30)
+                .collect::<String>()
+                .replace('\n', "⏎")
+        })
+        .collect();
+    expect![[r#"
+        [
+            "\"distill\"",
+            "\"op\": \"distill\"",
+            "{\"path\": \"docs/a.md\", \"categor",
+            "[⏎    {\"path\": \"docs/a.md\", \"c",
+            "\"entries\": [⏎    {\"path\": \"doc",
+            "{⏎  \"schema_version\": \"1\",⏎  \"",
+        ]
+    "#]]
+    .assert_debug_eq(&widths);
+}
+
+fn check_completion(marked: &str, expected: Expect) {
+    let (text, offset) = at(marked);
+    let host = host(&text);
+    let items: String = host
+        .completions(offset)
+        .iter()
+        .map(|item| {
+            let replaced = &text[item.edit.range.as_range()];
+            format!(
+                "{}{} [{replaced}] -> {}\n",
+                item.label,
+                if item.preselect { " *" } else { "" },
+                item.edit.new_text.lines().next().unwrap_or_default()
+            )
+        })
+        .collect();
+    expected.assert_eq(&items);
+}
+
+#[test]
+fn completion_of_a_half_typed_op_type() {
+    check_completion(
+        &REPORT.replacen(
+            "\"op_type\": \"generative\", ",
+            "\"op_type\": \"ge$0\n      ",
+            1,
+        ),
+        expect![[r#"
+            deterministic ["ge] -> "deterministic"
+            generative ["ge] -> "generative"
+        "#]],
+    );
+    check_completion(
+        &REPORT.replacen("\"op_type\": \"generative\",", "\"op_type\": $0,", 1),
+        expect![[r#"
+            deterministic [] -> "deterministic"
+            generative [] -> "generative"
+        "#]],
+    );
+}
+
+#[test]
+fn completion_of_a_subtype_follows_the_class() {
+    check_completion(
+        &REPORT.replacen("\"subtype\": \"distill\"", "\"subtype\": \"$0\"", 1),
+        expect![[r#"
+            distill [""] -> "distill"
+            split [""] -> "split"
+            freeze [""] -> "freeze"
+        "#]],
+    );
+}
+
+#[test]
+fn completion_of_safety_tier_offers_only_the_derived_tier() {
+    check_completion(
+        &REPORT.replacen(
+            "\"safety_tier\": \"auto\",",
+            "\"safety_tier\": \"$0\n     ",
+            1,
+        ),
+        expect![[r#"
+            confirm * ["] -> "confirm"
+        "#]],
+    );
+}
+
+#[test]
+fn completion_of_paths_comes_from_the_shortlist() {
+    check_completion(
+        &REPORT.replacen("\"path\": \"docs/a.md\"", "\"path\": \"docs/$0", 1),
+        expect![[r#"
+            docs/a.md ["docs/] -> "docs/a.md"
+            docs/b.md ["docs/] -> "docs/b.md"
+            docs/c.md ["docs/] -> "docs/c.md"
+        "#]],
+    );
+}
+
+#[test]
+fn completion_of_keys_offers_the_missing_ones_with_snippets() {
+    check_completion(
+        &REPORT.replacen("{\"raw_tokens\": 100}", "{\"raw_tokens\": 100, $0}", 1),
+        expect![[r#"
+            injection_frequency [] -> "injection_frequency": "$1"
+            weighted_tokens [] -> "weighted_tokens": ${1:null}
+        "#]],
+    );
+}
+
+#[test]
+fn completion_between_entries_offers_a_whole_entry() {
+    check_completion(
+        &REPORT.replacen("\"entries\": [", "\"entries\": [$0", 1),
+        expect![[r#"
+            new entry [] -> {
+        "#]],
+    );
+}
