@@ -752,3 +752,131 @@ fn a_broken_entry_keeps_the_other_problems_and_stays_a_report() {
     assert_eq!(status["result"]["fullAnalyses"], 1, "{status}");
     editor.shutdown();
 }
+
+/// The editor features over stdio, each once, on the realistic valid
+/// report: positions in UTF-16 on a line with CJK and emoji paths.
+#[test]
+fn completion_navigation_outline_hints_and_lenses_over_stdio() {
+    const DOC: &str = "file:///tmp/report-lsp-e2e/features.report.json";
+    let text = golden("valid.report.json");
+    let mut editor = Editor::start(&["utf-16"]);
+    editor.open(DOC, &text, 1);
+    let _ = editor.diagnostics(DOC);
+    let position_of = |needle: &str, after: usize| {
+        let offset = text.find(needle).unwrap() + after;
+        let line = text[..offset].matches('\n').count();
+        let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+        let character: usize = text[line_start..offset].chars().map(char::len_utf16).sum();
+        json!({"line": line, "character": character})
+    };
+    let doc = json!({"uri": DOC});
+
+    // Completion of op_type's value offers both op types.
+    let op_type = position_of("\"op_type\": \"", 12);
+    let reply = editor.request(
+        "textDocument/completion",
+        json!({"textDocument": doc, "position": op_type}),
+    );
+    let labels: Vec<&str> = reply["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["deterministic", "generative"], "{reply}");
+
+    // Definition from the first entry's path to its shortlist item.
+    let entries_at = text.find("\"entries\"").unwrap();
+    let path_in_entry = text[entries_at..].find("\"path\": \"").unwrap() + entries_at + 10;
+    let line = text[..path_in_entry].matches('\n').count();
+    let line_start = text[..path_in_entry].rfind('\n').unwrap() + 1;
+    let character: usize = text[line_start..path_in_entry]
+        .chars()
+        .map(char::len_utf16)
+        .sum();
+    let on_path = json!({"line": line, "character": character});
+    let reply = editor.request(
+        "textDocument/definition",
+        json!({"textDocument": doc, "position": on_path}),
+    );
+    let target = &reply["result"][0];
+    assert_eq!(target["uri"], DOC, "{reply}");
+    let target_line = target["range"]["start"]["line"].as_u64().unwrap() as usize;
+    let shortlist_line = text[..text.find("\"shortlist\"").unwrap()]
+        .matches('\n')
+        .count();
+    assert!(
+        target_line > shortlist_line && target_line < line,
+        "{reply}"
+    );
+
+    // References of that path include the definition and the entry.
+    let reply = editor.request(
+        "textDocument/references",
+        json!({"textDocument": doc, "position": on_path, "context": {"includeDeclaration": true}}),
+    );
+    assert!(reply["result"].as_array().unwrap().len() >= 2, "{reply}");
+
+    // Rename changes every occurrence in one edit.
+    let reply = editor.request(
+        "textDocument/prepareRename",
+        json!({"textDocument": doc, "position": on_path}),
+    );
+    assert!(reply["result"]["placeholder"].is_string(), "{reply}");
+    let reply = editor.request(
+        "textDocument/rename",
+        json!({"textDocument": doc, "position": on_path, "newName": "docs/renamed.md"}),
+    );
+    let edits = reply["result"]["changes"][DOC].as_array().unwrap();
+    assert!(edits.len() >= 2, "{reply}");
+    let renamed = apply_lsp_edits(&text, edits);
+    assert!(renamed.contains("\"docs/renamed.md\""));
+
+    // The outline has the envelope and the grouped entries.
+    let reply = editor.request("textDocument/documentSymbol", json!({"textDocument": doc}));
+    let names: Vec<&str> = reply["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"entries") && names.contains(&"shortlist"),
+        "{names:?}"
+    );
+
+    // Inlay hints give every entry's token share; the lens the roll-up.
+    let reply = editor.request(
+        "textDocument/inlayHint",
+        json!({"textDocument": doc, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 100000, "character": 0}}}),
+    );
+    assert!(
+        reply["result"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|h| h["label"].as_str().unwrap().ends_with(" %")),
+        "{reply}"
+    );
+    let reply = editor.request("textDocument/codeLens", json!({"textDocument": doc}));
+    assert!(
+        reply["result"][0]["command"]["title"]
+            .as_str()
+            .unwrap()
+            .contains("raw tokens"),
+        "{reply}"
+    );
+
+    // Folding and selection ranges.
+    let reply = editor.request("textDocument/foldingRange", json!({"textDocument": doc}));
+    assert!(reply["result"].as_array().unwrap().len() > 3, "{reply}");
+    let reply = editor.request(
+        "textDocument/selectionRange",
+        json!({"textDocument": doc, "positions": [op_type]}),
+    );
+    assert!(
+        reply["result"][0]["parent"]["parent"].is_object(),
+        "{reply}"
+    );
+    editor.shutdown();
+}

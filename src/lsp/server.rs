@@ -128,4 +128,65 @@ impl LanguageServer for Server {
     async fn code_action_resolve(&self, action: lsp::CodeAction) -> Result<lsp::CodeAction> {
         handlers::code_action::resolve(&self.session, &self.analysis, action).await
     }
+
+    async fn completion(
+        &self,
+        params: lsp::CompletionParams,
+    ) -> Result<Option<lsp::CompletionResponse>> {
+        handlers::completion::completion(&self.session, &self.analysis, params).await
+    }
+
+    async fn goto_definition(
+        &self,
+        params: lsp::GotoDefinitionParams,
+    ) -> Result<Option<lsp::GotoDefinitionResponse>> {
+        handlers::navigation::definition(&self.session, &self.analysis, params).await
+    }
+
+    async fn references(&self, params: lsp::ReferenceParams) -> Result<Option<Vec<lsp::Location>>> {
+        handlers::navigation::references(&self.session, &self.analysis, params).await
+    }
+
+    async fn prepare_rename(
+        &self,
+        params: lsp::TextDocumentPositionParams,
+    ) -> Result<Option<lsp::PrepareRenameResponse>> {
+        handlers::navigation::prepare_rename(&self.session, &self.analysis, params).await
+    }
+
+    async fn rename(&self, params: lsp::RenameParams) -> Result<Option<lsp::WorkspaceEdit>> {
+        handlers::navigation::rename(&self.session, &self.analysis, params).await
+    }
+
+    async fn document_symbol(
+        &self,
+        params: lsp::DocumentSymbolParams,
+    ) -> Result<Option<lsp::DocumentSymbolResponse>> {
+        handlers::outline::document_symbol(&self.session, &self.analysis, params).await
+    }
+
+    async fn folding_range(
+        &self,
+        params: lsp::FoldingRangeParams,
+    ) -> Result<Option<Vec<lsp::FoldingRange>>> {
+        handlers::outline::folding_range(&self.session, &self.analysis, params).await
+    }
+
+    async fn selection_range(
+        &self,
+        params: lsp::SelectionRangeParams,
+    ) -> Result<Option<Vec<lsp::SelectionRange>>> {
+        handlers::outline::selection_range(&self.session, &self.analysis, params).await
+    }
+
+    async fn inlay_hint(
+        &self,
+        params: lsp::InlayHintParams,
+    ) -> Result<Option<Vec<lsp::InlayHint>>> {
+        handlers::inlay::inlay_hint(&self.session, &self.analysis, params).await
+    }
+
+    async fn code_lens(&self, params: lsp::CodeLensParams) -> Result<Option<Vec<lsp::CodeLens>>> {
+        handlers::inlay::code_lens(&self.session, &self.analysis, params).await
+    }
 }

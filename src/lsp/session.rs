@@ -53,6 +53,10 @@ pub struct Negotiated {
     pub encoding: Encoding,
     /// Whether the client fills in a code action's edit with `codeAction/resolve`.
     pub resolves_edits: bool,
+    /// Whether completion items may be snippets.
+    pub snippets: bool,
+    /// Folding ranges the client takes at most.
+    pub folding_limit: Option<usize>,
 }
 
 impl Default for Negotiated {
@@ -60,6 +64,8 @@ impl Default for Negotiated {
         Negotiated {
             encoding: Encoding::Utf16,
             resolves_edits: false,
+            snippets: false,
+            folding_limit: None,
         }
     }
 }

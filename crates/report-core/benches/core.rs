@@ -60,6 +60,27 @@ fn benches(c: &mut Criterion) {
                 typed_diagnostics + incremental.diagnostics().len()
             })
         });
+        // Editor features through the document host, at a path of a middle entry.
+        let host = report_core::host::DocumentHost::new(
+            text.clone(),
+            None,
+            report_core::host::HostOptions {
+                name_matches: true,
+                max_document_bytes: usize::MAX,
+            },
+        );
+        let middle = text.len() / 2;
+        let path_at = text[middle..].find("\"path\": \"").unwrap() + middle + 10;
+        let op_type_at = text[middle..].find("\"op_type\": \"").unwrap() + middle + 12;
+        group.bench_function("host_definition", |b| b.iter(|| host.definition(path_at)));
+        group.bench_function("host_completion_op_type", |b| {
+            b.iter(|| host.completions(op_type_at))
+        });
+        group.bench_function("host_completion_path", |b| {
+            b.iter(|| host.completions(path_at))
+        });
+        group.bench_function("host_hover_envelope", |b| b.iter(|| host.hover(5)));
+        group.bench_function("host_symbols", |b| b.iter(|| host.symbols()));
         let broken = report(entries, 10);
         group.bench_with_input(
             BenchmarkId::new("fix_all", "violation_every_10"),

@@ -7,9 +7,19 @@ use crate::lsp::convert;
 use crate::lsp::session::{Negotiated, Session, lock};
 
 pub fn initialize(session: &Session, params: lsp::InitializeParams) -> lsp::InitializeResult {
+    let text_document = params.capabilities.text_document.as_ref();
     let negotiated = Negotiated {
         encoding: convert::negotiate_encoding(&params.capabilities),
         resolves_edits: convert::resolves_edits(&params.capabilities),
+        snippets: text_document
+            .and_then(|t| t.completion.as_ref())
+            .and_then(|c| c.completion_item.as_ref())
+            .and_then(|i| i.snippet_support)
+            .unwrap_or(false),
+        folding_limit: text_document
+            .and_then(|t| t.folding_range.as_ref())
+            .and_then(|f| f.range_limit)
+            .map(|n| n as usize),
     };
     session.negotiate(negotiated);
     lock(&session.settings).apply(params.initialization_options.as_ref());
@@ -24,6 +34,23 @@ pub fn initialize(session: &Session, params: lsp::InitializeParams) -> lsp::Init
                 },
             )),
             hover_provider: Some(lsp::HoverProviderCapability::Simple(true)),
+            completion_provider: Some(lsp::CompletionOptions {
+                trigger_characters: Some(vec!["\"".into(), ":".into()]),
+                ..Default::default()
+            }),
+            definition_provider: Some(lsp::OneOf::Left(true)),
+            references_provider: Some(lsp::OneOf::Left(true)),
+            rename_provider: Some(lsp::OneOf::Right(lsp::RenameOptions {
+                prepare_provider: Some(true),
+                work_done_progress_options: Default::default(),
+            })),
+            document_symbol_provider: Some(lsp::OneOf::Left(true)),
+            folding_range_provider: Some(lsp::FoldingRangeProviderCapability::Simple(true)),
+            selection_range_provider: Some(lsp::SelectionRangeProviderCapability::Simple(true)),
+            inlay_hint_provider: Some(lsp::OneOf::Left(true)),
+            code_lens_provider: Some(lsp::CodeLensOptions {
+                resolve_provider: Some(false),
+            }),
             code_action_provider: Some(lsp::CodeActionProviderCapability::Options(
                 lsp::CodeActionOptions {
                     code_action_kinds: Some(vec![

@@ -3,8 +3,12 @@
 //! thread, and converts the answer back; what to answer is the core's.
 
 pub mod code_action;
+pub mod completion;
 pub mod configuration;
 pub mod hover;
+pub mod inlay;
 pub mod lifecycle;
+pub mod navigation;
+pub mod outline;
 pub mod status;
 pub mod text_sync;

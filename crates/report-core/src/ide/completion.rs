@@ -313,8 +313,12 @@ fn shortlist_paths(index: &ReportIndex<'_>, typed: &str, range: TextRange) -> Ve
         return Vec::new();
     };
     let mut paths: Vec<&str> = shortlist.paths().filter(|p| p.starts_with(typed)).collect();
+    // The first ones in order, without sorting every path of a huge shortlist.
+    if paths.len() > MAX_PATH_ITEMS {
+        paths.select_nth_unstable(MAX_PATH_ITEMS);
+        paths.truncate(MAX_PATH_ITEMS);
+    }
     paths.sort_unstable();
-    paths.truncate(MAX_PATH_ITEMS);
     paths
         .into_iter()
         .map(|path| CompletionItem {

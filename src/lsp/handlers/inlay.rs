@@ -1,0 +1,66 @@
+//! Inlay hints (derived tier, token share) and the code lens with the
+//! token roll-up on `entries`.
+
+use tower_lsp_server::jsonrpc::Result;
+use tower_lsp_server::ls_types as lsp;
+
+use crate::lsp::analysis::AnalysisThread;
+use crate::lsp::session::Session;
+
+pub async fn inlay_hint(
+    session: &Session,
+    analysis: &AnalysisThread,
+    params: lsp::InlayHintParams,
+) -> Result<Option<Vec<lsp::InlayHint>>> {
+    let encoding = session.negotiated().encoding;
+    analysis
+        .query(&params.text_document.uri, "inlayHint", move |state| {
+            let positions = state.positions(encoding);
+            let hints = state
+                .host
+                .inlay_hints(positions.range(params.range))
+                .into_iter()
+                .map(|hint| lsp::InlayHint {
+                    position: positions.position(hint.offset),
+                    label: lsp::InlayHintLabel::String(hint.label),
+                    kind: None,
+                    text_edits: None,
+                    tooltip: Some(lsp::InlayHintTooltip::String(hint.tooltip)),
+                    padding_left: Some(true),
+                    padding_right: None,
+                    data: None,
+                })
+                .collect();
+            Ok(Some(hints))
+        })
+        .await
+}
+
+pub async fn code_lens(
+    session: &Session,
+    analysis: &AnalysisThread,
+    params: lsp::CodeLensParams,
+) -> Result<Option<Vec<lsp::CodeLens>>> {
+    let encoding = session.negotiated().encoding;
+    analysis
+        .query(&params.text_document.uri, "codeLens", move |state| {
+            let positions = state.positions(encoding);
+            let lenses = state
+                .host
+                .code_lenses()
+                .into_iter()
+                .map(|(range, title)| lsp::CodeLens {
+                    range: positions.lsp_range(range),
+                    // A title only: nothing to run.
+                    command: Some(lsp::Command {
+                        title,
+                        command: String::new(),
+                        arguments: None,
+                    }),
+                    data: None,
+                })
+                .collect();
+            Ok(Some(lenses))
+        })
+        .await
+}
