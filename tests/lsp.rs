@@ -880,3 +880,52 @@ fn completion_navigation_outline_hints_and_lenses_over_stdio() {
     );
     editor.shutdown();
 }
+
+/// A client that pulls diagnostics gets them on request, the same list a
+/// push carries, and an unchanged document is answered as unchanged.
+#[test]
+fn diagnostics_are_pulled_when_the_client_can() {
+    let text = golden("invalid.report.json");
+    let mut pushing = Editor::start(&["utf-16"]);
+    pushing.open(URI, &text, 1);
+    let (_, pushed) = pushing.diagnostics(URI);
+    pushing.shutdown();
+
+    let capabilities = json!({
+        "general": {"positionEncodings": ["utf-16"]},
+        "textDocument": {"diagnostic": {"dynamicRegistration": false}}
+    });
+    let mut editor = Editor::start_with_capabilities(
+        env!("CARGO_BIN_EXE_report-lsp"),
+        capabilities,
+        &[],
+        Value::Null,
+    );
+    editor.open(URI, &text, 1);
+    let pull = |editor: &mut Editor, previous: Value| {
+        editor.request(
+            "textDocument/diagnostic",
+            json!({"textDocument": {"uri": URI}, "previousResultId": previous}),
+        )
+    };
+    let first = pull(&mut editor, Value::Null);
+    assert_eq!(first["result"]["kind"], "full", "{first}");
+    assert_eq!(first["result"]["items"], Value::Array(pushed));
+    let id = first["result"]["resultId"].clone();
+    let again = pull(&mut editor, id.clone());
+    assert_eq!(again["result"]["kind"], "unchanged", "{again}");
+    editor.change(URI, 2, json!([{"text": golden("valid.report.json")}]));
+    let changed = pull(&mut editor, id);
+    assert_eq!(changed["result"]["kind"], "full", "{changed}");
+    assert_eq!(changed["result"]["items"], json!([]));
+    // Nothing was pushed meanwhile.
+    assert!(
+        editor
+            .backlog
+            .iter()
+            .all(|m| m["method"] != "textDocument/publishDiagnostics"),
+        "{:?}",
+        editor.backlog
+    );
+    editor.shutdown();
+}

@@ -338,6 +338,10 @@ impl Target<'_> {
         if !state.host.is_report() && !was_published {
             return;
         }
+        // A client that pulls diagnostics asks for them itself.
+        if self.session.negotiated().pull_diagnostics {
+            return;
+        }
         // Converted outside the lock: handlers applying changes do not wait for it.
         let encoding = self.session.negotiated().encoding;
         let diagnostics = capped(state, &self.uri, encoding, max_diagnostics);
@@ -356,7 +360,7 @@ impl Target<'_> {
 }
 
 /// The host's capped diagnostics in protocol form, through the position cache.
-fn capped(
+pub(crate) fn capped(
     state: &mut DocState,
     uri: &Uri,
     encoding: report_core::text::Encoding,

@@ -186,6 +186,13 @@ impl LanguageServer for Server {
         handlers::inlay::inlay_hint(&self.session, &self.analysis, params).await
     }
 
+    async fn diagnostic(
+        &self,
+        params: lsp::DocumentDiagnosticParams,
+    ) -> Result<lsp::DocumentDiagnosticReportResult> {
+        handlers::diagnostic::diagnostic(&self.session, &self.analysis, params).await
+    }
+
     async fn code_lens(&self, params: lsp::CodeLensParams) -> Result<Option<Vec<lsp::CodeLens>>> {
         handlers::inlay::code_lens(&self.session, &self.analysis, params).await
     }

@@ -57,6 +57,9 @@ pub struct Negotiated {
     pub snippets: bool,
     /// Folding ranges the client takes at most.
     pub folding_limit: Option<usize>,
+    /// Whether the client pulls diagnostics (`textDocument/diagnostic`)
+    /// instead of being sent them.
+    pub pull_diagnostics: bool,
 }
 
 impl Default for Negotiated {
@@ -66,6 +69,7 @@ impl Default for Negotiated {
             resolves_edits: false,
             snippets: false,
             folding_limit: None,
+            pull_diagnostics: false,
         }
     }
 }

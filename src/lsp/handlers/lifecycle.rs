@@ -20,6 +20,7 @@ pub fn initialize(session: &Session, params: lsp::InitializeParams) -> lsp::Init
             .and_then(|t| t.folding_range.as_ref())
             .and_then(|f| f.range_limit)
             .map(|n| n as usize),
+        pull_diagnostics: text_document.is_some_and(|t| t.diagnostic.is_some()),
     };
     session.negotiate(negotiated);
     lock(&session.settings).apply(params.initialization_options.as_ref());
@@ -48,6 +49,14 @@ pub fn initialize(session: &Session, params: lsp::InitializeParams) -> lsp::Init
             folding_range_provider: Some(lsp::FoldingRangeProviderCapability::Simple(true)),
             selection_range_provider: Some(lsp::SelectionRangeProviderCapability::Simple(true)),
             inlay_hint_provider: Some(lsp::OneOf::Left(true)),
+            diagnostic_provider: negotiated.pull_diagnostics.then(|| {
+                lsp::DiagnosticServerCapabilities::Options(lsp::DiagnosticOptions {
+                    identifier: Some("report-lsp".into()),
+                    inter_file_dependencies: false,
+                    workspace_diagnostics: false,
+                    work_done_progress_options: Default::default(),
+                })
+            }),
             code_lens_provider: Some(lsp::CodeLensOptions {
                 resolve_provider: Some(false),
             }),

@@ -5,6 +5,7 @@
 pub mod code_action;
 pub mod completion;
 pub mod configuration;
+pub mod diagnostic;
 pub mod hover;
 pub mod inlay;
 pub mod lifecycle;
