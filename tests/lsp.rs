@@ -929,3 +929,36 @@ fn diagnostics_are_pulled_when_the_client_can() {
     );
     editor.shutdown();
 }
+
+/// A whole-text change (what formatters send) that differs in one value
+/// is rechecked per entry: the server diffs the two ropes.
+#[test]
+fn a_whole_text_replacement_is_diffed_and_rechecked_per_entry() {
+    const DOC: &str = "file:///tmp/report-lsp-e2e/replaced.report.json";
+    let text = report_core::generate::generate_report(report_core::generate::GenerateOptions {
+        entries: 2000,
+        seed: 4,
+        violation_every: 0,
+    });
+    let mut editor = Editor::start(&["utf-16"]);
+    editor.open(DOC, &text, 1);
+    let _ = editor.diagnostics(DOC);
+    let middle = text.len() / 2;
+    let at = middle + text[middle..].find("\"safety_tier\": \"confirm\"").unwrap();
+    let mut changed = text.clone();
+    changed.replace_range(at..at + 24, "\"safety_tier\": \"auto\"");
+    editor.change(DOC, 2, json!([{"text": changed}]));
+    let published = loop {
+        let (version, diagnostics) = editor.diagnostics(DOC);
+        if version == Some(2) {
+            break diagnostics;
+        }
+    };
+    let expected = report_core::analyze(&changed);
+    assert_eq!(codes(&published), ["tier-mismatch"]);
+    assert_eq!(expected.diagnostics.len(), 1);
+    let status = editor.request(report_lsp::lsp::STATUS_METHOD, json!({"uri": DOC}));
+    assert_eq!(status["result"]["incrementalUpdates"], 1, "{status}");
+    assert_eq!(status["result"]["fullAnalyses"], 1, "{status}");
+    editor.shutdown();
+}

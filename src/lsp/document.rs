@@ -71,6 +71,18 @@ impl SourceText for RopeText {
     fn whole(&self) -> String {
         self.0.to_string()
     }
+
+    fn chunks(&self) -> Box<dyn Iterator<Item = &str> + '_> {
+        Box::new(self.0.chunks())
+    }
+
+    fn chunks_reversed(&self) -> Box<dyn Iterator<Item = &str> + '_> {
+        Box::new(self.0.chunks_at_byte(self.0.len_bytes()).0.reversed())
+    }
+
+    fn byte(&self, offset: usize) -> u8 {
+        self.0.byte(offset)
+    }
 }
 
 /// The position of a byte offset, as [`report_core::text::LineIndex::line_col`]

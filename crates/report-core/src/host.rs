@@ -36,6 +36,116 @@ pub trait SourceText {
     fn slice(&self, range: TextRange) -> String;
 
     fn whole(&self) -> String;
+
+    /// The text's pieces in order, for comparing texts without copying them.
+    fn chunks(&self) -> Box<dyn Iterator<Item = &str> + '_>;
+
+    /// The pieces from the last to the first.
+    fn chunks_reversed(&self) -> Box<dyn Iterator<Item = &str> + '_>;
+
+    /// The byte at `offset`, which is inside the text.
+    fn byte(&self, offset: usize) -> u8;
+}
+
+/// The single edit that turns `old` into `new`: the bytes between their
+/// common prefix and common suffix, both on character boundaries; None when
+/// they are equal. Compares chunk by chunk, copying nothing.
+pub fn changed_range<T: SourceText>(old: &T, new: &T) -> Option<ByteEdit> {
+    let prefix = common_prefix(old.chunks(), new.chunks());
+    if prefix == old.len() && prefix == new.len() {
+        return None;
+    }
+    let most = old.len().min(new.len()) - prefix;
+    let suffix = common_suffix(old.chunks_reversed(), new.chunks_reversed()).min(most);
+    // Back to character boundaries: a UTF-8 continuation byte is 0b10xxxxxx.
+    let inside = |text: &T, at: usize| at < text.len() && text.byte(at) & 0xC0 == 0x80;
+    let mut start = prefix;
+    while inside(old, start) || inside(new, start) {
+        start -= 1;
+    }
+    let (mut old_end, mut new_end) = (old.len() - suffix, new.len() - suffix);
+    while inside(old, old_end) || inside(new, new_end) {
+        old_end += 1;
+        new_end += 1;
+    }
+    Some(ByteEdit {
+        range: TextRange::new(start, old_end),
+        new_len: new_end - start,
+    })
+}
+
+/// How many leading bytes two chunk streams share.
+fn common_prefix<'a>(
+    mut a: impl Iterator<Item = &'a str>,
+    mut b: impl Iterator<Item = &'a str>,
+) -> usize {
+    let (mut x, mut y): (&[u8], &[u8]) = (&[], &[]);
+    let mut same = 0;
+    loop {
+        if x.is_empty() {
+            match a.next() {
+                Some(next) => x = next.as_bytes(),
+                None => return same,
+            }
+            continue;
+        }
+        if y.is_empty() {
+            match b.next() {
+                Some(next) => y = next.as_bytes(),
+                None => return same,
+            }
+            continue;
+        }
+        let n = x.len().min(y.len());
+        let equal = x[..n]
+            .iter()
+            .zip(&y[..n])
+            .take_while(|(p, q)| p == q)
+            .count();
+        same += equal;
+        if equal < n {
+            return same;
+        }
+        (x, y) = (&x[n..], &y[n..]);
+    }
+}
+
+/// How many trailing bytes two reversed chunk streams share.
+fn common_suffix<'a>(
+    mut a: impl Iterator<Item = &'a str>,
+    mut b: impl Iterator<Item = &'a str>,
+) -> usize {
+    let (mut x, mut y): (&[u8], &[u8]) = (&[], &[]);
+    let mut same = 0;
+    loop {
+        if x.is_empty() {
+            match a.next() {
+                Some(next) => x = next.as_bytes(),
+                None => return same,
+            }
+            continue;
+        }
+        if y.is_empty() {
+            match b.next() {
+                Some(next) => y = next.as_bytes(),
+                None => return same,
+            }
+            continue;
+        }
+        let n = x.len().min(y.len());
+        let (xs, ys) = (&x[x.len() - n..], &y[y.len() - n..]);
+        let equal = xs
+            .iter()
+            .rev()
+            .zip(ys.iter().rev())
+            .take_while(|(p, q)| p == q)
+            .count();
+        same += equal;
+        if equal < n {
+            return same;
+        }
+        (x, y) = (&x[..x.len() - n], &y[..y.len() - n]);
+    }
 }
 
 impl SourceText for String {
@@ -49,6 +159,18 @@ impl SourceText for String {
 
     fn whole(&self) -> String {
         self.clone()
+    }
+
+    fn chunks(&self) -> Box<dyn Iterator<Item = &str> + '_> {
+        Box::new(std::iter::once(self.as_str()))
+    }
+
+    fn chunks_reversed(&self) -> Box<dyn Iterator<Item = &str> + '_> {
+        self.chunks()
+    }
+
+    fn byte(&self, offset: usize) -> u8 {
+        self.as_bytes()[offset]
     }
 }
 
@@ -107,7 +229,8 @@ pub struct DocumentHost<T> {
     incremental: Option<Incremental>,
     /// A full analysis, kept when there is no incremental one.
     full: Option<Analysis>,
-    max_document_bytes: usize,
+    /// What it was last told besides the text.
+    options: HostOptions,
     incremental_updates: u64,
     full_analyses: u64,
 }
@@ -121,7 +244,7 @@ impl<T: SourceText> DocumentHost<T> {
             is_report: false,
             incremental: None,
             full: None,
-            max_document_bytes: options.max_document_bytes,
+            options,
             incremental_updates: 0,
             full_analyses: 0,
         };
@@ -139,6 +262,24 @@ impl<T: SourceText> DocumentHost<T> {
         edits: Option<&[ByteEdit]>,
         options: HostOptions,
     ) -> UpdateKind {
+        // A whole new text (a formatter's, a reload) that differs little from
+        // the current one is one edit: the span between what they share.
+        let diffed;
+        let edits = match edits {
+            None if options == self.options && self.incremental.is_some() => {
+                match changed_range(&self.text, &text) {
+                    None => {
+                        self.text = text;
+                        return UpdateKind::Incremental;
+                    }
+                    Some(edit) => {
+                        diffed = [edit];
+                        Some(&diffed[..])
+                    }
+                }
+            }
+            edits => edits,
+        };
         if let Some(edits) = edits
             && text.len() <= options.max_document_bytes
             && let Some(mut incremental) = self.incremental.take()
@@ -150,7 +291,7 @@ impl<T: SourceText> DocumentHost<T> {
                 self.incremental = Some(incremental);
                 self.full = None;
                 self.text = text;
-                self.max_document_bytes = options.max_document_bytes;
+                self.options = options;
                 self.incremental_updates += 1;
                 return UpdateKind::Incremental;
             }
@@ -164,7 +305,7 @@ impl<T: SourceText> DocumentHost<T> {
         // Dropped before the full analysis, which needs the memory.
         self.incremental = None;
         self.full = None;
-        self.max_document_bytes = options.max_document_bytes;
+        self.options = options;
         let whole = whole.unwrap_or_else(|| self.text.whole());
         let analysis = analyze_within(Arc::new(whole), options.max_document_bytes);
         // Once taken for a report, a document stays one while a syntax error
@@ -725,6 +866,44 @@ mod tests {
         // A document never taken for a report is not one because it is broken.
         let host = DocumentHost::new("{\"name\": ".to_string(), None, options);
         assert!(!host.is_report());
+    }
+
+    #[test]
+    fn the_changed_range_of_two_texts_lies_on_character_boundaries() {
+        let edit = |a: &str, b: &str| changed_range(&a.to_string(), &b.to_string());
+        assert_eq!(edit("same", "same"), None);
+        let e = edit("a路b", "a跑b").unwrap();
+        assert_eq!((e.range, e.new_len), (TextRange::new(1, 4), 3));
+        let e = edit("xx", "xyx").unwrap();
+        assert_eq!((e.range, e.new_len), (TextRange::new(1, 1), 1));
+        let e = edit("😀😀", "😀").unwrap();
+        assert_eq!((e.range, e.new_len), (TextRange::new(4, 8), 0));
+        let e = edit("", "{}").unwrap();
+        assert_eq!((e.range, e.new_len), (TextRange::new(0, 0), 2));
+    }
+
+    #[test]
+    fn a_whole_new_text_that_changes_one_value_is_rechecked_per_entry() {
+        let mut host = DocumentHost::new(report(20, 0), None, REPORT);
+        let text = host.text().clone();
+        let changed = text.replacen(
+            "\"safety_tier\": \"confirm\"",
+            "\"safety_tier\": \"auto\"",
+            1,
+        );
+        assert_eq!(host.update(changed, None, REPORT), UpdateKind::Incremental);
+        assert_like_a_full_analysis(&host);
+        assert_eq!(
+            host.update(text.clone(), None, REPORT),
+            UpdateKind::Incremental
+        );
+        assert!(host.diagnostics().is_empty());
+        // New options are a new analysis, even of the same text.
+        let other = HostOptions {
+            max_document_bytes: 1 << 21,
+            ..REPORT
+        };
+        assert_eq!(host.update(text, None, other), UpdateKind::Full);
     }
 
     #[test]
