@@ -90,6 +90,28 @@ fn run(entries: usize, violation_every: usize) {
         }
         latencies.push(sent.elapsed().as_secs_f64() * 1000.0);
     }
+    // A burst: 20 keystrokes sent without waiting, timed from the last to
+    // the publication of its version.
+    let burst_start = start_column + EDITS;
+    let mut version = 2 + EDITS as i64;
+    let mut sent = Instant::now();
+    for i in 0..20 {
+        version += 1;
+        let at = json!({"line": line, "character": burst_start + i});
+        sent = Instant::now();
+        editor.change(
+            URI,
+            version,
+            json!([{"range": {"start": at, "end": at}, "text": "y"}]),
+        );
+    }
+    loop {
+        let (v, _) = editor.diagnostics(URI);
+        if v == Some(version) {
+            break;
+        }
+    }
+    let burst = sent.elapsed().as_secs_f64() * 1000.0;
     let peak_kb = peak_memory_kb(editor.pid());
     editor.shutdown();
 
@@ -97,7 +119,7 @@ fn run(entries: usize, violation_every: usize) {
     let median = latencies[latencies.len() / 2];
     let p95 = latencies[(latencies.len() * 95).div_ceil(100) - 1];
     println!(
-        "lsp_latency entries={entries} size={:.1}MB published={published} first_diagnostics={:.1}ms keystroke_median={median:.1}ms keystroke_p95={p95:.1}ms peak_rss_after_open={:.0}MB peak_rss={:.0}MB",
+        "lsp_latency entries={entries} size={:.1}MB published={published} first_diagnostics={:.1}ms keystroke_median={median:.1}ms keystroke_p95={p95:.1}ms burst_last_to_final={burst:.1}ms peak_rss_after_open={:.0}MB peak_rss={:.0}MB",
         text.len() as f64 / 1e6,
         first.as_secs_f64() * 1000.0,
         peak_after_open_kb as f64 / 1024.0,

@@ -296,11 +296,11 @@ fn update(previous: Option<DocState>, job: Job, options: HostOptions) -> (DocSta
     };
     let edits = job.edits.filter(|_| state.generation == job.base);
     let had_full = state.host.holds_full_analysis();
-    // What the position cache needs of the text before a single edit.
-    let single = match edits.as_deref() {
-        Some(&[edit]) => Some((edit, PositionCache::old_lines(&state.host.text().0, edit))),
-        _ => None,
-    };
+    // What the position cache needs of the text before the edits, as one.
+    let single = edits
+        .as_deref()
+        .and_then(ByteEdit::compose)
+        .map(|edit| (edit, PositionCache::old_lines(&state.host.text().0, edit)));
     let kind = state.host.update(text, edits.as_deref(), options);
     match (kind, single) {
         (UpdateKind::Incremental, Some((edit, old))) => {

@@ -280,6 +280,24 @@ impl<T: SourceText> DocumentHost<T> {
             }
             edits => edits,
         };
+        // A burst of keystrokes in one entry: one edit, so the offsets after
+        // it move once, not once a keystroke.
+        let composed;
+        let edits = match edits {
+            Some(many @ [_, _, ..]) => match ByteEdit::compose(many) {
+                Some(one)
+                    if self
+                        .incremental
+                        .as_ref()
+                        .is_some_and(|i| i.accepts(one.range)) =>
+                {
+                    composed = [one];
+                    Some(&composed[..])
+                }
+                _ => Some(many),
+            },
+            edits => edits,
+        };
         if let Some(edits) = edits
             && text.len() <= options.max_document_bytes
             && let Some(mut incremental) = self.incremental.take()
@@ -904,6 +922,47 @@ mod tests {
             ..REPORT
         };
         assert_eq!(host.update(text, None, other), UpdateKind::Full);
+    }
+
+    #[test]
+    fn a_burst_of_keystrokes_in_one_entry_is_one_edit() {
+        let mut host = DocumentHost::new(report(20, 0), None, REPORT);
+        let mut text = host.text().clone();
+        let at = text.find("\"signals\": [\"").unwrap() + 13;
+        let mut edits = Vec::new();
+        for (i, c) in "typed".char_indices() {
+            text.insert(at + i, c);
+            edits.push(ByteEdit {
+                range: TextRange::empty(at + i),
+                new_len: 1,
+            });
+        }
+        assert_eq!(
+            host.update(text, Some(&edits), REPORT),
+            UpdateKind::Incremental
+        );
+        assert_like_a_full_analysis(&host);
+        // Edits in two entries cannot be one; each is still tracked.
+        let mut text = host.text().clone();
+        let first = text.find("\"signals\": [\"").unwrap() + 13;
+        let second = text.rfind("\"signals\": [\"").unwrap() + 13;
+        text.insert(second, 'y');
+        text.insert(first, 'x');
+        let edits = [
+            ByteEdit {
+                range: TextRange::empty(second),
+                new_len: 1,
+            },
+            ByteEdit {
+                range: TextRange::empty(first),
+                new_len: 1,
+            },
+        ];
+        assert_eq!(
+            host.update(text, Some(&edits), REPORT),
+            UpdateKind::Incremental
+        );
+        assert_like_a_full_analysis(&host);
     }
 
     #[test]

@@ -204,13 +204,7 @@ impl Incremental {
     /// entry object (braces included): the state is then unusable, and the
     /// whole text must be analysed.
     pub fn edit(&mut self, range: TextRange, new_len: usize) -> bool {
-        let inside = slot_at(&self.slots, range.start).filter(|&i| {
-            let entry = self.slots[i].facts.range;
-            // An insertion right before the `{` lands between two entries.
-            let before = range.is_empty() && range.start == entry.start;
-            self.slots[i].object && range.end <= entry.end && !before
-        });
-        let Some(i) = inside.filter(|_| !self.refused && range.end <= self.len) else {
+        let Some(i) = self.slot_holding(range) else {
             self.refused = true;
             return false;
         };
@@ -241,6 +235,24 @@ impl Incremental {
             self.dirty.insert(at, i);
         }
         true
+    }
+
+    /// Whether an edit of `range` would be tracked: it lies within one entry
+    /// object, braces included.
+    pub fn accepts(&self, range: TextRange) -> bool {
+        self.slot_holding(range).is_some()
+    }
+
+    fn slot_holding(&self, range: TextRange) -> Option<usize> {
+        if self.refused || range.end > self.len {
+            return None;
+        }
+        slot_at(&self.slots, range.start).filter(|&i| {
+            let entry = self.slots[i].facts.range;
+            // An insertion right before the `{` lands between two entries.
+            let before = range.is_empty() && range.start == entry.start;
+            self.slots[i].object && range.end <= entry.end && !before
+        })
     }
 
     /// Parses and checks again the entries edited since the last update,

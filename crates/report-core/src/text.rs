@@ -50,6 +50,35 @@ pub struct ByteEdit {
     pub new_len: usize,
 }
 
+impl ByteEdit {
+    /// One edit that does what `edits` do in turn (each in the offsets the
+    /// previous ones left): the span from the first byte any of them touched
+    /// to the last, in the offsets before all of them. None for no edits.
+    pub fn compose(edits: &[ByteEdit]) -> Option<ByteEdit> {
+        let (first, rest) = edits.split_first()?;
+        // The changed span: where it starts, and where it ends before and after.
+        let (mut start, mut old_end, mut new_end) = (
+            first.range.start,
+            first.range.end,
+            first.range.start + first.new_len,
+        );
+        for edit in rest {
+            if edit.range.start < start {
+                start = edit.range.start;
+            }
+            if edit.range.end > new_end {
+                old_end += edit.range.end - new_end;
+                new_end = edit.range.end;
+            }
+            new_end = (new_end + edit.new_len).saturating_sub(edit.range.len());
+        }
+        Some(ByteEdit {
+            range: TextRange::new(start, old_end),
+            new_len: new_end - start,
+        })
+    }
+}
+
 /// How an edit moves the offsets after it: those at or past `from` move by
 /// `delta` bytes; those before it stay.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -298,6 +327,36 @@ impl LineIndex {
                 }
                 best
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod compose_tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        /// The composed edit, applied to the first text, gives the last one.
+        #[test]
+        fn composed_edits_do_what_the_edits_do(
+            text in "[a-e]{0,40}",
+            steps in prop::collection::vec((0.0..=1.0f64, 0usize..5, "[x-z]{0,4}"), 1..6),
+        ) {
+            let mut current = text.clone();
+            let mut edits = Vec::new();
+            for (at, len, insert) in steps {
+                let start = (at * current.len() as f64) as usize;
+                let end = (start + len).min(current.len());
+                current.replace_range(start..end, &insert);
+                edits.push(ByteEdit { range: TextRange::new(start, end), new_len: insert.len() });
+            }
+            let one = ByteEdit::compose(&edits).unwrap();
+            let mut replayed = text.clone();
+            let new_text = &current[one.range.start..one.range.start + one.new_len];
+            replayed.replace_range(one.range.as_range(), new_text);
+            prop_assert_eq!(replayed, current);
         }
     }
 }
