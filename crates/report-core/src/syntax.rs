@@ -1,12 +1,16 @@
-//! The positioned JSON tree of a report.
+//! The positioned JSON tree of a report: the only user of `jsonc-parser`.
 //!
-//! Parsing is strict JSON (RFC 8259), and it never fails: a byte scanner
-//! feeds a state machine over an explicit stack of open containers, which
-//! builds a flat tree straight from the tokens: one small record per value,
-//! in document order, holding byte ranges into the text the tree owns, so a
-//! report of several megabytes costs a few allocations and no recursion.
-//! Strings are not copied; only the rare string with escapes is decoded,
-//! once.
+//! Parsing is strict JSON (RFC 8259), and it never fails. `jsonc-parser`'s
+//! scanner, with every leniency off, cuts the text into tokens; a thin
+//! adapter (`Tokens`) checks what the scanner lets through (raw control
+//! characters in strings, vertical tab, form feed and Unicode spaces as
+//! whitespace) and, where the scanner stops at an error, gives the bad token
+//! the extent a person would see and scans on after it. A state machine over
+//! an explicit stack of open containers builds a flat tree straight from the
+//! tokens: one small record per value, in document order, holding byte
+//! ranges into the text the tree owns, so a report of several megabytes
+//! costs a few allocations and no recursion. Strings are not copied; only
+//! the rare string with escapes is decoded (by the scanner), once.
 //!
 //! Parsing returns the tree *and* its errors, for any text. At a syntax
 //! error the parser reports it once and recovers, as a person would read the
