@@ -1,12 +1,16 @@
-//! The positioned JSON tree of a report.
+//! The positioned JSON tree of a report: the only user of `jsonc-parser`.
 //!
-//! Parsing is strict JSON (RFC 8259), and it never fails: a byte scanner
-//! feeds a state machine over an explicit stack of open containers, which
-//! builds a flat tree straight from the tokens: one small record per value,
-//! in document order, holding byte ranges into the text the tree owns, so a
-//! report of several megabytes costs a few allocations and no recursion.
-//! Strings are not copied; only the rare string with escapes is decoded,
-//! once.
+//! Parsing is strict JSON (RFC 8259), and it never fails. `jsonc-parser`'s
+//! scanner, with every leniency off, cuts the text into tokens; a thin
+//! adapter (`Tokens`) checks what the scanner lets through (raw control
+//! characters in strings, vertical tab, form feed and Unicode spaces as
+//! whitespace) and, where the scanner stops at an error, gives the bad token
+//! the extent a person would see and scans on after it. A state machine over
+//! an explicit stack of open containers builds a flat tree straight from the
+//! tokens: one small record per value, in document order, holding byte
+//! ranges into the text the tree owns, so a report of several megabytes
+//! costs a few allocations and no recursion. Strings are not copied; only
+//! the rare string with escapes is decoded (by the scanner), once.
 //!
 //! Parsing returns the tree *and* its errors, for any text. At a syntax
 //! error the parser reports it once and recovers, as a person would read the
@@ -22,6 +26,10 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
+
+use jsonc_parser::errors::{ParseError, ParseErrorKind};
+use jsonc_parser::tokens::Token;
+use jsonc_parser::{ParseStringErrorKind, Scanner, ScannerOptions};
 
 use crate::text::TextRange;
 
@@ -497,7 +505,37 @@ pub fn parse_nested(text: Arc<String>, enclosing: usize) -> Parse {
 }
 
 // ---------------------------------------------------------------------------
-// The scanner: strict JSON tokens over bytes.
+// The tokens: `jsonc-parser`'s scanner, made strict and made to recover.
+//
+// `jsonc_parser::Scanner`, with every leniency off, does the tokenizing:
+// punctuation, literals, numbers, strings (their escapes checked and, when
+// there are any, decoded) and comments. What it lets through is checked
+// here: whitespace other than JSON's four (vertical tab, form feed, Unicode
+// spaces), which it skips, and raw control characters in strings, which it
+// keeps. Each token is scanned by a new scanner over the rest of the text
+// (a scanner is a few words), so a token can end where we decide. Where the
+// scanner stops at an error, the error is reported once and the bad token
+// is given the extent a person would see: a whole bare word (the scanner's
+// words are identifiers), a whole malformed number, a string up to where it
+// ends. A string that runs past a line break the next line does not close
+// is being typed: it is ended at that line break.
+//
+// Hand-written scanning is left only where the scanner cannot say: the end
+// of a bare word or malformed number, of a single-quoted string (refused
+// outright) and of a string after its first bad escape (the scanner gives
+// up there and cannot resume inside a string); the raw control characters
+// in a string; and the recovery's lookaheads (`bogus_end`, `peek_byte`,
+// `continues_after_break`).
+
+/// Every leniency off: strict JSON (RFC 8259), comments aside.
+const STRICT: ScannerOptions = ScannerOptions {
+    allow_single_quoted_strings: false,
+    allow_hexadecimal_numbers: false,
+    allow_unary_plus_numbers: false,
+    allow_bare_decimal_point_numbers: false,
+    allow_non_finite_numbers: false,
+    allow_extended_string_escapes: false,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Tok {
@@ -526,24 +564,11 @@ enum Tok {
     Eof,
 }
 
-/// A problem the scanner found in the current token.
+/// A problem found in the current token.
 struct LexError {
     range: TextRange,
     message: String,
 }
-
-/// Bytes that end the plain run of a string: the quote, a backslash and control characters.
-static STRING_STOP: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0;
-    while b < 0x20 {
-        table[b] = true;
-        b += 1;
-    }
-    table[b'"' as usize] = true;
-    table[b'\\' as usize] = true;
-    table
-};
 
 /// Bytes that end a bare word: whitespace, structure, quotes and control characters.
 static WORD_STOP: [bool; 256] = {
@@ -562,14 +587,16 @@ static WORD_STOP: [bool; 256] = {
     table
 };
 
-struct Lexer<'a> {
+/// The token source of the [`Parser`]: a thin adapter over `jsonc_parser::Scanner`.
+struct Tokens<'a> {
     text: &'a str,
     bytes: &'a [u8],
+    /// The current token's end ...
     pos: usize,
-    /// The current token's start.
+    /// ... and start.
     start: usize,
-    /// Whether the current string token has escapes to decode.
-    escaped: bool,
+    /// The current string token's value, when it has escapes.
+    decoded: Option<String>,
     /// For a bad or single-quoted string: where its content ends.
     content_end: usize,
     /// The current string token ended at a line break or the end of the
@@ -579,14 +606,14 @@ struct Lexer<'a> {
     error: Option<LexError>,
 }
 
-impl<'a> Lexer<'a> {
-    fn new(text: &'a str) -> Lexer<'a> {
-        Lexer {
+impl<'a> Tokens<'a> {
+    fn new(text: &'a str) -> Tokens<'a> {
+        Tokens {
             text,
             bytes: text.as_bytes(),
             pos: 0,
             start: 0,
-            escaped: false,
+            decoded: None,
             content_end: 0,
             unterminated: false,
             error: None,
@@ -604,6 +631,11 @@ impl<'a> Lexer<'a> {
                 message: message(),
             });
         }
+    }
+
+    /// Ends the current token at `end`, where the next scan starts.
+    fn skip_to(&mut self, end: usize) {
+        self.pos = end;
     }
 
     /// Where a bogus value that starts with the current token ends: before
@@ -639,335 +671,351 @@ impl<'a> Lexer<'a> {
             .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
     }
 
+    #[inline(always)]
     fn scan(&mut self) -> Tok {
         self.error = None;
+        self.decoded = None;
+        // JSON's whitespace is skipped here, so that what the scanner skips
+        // on its own (vertical tab, form feed, Unicode spaces) shows.
         let bytes = self.bytes;
-        while self.pos < bytes.len() && matches!(bytes[self.pos], b' ' | b'\t' | b'\n' | b'\r') {
-            self.pos += 1;
+        let mut p = self.pos;
+        while p < bytes.len() && matches!(bytes[p], b' ' | b'\t' | b'\n' | b'\r') {
+            p += 1;
         }
-        self.start = self.pos;
-        let Some(&b) = bytes.get(self.pos) else {
-            return Tok::Eof;
+        self.start = p;
+        // One token from a scanner over the rest of the text: a scanner is a
+        // few words, and this way every token can end where we decide (after
+        // an error, mostly) and errors count lines from here only.
+        let mut scanner = Scanner::new(&self.text[p..], &STRICT);
+        let scanned = scanner.scan();
+        if scanner.token_start() != 0 {
+            return self.stray();
+        }
+        self.pos = p + scanner.token_end();
+        let token = match scanned {
+            Ok(Some(token)) => token,
+            Ok(None) => return Tok::Eof,
+            Err(error) => return self.scan_error(&error),
         };
-        let punct = |lexer: &mut Lexer, tok| {
-            lexer.pos += 1;
-            tok
-        };
-        match b {
-            b'{' => punct(self, Tok::OpenBrace),
-            b'}' => punct(self, Tok::CloseBrace),
-            b'[' => punct(self, Tok::OpenBracket),
-            b']' => punct(self, Tok::CloseBracket),
-            b',' => punct(self, Tok::Comma),
-            b':' => punct(self, Tok::Colon),
-            b'"' => self.string(),
-            b'-' | b'0'..=b'9' => self.number(),
-            b'\'' => self.single_quoted(),
-            b'/' if matches!(bytes.get(self.pos + 1), Some(b'/' | b'*')) => self.comment(),
-            b'+' | b'.' if bytes.get(self.pos + 1).is_some_and(u8::is_ascii_digit) => self
-                .bad_number(|| match b {
-                    b'+' => "unary plus on numbers is not allowed".into(),
-                    _ => "leading or trailing decimal points on numbers are not allowed".into(),
-                }),
-            0..0x20 => {
-                while self.pos < bytes.len()
-                    && bytes[self.pos] < 0x20
-                    && !matches!(bytes[self.pos], b'\t' | b'\n' | b'\r')
-                {
-                    self.pos += 1;
+        let tok = match token {
+            Token::OpenBrace => Tok::OpenBrace,
+            Token::CloseBrace => Tok::CloseBrace,
+            Token::OpenBracket => Tok::OpenBracket,
+            Token::CloseBracket => Tok::CloseBracket,
+            Token::Comma => Tok::Comma,
+            Token::Colon => Tok::Colon,
+            Token::String(value) => {
+                // Most strings: no raw control characters, and closed.
+                let quote = self.pos - 1;
+                let followed_by_word = self
+                    .bytes
+                    .get(self.pos)
+                    .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_');
+                if followed_by_word || has_control(&self.bytes[self.start + 1..quote]) {
+                    return self.string(Ok(value));
                 }
-                self.problem(self.range(), || {
-                    format!("control character U+{b:04X} is not allowed in JSON; inside a string write it as \\u{b:04x}")
-                });
-                Tok::Junk
+                if let Cow::Owned(value) = value {
+                    self.decoded = Some(value);
+                }
+                return Tok::Str;
             }
-            0xEF if self.pos == 0 && self.text.starts_with('\u{feff}') => {
-                self.pos = 3;
-                self.problem(self.range(), || {
-                    "a byte order mark precedes the JSON text; reports are UTF-8 without one".into()
-                });
-                Tok::Junk
+            Token::Number(_) => Tok::Num,
+            Token::Boolean(true) => Tok::True,
+            Token::Boolean(false) => Tok::False,
+            Token::Null => Tok::Null,
+            Token::Word(_) => return self.word(),
+            Token::CommentLine(_) | Token::CommentBlock(_) => return self.comment(self.pos),
+        };
+        // `12px`, `2026-11-29T18`, `true_x`: one word that starts like a
+        // number or a literal. (`01` stays two numbers: a missing comma.)
+        if matches!(tok, Tok::Num | Tok::True | Tok::False | Tok::Null)
+            && self
+                .bytes
+                .get(self.pos)
+                .is_some_and(|&b| !WORD_STOP[b as usize] && !b.is_ascii_digit())
+        {
+            return self.word();
+        }
+        tok
+    }
+
+    /// Where the scanner stopped at an error: the bad token, in full.
+    #[cold]
+    fn scan_error(&mut self, error: &ParseError) -> Tok {
+        let next = self.bytes.get(self.start + 1);
+        match error.kind() {
+            ParseErrorKind::String(ParseStringErrorKind::UnterminatedStringLiteral) => {
+                self.string(Err(None))
             }
-            _ => self.word(),
+            ParseErrorKind::String(_) => self.string(Err(Some(self.start + error.range().start))),
+            ParseErrorKind::UnterminatedCommentBlock => self.comment(self.text.len()),
+            ParseErrorKind::SingleQuotedStringsNotAllowed => self.single_quoted(),
+            ParseErrorKind::UnexpectedToken => self.stray(),
+            // `-Infinity`, `-x`, a lone `-` or `+`: words.
+            _ if matches!(self.bytes[self.start], b'-' | b'+')
+                && !next.is_some_and(u8::is_ascii_digit) =>
+            {
+                self.word()
+            }
+            kind => {
+                let message = match kind {
+                    ParseErrorKind::UnaryPlusNumbersNotAllowed => {
+                        "unary plus on numbers is not allowed"
+                    }
+                    ParseErrorKind::HexadecimalNumbersNotAllowed => {
+                        "hexadecimal numbers are not allowed"
+                    }
+                    ParseErrorKind::BareDecimalPointNumbersNotAllowed => {
+                        "leading or trailing decimal points on numbers are not allowed"
+                    }
+                    _ => "a number's exponent needs digits, as in 1e5",
+                };
+                // It runs on over number-like bytes.
+                let rest = &self.bytes[self.start..];
+                let len = rest
+                    .iter()
+                    .position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'-')))
+                    .unwrap_or(rest.len());
+                self.skip_to(self.start + len);
+                self.problem(self.range(), || message.into());
+                Tok::BadNum
+            }
         }
     }
 
+    /// What starts at `self.start` is no token: control characters, a byte
+    /// order mark or a bare word.
+    #[cold]
+    fn stray(&mut self) -> Tok {
+        let at = self.start;
+        let b = self.bytes[at];
+        if b < 0x20 {
+            let len = self.bytes[at..]
+                .iter()
+                .position(|&b| b >= 0x20 || matches!(b, b'\t' | b'\n' | b'\r'))
+                .unwrap_or(self.bytes.len() - at);
+            self.skip_to(at + len);
+            self.problem(self.range(), || {
+                format!("control character U+{b:04X} is not allowed in JSON; inside a string write it as \\u{b:04x}")
+            });
+            return Tok::Junk;
+        }
+        if at == 0 && self.text.starts_with('\u{feff}') {
+            self.skip_to(3);
+            self.problem(self.range(), || {
+                "a byte order mark precedes the JSON text; reports are UTF-8 without one".into()
+            });
+            return Tok::Junk;
+        }
+        self.word()
+    }
+
+    /// A bare word from `self.start`: up to whitespace, structure or a quote
+    /// (the scanner's words are identifiers, and end at any other character).
+    #[cold]
     fn word(&mut self) -> Tok {
-        let rest = &self.bytes[self.pos..];
+        let rest = &self.bytes[self.start..];
         let len = rest
             .iter()
             .position(|&b| WORD_STOP[b as usize])
             .unwrap_or(rest.len())
             .max(1);
-        self.pos += len;
-        // A lone stop byte (only a `/` can get here alone) still ends on a boundary.
-        while !self.text.is_char_boundary(self.pos) {
-            self.pos += 1;
-        }
-        match &self.bytes[self.start..self.pos] {
-            b"true" => Tok::True,
-            b"false" => Tok::False,
-            b"null" => Tok::Null,
-            _ => Tok::Word,
-        }
+        self.skip_to(self.start + len);
+        Tok::Word
     }
 
-    fn digits(&mut self) -> usize {
-        let start = self.pos;
-        while self.bytes.get(self.pos).is_some_and(u8::is_ascii_digit) {
-            self.pos += 1;
-        }
-        self.pos - start
-    }
-
-    /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`; a leading zero
-    /// ends the number (`01` is two tokens, and a missing comma).
-    fn number(&mut self) -> Tok {
-        let bytes = self.bytes;
-        if bytes[self.pos] == b'-' {
-            self.pos += 1;
-        }
-        match bytes.get(self.pos) {
-            Some(b'0') => {
-                self.pos += 1;
-                if matches!(bytes.get(self.pos), Some(b'x' | b'X')) {
-                    return self.bad_number(|| "hexadecimal numbers are not allowed".into());
-                }
-            }
-            Some(b'1'..=b'9') => {
-                self.digits();
-            }
-            // `-Infinity`, a lone `-`: a word.
-            _ => {
-                self.pos = self.start;
-                return self.word();
-            }
-        }
-        if bytes.get(self.pos) == Some(&b'.') {
-            self.pos += 1;
-            if self.digits() == 0 {
-                return self.bad_number(|| {
-                    "leading or trailing decimal points on numbers are not allowed".into()
-                });
-            }
-        }
-        if matches!(bytes.get(self.pos), Some(b'e' | b'E')) {
-            self.pos += 1;
-            if matches!(bytes.get(self.pos), Some(b'+' | b'-')) {
-                self.pos += 1;
-            }
-            if self.digits() == 0 {
-                return self.bad_number(|| "a number's exponent needs digits, as in 1e5".into());
-            }
-        }
-        // `2026-11-29T18`, `1.5.3`, `12px`: a word that starts like a number.
-        // (`01` stays two numbers: a missing comma.)
-        if self
-            .bytes
-            .get(self.pos)
-            .is_some_and(|&b| !WORD_STOP[b as usize] && !b.is_ascii_digit())
-        {
-            self.pos = self.start;
-            return self.word();
-        }
-        Tok::Num
-    }
-
-    /// A malformed number: it runs on over number-like bytes.
-    fn bad_number(&mut self, message: impl FnOnce() -> String) -> Tok {
-        while self
-            .bytes
-            .get(self.pos)
-            .is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'-'))
-        {
-            self.pos += 1;
-        }
-        self.problem(self.range(), message);
-        Tok::BadNum
-    }
-
-    fn comment(&mut self) -> Tok {
-        let rest = &self.text[self.pos..];
-        let len = match rest.as_bytes()[1] {
-            b'/' => rest.find(['\n', '\r']).unwrap_or(rest.len()),
-            _ => rest[2..].find("*/").map_or(rest.len(), |i| i + 4),
-        };
-        self.pos += len;
+    #[cold]
+    fn comment(&mut self, end: usize) -> Tok {
+        self.skip_to(end);
         self.problem(self.range(), || "comments are not allowed in JSON".into());
         Tok::Junk
     }
 
+    /// The scanner refuses single-quoted strings outright; we read one to
+    /// its closing quote on the same line.
+    #[cold]
     fn single_quoted(&mut self) -> Tok {
-        let rest = &self.bytes[self.pos + 1..];
-        let end = rest
-            .iter()
-            .position(|&b| matches!(b, b'\'' | b'\n' | b'\r'))
-            .unwrap_or(rest.len());
-        self.content_end = self.pos + 1 + end;
-        self.pos = self.content_end + usize::from(rest.get(end) == Some(&b'\''));
+        let from = self.start + 1;
+        let end = memchr::memchr3(b'\'', b'\n', b'\r', &self.bytes[from..])
+            .map_or(self.bytes.len(), |i| from + i);
+        self.content_end = end;
+        self.unterminated = false;
+        self.skip_to(end + usize::from(self.bytes.get(end) == Some(&b'\'')));
         self.problem(self.range(), || {
             "single-quoted strings are not allowed".into()
         });
-        self.unterminated = false;
         Tok::BadStr
     }
 
-    fn string(&mut self) -> Tok {
-        let bytes = self.bytes;
-        let mut p = self.pos + 1;
-        let mut bad = false;
-        self.escaped = false;
+    /// A string token: its value as the scanner read it (to the closing
+    /// quote), or the offset of the bad escape the scanner stopped at
+    /// (`None`: the text ended inside it).
+    #[cold]
+    fn string(&mut self, scanned: Result<Cow<'a, str>, Option<usize>>) -> Tok {
         self.unterminated = false;
-        loop {
-            let rest = &bytes[p..];
-            match rest.iter().position(|&b| STRING_STOP[b as usize]) {
-                None => {
-                    // The text ends inside the string.
-                    self.pos = bytes.len();
-                    self.content_end = bytes.len();
-                    self.unterminated = true;
-                    self.problem(self.range(), || "unterminated string literal".into());
-                    return Tok::BadStr;
+        let checked_to = match scanned {
+            Ok(_) => self.pos - 1,
+            Err(Some(escape)) => escape,
+            Err(None) => self.bytes.len(),
+        };
+        if let Some(at) = self.raw_control_characters(self.start + 1, checked_to) {
+            return self.unterminated_at(at, || {
+                "unterminated string literal: the line ends before its closing `\"`; a line break inside a string is written \\n".into()
+            });
+        }
+        match scanned {
+            Ok(value) => {
+                let tok = self.closed(self.pos - 1, false);
+                if let (Tok::Str, Cow::Owned(value)) = (tok, value) {
+                    self.decoded = Some(value);
                 }
+                tok
+            }
+            Err(Some(escape)) => {
+                let from = self.bad_escape(escape);
+                self.rest_of_bad_string(from)
+            }
+            Err(None) => {
+                self.unterminated_at(self.bytes.len(), || "unterminated string literal".into())
+            }
+        }
+    }
+
+    /// Reports each raw control character in the string content `from..to`
+    /// (the first one only, as for every problem). At a raw line break the
+    /// string does not go on over, it returns where the string ends.
+    fn raw_control_characters(&mut self, from: usize, to: usize) -> Option<usize> {
+        let bytes = self.bytes;
+        let mut p = from;
+        while let Some(i) = first_control(&bytes[p..to]) {
+            p += i;
+            let c = bytes[p];
+            if matches!(c, b'\n' | b'\r') && !self.continues_after_break(p) {
+                return Some(p);
+            }
+            let len = if c == b'\r' && bytes.get(p + 1) == Some(&b'\n') {
+                2
+            } else {
+                1
+            };
+            self.problem(TextRange::new(p, p + len), || match c {
+                b'\n' => "a raw line feed inside a string; write it as \\n".into(),
+                b'\r' => "a raw carriage return inside a string; write it as \\r".into(),
+                b'\t' => "a raw tab inside a string; write it as \\t".into(),
+                _ => format!(
+                    "a raw control character U+{c:04X} inside a string; write it as \\u{c:04x}"
+                ),
+            });
+            p += len;
+        }
+        None
+    }
+
+    /// The string closes with the quote at `quote`, unless a word follows
+    /// that quote: `"n, "pitch": ...`, `"n "pitch": ...` mean the quote
+    /// opens the next string, and this one was not closed before its last
+    /// comma or blanks.
+    fn closed(&mut self, quote: usize, bad: bool) -> Tok {
+        let bytes = self.bytes;
+        if bytes
+            .get(quote + 1)
+            .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        {
+            let content = &bytes[self.start + 1..quote];
+            let blanks = content.iter().rev().take_while(|&&b| b == b' ').count();
+            let split = content
+                .iter()
+                .rposition(|&b| b == b',')
+                .or((blanks > 0).then(|| content.len() - blanks));
+            if let Some(split) = split {
+                return self.unterminated_at(self.start + 1 + split, || {
+                    "unterminated string literal: it has no closing `\"` before the next string"
+                        .into()
+                });
+            }
+        }
+        self.content_end = quote;
+        self.pos = quote + 1;
+        if bad { Tok::BadStr } else { Tok::Str }
+    }
+
+    /// Ends the current string, unterminated, at `end`.
+    fn unterminated_at(&mut self, end: usize, message: impl FnOnce() -> String) -> Tok {
+        self.skip_to(end);
+        self.content_end = end;
+        self.unterminated = true;
+        self.problem(self.range(), message);
+        Tok::BadStr
+    }
+
+    /// Reports the bad escape at `at` (a backslash) the scanner stopped at;
+    /// returns where the rest of the string starts.
+    fn bad_escape(&mut self, at: usize) -> usize {
+        if self.bytes.get(at + 1) == Some(&b'u') {
+            let unit = self
+                .text
+                .get(at + 2..at + 6)
+                .filter(|digits| digits.bytes().all(|b| b.is_ascii_hexdigit()))
+                .and_then(|digits| u32::from_str_radix(digits, 16).ok());
+            let Some(unit) = unit else {
+                self.problem(clamp(self.text, at, at + 6), || {
+                    "a \\u escape needs four hexadecimal digits, as in \\u00e9".into()
+                });
+                return at + 2;
+            };
+            // The scanner refuses no other \u escape than a lone surrogate.
+            let half = match unit {
+                0xDC00..=0xDFFF => "second half of a surrogate pair without its first half",
+                _ => "first half of a surrogate pair without its second half",
+            };
+            self.problem(TextRange::new(at, at + 6), || {
+                format!("\\u{unit:04x} is the {half}, which encodes no character")
+            });
+            return at + 6;
+        }
+        let end = match self.text[at + 1..].chars().next() {
+            Some(c) if c != '\n' && c != '\r' && c != '"' => at + 1 + c.len_utf8(),
+            _ => at + 1,
+        };
+        self.problem(TextRange::new(at, end), || {
+            format!(
+                "`{}` is not a JSON escape; the escapes are \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX",
+                &self.text[at..end]
+            )
+        });
+        end
+    }
+
+    /// The rest of a string after a bad escape, from `from`: the scanner
+    /// gives up at a string's first bad escape and cannot go on inside it,
+    /// so its end is found here. Its value is unknown, and only its first
+    /// problem is reported.
+    fn rest_of_bad_string(&mut self, from: usize) -> Tok {
+        let bytes = self.bytes;
+        let mut p = from;
+        loop {
+            match bytes[p..]
+                .iter()
+                .position(|b| matches!(b, b'"' | b'\\' | b'\n' | b'\r'))
+            {
                 Some(i) => p += i,
+                None => {
+                    return self
+                        .unterminated_at(bytes.len(), || "unterminated string literal".into());
+                }
             }
             match bytes[p] {
-                b'"' if !bytes
-                    .get(p + 1)
-                    .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_') =>
-                {
-                    self.pos = p + 1;
-                    self.content_end = p;
-                    return if bad { Tok::BadStr } else { Tok::Str };
-                }
-                b'"' => {
-                    // `"n, "pitch": ...`, `"n "pitch": ...`: a word right after
-                    // the quote means the quote opens the next string, and this
-                    // one was not closed before its last comma or blanks.
-                    let content = &bytes[self.start + 1..p];
-                    let blanks = content.iter().rev().take_while(|&&b| b == b' ').count();
-                    let split = content
-                        .iter()
-                        .rposition(|&b| b == b',')
-                        .or((blanks > 0).then(|| content.len() - blanks));
-                    match split {
-                        Some(comma) => {
-                            self.pos = self.start + 1 + comma;
-                            self.content_end = self.pos;
-                            self.unterminated = true;
-                            self.problem(self.range(), || {
-                                "unterminated string literal: it has no closing `\"` before the next string".into()
-                            });
-                            return Tok::BadStr;
-                        }
-                        None => {
-                            self.pos = p + 1;
-                            self.content_end = p;
-                            return if bad { Tok::BadStr } else { Tok::Str };
-                        }
-                    }
-                }
-                b'\\' => {
-                    self.escaped = true;
-                    match self.escape(p) {
-                        Ok(next) => p = next,
-                        Err(next) => {
-                            bad = true;
-                            p = next;
-                        }
-                    }
-                }
-                b'\n' | b'\r' if !self.continues_after_break(p) => {
-                    self.pos = p;
-                    self.content_end = p;
-                    self.unterminated = true;
-                    self.problem(self.range(), || {
+                b'"' => return self.closed(p, true),
+                b'\\' if matches!(bytes.get(p + 1), Some(b'\n' | b'\r')) => p += 1,
+                b'\\' => p = (p + 2).min(bytes.len()),
+                _ if self.continues_after_break(p) => p += 1,
+                _ => {
+                    return self.unterminated_at(p, || {
                         "unterminated string literal: the line ends before its closing `\"`; a line break inside a string is written \\n".into()
                     });
-                    return Tok::BadStr;
-                }
-                c => {
-                    let len = if c == b'\r' && bytes.get(p + 1) == Some(&b'\n') {
-                        2
-                    } else {
-                        1
-                    };
-                    self.problem(TextRange::new(p, p + len), || match c {
-                        b'\n' => "a raw line feed inside a string; write it as \\n".into(),
-                        b'\r' => "a raw carriage return inside a string; write it as \\r".into(),
-                        b'\t' => "a raw tab inside a string; write it as \\t".into(),
-                        _ => format!(
-                            "a raw control character U+{c:04X} inside a string; write it as \\u{c:04x}"
-                        ),
-                    });
-                    p += len;
                 }
             }
         }
-    }
-
-    /// Checks the escape at `p` (a backslash); the offset after it, or
-    /// after the bad part when it is not a JSON escape.
-    fn escape(&mut self, p: usize) -> Result<usize, usize> {
-        let bytes = self.bytes;
-        match bytes.get(p + 1) {
-            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(p + 2),
-            Some(b'u') => {
-                let Some(unit) = self.hex4(p + 2) else {
-                    self.problem(clamp(self.text, p, p + 6), || {
-                        "a \\u escape needs four hexadecimal digits, as in \\u00e9".into()
-                    });
-                    return Err(p + 2);
-                };
-                match unit {
-                    0xD800..=0xDBFF => {
-                        let low = (bytes.get(p + 6) == Some(&b'\\')
-                            && bytes.get(p + 7) == Some(&b'u'))
-                        .then(|| self.hex4(p + 8))
-                        .flatten();
-                        match low {
-                            Some(0xDC00..=0xDFFF) => Ok(p + 12),
-                            _ => {
-                                self.problem(TextRange::new(p, p + 6), || {
-                                    format!("\\u{unit:04x} is the first half of a surrogate pair without its second half, which encodes no character")
-                                });
-                                Err(p + 6)
-                            }
-                        }
-                    }
-                    0xDC00..=0xDFFF => {
-                        self.problem(TextRange::new(p, p + 6), || {
-                            format!("\\u{unit:04x} is the second half of a surrogate pair without its first half, which encodes no character")
-                        });
-                        Err(p + 6)
-                    }
-                    _ => Ok(p + 6),
-                }
-            }
-            _ => {
-                let end = match self.text[p + 1..].chars().next() {
-                    Some(c) if c != '\n' && c != '\r' && c != '"' => p + 1 + c.len_utf8(),
-                    _ => p + 1,
-                };
-                self.problem(TextRange::new(p, end), || {
-                    format!(
-                        "`{}` is not a JSON escape; the escapes are \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX",
-                        &self.text[p..end]
-                    )
-                });
-                Err(end)
-            }
-        }
-    }
-
-    fn hex4(&self, at: usize) -> Option<u32> {
-        let digits = self.bytes.get(at..at + 4)?;
-        let digits = std::str::from_utf8(digits).ok()?;
-        digits
-            .bytes()
-            .all(|b| b.is_ascii_hexdigit())
-            .then(|| u32::from_str_radix(digits, 16).ok())
-            .flatten()
     }
 
     /// At a raw line break inside a string: whether the string goes on over
@@ -997,38 +1045,26 @@ impl<'a> Lexer<'a> {
     }
 }
 
-/// The decoded text of a string literal's content whose escapes are valid.
-fn decode(raw: &str) -> String {
-    let mut out = String::with_capacity(raw.len());
-    let mut rest = raw;
-    while let Some(i) = rest.find('\\') {
-        out.push_str(&rest[..i]);
-        let b = rest.as_bytes()[i + 1];
-        let unit = |at: usize| u32::from_str_radix(&rest[at..at + 4], 16).unwrap_or(0xFFFD);
-        let (c, len) = match b {
-            b'b' => ('\u{8}', 2),
-            b'f' => ('\u{c}', 2),
-            b'n' => ('\n', 2),
-            b'r' => ('\r', 2),
-            b't' => ('\t', 2),
-            b'u' => {
-                let high = unit(i + 2);
-                match high {
-                    0xD800..=0xDBFF => {
-                        let low = unit(i + 8);
-                        let code = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
-                        (char::from_u32(code).unwrap_or('\u{fffd}'), 12)
-                    }
-                    _ => (char::from_u32(high).unwrap_or('\u{fffd}'), 6),
-                }
-            }
-            other => (other as char, 2),
-        };
-        out.push(c);
-        rest = &rest[i + len..];
+/// Whether `bytes` hold a byte below 0x20, eight at a time (strings are
+/// most of a report, and hold none).
+fn has_control(bytes: &[u8]) -> bool {
+    const LOW: u64 = 0x2020_2020_2020_2020;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // A byte below 0x20 borrows in `x - LOW` and sets its high bit, which `!x` keeps.
+    let below = |x: u64| x.wrapping_sub(LOW) & !x & HIGH != 0;
+    let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+    match bytes.len() {
+        0..8 => bytes.iter().any(|&b| b < 0x20),
+        len => (0..len - 8).step_by(8).any(|at| below(word(at))) || below(word(len - 8)),
     }
-    out.push_str(rest);
-    out
+}
+
+/// Where the first byte below 0x20 is.
+fn first_control(bytes: &[u8]) -> Option<usize> {
+    match has_control(bytes) {
+        true => bytes.iter().position(|&b| b < 0x20),
+        false => None,
+    }
 }
 
 /// A word as it appears in a message, cut short when long.
@@ -1098,7 +1134,7 @@ use Step::{Again, Next};
 
 struct Parser<'a> {
     text: &'a str,
-    lexer: Lexer<'a>,
+    tokens: Tokens<'a>,
     records: Vec<Record>,
     stack: Vec<Frame>,
     /// The keys of the open objects, innermost last.
@@ -1147,7 +1183,7 @@ impl<'a> Parser<'a> {
     fn new(text: &'a str) -> Parser<'a> {
         Parser {
             text,
-            lexer: Lexer::new(text),
+            tokens: Tokens::new(text),
             // A pretty-printed report holds about one value per 25 to 30 bytes;
             // the vector grows past this and is shrunk to fit at the end.
             records: Vec::with_capacity(text.len() / 24),
@@ -1224,13 +1260,13 @@ impl<'a> Parser<'a> {
     }
 
     fn token_text(&self) -> &'a str {
-        &self.text[self.lexer.range().as_range()]
+        &self.text[self.tokens.range().as_range()]
     }
 
     fn run(&mut self) {
         let mut expect = Expect::Value { after_comma: false };
         loop {
-            let tok = self.lexer.scan();
+            let tok = self.tokens.scan();
             self.token_reported = false;
             if expect == Expect::Skip {
                 if tok == Tok::Eof {
@@ -1238,7 +1274,7 @@ impl<'a> Parser<'a> {
                 }
                 continue;
             }
-            if let Some(error) = self.lexer.error.take() {
+            if let Some(error) = self.tokens.error.take() {
                 // Comments, raw control characters in strings, a byte order
                 // mark: reported, but the value stays what is written.
                 let breaks = !matches!(tok, Tok::Junk | Tok::Str);
@@ -1265,9 +1301,9 @@ impl<'a> Parser<'a> {
                     Again(next) => expect = next,
                 }
             };
-            self.quiet = tok == Tok::BadStr && self.lexer.unterminated;
+            self.quiet = tok == Tok::BadStr && self.tokens.unterminated;
             self.prev = tok;
-            self.last_end = self.lexer.pos;
+            self.last_end = self.tokens.pos;
         }
     }
 
@@ -1347,7 +1383,7 @@ impl<'a> Parser<'a> {
 
     /// A string, number or literal token as a value.
     fn scalar(&mut self, tok: Tok) -> Expect {
-        let range = self.lexer.range();
+        let range = self.tokens.range();
         let kind = match tok {
             Tok::Str => Kind::String,
             Tok::Num => Kind::Number,
@@ -1360,10 +1396,8 @@ impl<'a> Parser<'a> {
         if kind == Kind::Error {
             self.broke();
         }
-        if tok == Tok::Str && self.lexer.escaped {
-            let raw = &self.text[range.start + 1..range.end - 1];
-            self.escaped_values
-                .insert(index, decode(raw).into_boxed_str());
+        if let (Tok::Str, Some(decoded)) = (tok, self.tokens.decoded.take()) {
+            self.escaped_values.insert(index, decoded.into_boxed_str());
             self.records[index as usize].value_escaped = true;
         }
         self.value_end = range.end;
@@ -1376,7 +1410,7 @@ impl<'a> Parser<'a> {
             return None;
         }
         let kind = if is_object { Kind::Object } else { Kind::Array };
-        let index = self.push(kind, start, self.lexer.pos);
+        let index = self.push(kind, start, self.tokens.pos);
         self.stack.push(Frame {
             index,
             is_object,
@@ -1390,7 +1424,7 @@ impl<'a> Parser<'a> {
             true => self.open_objects += 1,
             false => self.open_arrays += 1,
         }
-        self.value_end = self.lexer.pos;
+        self.value_end = self.tokens.pos;
         Some(match is_object {
             true => Expect::KeyOrClose { after_comma: false },
             false => Expect::Value { after_comma: false },
@@ -1400,7 +1434,7 @@ impl<'a> Parser<'a> {
     /// An opening bracket deeper than the limit: reported, and its whole
     /// content skipped as one bogus value.
     fn too_deep(&mut self) -> Expect {
-        let range = self.lexer.range();
+        let range = self.tokens.range();
         self.report(range, || SyntaxErrorKind::NestingTooDeep, true);
         let end = self.skip_balanced();
         self.push_error(range.start, end);
@@ -1412,13 +1446,13 @@ impl<'a> Parser<'a> {
     fn skip_balanced(&mut self) -> usize {
         let mut depth = 1usize;
         loop {
-            let end = self.lexer.pos;
-            match self.lexer.scan() {
+            let end = self.tokens.pos;
+            match self.tokens.scan() {
                 Tok::OpenBrace | Tok::OpenBracket => depth += 1,
                 Tok::CloseBrace | Tok::CloseBracket => {
                     depth -= 1;
                     if depth == 0 {
-                        return self.lexer.pos;
+                        return self.tokens.pos;
                     }
                 }
                 Tok::Eof => {
@@ -1458,7 +1492,7 @@ impl<'a> Parser<'a> {
     }
 
     fn value(&mut self, tok: Tok, after_comma: bool) -> Step {
-        let range = self.lexer.range();
+        let range = self.tokens.range();
         match tok {
             Tok::OpenBrace | Tok::OpenBracket => Next(
                 self.open(tok == Tok::OpenBrace, range.start)
@@ -1473,8 +1507,8 @@ impl<'a> Parser<'a> {
             | Tok::BadNum => Next(self.scalar(tok)),
             Tok::Word => {
                 // Up to where a value would end: `2026-11-29T18:42:07Z"` is one bogus value.
-                let end = self.lexer.bogus_end();
-                self.lexer.pos = end;
+                let end = self.tokens.bogus_end();
+                self.tokens.skip_to(end);
                 let bogus = &self.text[range.start..end];
                 let hint = match bogus.ends_with('"') {
                     true => " (is a string missing its opening quote?)",
@@ -1581,14 +1615,14 @@ impl<'a> Parser<'a> {
 
     /// The current string token as a key.
     fn string_key(&mut self, tok: Tok) {
-        let range = self.lexer.range();
+        let range = self.tokens.range();
         let key = match tok {
-            Tok::Str if self.lexer.escaped => {
-                Cow::Owned(decode(&self.text[range.start + 1..range.end - 1]))
-            }
-            Tok::Str => Cow::Borrowed(&self.text[range.start + 1..range.end - 1]),
+            Tok::Str => match self.tokens.decoded.take() {
+                Some(decoded) => Cow::Owned(decoded),
+                None => Cow::Borrowed(&self.text[range.start + 1..range.end - 1]),
+            },
             // A bad string: its content as written.
-            _ => Cow::Owned(self.text[range.start + 1..self.lexer.content_end].to_string()),
+            _ => Cow::Owned(self.text[range.start + 1..self.tokens.content_end].to_string()),
         };
         self.key(key, range);
         if tok == Tok::BadStr {
@@ -1599,7 +1633,7 @@ impl<'a> Parser<'a> {
     }
 
     fn key_or_close(&mut self, tok: Tok, after_comma: bool) -> Step {
-        let range = self.lexer.range();
+        let range = self.tokens.range();
         match tok {
             Tok::Str | Tok::BadStr => {
                 self.string_key(tok);
@@ -1619,7 +1653,7 @@ impl<'a> Parser<'a> {
                 self.unclosed_before_next_item()
             }
             Tok::Word | Tok::Num | Tok::True | Tok::False | Tok::Null
-                if self.lexer.peek_byte() == Some(b':') =>
+                if self.tokens.peek_byte() == Some(b':') =>
             {
                 // `{a: 1}`: taken as the key it was meant to be.
                 let word = self.token_text();
@@ -1680,13 +1714,13 @@ impl<'a> Parser<'a> {
     }
 
     fn colon(&mut self, tok: Tok) -> Step {
-        let range = self.lexer.range();
+        let range = self.tokens.range();
         match tok {
             Tok::Colon => {
                 self.colon_end = range.end;
                 Next(Expect::Value { after_comma: false })
             }
-            Tok::Str | Tok::BadStr if self.lexer.peek_byte() == Some(b':') => {
+            Tok::Str | Tok::BadStr if self.tokens.peek_byte() == Some(b':') => {
                 // `"a"` then `"b": ...`: the key lost its colon and value.
                 let at = TextRange::empty(self.last_end);
                 self.invalid(at, || "expected a colon after the key".into(), true);
@@ -1718,7 +1752,7 @@ impl<'a> Parser<'a> {
     }
 
     fn comma_or_close(&mut self, tok: Tok) -> Step {
-        let range = self.lexer.range();
+        let range = self.tokens.range();
         let in_object = self.in_object();
         match tok {
             Tok::Comma if in_object => Next(Expect::KeyOrClose { after_comma: true }),
@@ -1932,7 +1966,7 @@ impl<'a> Parser<'a> {
     }
 
     fn end(&mut self, tok: Tok) -> Step {
-        let range = self.lexer.range();
+        let range = self.tokens.range();
         let root = self.closed_root.take();
         match (tok, root) {
             (Tok::Comma, Some(root)) => {
@@ -1968,7 +2002,7 @@ impl<'a> Parser<'a> {
 
     /// At the end of the text: what is open is closed, and reported once.
     fn finish(&mut self, expect: Expect) {
-        let quiet = self.quiet_end || (self.prev == Tok::BadStr && self.lexer.unterminated);
+        let quiet = self.quiet_end || (self.prev == Tok::BadStr && self.tokens.unterminated);
         match expect {
             Expect::Colon => self.push_error(self.last_end, self.last_end),
             Expect::Value { .. } if self.in_object() => {
