@@ -340,7 +340,28 @@ impl<'t> Node<'t> {
     /// in the JSON parsers of the report's consumers (the repeat itself is a
     /// syntax diagnostic).
     pub fn member(self, key: &str) -> Option<Member<'t>> {
-        self.members()?.filter(|m| m.key == key).last()
+        if !self.is_object() {
+            return None;
+        }
+        // Compared as bytes, and only when the lengths allow, without making
+        // a member of every child: the checks look keys up all the time.
+        let text = self.tree.text.as_bytes();
+        let wanted = key.as_bytes();
+        self.children()
+            .filter(|child| {
+                let r = child.record();
+                match r.key_escaped {
+                    true => child.as_member().key == key,
+                    false => {
+                        let (start, end) = (r.key_start as usize + 1, r.key_end as usize);
+                        end > start
+                            && end - 1 - start == wanted.len()
+                            && text.get(start..end - 1) == Some(wanted)
+                    }
+                }
+            })
+            .last()
+            .map(Node::as_member)
     }
 
     pub fn get(self, key: &str) -> Option<Node<'t>> {
