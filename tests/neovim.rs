@@ -12,9 +12,8 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use report_core::text::Encoding;
 use serde_json::Value;
 
 /// Debian's Neovim, on `PATH`.
@@ -24,10 +23,7 @@ fn debian_neovim() -> Option<PathBuf> {
         .stdout(Stdio::null())
         .status()
         .is_ok_and(|s| s.success());
-    required(
-        found.then(|| PathBuf::from("nvim")),
-        "nvim (Debian's neovim)",
-    )
+    common::editor_found(found, "nvim (Debian's neovim)").then(|| PathBuf::from("nvim"))
 }
 
 /// Neovim 0.11, from the wheel `.ci/run` installs into a venv.
@@ -35,18 +31,8 @@ fn neovim_0_11() -> Option<PathBuf> {
     let found = std::env::var_os("REPORT_LSP_NVIM_0_11")
         .map(PathBuf::from)
         .filter(|p| p.is_file());
-    required(found, "REPORT_LSP_NVIM_0_11 (Neovim 0.11's nvim)")
-}
-
-fn required(found: Option<PathBuf>, what: &str) -> Option<PathBuf> {
-    if found.is_none() {
-        // A green CI run must mean the editor really ran.
-        if std::env::var_os("CI").is_some() {
-            panic!("{what} is required in CI (.ci/run installs it)");
-        }
-        eprintln!("skipping: {what} is not installed");
-    }
-    found
+    common::editor_found(found.is_some(), "REPORT_LSP_NVIM_0_11 (Neovim 0.11's nvim)")
+        .then(|| found.unwrap())
 }
 
 /// A copy of the invalid golden report in a temporary folder, under a name
@@ -107,25 +93,8 @@ fn run(nvim: &Path, workspace: &Workspace, mode: &str, env: &[(&str, &str)]) -> 
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(90);
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            child.kill().unwrap();
-            panic!("nvim did not finish within 90 s");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let observed: Value = serde_json::from_str(
-        &std::fs::read_to_string(&out).expect("the Lua test wrote its observations"),
-    )
-    .unwrap();
-    assert!(
-        observed.get("error").is_none(),
-        "the Lua test failed on Neovim {}: {}",
-        observed["version"],
-        observed["error"]
-    );
-    observed
+    common::wait_bounded(&mut child, Duration::from_secs(90), "nvim");
+    common::observations(&out, "the Lua test")
 }
 
 /// The plugin path a Neovim version takes: `vim.lsp.config` exists from 0.11.
@@ -146,18 +115,12 @@ fn check_the_whole_scenario(observed: &Value, workspace: &Workspace) {
     assert_eq!(observed["client"], "report_lsp");
 
     // What Neovim shows is what the core finds: same lines, columns and codes.
-    let analysis = report_core::analyze(original);
-    let expected: Vec<Value> = analysis
-        .diagnostics
-        .iter()
-        .map(|d| {
-            let p = analysis
-                .line_index()
-                .line_col(original, d.range.start, Encoding::Utf16);
-            serde_json::json!({"line": p.line, "col": p.col, "code": d.code.as_str()})
-        })
+    let expected: Vec<Value> = common::diagnostic_starts(original)
+        .into_iter()
+        .map(|(line, col, code)| serde_json::json!({"line": line, "col": col, "code": code}))
         .collect();
     assert_eq!(observed["before"], Value::Array(expected));
+    let found = observed["before"].as_array().unwrap().len();
 
     assert_eq!(
         observed["applied"],
@@ -171,7 +134,7 @@ fn check_the_whole_scenario(observed: &Value, workspace: &Workspace) {
     );
     assert_eq!(saved.lines().count(), original.lines().count());
     let after = observed["after"].as_array().unwrap();
-    assert_eq!(after.len(), analysis.diagnostics.len() - 1);
+    assert_eq!(after.len(), found - 1);
     assert!(
         !after
             .iter()

@@ -165,37 +165,32 @@ impl Editor {
         }
     }
 
-    /// The next `window/logMessage` text, from the backlog or the wire.
+    /// The next message `wanted` accepts, from the backlog or the wire;
+    /// what it passes over is kept in the backlog.
+    pub fn next_matching(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
+        if let Some(i) = self.backlog.iter().position(&wanted) {
+            return self.backlog.remove(i);
+        }
+        loop {
+            let message = self.next_message();
+            if wanted(&message) {
+                return message;
+            }
+            self.backlog.push(message);
+        }
+    }
+
+    /// The next `window/logMessage` text.
     pub fn log_message(&mut self) -> String {
-        let is_log = |m: &Value| m["method"] == "window/logMessage";
-        let message = match self.backlog.iter().position(is_log) {
-            Some(i) => self.backlog.remove(i),
-            None => loop {
-                let message = self.next_message();
-                if is_log(&message) {
-                    break message;
-                }
-                self.backlog.push(message);
-            },
-        };
+        let message = self.next_matching(|m| m["method"] == "window/logMessage");
         message["params"]["message"].as_str().unwrap().to_string()
     }
 
-    /// The next diagnostics published for `uri`, from the backlog or the wire.
+    /// The next diagnostics published for `uri`.
     pub fn diagnostics(&mut self, uri: &str) -> (Option<i64>, Vec<Value>) {
-        let is_for = |m: &Value| {
+        let message = self.next_matching(|m| {
             m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri
-        };
-        let message = match self.backlog.iter().position(is_for) {
-            Some(i) => self.backlog.remove(i),
-            None => loop {
-                let message = self.next_message();
-                if is_for(&message) {
-                    break message;
-                }
-                self.backlog.push(message);
-            },
-        };
+        });
         let params = &message["params"];
         (
             params["version"].as_i64(),
