@@ -9,6 +9,7 @@ use tower_lsp_server::Client;
 use tower_lsp_server::ls_types as lsp;
 
 use crate::lsp::analysis::AnalysisThread;
+use crate::lsp::guard::guarded;
 use crate::lsp::session::{Session, lock};
 
 /// The settings section asked for, as the VS Code extension names it.
@@ -23,14 +24,14 @@ pub async fn changed(
     analysis: &AnalysisThread,
     params: lsp::DidChangeConfigurationParams,
 ) -> Vec<String> {
-    let mut refused = lock(&session.settings).apply(Some(&params.settings));
+    let mut lines = guard(|| lock(&session.settings).apply(Some(&params.settings)));
     if session.negotiated().pulls_configuration {
-        refused.extend(pulled(client, session).await);
+        lines.extend(pulled(client, session).await);
     }
     // Both carry the same values when a client sends and answers alike: say it once.
-    refused.dedup();
-    recheck(session, analysis);
-    refused
+    lines.dedup();
+    lines.extend(guard(|| recheck(session, analysis)));
+    lines
 }
 
 /// After `initialized`: the settings the client holds, when it answers pulls.
@@ -42,9 +43,9 @@ pub async fn initialized(
     if !session.negotiated().pulls_configuration {
         return Vec::new();
     }
-    let refused = pulled(client, session).await;
-    recheck(session, analysis);
-    refused
+    let mut lines = pulled(client, session).await;
+    lines.extend(guard(|| recheck(session, analysis)));
+    lines
 }
 
 /// Asks the client for the `reportLsp` section and merges its answer.
@@ -55,7 +56,7 @@ async fn pulled(client: &Client, session: &Session) -> Vec<String> {
     };
     match client.configuration(vec![item]).await {
         // A client without these settings answers null: nothing changes.
-        Ok(values) => lock(&session.settings).apply(values.first()),
+        Ok(values) => guard(|| lock(&session.settings).apply(values.first())),
         Err(error) => vec![format!(
             "report-lsp: the client did not answer workspace/configuration: {}",
             error.message
@@ -63,9 +64,17 @@ async fn pulled(client: &Client, session: &Session) -> Vec<String> {
     }
 }
 
-fn recheck(session: &Session, analysis: &AnalysisThread) {
+fn recheck(session: &Session, analysis: &AnalysisThread) -> Vec<String> {
     let mut documents = lock(&session.documents);
     for (uri, open) in documents.iter_mut() {
         analysis.schedule(session, uri, open, None, None);
     }
+    Vec::new()
+}
+
+/// Runs a step under the panic guard, as every notification's handler runs:
+/// a panic becomes one more line to log, and the server keeps serving.
+fn guard(step: impl FnOnce() -> Vec<String>) -> Vec<String> {
+    guarded("didChangeConfiguration", || Ok(step()))
+        .unwrap_or_else(|error| vec![error.message.to_string()])
 }
