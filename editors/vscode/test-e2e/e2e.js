@@ -259,22 +259,43 @@ async function main() {
   await page.keyboard.press("Escape");
 
   // The quick fix from Ctrl+. on the problem: applied, and the problem goes away.
-  await page.locator(".markers-panel .monaco-list-row", { hasText: "tier-mismatch" }).first().click();
-  const fix = page.locator(".context-view .action-label", { hasText: "Set safety_tier to" });
-  // The row asks for its quick fixes when selected; Ctrl+. before they arrive opens nothing.
+  // A click on the problem puts the editor's selection on it; Ctrl+1 focuses
+  // the editor, where Ctrl+. asks for the code actions there. (Ctrl+. in the
+  // Problems panel itself depends on the row having fetched its fixes, which
+  // sometimes never happens.) Pressed before the fixes arrive, it opens
+  // nothing: try again.
+  const row = page.locator(".markers-panel .monaco-list-row", { hasText: "tier-mismatch" }).first();
+  const fix = page
+    .locator(".action-widget .monaco-list-row.action")
+    .filter({ hasText: "Set safety_tier to", visible: true });
   await waitFor("the quick-fix menu from Ctrl+.", 30000, async () => {
+    await page.keyboard.press("Escape");
+    await row.click();
+    await page.keyboard.press("Control+1");
     await page.keyboard.press("Control+.");
     try {
-      await fix.first().waitFor({ timeout: 2000 });
+      await fix.first().waitFor({ timeout: 3000 });
       return true;
     } catch {
       return false;
     }
   });
-  const fixTitle = (await fix.first().textContent()).trim();
-  // The action list selects the item under the pointer and runs the selected one on Enter
-  // (a click on the label alone does not reach the list).
-  await fix.first().hover();
+  const fixTitle = await fix.first().getAttribute("aria-label");
+  // Pick it with the keyboard, as the menu's mouse handling sits under a
+  // pointer block: move the focus down to it, then Enter.
+  const focusedLabel = () =>
+    page
+      .locator(".action-widget .monaco-list-row.action.focused")
+      .first()
+      .getAttribute("aria-label")
+      .catch(() => null);
+  await waitFor(`the focus on "${fixTitle}"`, 10000, async () => {
+    if ((await focusedLabel()) === fixTitle) {
+      return true;
+    }
+    await page.keyboard.press("ArrowDown");
+    return (await focusedLabel()) === fixTitle;
+  });
   await page.keyboard.press("Enter");
   const after = await waitFor("the fixed problem leaves the Problems panel", 30000, async () => {
     const found = await problems(page);
