@@ -373,6 +373,122 @@ fn file_globs_come_from_initialization_options_and_configuration() {
     editor.shutdown();
 }
 
+/// A generated report with many problems, to see the `maxDiagnostics` cap.
+fn many_problems() -> String {
+    report_core::generate::generate_report(report_core::generate::GenerateOptions {
+        entries: 300,
+        seed: 3,
+        violation_every: 5,
+    })
+}
+
+/// The diagnostics published for `uri` until there are `shown` of them (the
+/// cap plus its summary): the settings may land after the first analysis.
+fn wait_for_cap(editor: &mut Editor, uri: &str, shown: usize) {
+    for _ in 0..20 {
+        let (_, diagnostics) = editor.diagnostics(uri);
+        if diagnostics.len() == shown {
+            assert_eq!(diagnostics[shown - 1]["code"], "too-many-diagnostics");
+            return;
+        }
+    }
+    panic!("never {shown} diagnostics for {uri}");
+}
+
+#[test]
+fn a_partial_settings_change_keeps_the_other_settings() {
+    let binary = env!("CARGO_BIN_EXE_report-lsp");
+    let mut editor = Editor::start_with(
+        binary,
+        &["utf-16"],
+        &[],
+        json!({"files": ["**/*.audit.json"], "maxDiagnostics": 5}),
+    );
+    // Only maxDiagnostics: the custom file globs must survive it.
+    editor.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"reportLsp": {"maxDiagnostics": 2}}}),
+    );
+    editor.open("file:///tmp/g/a.audit.json", "[]", 1);
+    assert_eq!(
+        codes(&editor.diagnostics("file:///tmp/g/a.audit.json").1),
+        ["root-not-object"]
+    );
+    editor.open("file:///tmp/g/many.audit.json", &many_problems(), 1);
+    wait_for_cap(&mut editor, "file:///tmp/g/many.audit.json", 3);
+    // Only files: the cap of 2 survives that.
+    editor.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"reportLsp": {"files": ["**/*.json"]}}}),
+    );
+    editor.open("file:///tmp/g/b.json", &many_problems(), 1);
+    wait_for_cap(&mut editor, "file:///tmp/g/b.json", 3);
+    editor.shutdown();
+}
+
+#[test]
+fn wrong_typed_settings_are_refused_with_a_log_line_and_the_previous_value_kept() {
+    let binary = env!("CARGO_BIN_EXE_report-lsp");
+    let mut editor = Editor::start_with(binary, &["utf-16"], &[], json!({"maxDiagnostics": 5}));
+    let refused = |editor: &mut Editor| loop {
+        let line = editor.log_message();
+        if line.contains("refused") {
+            break line;
+        }
+    };
+    for (name, bad) in [
+        ("maxDiagnostics", json!("10")),
+        ("maxDiagnostics", json!(10.5)),
+        ("maxDiagnostics", json!(-1)),
+        ("maxDocumentBytes", json!(0)),
+        ("files", json!("**/*.json")),
+        ("files", json!(["[unclosed"])),
+    ] {
+        editor.notify(
+            "workspace/didChangeConfiguration",
+            json!({"settings": {"reportLsp": {name: bad}}}),
+        );
+        let line = refused(&mut editor);
+        assert!(
+            line.contains(&format!("reportLsp.{name} = {bad}")),
+            "{line}"
+        );
+    }
+    // The cap of 5 and the default globs still hold.
+    editor.open(URI, &many_problems(), 1);
+    wait_for_cap(&mut editor, URI, 6);
+    editor.shutdown();
+
+    // Wrong values in initializationOptions are refused the same way.
+    let mut editor = Editor::start_with(binary, &["utf-16"], &[], json!({"maxDiagnostics": "10"}));
+    assert!(refused(&mut editor).contains("reportLsp.maxDiagnostics = \"10\""));
+    editor.shutdown();
+}
+
+#[test]
+fn settings_are_pulled_after_initialized_and_on_each_change() {
+    let binary = env!("CARGO_BIN_EXE_report-lsp");
+    let capabilities = json!({
+        "general": {"positionEncodings": ["utf-16"]},
+        "workspace": {"configuration": true},
+    });
+    let mut editor = Editor::start_with_capabilities(binary, capabilities, &[], Value::Null);
+    // Nothing read yet: the pull sent after `initialized` gets this answer.
+    editor.configuration = json!({"maxDiagnostics": 3});
+    editor.open(URI, &many_problems(), 1);
+    wait_for_cap(&mut editor, URI, 4);
+    assert_eq!(editor.pulls, 1);
+    // A change notification without settings, as VS Code sends: the server asks again.
+    editor.configuration = json!({"maxDiagnostics": 2});
+    editor.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": null}),
+    );
+    wait_for_cap(&mut editor, URI, 3);
+    assert_eq!(editor.pulls, 2);
+    editor.shutdown();
+}
+
 #[test]
 fn a_flood_of_unawaited_edits_is_applied_in_order() {
     let mut editor = Editor::start(&["utf-16"]);

@@ -1,45 +1,74 @@
-//! The Neovim plugin in a real headless Neovim against the real server: it
-//! sees the diagnostics, applies the tier fix, saves, and hovers the trace.
-//! Skipped when `nvim` is missing locally; a failure when `CI` is set.
+//! The Neovim plugin in real headless Neovims against the real server:
+//! Debian's 0.7 (`nvim` on `PATH`, the plugin's `start_client` path) and 0.11
+//! (the binary named by `REPORT_LSP_NVIM_0_11`, which `.ci/run` installs; the
+//! `vim.lsp.config`/`vim.lsp.enable` path, and the shipped
+//! `lsp/report_lsp.lua`). Each sees the diagnostics at their exact
+//! positions, hovers the trace, applies the tier fix, saves, and runs
+//! fix-all from the menu; settings reach the server; a missing server gives
+//! one message and a usable buffer. A Neovim that is missing skips its tests
+//! locally and fails them when `CI` is set.
 
 mod common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use report_core::text::Encoding;
 use serde_json::Value;
 
-fn nvim_available() -> bool {
+/// Debian's Neovim, on `PATH`.
+fn debian_neovim() -> Option<PathBuf> {
     let found = Command::new("nvim")
         .arg("--version")
         .stdout(Stdio::null())
         .status()
         .is_ok_and(|s| s.success());
-    if !found && std::env::var_os("CI").is_some() {
-        panic!("nvim is required in CI (.ci/run installs Debian's neovim)");
-    }
-    found
+    common::editor_found(found, "nvim (Debian's neovim)").then(|| PathBuf::from("nvim"))
 }
 
-#[test]
-fn plugin_shows_diagnostics_applies_the_tier_fix_and_hovers_the_trace() {
-    if !nvim_available() {
-        eprintln!("skipping: nvim is not installed");
-        return;
-    }
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("机器-invalid.report.json");
-    let original =
-        std::fs::read_to_string(common::golden_dir().join("invalid.report.json")).unwrap();
-    std::fs::write(&file, &original).unwrap();
-    let out = dir.path().join("observed.json");
-    let fixed = dir.path().join("机器-fixed.report.json");
+/// Neovim 0.11, from the wheel `.ci/run` installs into a venv.
+fn neovim_0_11() -> Option<PathBuf> {
+    let found = std::env::var_os("REPORT_LSP_NVIM_0_11")
+        .map(PathBuf::from)
+        .filter(|p| p.is_file());
+    common::editor_found(found.is_some(), "REPORT_LSP_NVIM_0_11 (Neovim 0.11's nvim)")
+        .then(|| found.unwrap())
+}
 
-    let mut child = Command::new("nvim")
-        .args(["--headless", "-u", "NONE", "-i", "NONE", "--cmd"])
+/// A copy of the invalid golden report in a temporary folder, under a name
+/// that is not ASCII (URIs and positions must survive it).
+struct Workspace {
+    dir: tempfile::TempDir,
+    original: String,
+}
+
+impl Workspace {
+    fn new() -> Workspace {
+        let dir = tempfile::tempdir().unwrap();
+        let original =
+            std::fs::read_to_string(common::golden_dir().join("invalid.report.json")).unwrap();
+        std::fs::write(dir.path().join("机器-invalid.report.json"), &original).unwrap();
+        Workspace { dir, original }
+    }
+
+    fn file(&self) -> PathBuf {
+        self.dir.path().join("机器-invalid.report.json")
+    }
+
+    fn fixed(&self) -> PathBuf {
+        self.dir.path().join("机器-fixed.report.json")
+    }
+}
+
+/// Runs `test/e2e.lua` in `nvim` in `mode` and returns what it observed.
+fn run(nvim: &Path, workspace: &Workspace, mode: &str, env: &[(&str, &str)]) -> Value {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let out = workspace.dir.path().join("observed.json");
+    let _ = std::fs::remove_file(&out);
+    // --clean, not -u NONE: filetype detection stays on, as a user has it
+    // (0.11's vim.lsp.enable attaches on FileType); -i NONE: no shada file.
+    let mut child = Command::new(nvim)
+        .args(["--headless", "--clean", "-i", "NONE", "--cmd"])
         .arg(format!(
             "set rtp+={}",
             root.join("editors/neovim").display()
@@ -49,60 +78,63 @@ fn plugin_shows_diagnostics_applies_the_tier_fix_and_hovers_the_trace() {
             "luafile {}",
             root.join("editors/neovim/test/e2e.lua").display()
         ))
+        .current_dir(workspace.dir.path())
+        // Neovim's own state (logs, swap files) stays in the temporary folder.
+        .env("XDG_STATE_HOME", workspace.dir.path().join("state"))
+        .env("XDG_DATA_HOME", workspace.dir.path().join("data"))
         .env("REPORT_LSP_BIN", env!("CARGO_BIN_EXE_report-lsp"))
-        .env("REPORT_LSP_FILE", &file)
+        .env("REPORT_LSP_FILE", workspace.file())
         .env("REPORT_LSP_OUT", &out)
-        .env("REPORT_LSP_FIXED", &fixed)
+        .env("REPORT_LSP_FIXED", workspace.fixed())
+        .env("REPORT_LSP_MODE", mode)
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::piped())
+        .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(90);
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            child.kill().unwrap();
-            panic!("nvim did not finish within 90 s");
-        }
-        std::thread::sleep(Duration::from_millis(50));
+    common::wait_bounded(&mut child, Duration::from_secs(90), "nvim");
+    common::observations(&out, "the Lua test")
+}
+
+/// The plugin path a Neovim version takes: `vim.lsp.config` exists from 0.11.
+fn expected_path(observed: &Value) -> &'static str {
+    let version = observed["version"].as_str().unwrap();
+    let minor: u32 = version.strip_prefix("0.").unwrap().parse().unwrap();
+    if minor >= 11 {
+        "vim.lsp.config"
+    } else {
+        "start_client"
     }
-    let observed: Value = serde_json::from_str(
-        &std::fs::read_to_string(&out).expect("the Lua test wrote its observations"),
-    )
-    .unwrap();
-    assert!(
-        observed.get("error").is_none(),
-        "the Lua test failed: {}",
-        observed["error"]
-    );
+}
+
+/// Diagnostics, hover, the tier fix and fix-all, as `e2e.lua` saw them.
+fn check_the_whole_scenario(observed: &Value, workspace: &Workspace) {
+    let original = &workspace.original;
+    assert_eq!(observed["filetype"], "json");
+    assert_eq!(observed["client"], "report_lsp");
 
     // What Neovim shows is what the core finds: same lines, columns and codes.
-    let analysis = report_core::analyze(&original);
-    let expected: Vec<Value> = analysis
-        .diagnostics
-        .iter()
-        .map(|d| {
-            let p = analysis
-                .line_index()
-                .line_col(&original, d.range.start, Encoding::Utf16);
-            serde_json::json!({"line": p.line, "col": p.col, "code": d.code.as_str()})
-        })
+    let expected: Vec<Value> = common::diagnostic_starts(original)
+        .into_iter()
+        .map(|(line, col, code)| serde_json::json!({"line": line, "col": col, "code": code}))
         .collect();
     assert_eq!(observed["before"], Value::Array(expected));
+    let found = observed["before"].as_array().unwrap().len();
 
     assert_eq!(
         observed["applied"],
         "Set safety_tier to \"confirm\" (derived)"
     );
     let tier_line = observed["tier_line"].as_u64().unwrap() as usize;
-    let saved = std::fs::read_to_string(&file).unwrap();
+    let saved = std::fs::read_to_string(workspace.file()).unwrap();
     assert_eq!(
         saved.lines().nth(tier_line).unwrap().trim(),
         "\"safety_tier\": \"confirm\","
     );
     assert_eq!(saved.lines().count(), original.lines().count());
     let after = observed["after"].as_array().unwrap();
-    assert_eq!(after.len(), analysis.diagnostics.len() - 1);
+    assert_eq!(after.len(), found - 1);
     assert!(
         !after
             .iter()
@@ -112,8 +144,88 @@ fn plugin_shows_diagnostics_applies_the_tier_fix_and_hovers_the_trace() {
     let hover = observed["hover"].as_str().unwrap();
     assert!(hover.contains("derive_safety_tier(op_type="), "{hover}");
 
-    // Fix-all, resolved by Neovim on demand, gave what the core's fix-all gives.
+    // Fix-all, picked from the menu and resolved by Neovim on demand, gave
+    // what the core's fix-all gives.
     assert_eq!(observed["fixed_all"], true);
-    let fixed_all = std::fs::read_to_string(&fixed).unwrap();
+    let fixed_all = std::fs::read_to_string(workspace.fixed()).unwrap();
     assert_eq!(Some(fixed_all), report_core::fix_all::fix_all(&saved));
+}
+
+fn whole_scenario(nvim: &Path, mode: &str) -> Value {
+    let workspace = Workspace::new();
+    let observed = run(nvim, &workspace, mode, &[]);
+    check_the_whole_scenario(&observed, &workspace);
+    observed
+}
+
+#[test]
+fn debian_neovim_plugin_shows_diagnostics_hovers_and_applies_fixes() {
+    let Some(nvim) = debian_neovim() else { return };
+    let observed = whole_scenario(&nvim, "plugin");
+    assert_eq!(observed["path"], expected_path(&observed));
+}
+
+#[test]
+fn neovim_0_11_plugin_shows_diagnostics_hovers_and_applies_fixes() {
+    let Some(nvim) = neovim_0_11() else { return };
+    let observed = whole_scenario(&nvim, "plugin");
+    assert_eq!(observed["version"], "0.11");
+    assert_eq!(observed["path"], "vim.lsp.config");
+}
+
+#[test]
+fn neovim_0_11_shipped_lsp_config_shows_diagnostics_hovers_and_applies_fixes() {
+    let Some(nvim) = neovim_0_11() else { return };
+    whole_scenario(&nvim, "lspconfig");
+}
+
+/// `maxDiagnostics = 3` shows three diagnostics and the summary.
+fn settings_reach_the_server(nvim: &Path) {
+    let workspace = Workspace::new();
+    let settings = [("REPORT_LSP_SETTINGS", r#"{"maxDiagnostics": 3}"#)];
+    let observed = run(nvim, &workspace, "settings", &settings);
+    let shown = observed["before"].as_array().unwrap();
+    assert_eq!(shown.len(), 4, "{shown:?}");
+    assert!(shown.iter().any(|d| d["code"] == "too-many-diagnostics"));
+}
+
+#[test]
+fn debian_neovim_settings_reach_the_server() {
+    let Some(nvim) = debian_neovim() else { return };
+    settings_reach_the_server(&nvim);
+}
+
+#[test]
+fn neovim_0_11_settings_reach_the_server() {
+    let Some(nvim) = neovim_0_11() else { return };
+    settings_reach_the_server(&nvim);
+}
+
+/// No server: one message naming it, no client, and a buffer that still has
+/// its filetype and takes edits.
+fn a_missing_server_gives_one_message(nvim: &Path) {
+    let workspace = Workspace::new();
+    let missing = workspace.dir.path().join("no-such-report-lsp");
+    let missing = missing.to_str().unwrap();
+    let observed = run(nvim, &workspace, "missing", &[("REPORT_LSP_BIN", missing)]);
+    let messages = observed["messages"].as_str().unwrap();
+    let lines: Vec<&str> = messages.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "{messages}");
+    assert!(lines[0].contains("report-lsp: the server"), "{messages}");
+    assert!(lines[0].contains(missing), "{messages}");
+    assert_eq!(observed["filetype"], "json");
+    assert_eq!(observed["clients"], 0);
+    assert_eq!(observed["first_line"], "typed");
+}
+
+#[test]
+fn debian_neovim_missing_server_gives_one_message_and_a_usable_buffer() {
+    let Some(nvim) = debian_neovim() else { return };
+    a_missing_server_gives_one_message(&nvim);
+}
+
+#[test]
+fn neovim_0_11_missing_server_gives_one_message_and_a_usable_buffer() {
+    let Some(nvim) = neovim_0_11() else { return };
+    a_missing_server_gives_one_message(&nvim);
 }

@@ -57,6 +57,15 @@ impl Server {
         })
     }
 
+    /// Logs each refused setting as a warning, where the user looks for it.
+    async fn warn(&self, lines: Vec<String>) {
+        for line in lines {
+            self.client
+                .log_message(lsp::MessageType::WARNING, line)
+                .await;
+        }
+    }
+
     /// Runs a notification's handler under the panic guard and logs what it reports.
     async fn notification(&self, name: &str, handler: impl FnOnce() -> Option<String>) {
         let message = match guarded(name, || Ok(handler())) {
@@ -72,7 +81,9 @@ impl Server {
 
 impl LanguageServer for Server {
     async fn initialize(&self, params: lsp::InitializeParams) -> Result<lsp::InitializeResult> {
-        Ok(handlers::lifecycle::initialize(&self.session, params))
+        let (result, refused) = handlers::lifecycle::initialize(&self.session, params);
+        self.warn(refused).await;
+        Ok(result)
     }
 
     async fn initialized(&self, _: lsp::InitializedParams) {
@@ -80,6 +91,9 @@ impl LanguageServer for Server {
         self.client
             .log_message(lsp::MessageType::INFO, message)
             .await;
+        let refused =
+            handlers::configuration::initialized(&self.client, &self.session, &self.analysis).await;
+        self.warn(refused).await;
     }
 
     async fn shutdown(&self) -> Result<()> {
@@ -108,10 +122,10 @@ impl LanguageServer for Server {
     }
 
     async fn did_change_configuration(&self, params: lsp::DidChangeConfigurationParams) {
-        self.notification("didChangeConfiguration", || {
-            handlers::configuration::changed(&self.session, &self.analysis, params)
-        })
-        .await
+        let refused =
+            handlers::configuration::changed(&self.client, &self.session, &self.analysis, params)
+                .await;
+        self.warn(refused).await;
     }
 
     async fn hover(&self, params: lsp::HoverParams) -> Result<Option<lsp::Hover>> {

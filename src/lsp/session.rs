@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
-use report_core::selection::{DEFAULT_REPORT_GLOBS, ReportGlobs};
+use report_core::selection::ReportGlobs;
 use report_core::text::Encoding;
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
@@ -60,6 +60,9 @@ pub struct Negotiated {
     /// Whether the client pulls diagnostics (`textDocument/diagnostic`)
     /// instead of being sent them.
     pub pull_diagnostics: bool,
+    /// Whether the client answers `workspace/configuration`: then the server
+    /// asks for its settings itself, as some clients (Neovim 0.7) never send them.
+    pub pulls_configuration: bool,
 }
 
 impl Default for Negotiated {
@@ -70,11 +73,13 @@ impl Default for Negotiated {
             snippets: false,
             folding_limit: None,
             pull_diagnostics: false,
+            pulls_configuration: false,
         }
     }
 }
 
-/// The user's settings (`initializationOptions`, `didChangeConfiguration`).
+/// The user's settings (`initializationOptions`, `didChangeConfiguration`,
+/// and the answers to `workspace/configuration`).
 pub struct Settings {
     pub globs: ReportGlobs,
     /// Diagnostics published per document at most; one summary stands for the rest.
@@ -102,28 +107,66 @@ impl Default for Settings {
 }
 
 impl Settings {
-    /// Reads settings from `value` (under `reportLsp` or at the top level);
-    /// a setting it lacks takes its default.
-    pub fn apply(&mut self, value: Option<&serde_json::Value>) {
-        let setting = |name: &str| value.and_then(|v| v.get("reportLsp").unwrap_or(v).get(name));
-        let files = setting("files").and_then(|f| f.as_array()).map(|a| {
-            a.iter()
-                .filter_map(|p| p.as_str().map(str::to_string))
-                .collect::<Vec<_>>()
-        });
-        let patterns =
-            files.unwrap_or_else(|| DEFAULT_REPORT_GLOBS.iter().map(|s| s.to_string()).collect());
-        match ReportGlobs::new(&patterns) {
-            Ok(globs) => self.globs = globs,
-            Err(error) => {
-                eprintln!("report-lsp: ignoring invalid file globs {patterns:?}: {error}")
+    /// Merges the settings in `value` (under `reportLsp` or at the top level)
+    /// into these. A setting `value` lacks (or sets to null) keeps its current
+    /// value: clients send partial changes, and a change of one setting must
+    /// not undo another. A value of the wrong type is refused, the current one
+    /// kept; the returned messages say what was refused, for the client's log.
+    pub fn apply(&mut self, value: Option<&serde_json::Value>) -> Vec<String> {
+        let mut refused = Vec::new();
+        let Some(value) = value else {
+            return refused;
+        };
+        let section = value.get("reportLsp").unwrap_or(value);
+        let setting = |name: &str| section.get(name).filter(|v| !v.is_null());
+        if let Some(files) = setting("files") {
+            match glob_list(files)
+                .and_then(|patterns| ReportGlobs::new(&patterns).map_err(|error| error.to_string()))
+            {
+                Ok(globs) => self.globs = globs,
+                Err(why) => refused.push(refusal("files", files, &why)),
             }
         }
-        let max = setting("maxDiagnostics").and_then(|m| m.as_u64());
-        self.max_diagnostics = max.map_or(DEFAULT_MAX_DIAGNOSTICS, |m| m as usize);
-        let max_bytes = setting("maxDocumentBytes").and_then(|m| m.as_u64());
-        self.max_document_bytes = max_bytes.map_or(DEFAULT_MAX_DOCUMENT_BYTES, |m| m as usize);
+        if let Some(max) = setting("maxDiagnostics") {
+            match positive(max) {
+                Some(max) => self.max_diagnostics = max,
+                None => refused.push(refusal("maxDiagnostics", max, POSITIVE)),
+            }
+        }
+        if let Some(max) = setting("maxDocumentBytes") {
+            match positive(max) {
+                Some(max) => self.max_document_bytes = max,
+                None => refused.push(refusal("maxDocumentBytes", max, POSITIVE)),
+            }
+        }
+        refused
     }
+}
+
+const POSITIVE: &str = "expected a whole number of at least 1";
+
+/// A whole number of at least 1: `"10"`, `10.5`, `-1` and `0` are not.
+fn positive(value: &serde_json::Value) -> Option<usize> {
+    value
+        .as_u64()
+        .filter(|&n| n >= 1)
+        .and_then(|n| usize::try_from(n).ok())
+}
+
+fn glob_list(value: &serde_json::Value) -> Result<Vec<String>, String> {
+    let not_list = || "expected a list of glob strings".to_string();
+    value
+        .as_array()
+        .ok_or_else(not_list)?
+        .iter()
+        .map(|p| p.as_str().map(str::to_string).ok_or_else(not_list))
+        .collect()
+}
+
+fn refusal(name: &str, value: &serde_json::Value, why: &str) -> String {
+    format!(
+        "report-lsp: setting reportLsp.{name} = {value} refused ({why}); the previous value is kept"
+    )
 }
 
 pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {

@@ -15,6 +15,11 @@ pub struct Editor {
     /// Notifications read while waiting for something else.
     pub backlog: Vec<Value>,
     next_id: i64,
+    /// What this editor answers to the server's `workspace/configuration`
+    /// requests, for each item asked (the `reportLsp` section's value).
+    pub configuration: Value,
+    /// How many `workspace/configuration` requests it answered.
+    pub pulls: usize,
 }
 
 impl Editor {
@@ -85,6 +90,8 @@ impl Editor {
             messages,
             backlog: Vec::new(),
             next_id: 1,
+            configuration: Value::Null,
+            pulls: 0,
         };
         let init = editor.request(
             "initialize",
@@ -140,27 +147,50 @@ impl Editor {
         }
     }
 
+    /// The next message from the server that is not a `workspace/configuration`
+    /// request: those are answered here, as an editor does, with [`Self::configuration`].
     pub fn next_message(&mut self) -> Value {
-        self.messages
-            .recv_timeout(Duration::from_secs(20))
-            .expect("the server answers within 20 s")
+        loop {
+            let message = self
+                .messages
+                .recv_timeout(Duration::from_secs(20))
+                .expect("the server answers within 20 s");
+            if message["method"] != "workspace/configuration" || message.get("id").is_none() {
+                return message;
+            }
+            let items = message["params"]["items"].as_array().map_or(0, Vec::len);
+            let answer = vec![self.configuration.clone(); items];
+            self.send(json!({"jsonrpc": "2.0", "id": message["id"], "result": answer}));
+            self.pulls += 1;
+        }
     }
 
-    /// The next diagnostics published for `uri`, from the backlog or the wire.
+    /// The next message `wanted` accepts, from the backlog or the wire;
+    /// what it passes over is kept in the backlog.
+    pub fn next_matching(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
+        if let Some(i) = self.backlog.iter().position(&wanted) {
+            return self.backlog.remove(i);
+        }
+        loop {
+            let message = self.next_message();
+            if wanted(&message) {
+                return message;
+            }
+            self.backlog.push(message);
+        }
+    }
+
+    /// The next `window/logMessage` text.
+    pub fn log_message(&mut self) -> String {
+        let message = self.next_matching(|m| m["method"] == "window/logMessage");
+        message["params"]["message"].as_str().unwrap().to_string()
+    }
+
+    /// The next diagnostics published for `uri`.
     pub fn diagnostics(&mut self, uri: &str) -> (Option<i64>, Vec<Value>) {
-        let is_for = |m: &Value| {
+        let message = self.next_matching(|m| {
             m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri
-        };
-        let message = match self.backlog.iter().position(is_for) {
-            Some(i) => self.backlog.remove(i),
-            None => loop {
-                let message = self.next_message();
-                if is_for(&message) {
-                    break message;
-                }
-                self.backlog.push(message);
-            },
-        };
+        });
         let params = &message["params"];
         (
             params["version"].as_i64(),

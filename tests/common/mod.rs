@@ -3,13 +3,73 @@
 
 pub mod editor;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ExitStatus};
+use std::time::{Duration, Instant};
 
 use report_core::Analysis;
 use report_core::text::{Encoding, TextRange};
 
 pub fn golden_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/golden")
+}
+
+/// Whether a real editor needed by a test is there. A missing one skips the
+/// test locally and fails it when `CI` is set: a green CI run must mean the
+/// editor really ran.
+pub fn editor_found(found: bool, what: &str) -> bool {
+    if !found {
+        if std::env::var_os("CI").is_some() {
+            panic!("{what} is required in CI (.ci/run installs it)");
+        }
+        eprintln!("skipping: {what} is not installed");
+    }
+    found
+}
+
+/// Waits for an editor a test started, killing it after `limit`.
+pub fn wait_bounded(child: &mut Child, limit: Duration, what: &str) -> ExitStatus {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("{what} did not finish within {} s", limit.as_secs());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// What an editor's test script wrote to `path` (a JSON object), once it
+/// is known to hold no `error`.
+pub fn observations(path: &Path, what: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{what} wrote no observations to {}: {e}", path.display()));
+    let observed: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert!(
+        observed.get("error").is_none(),
+        "{what} failed: {}",
+        observed["error"]
+    );
+    observed
+}
+
+/// Where each diagnostic the core finds in `text` starts, as an editor shows
+/// it: 0-based line, UTF-16 column, code; in order.
+pub fn diagnostic_starts(text: &str) -> Vec<(u32, u32, &'static str)> {
+    let analysis = report_core::analyze(text);
+    analysis
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let p = analysis
+                .line_index()
+                .line_col(text, d.range.start, Encoding::Utf16);
+            (p.line, p.col, d.code.as_str())
+        })
+        .collect()
 }
 
 /// The invalid examples, in name order.

@@ -1,7 +1,14 @@
 -- Headless end-to-end test of the plugin against the real server, run by
--- tests/neovim.rs:
---   nvim --headless -u NONE --cmd "set rtp+=editors/neovim" -l? (0.7: -c "luafile ...")
+-- tests/neovim.rs on each Neovim it finds:
+--   nvim --headless --clean --cmd "set rtp+=editors/neovim" -c "luafile editors/neovim/test/e2e.lua"
+-- (--clean, not -u NONE: filetype detection stays on, as a user has it, and
+-- 0.11's vim.lsp.enable attaches on the FileType event.)
 -- Reads REPORT_LSP_BIN, REPORT_LSP_FILE, REPORT_LSP_FIXED and REPORT_LSP_OUT from the environment,
+-- and REPORT_LSP_MODE:
+--   plugin    (default) require("report_lsp").setup(), then diagnostics, hover, a quick fix, fix-all
+--   lspconfig the same through the shipped lsp/report_lsp.lua and vim.lsp.enable (0.11+)
+--   settings  setup() with the settings in REPORT_LSP_SETTINGS (JSON); records the diagnostics
+--   missing   setup() with a server that does not exist; records the messages and the buffer's state
 -- writes what it observed as JSON to REPORT_LSP_OUT, and quits.
 
 local out = {}
@@ -13,10 +20,49 @@ local function finish(err)
   vim.cmd("qall!")
 end
 
+-- The clients attached to a buffer: get_clients from 0.10 (0.11 warns about
+-- the old name), buf_get_clients before.
+local function buffer_clients(bufnr)
+  if vim.lsp.get_clients then
+    return vim.lsp.get_clients({ bufnr = bufnr })
+  end
+  local list = {}
+  for _, client in pairs(vim.lsp.buf_get_clients(bufnr)) do
+    table.insert(list, client)
+  end
+  return list
+end
+
+local mode = os.getenv("REPORT_LSP_MODE") or "plugin"
+out.version = tostring(vim.version().major) .. "." .. tostring(vim.version().minor)
+
 local ok, err = pcall(function()
-  require("report_lsp").setup({ cmd = { os.getenv("REPORT_LSP_BIN") } })
+  local cmd = { os.getenv("REPORT_LSP_BIN") }
+  if mode == "lspconfig" then
+    vim.lsp.config("report_lsp", { cmd = cmd })
+    vim.lsp.enable("report_lsp")
+  elseif mode == "settings" then
+    require("report_lsp").setup({ cmd = cmd, settings = vim.fn.json_decode(os.getenv("REPORT_LSP_SETTINGS")) })
+  else
+    require("report_lsp").setup({ cmd = cmd })
+  end
+  -- Which of the plugin's two paths this Neovim takes.
+  out.path = (vim.lsp.config and vim.lsp.enable) and "vim.lsp.config" or "start_client"
   vim.cmd("edit " .. vim.fn.fnameescape(os.getenv("REPORT_LSP_FILE")))
   local bufnr = vim.api.nvim_get_current_buf()
+  out.filetype = vim.bo[bufnr].filetype
+
+  if mode == "missing" then
+    -- Give any asynchronous error the time to show.
+    vim.wait(1000, function()
+      return false
+    end, 50)
+    out.messages = vim.fn.execute("messages")
+    out.clients = #buffer_clients(bufnr)
+    vim.api.nvim_buf_set_lines(bufnr, 0, 0, false, { "typed" })
+    out.first_line = vim.api.nvim_buf_get_lines(bufnr, 0, 1, false)[1]
+    return
+  end
 
   local function code_of(d)
     return d.code or (d.user_data and d.user_data.lsp and d.user_data.lsp.code)
@@ -36,6 +82,11 @@ local ok, err = pcall(function()
     return #vim.diagnostic.get(bufnr) > 0
   end, 50), "no diagnostics within 15 s")
   out.before = diagnostics()
+  local clients = buffer_clients(bufnr)
+  out.client = clients[1] and clients[1].name
+  if mode == "settings" then
+    return
+  end
 
   -- The first wrong safety_tier.
   local tier
@@ -94,7 +145,9 @@ local ok, err = pcall(function()
   -- Neovim asks the server for its edit (codeAction/resolve).
   vim.ui.select = function(items, _, on_choice)
     for i, item in ipairs(items) do
-      if item[2].kind == "source.fixAll.report-lsp" then
+      -- 0.10+ passes { action = ..., ctx = ... }; 0.7 passes { client_id, action }.
+      local action = item.action or item[2]
+      if action.kind == "source.fixAll.report-lsp" then
         return on_choice(item, i)
       end
     end

@@ -9,13 +9,36 @@ import {
   initializationOptionsFor,
   launchFor,
   restartNeeded,
+  unavailableMessage,
 } from "./config";
 
-test("the server is found on PATH unless a path is configured", () => {
-  assert.deepEqual(launchFor({}, "linux"), { command: "report-lsp", args: ["serve"] });
-  assert.deepEqual(launchFor({ path: "  " }, "linux"), { command: "report-lsp", args: ["serve"] });
-  assert.equal(launchFor({}, "win32").command, "report-lsp.exe");
-  assert.equal(launchFor({ path: "/opt/路径/report-lsp" }, "linux").command, "/opt/路径/report-lsp");
+test("the setting wins, then the bundled server, then PATH", () => {
+  assert.deepEqual(launchFor({}, undefined, "linux"), { command: "report-lsp", args: ["serve"], source: "path" });
+  assert.deepEqual(launchFor({ path: "  " }, undefined, "linux").source, "path");
+  assert.equal(launchFor({}, undefined, "win32").command, "report-lsp.exe");
+  assert.deepEqual(launchFor({}, "/ext/server/report-lsp", "linux"), {
+    command: "/ext/server/report-lsp",
+    args: ["serve"],
+    source: "bundled",
+  });
+  assert.deepEqual(launchFor({ path: "/opt/路径/report-lsp" }, "/ext/server/report-lsp", "linux"), {
+    command: "/opt/路径/report-lsp",
+    args: ["serve"],
+    source: "setting",
+  });
+});
+
+test("the message for a server that cannot start names the setting", () => {
+  for (const launch of [
+    launchFor({ path: "/nope" }, undefined, "linux"),
+    launchFor({}, "/ext/server/report-lsp", "linux"),
+    launchFor({}, undefined, "linux"),
+  ]) {
+    const message = unavailableMessage(launch, "not found");
+    assert.match(message, /reportLsp\.path/);
+    assert.match(message, /^Report LSP: /);
+  }
+  assert.match(unavailableMessage(launchFor({ path: "/nope" }), "not found"), /"\/nope"/);
 });
 
 test("file globs default to the server's and can be replaced", () => {

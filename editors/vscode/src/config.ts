@@ -13,13 +13,44 @@ export interface Settings {
 export interface Launch {
   command: string;
   args: string[];
+  /** Where the command came from: the setting, the extension's own copy, or PATH. */
+  source: "setting" | "bundled" | "path";
 }
 
-/** How to start the server: the configured path, or the binary on PATH. */
-export function launchFor(settings: Settings, platform: string = process.platform): Launch {
+/** The server's name on PATH. */
+export function serverName(platform: string = process.platform): string {
+  return platform === "win32" ? "report-lsp.exe" : "report-lsp";
+}
+
+/**
+ * How to start the server: `reportLsp.path` when set, else the binary bundled
+ * in the platform .vsix (`bundled`, when the caller found one), else
+ * `report-lsp` on PATH.
+ */
+export function launchFor(settings: Settings, bundled?: string, platform: string = process.platform): Launch {
   const configured = (settings.path ?? "").trim();
-  const command = configured !== "" ? configured : platform === "win32" ? "report-lsp.exe" : "report-lsp";
-  return { command, args: ["serve"] };
+  if (configured !== "") {
+    return { command: configured, args: ["serve"], source: "setting" };
+  }
+  if (bundled) {
+    return { command: bundled, args: ["serve"], source: "bundled" };
+  }
+  return { command: serverName(platform), args: ["serve"], source: "path" };
+}
+
+/**
+ * The one message shown when the server cannot be started: what was tried,
+ * why it failed, and the setting that fixes it.
+ */
+export function unavailableMessage(launch: Launch, reason: string): string {
+  switch (launch.source) {
+    case "setting":
+      return `Report LSP: the server set in reportLsp.path ("${launch.command}") cannot be started: ${reason}. Point reportLsp.path to a report-lsp binary, or clear it to use the bundled server.`;
+    case "bundled":
+      return `Report LSP: the bundled server (${launch.command}) cannot be started: ${reason}. Set reportLsp.path to a report-lsp binary.`;
+    case "path":
+      return `Report LSP: no report-lsp server found (none bundled with this extension, none on PATH). Set reportLsp.path to a report-lsp binary, or install one with \`cargo install --path .\`.`;
+  }
 }
 
 /** The globs in effect: the configured ones when there are any, else the defaults. */
@@ -48,7 +79,7 @@ export function initializationOptionsFor(settings: Settings): { files: string[] 
 
 /** Whether a settings change needs a restart (the binary) or only a notification (the globs). */
 export function restartNeeded(before: Settings, after: Settings): boolean {
-  return launchFor(before).command !== launchFor(after).command;
+  return (before.path ?? "").trim() !== (after.path ?? "").trim();
 }
 
 /** What the server's `report-lsp/status` request answers for a document. */

@@ -1,4 +1,11 @@
-// VS Code extension: starts report-lsp for machine report files.
+// VS Code extension: starts report-lsp for machine report files. It
+// activates only where reports are (a machine-report document, or a
+// workspace containing report files), runs the server bundled in the
+// platform .vsix unless reportLsp.path names another, and says once, naming
+// that setting, when no server can be started.
+
+import { accessSync, chmodSync, constants, existsSync } from "node:fs";
+import * as path from "node:path";
 
 import * as vscode from "vscode";
 import { LanguageClient, LanguageClientOptions, ServerOptions } from "vscode-languageclient/node";
@@ -9,22 +16,84 @@ import {
   describeStatus,
   documentSelectorFor,
   initializationOptionsFor,
+  Launch,
   launchFor,
   restartNeeded,
+  serverName,
+  unavailableMessage,
 } from "./config";
 
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
 let current: Settings = {};
+let extensionPath = "";
 
 function readSettings(): Settings {
   const config = vscode.workspace.getConfiguration("reportLsp");
   return { path: config.get<string>("path"), files: config.get<string[]>("files") };
 }
 
+/** The server shipped in the platform .vsix, if this is one. */
+function bundledServer(): string | undefined {
+  const bundled = path.join(extensionPath, "server", serverName());
+  if (!existsSync(bundled)) {
+    return undefined;
+  }
+  try {
+    // A .vsix is a zip: the executable bit may not survive every unpacking.
+    accessSync(bundled, constants.X_OK);
+  } catch {
+    try {
+      chmodSync(bundled, 0o755);
+    } catch {
+      // Reported below, when it cannot be run.
+    }
+  }
+  return bundled;
+}
+
+/** Why `launch` cannot be run, or undefined when it can (as far as can be told before trying). */
+function whyUnrunnable(launch: Launch): string | undefined {
+  const runnable = (file: string) => {
+    try {
+      accessSync(file, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (launch.source === "path") {
+    const dirs = (process.env.PATH ?? "").split(path.delimiter).filter((d) => d !== "");
+    return dirs.some((dir) => runnable(path.join(dir, launch.command))) ? undefined : "not found on PATH";
+  }
+  if (!existsSync(launch.command)) {
+    return "no such file";
+  }
+  return runnable(launch.command) ? undefined : "not executable";
+}
+
+/** The one message when the server cannot start, with a way to the setting. */
+function showUnavailable(launch: Launch, reason: string): void {
+  const message = unavailableMessage(launch, reason);
+  output.appendLine(message);
+  void vscode.window.showErrorMessage(message, "Open Settings").then((choice) => {
+    if (choice) {
+      void vscode.commands.executeCommand("workbench.action.openSettings", "reportLsp.path");
+    }
+  });
+}
+
 async function start(): Promise<void> {
   current = readSettings();
-  const launch = launchFor(current);
+  const launch = launchFor(current, bundledServer());
+  const reason = whyUnrunnable(launch);
+  if (reason) {
+    // Checked before starting: a client that fails to start shows its own
+    // errors and retries, and the user would get several messages, none of
+    // them naming the setting.
+    showUnavailable(launch, reason);
+    return;
+  }
   const serverOptions: ServerOptions = { command: launch.command, args: launch.args };
   const clientOptions: LanguageClientOptions = {
     documentSelector: documentSelectorFor(current),
@@ -36,12 +105,12 @@ async function start(): Promise<void> {
   try {
     await client.start();
     const info = client.initializeResult?.serverInfo;
-    output.appendLine(`Started ${info?.name ?? "report-lsp"} ${info?.version ?? "(unknown version)"} from ${launch.command}`);
-  } catch (error) {
-    output.appendLine(`Could not start ${launch.command}: ${error}`);
-    void vscode.window.showErrorMessage(
-      `Report LSP: could not start "${launch.command}". Install it with \`cargo install --path .\` or set reportLsp.path.`,
+    output.appendLine(
+      `Started ${info?.name ?? "report-lsp"} ${info?.version ?? "(unknown version)"} from ${launch.command} (${launch.source})`,
     );
+  } catch (error) {
+    client = undefined;
+    showUnavailable(launch, String(error));
   }
 }
 
@@ -53,6 +122,7 @@ async function stop(): Promise<void> {
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  extensionPath = context.extensionPath;
   output = vscode.window.createOutputChannel("Report LSP");
   context.subscriptions.push(
     output,

@@ -6,11 +6,22 @@ use super::code_action::FIX_ALL_KIND;
 use crate::lsp::convert;
 use crate::lsp::session::{Negotiated, Session, lock};
 
-pub fn initialize(session: &Session, params: lsp::InitializeParams) -> lsp::InitializeResult {
+/// The answer to `initialize`, and the settings refused from its
+/// `initializationOptions` (lines to log).
+pub fn initialize(
+    session: &Session,
+    params: lsp::InitializeParams,
+) -> (lsp::InitializeResult, Vec<String>) {
     let text_document = params.capabilities.text_document.as_ref();
     let negotiated = Negotiated {
         encoding: convert::negotiate_encoding(&params.capabilities),
         resolves_edits: convert::resolves_edits(&params.capabilities),
+        pulls_configuration: params
+            .capabilities
+            .workspace
+            .as_ref()
+            .and_then(|w| w.configuration)
+            .unwrap_or(false),
         snippets: text_document
             .and_then(|t| t.completion.as_ref())
             .and_then(|c| c.completion_item.as_ref())
@@ -23,8 +34,8 @@ pub fn initialize(session: &Session, params: lsp::InitializeParams) -> lsp::Init
         pull_diagnostics: text_document.is_some_and(|t| t.diagnostic.is_some()),
     };
     session.negotiate(negotiated);
-    lock(&session.settings).apply(params.initialization_options.as_ref());
-    lsp::InitializeResult {
+    let refused = lock(&session.settings).apply(params.initialization_options.as_ref());
+    let result = lsp::InitializeResult {
         capabilities: lsp::ServerCapabilities {
             position_encoding: Some(convert::encoding_kind(negotiated.encoding)),
             text_document_sync: Some(lsp::TextDocumentSyncCapability::Options(
@@ -77,7 +88,8 @@ pub fn initialize(session: &Session, params: lsp::InitializeParams) -> lsp::Init
             version: Some(env!("CARGO_PKG_VERSION").into()),
         }),
         offset_encoding: None,
-    }
+    };
+    (result, refused)
 }
 
 /// The line logged once the client is ready.

@@ -5,7 +5,7 @@
 --     cmd = { "report-lsp" },                               -- the server command
 --     patterns = { "*.report.json", "machine-report*.json" }, -- which files are reports
 --     root_markers = { ".git" },                            -- what marks a project root
---     settings = {},                                        -- sent as workspace settings
+--     settings = {},                                        -- maxDiagnostics, maxDocumentBytes, files
 --     on_attach = function(client, bufnr) end,              -- your keymaps, for example
 --   })
 --
@@ -72,16 +72,42 @@ local function client_config(root)
     name = "report_lsp",
     cmd = M.options.cmd,
     root_dir = root,
-    init_options = { files = server_globs() },
-    settings = M.options.settings,
+    -- The settings go both ways: in initializationOptions, read before the
+    -- first analysis on every Neovim version, and under the "reportLsp"
+    -- section the server asks for with workspace/configuration.
+    init_options = vim.tbl_extend("keep", vim.deepcopy(M.options.settings), { files = server_globs() }),
+    settings = { reportLsp = M.options.settings },
     on_attach = M.options.on_attach,
   }
+end
+
+local warned_missing = false
+
+--- Whether the server command can be run. When it cannot, says so once per
+--- session and starts nothing: an error raised from the FileType or
+--- BufReadPost autocommand would abort the ones after it (the buffer would
+--- be left without a filetype), and every report opened would repeat it.
+function M.server_available()
+  local program = M.options.cmd[1]
+  if program and vim.fn.executable(program) == 1 then
+    return true
+  end
+  if not warned_missing then
+    warned_missing = true
+    vim.notify(
+      ("report-lsp: the server %q was not found; install it (`cargo install --path .` in the report-lsp repository) or set `cmd` in require(\"report_lsp\").setup()"):format(
+        tostring(program)
+      ),
+      vim.log.levels.WARN
+    )
+  end
+  return false
 end
 
 --- Attaches the buffer to the client of its root, starting one when needed.
 function M.attach(bufnr)
   bufnr = bufnr or vim.api.nvim_get_current_buf()
-  if not M.is_report_buffer(bufnr) then
+  if not M.is_report_buffer(bufnr) or not M.server_available() then
     return nil
   end
   local root = M.root_for(bufnr)
@@ -101,6 +127,8 @@ end
 
 function M.setup(opts)
   M.options = vim.tbl_deep_extend("force", vim.deepcopy(defaults), opts or {})
+  warned_missing = false
+  local group = vim.api.nvim_create_augroup("report_lsp", { clear = true })
 
   if vim.lsp.config and vim.lsp.enable then
     -- Neovim 0.11+: the built-in configuration framework attaches and reuses clients.
@@ -113,10 +141,20 @@ function M.setup(opts)
     end
     vim.lsp.config("report_lsp", config)
     vim.lsp.enable("report_lsp")
+    -- vim.lsp.enable skips a command that is not executable without a word:
+    -- say it here, once.
+    vim.api.nvim_create_autocmd("FileType", {
+      group = group,
+      pattern = config.filetypes,
+      callback = function(args)
+        if M.is_report_buffer(args.buf) then
+          M.server_available()
+        end
+      end,
+    })
     return
   end
 
-  local group = vim.api.nvim_create_augroup("report_lsp", { clear = true })
   vim.api.nvim_create_autocmd({ "BufReadPost", "BufNewFile" }, {
     group = group,
     pattern = M.options.patterns,

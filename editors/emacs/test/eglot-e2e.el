@@ -1,0 +1,89 @@
+;;; eglot-e2e.el --- report-lsp in Emacs's eglot, headless  -*- lexical-binding: t -*-
+
+;; Run by tests/emacs.rs:
+;;   emacs --batch -q -l editors/emacs/test/eglot-e2e.el
+;; (-q, not -Q: Debian's elpa-eglot is activated by the site start files.)
+;; Reads REPORT_LSP_BIN, REPORT_LSP_FILE and REPORT_LSP_OUT from the
+;; environment; opens the report with the setup editors/README.md gives,
+;; waits for the diagnostics, asks for the code actions at the first wrong
+;; safety_tier, applies the tier fix, waits for its diagnostic to go, and
+;; writes what it saw as JSON to REPORT_LSP_OUT.
+
+(require 'eglot)
+(require 'json)
+(require 'subr-x)
+
+;; The setup of editors/README.md (Emacs 28: derived from js-mode).
+(define-derived-mode machine-report-mode js-mode "Report")
+(add-to-list 'auto-mode-alist '("\\.report\\.json\\'" . machine-report-mode))
+(add-to-list 'auto-mode-alist '("machine-report[^/]*\\.json\\'" . machine-report-mode))
+(add-to-list 'eglot-server-programs
+             `(machine-report-mode ,(getenv "REPORT_LSP_BIN")))
+
+(setq make-backup-files nil)
+(setq eglot-sync-connect t)
+
+(defvar e2e-out nil "What the test saw, an alist written as JSON.")
+
+(defun e2e-record (key value)
+  (push (cons key value) e2e-out))
+
+(defun e2e-diagnostics ()
+  "The flymake diagnostics as (line . code), in buffer order."
+  (let (list)
+    (dolist (d (flymake-diagnostics))
+      (let ((text (flymake-diagnostic-text d)))
+        (push (list (cons 'line (line-number-at-pos (flymake-diagnostic-beg d)))
+                    (cons 'code (and (string-match "\\[\\([a-z0-9-]+\\)\\]" text)
+                                     (match-string 1 text)))
+                    (cons 'beg (flymake-diagnostic-beg d)))
+              list)))
+    (sort list (lambda (a b) (< (alist-get 'beg a) (alist-get 'beg b))))))
+
+(defun e2e-wait (what predicate)
+  "Wait up to 30 s for PREDICATE. In --batch flymake's timers never fire
+and `eglot-ensure' waits for a command loop that never runs, so the loop
+pumps the process output and starts flymake itself."
+  (let ((deadline (+ (float-time) 30)))
+    (while (and (not (funcall predicate)) (< (float-time) deadline))
+      (accept-process-output nil 0.2)
+      (flymake-start))
+    (unless (funcall predicate)
+      (error "%s: not within 30 s" what))))
+
+(defun e2e-run ()
+  (find-file (getenv "REPORT_LSP_FILE"))
+  (e2e-record 'mode (symbol-name major-mode))
+  ;; `eglot-ensure' never fires in --batch: connect by hand.
+  (apply #'eglot (eglot--guess-contact))
+  (e2e-wait "diagnostics" (lambda () (flymake-diagnostics)))
+  (let* ((before (e2e-diagnostics))
+         (tier (seq-find (lambda (d) (equal (alist-get 'code d) "tier-mismatch")) before)))
+    (e2e-record 'before (mapcar (lambda (d) (list (assq 'line d) (assq 'code d))) before))
+    (unless tier (error "no tier-mismatch diagnostic"))
+    (let* ((beg (alist-get 'beg tier))
+           (actions (eglot-code-actions beg beg))
+           (fix (seq-find (lambda (a) (string-prefix-p "Set safety_tier to" (plist-get a :title)))
+                          actions)))
+      (e2e-record 'actions (vconcat (mapcar (lambda (a) (plist-get a :title)) actions)))
+      (unless fix (error "no tier fix offered"))
+      (eglot--apply-workspace-edit (plist-get fix :edit))
+      (e2e-record 'applied (plist-get fix :title))
+      (save-buffer)
+      (let ((line (alist-get 'line tier)))
+        (e2e-wait "the fixed diagnostic going away"
+                  (lambda ()
+                    (not (seq-find (lambda (d) (and (equal (alist-get 'code d) "tier-mismatch")
+                                                    (= (alist-get 'line d) line)))
+                                   (e2e-diagnostics)))))
+        (e2e-record 'tier_line line)
+        (e2e-record 'after (length (e2e-diagnostics)))))))
+
+(condition-case err
+    (e2e-run)
+  (error (e2e-record 'error (error-message-string err))))
+(with-temp-file (getenv "REPORT_LSP_OUT")
+  (insert (json-encode e2e-out)))
+(ignore-errors (eglot-shutdown (eglot-current-server)))
+(kill-emacs 0)
+;;; eglot-e2e.el ends here

@@ -1,0 +1,85 @@
+//! The packaged VS Code extension in a real VS Code (code-server, driven
+//! through headless Chromium by `editors/vscode/test-e2e/e2e.js`): the
+//! Problems panel lists what the core finds, at the same lines; the hover
+//! shows the tier trace; the quick fix from Ctrl+. applies and its problem
+//! goes away; a missing server gives one message naming `reportLsp.path`.
+//! Needs `REPORT_LSP_CODE_SERVER` (the code-server binary) and the packaged
+//! `editors/vscode/report-lsp.vsix` (or `REPORT_LSP_VSIX`), which `.ci/run`
+//! provides; skipped without them locally, a failure when `CI` is set.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+#[test]
+fn packaged_extension_in_code_server_lists_problems_fixes_and_hovers() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let vscode = root.join("editors/vscode");
+    let code_server = std::env::var_os("REPORT_LSP_CODE_SERVER").map(PathBuf::from);
+    let vsix = std::env::var_os("REPORT_LSP_VSIX")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| vscode.join("report-lsp.vsix"));
+    let playwright = vscode.join("test-e2e/node_modules/playwright-core");
+    let missing: Vec<String> = [
+        (
+            code_server.as_ref().is_some_and(|p| p.is_file()),
+            "REPORT_LSP_CODE_SERVER",
+        ),
+        (vsix.is_file(), "the packaged .vsix (npm run package)"),
+        (
+            playwright.is_dir(),
+            "playwright-core (npm ci in editors/vscode/test-e2e)",
+        ),
+        (
+            PathBuf::from("/usr/bin/chromium").is_file(),
+            "Debian's chromium",
+        ),
+    ]
+    .iter()
+    .filter(|(found, _)| !found)
+    .map(|(_, what)| what.to_string())
+    .collect();
+    if !common::editor_found(missing.is_empty(), &missing.join(", ")) {
+        return;
+    }
+
+    // What Problems must list: the core's diagnostics, 1-based lines, in order.
+    let report = common::golden_dir().join("invalid.report.json");
+    let text = std::fs::read_to_string(&report).unwrap();
+    let expected: Vec<serde_json::Value> = common::diagnostic_starts(&text)
+        .into_iter()
+        .map(|(line, _, code)| serde_json::json!({"line": line + 1, "code": code}))
+        .collect();
+
+    // The screenshots stay under the target folder as evidence.
+    let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("vscode-e2e");
+    let _ = std::fs::remove_dir_all(&shots);
+    std::fs::create_dir_all(&shots).unwrap();
+    let mut child = Command::new("node")
+        .arg(vscode.join("test-e2e/e2e.js"))
+        .env("REPORT_LSP_CODE_SERVER", code_server.unwrap())
+        .env("REPORT_LSP_VSIX", &vsix)
+        .env("REPORT_LSP_REPORT", &report)
+        .env(
+            "REPORT_LSP_EXPECTED",
+            serde_json::to_string(&expected).unwrap(),
+        )
+        .env("REPORT_LSP_SCREENSHOTS", &shots)
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    // The script ends its own code-server; this only bounds a hang.
+    let status = common::wait_bounded(&mut child, Duration::from_secs(300), "the VS Code test");
+    assert!(status.success(), "the VS Code test failed: {status}");
+    for shot in [
+        "vscode-hover-and-problems.png",
+        "vscode-after-quick-fix.png",
+        "vscode-missing-server.png",
+    ] {
+        let path = shots.join(shot);
+        assert!(path.is_file(), "no screenshot {}", path.display());
+        println!("screenshot: {}", path.display());
+    }
+}
