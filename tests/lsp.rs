@@ -997,8 +997,8 @@ fn completion_navigation_outline_hints_and_lenses_over_stdio() {
     editor.shutdown();
 }
 
-/// A client that pulls diagnostics gets them on request, the same list a
-/// push carries, and an unchanged document is answered as unchanged.
+/// A client that pulls diagnostics (and opts in) gets them on request, the
+/// same list a push carries, and an unchanged document is answered as unchanged.
 #[test]
 fn diagnostics_are_pulled_when_the_client_can() {
     let text = golden("invalid.report.json");
@@ -1015,7 +1015,7 @@ fn diagnostics_are_pulled_when_the_client_can() {
         env!("CARGO_BIN_EXE_report-lsp"),
         capabilities,
         &[],
-        Value::Null,
+        json!({"pullDiagnostics": true}),
     );
     editor.open(URI, &text, 1);
     let pull = |editor: &mut Editor, previous: Value| {

@@ -31,7 +31,16 @@ pub fn initialize(
             .and_then(|t| t.folding_range.as_ref())
             .and_then(|f| f.range_limit)
             .map(|n| n as usize),
-        pull_diagnostics: text_document.is_some_and(|t| t.diagnostic.is_some()),
+        // Pulling is opt-in for now (`pullDiagnostics` in the settings):
+        // Neovim 0.11 advertises it, and its first pulls raced the analysis
+        // in the end-to-end test.
+        pull_diagnostics: text_document.is_some_and(|t| t.diagnostic.is_some())
+            && params
+                .initialization_options
+                .as_ref()
+                .and_then(|o| o.get("reportLsp").unwrap_or(o).get("pullDiagnostics"))
+                .and_then(serde_json::Value::as_bool)
+                .unwrap_or(false),
     };
     session.negotiate(negotiated);
     let refused = lock(&session.settings).apply(params.initialization_options.as_ref());
