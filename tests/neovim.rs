@@ -143,6 +143,18 @@ fn check_the_whole_scenario(observed: &Value, workspace: &Workspace) {
 
     let hover = observed["hover"].as_str().unwrap();
     assert!(hover.contains("derive_safety_tier(op_type="), "{hover}");
+    // Completion in the wrong tier offers the derived one only; definition
+    // leads from an entry's path up to the shortlist.
+    assert_eq!(
+        observed["completion"],
+        serde_json::json!(["confirm"]),
+        "{observed}"
+    );
+    let (path_line, definition_line) = (&observed["path_line"], &observed["definition_line"]);
+    assert!(
+        definition_line.as_u64().unwrap() < path_line.as_u64().unwrap(),
+        "{observed}"
+    );
 
     // Fix-all, picked from the menu and resolved by Neovim on demand, gave
     // what the core's fix-all gives.

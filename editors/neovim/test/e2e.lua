@@ -112,6 +112,45 @@ local ok, err = pcall(function()
     end
   end
 
+  -- Completion inside the tier's string offers the derived tier; go to
+  -- definition from the first entry's path lands on its shortlist item.
+  local completion = vim.lsp.buf_request_sync(bufnr, "textDocument/completion", {
+    textDocument = { uri = uri },
+    position = position,
+  }, 10000)
+  out.completion = {}
+  for _, response in pairs(completion or {}) do
+    local items = response.result and (response.result.items or response.result) or {}
+    for _, item in ipairs(items) do
+      table.insert(out.completion, item.label)
+    end
+  end
+  local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+  local entries_line
+  for i, line in ipairs(lines) do
+    if line:find('"entries"', 1, true) then
+      entries_line = i
+      break
+    end
+  end
+  for i = entries_line, #lines do
+    local col = lines[i]:find('"path": "', 1, true)
+    if col then
+      out.path_line = i - 1
+      local definition = vim.lsp.buf_request_sync(bufnr, "textDocument/definition", {
+        textDocument = { uri = uri },
+        position = { line = i - 1, character = col + 9 },
+      }, 10000)
+      for _, response in pairs(definition or {}) do
+        local target = response.result and (response.result[1] or response.result)
+        if target and target.range then
+          out.definition_line = target.range.start.line
+        end
+      end
+      break
+    end
+  end
+
   -- The server finds the diagnostics under the range itself; context.diagnostics may stay empty.
   local actions = vim.lsp.buf_request_sync(bufnr, "textDocument/codeAction", {
     textDocument = { uri = uri },
