@@ -246,3 +246,34 @@ fn a_repeated_version_number_still_serves_the_latest_text() {
     );
     editor.shutdown();
 }
+
+#[test]
+fn exit_without_shutdown_exits_with_one() {
+    let editor = Editor::start(&["utf-16"]);
+    let status = editor.exit_without_shutdown();
+    assert_eq!(status.code(), Some(1), "{status}");
+}
+
+#[test]
+fn a_header_block_never_ended_does_not_swallow_the_next_request() {
+    let mut editor = Editor::start(&["utf-16"]);
+    // A header line with no blank line after it, then a good request.
+    editor.send_raw(b"Content-Length: 5\r\n");
+    let good = br#"{"jsonrpc": "2.0", "id": 4242, "method": "report/ping"}"#;
+    editor.send_raw(&frame(good));
+    let reply = next_response(&mut editor);
+    assert_eq!(reply["id"], 4242, "{reply}");
+    assert_eq!(reply["error"]["code"], -32601, "{reply}");
+    editor.shutdown();
+}
+
+#[test]
+fn an_error_reply_never_carries_a_made_up_id() {
+    let mut editor = Editor::start(&["utf-16"]);
+    editor.send_raw(&frame(b"{this is not json"));
+    let reply = next_response(&mut editor);
+    assert_eq!(reply["error"]["code"], -32700, "{reply}");
+    assert_eq!(reply["id"], Value::Null, "{reply}");
+    assert_alive(&mut editor);
+    editor.shutdown();
+}
