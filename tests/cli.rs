@@ -1097,3 +1097,133 @@ fn a_long_line_is_shown_as_a_window_with_its_true_column() {
     assert!(!text.lines().any(|l| l.trim() == ":::"), "{text}");
     assert!(text.lines().all(|l| l.len() < 400), "{text}");
 }
+
+#[test]
+fn links_in_a_folder_are_followed_inside_it_and_the_skipped_ones_said() {
+    use std::os::unix::fs::symlink;
+    let outside = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("tree");
+    std::fs::create_dir_all(tree.join("real")).unwrap();
+    let report = std::fs::read(golden_dir().join("invalid/03-schema-version.report.json")).unwrap();
+    std::fs::write(tree.join("real/a.report.json"), &report).unwrap();
+    std::fs::write(outside.path().join("o.report.json"), &report).unwrap();
+    symlink(
+        tree.join("real/a.report.json"),
+        tree.join("linked.report.json"),
+    )
+    .unwrap();
+    symlink(
+        tree.join("nowhere.report.json"),
+        tree.join("dangling.report.json"),
+    )
+    .unwrap();
+    symlink(
+        outside.path().join("o.report.json"),
+        tree.join("out.report.json"),
+    )
+    .unwrap();
+    symlink(&tree, tree.join("real/loop")).unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_report-lsp"))
+        .current_dir(dir.path())
+        .args(["check", "--format", "json", "tree"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let output = wait_bounded(child);
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let paths: Vec<&str> = json["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        paths,
+        ["tree/linked.report.json", "tree/real/a.report.json"]
+    );
+    let err = stderr(&output);
+    assert!(
+        err.contains("tree/dangling.report.json: skipped: a dangling link"),
+        "{err}"
+    );
+    assert!(
+        err.contains("tree/out.report.json: skipped: a link to a file outside"),
+        "{err}"
+    );
+    assert!(
+        err.contains("tree/real/loop: skipped: a link to a folder"),
+        "{err}"
+    );
+    assert_eq!(output.status.code(), Some(1), "{err}");
+}
+
+#[test]
+fn a_name_that_is_not_utf8_is_shown_with_its_bytes() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let report = std::fs::read(golden_dir().join("invalid/03-schema-version.report.json")).unwrap();
+    let name = std::ffi::OsStr::from_bytes(b"caf\xe9-\xff.report.json");
+    std::fs::write(dir.path().join(name), &report).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_report-lsp"))
+        .current_dir(dir.path())
+        .args(["check", "--format", "json", "."])
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        json["files"][0]["path"], "./caf\\xE9-\\xFF.report.json",
+        "{json}"
+    );
+}
+
+#[test]
+fn a_file_growing_while_read_is_a_clean_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("growing.report.json");
+    std::fs::write(&path, b"{\"schema_version\": \"1\", \"entries\": [").unwrap();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = {
+        let (path, stop) = (path.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+            let chunk = "0,".repeat(1 << 10);
+            // At most 64 MB, in small steps, so the disk is spared.
+            for _ in 0..(1 << 15) {
+                if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    break;
+                }
+                file.write_all(chunk.as_bytes()).unwrap();
+                std::thread::sleep(std::time::Duration::from_micros(50));
+            }
+        })
+    };
+    let mut changed = 0;
+    for _ in 0..20 {
+        if changed > 0 {
+            break;
+        }
+        let output = check(&["--format", "json", "growing.report.json"], dir.path());
+        let code = output.status.code();
+        assert!(
+            matches!(code, Some(1) | Some(2)),
+            "{code:?} {}",
+            stderr(&output)
+        );
+        if code == Some(2) {
+            assert!(
+                stderr(&output).contains("changed while being read"),
+                "{}",
+                stderr(&output)
+            );
+            changed += 1;
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    writer.join().unwrap();
+    assert!(
+        changed > 0,
+        "a file appended to all along was never seen changing"
+    );
+}
