@@ -53,6 +53,9 @@ pub struct Negotiated {
     pub encoding: Encoding,
     /// Whether the client fills in a code action's edit with `codeAction/resolve`.
     pub resolves_edits: bool,
+    /// Whether the client takes `documentChanges`: edits tied to a document
+    /// version, which it refuses to apply to a later text.
+    pub versioned_edits: bool,
 }
 
 impl Default for Negotiated {
@@ -60,6 +63,7 @@ impl Default for Negotiated {
         Negotiated {
             encoding: Encoding::Utf16,
             resolves_edits: false,
+            versioned_edits: false,
         }
     }
 }

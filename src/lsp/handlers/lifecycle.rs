@@ -10,6 +10,7 @@ pub fn initialize(session: &Session, params: lsp::InitializeParams) -> lsp::Init
     let negotiated = Negotiated {
         encoding: convert::negotiate_encoding(&params.capabilities),
         resolves_edits: convert::resolves_edits(&params.capabilities),
+        versioned_edits: convert::takes_document_changes(&params.capabilities),
     };
     session.negotiate(negotiated);
     lock(&session.settings).apply(params.initialization_options.as_ref());
