@@ -277,3 +277,26 @@ fn an_error_reply_never_carries_a_made_up_id() {
     assert_alive(&mut editor);
     editor.shutdown();
 }
+
+#[test]
+fn a_uri_not_validly_percent_encoded_is_read_and_logged() {
+    let mut editor = Editor::start(&["utf-16"]);
+    let bad = "file:///tmp/abuse/a%zz b.report.json";
+    let read_as = "file:///tmp/abuse/a%25zz%20b.report.json";
+    editor.open(bad, "{\"schema_version\": 1}", 1);
+    let (version, diagnostics) = editor.diagnostics(read_as);
+    assert_eq!(version, Some(1));
+    assert!(!diagnostics.is_empty());
+    let logged = editor.backlog.iter().any(|m| {
+        m["method"] == "window/logMessage"
+            && m["params"]["message"].as_str().unwrap().contains(read_as)
+    });
+    assert!(logged, "{:?}", editor.backlog);
+    // A request on the same URI is read the same way.
+    let hover = editor.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": bad}, "position": {"line": 0, "character": 3}}),
+    );
+    assert!(hover.get("error").is_none(), "{hover}");
+    editor.shutdown();
+}

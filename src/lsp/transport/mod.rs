@@ -10,6 +10,7 @@
 //! handlers at once, first polled in the order their messages arrived.
 
 mod framing;
+mod uri_repair;
 
 use futures::channel::mpsc as channel;
 use futures::future::{self, BoxFuture, FutureExt};
@@ -185,6 +186,7 @@ where
     let (client_requests, mut client_responses) = socket.split();
     let (client_requests, stop_client_requests) = futures::stream::abortable(client_requests);
     let (frames, mut frames_out) = channel::unbounded::<Vec<u8>>();
+    let log_frames = frames.clone();
     let (mut tasks, tasks_out) = channel::channel::<BoxFuture<'static, Option<Response>>>(64);
 
     let responses = {
@@ -240,6 +242,24 @@ where
             };
             match message {
                 Incoming::Request(request) => {
+                    let request = match uri_repair::check(request) {
+                        uri_repair::Checked::Fine(request) => request,
+                        uri_repair::Checked::Logged {
+                            request,
+                            message,
+                            refused,
+                        } => {
+                            eprintln!("report-lsp: {message}");
+                            let log = json!({
+                                "jsonrpc": "2.0",
+                                "method": "window/logMessage",
+                                // 1 is an error, 2 a warning.
+                                "params": {"type": if refused { 1 } else { 2 }, "message": message},
+                            });
+                            let _ = log_frames.unbounded_send(frame(log.to_string().as_bytes()));
+                            request
+                        }
+                    };
                     // The protocol says the server exits right after `exit`; some clients keep stdin open.
                     let exit = request.method() == "exit";
                     shutdown_asked |= request.method() == "shutdown";
@@ -268,6 +288,8 @@ where
         tasks.close_channel();
         stop_client_requests.abort();
         stop_notifications.abort();
+        // The writer ends once every sender is gone.
+        drop(log_frames);
     };
     futures::join!(read, responses, server_requests, notifications, write);
     end
