@@ -153,12 +153,7 @@ fn folders_are_searched_for_reports_by_name_and_content() {
     std::fs::write(root.join("notes.txt"), "{}").unwrap();
     let output = check(&["--format", "json", "."], root);
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let paths: Vec<&str> = json["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["path"].as_str().unwrap())
-        .collect();
+    let paths = checked_paths(&json);
     assert_eq!(
         paths,
         [
@@ -1133,12 +1128,7 @@ fn links_in_a_folder_are_followed_inside_it_and_the_skipped_ones_said() {
         .unwrap();
     let output = wait_bounded(child);
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let paths: Vec<&str> = json["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["path"].as_str().unwrap())
-        .collect();
+    let paths = checked_paths(&json);
     assert_eq!(
         paths,
         ["tree/linked.report.json", "tree/real/a.report.json"]
@@ -1226,4 +1216,14 @@ fn a_file_growing_while_read_is_a_clean_error() {
         changed > 0,
         "a file appended to all along was never seen changing"
     );
+}
+
+/// The paths of the checked files in `--format json` output, in order.
+fn checked_paths(json: &serde_json::Value) -> Vec<&str> {
+    json["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect()
 }

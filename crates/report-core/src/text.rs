@@ -229,6 +229,17 @@ impl LineIndex {
     /// The 1-based character column of `offset` on its line, as compilers
     /// show it; in constant time, like [`LineIndex::line_col`].
     pub fn char_column(&self, text: &str, offset: usize) -> usize {
+        let (_, content, offset) = self.place(text, offset);
+        let chars =
+            self.units_before(text, offset).chars - self.units_before(text, content.start).chars;
+        chars as usize + 1
+    }
+
+    /// The line of `offset`, that line's content and the offset moved back
+    /// to a character boundary inside the content (not past the end, nor
+    /// inside a `\r\n` pair).
+    fn place(&self, text: &str, offset: usize) -> (usize, TextRange, usize) {
+        debug_assert_eq!(text.len(), self.len, "LineIndex used with another text");
         let mut offset = offset.min(self.len);
         while !text.is_char_boundary(offset) {
             offset -= 1;
@@ -238,10 +249,7 @@ impl LineIndex {
             .partition_point(|&start| start as usize <= offset)
             - 1;
         let content = self.line_content(text, line);
-        let offset = offset.min(content.end);
-        let chars =
-            self.units_before(text, offset).chars - self.units_before(text, content.start).chars;
-        chars as usize + 1
+        (line, content, offset.min(content.end))
     }
 
     pub fn line_count(&self) -> u32 {
@@ -273,17 +281,7 @@ impl LineIndex {
     /// The position of a byte offset. An offset past the end, or inside a
     /// character or a `\r\n` pair, is moved back to the nearest boundary.
     pub fn line_col(&self, text: &str, offset: usize, encoding: Encoding) -> LineCol {
-        debug_assert_eq!(text.len(), self.len, "LineIndex used with another text");
-        let mut offset = offset.min(self.len);
-        while !text.is_char_boundary(offset) {
-            offset -= 1;
-        }
-        let line = self
-            .line_starts
-            .partition_point(|&start| start as usize <= offset)
-            - 1;
-        let content = self.line_content(text, line);
-        let offset = offset.min(content.end);
+        let (line, content, offset) = self.place(text, offset);
         let col = match encoding {
             Encoding::Utf8 => offset - content.start,
             Encoding::Utf16 => {
