@@ -194,7 +194,8 @@ fn main() -> ExitCode {
                 );
             }
             match report_lsp::lsp::run() {
-                Ok(()) => ExitCode::SUCCESS,
+                Ok(report_lsp::lsp::transport::End::Clean) => ExitCode::SUCCESS,
+                Ok(report_lsp::lsp::transport::End::ExitWithoutShutdown) => ExitCode::FAILURE,
                 Err(error) => {
                     eprintln!("report-lsp: cannot start the server: {error}");
                     ExitCode::from(cli::EXIT_USAGE_OR_IO)

@@ -153,12 +153,7 @@ fn folders_are_searched_for_reports_by_name_and_content() {
     std::fs::write(root.join("notes.txt"), "{}").unwrap();
     let output = check(&["--format", "json", "."], root);
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let paths: Vec<&str> = json["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["path"].as_str().unwrap())
-        .collect();
+    let paths = checked_paths(&json);
     assert_eq!(
         paths,
         [
@@ -554,10 +549,15 @@ fn a_dash_reads_standard_input_under_the_name_given() {
 }
 
 /// Waits for `child` at most ten seconds, so a hang fails the test instead of stalling it.
-fn wait_bounded(mut child: std::process::Child) -> Output {
+fn wait_bounded(child: std::process::Child) -> Output {
+    wait_within(child, 10)
+}
+
+/// Waits for `child` at most `seconds`, then kills it and fails.
+fn wait_within(mut child: std::process::Child, seconds: u64) -> Output {
     let start = std::time::Instant::now();
     while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > std::time::Duration::from_secs(10) {
+        if start.elapsed() > std::time::Duration::from_secs(seconds) {
             let _ = child.kill();
             panic!("the check hangs");
         }
@@ -992,4 +992,238 @@ fn a_syntax_error_costs_only_the_entry_it_breaks() {
         .count();
     assert!(outside >= 4, "{outside}");
     assert_eq!(shown.len(), outside + 1, "{shown:?}");
+}
+
+/// A report of `entries` entries whose categories are numbers (one error
+/// each, at least), on one line as `json.dump` writes it, or pretty-printed.
+fn many_errors_report(entries: usize, minified: bool) -> String {
+    let (sep, indent) = if minified { ("", "") } else { ("\n", "    ") };
+    let items: Vec<String> = (0..entries)
+        .map(|i| {
+            format!("{indent}{{\"path\": \"docs/area-{i}/note-{i}-路径.md\", \"category\": 5}}")
+        })
+        .collect();
+    format!(
+        "{{\"schema_version\": \"1\", \"entries\": [{sep}{}{sep}]}}",
+        items.join(&format!(",{sep}"))
+    )
+}
+
+/// Runs `check` with `args` on `name` in `dir`, bounded, and returns how long it took.
+fn timed_check(dir: &Path, args: &[&str], name: &str) -> std::time::Duration {
+    // To a file: a pipe nobody reads while waiting would fill and stall the check.
+    let out_path = dir.join(format!("{name}.out"));
+    let start = std::time::Instant::now();
+    let child = Command::new(env!("CARGO_BIN_EXE_report-lsp"))
+        .current_dir(dir)
+        .arg("check")
+        .args(args)
+        .arg(name)
+        .stdout(std::fs::File::create(&out_path).unwrap())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let output = wait_within(child, 60);
+    let elapsed = start.elapsed();
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(std::fs::metadata(&out_path).unwrap().len() > 0);
+    elapsed
+}
+
+#[test]
+fn human_output_of_a_minified_report_is_as_fast_as_of_a_pretty_one() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("min.report.json"),
+        many_errors_report(3_000, true),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("pretty.report.json"),
+        many_errors_report(3_000, false),
+    )
+    .unwrap();
+    // Ten thousand duplicate keys on one line of some 240 KB.
+    let keys: Vec<String> = (0..10_000).map(|i| format!("\"dupkey\":{i:016}")).collect();
+    let dup = format!(
+        "{{\"schema_version\":\"1\",\"entries\":[],\"x\":{{{}}}}}",
+        keys.join(",")
+    );
+    std::fs::write(dir.path().join("dup.report.json"), dup).unwrap();
+    let pretty = timed_check(dir.path(), &["--format", "human"], "pretty.report.json");
+    let pretty_json = timed_check(dir.path(), &["--format", "json"], "pretty.report.json");
+    for name in ["min.report.json", "dup.report.json"] {
+        let human = timed_check(dir.path(), &["--format", "human"], name);
+        let json = timed_check(dir.path(), &["--format", "json"], name);
+        // Generous bounds (a loaded machine), far below the quadratic cost.
+        let slack = std::time::Duration::from_secs(2);
+        assert!(
+            human <= json * 3 + slack,
+            "{name}: human {human:?}, json {json:?}"
+        );
+        assert!(
+            json <= pretty_json * 2 + slack,
+            "{name}: json {json:?}, pretty {pretty_json:?}"
+        );
+        assert!(
+            human <= pretty * 2 + slack,
+            "{name}: human {human:?}, pretty {pretty:?}"
+        );
+    }
+}
+
+#[test]
+fn a_long_line_is_shown_as_a_window_with_its_true_column() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("min.report.json"),
+        many_errors_report(50, true),
+    )
+    .unwrap();
+    let output = check(&["--color", "never", "min.report.json"], dir.path());
+    let text = stdout(&output);
+    let source = many_errors_report(50, true);
+    let last = source.rfind("\"category\": 5").unwrap() + "\"category\": ".len();
+    let column = source[..last].chars().count() + 1;
+    assert!(
+        text.contains(&format!("--> min.report.json:1:{column}")),
+        "{text}"
+    );
+    assert!(!text.lines().any(|l| l.trim() == ":::"), "{text}");
+    assert!(text.lines().all(|l| l.len() < 400), "{text}");
+}
+
+#[test]
+fn links_in_a_folder_are_followed_inside_it_and_the_skipped_ones_said() {
+    use std::os::unix::fs::symlink;
+    let outside = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("tree");
+    std::fs::create_dir_all(tree.join("real")).unwrap();
+    let report = std::fs::read(golden_dir().join("invalid/03-schema-version.report.json")).unwrap();
+    std::fs::write(tree.join("real/a.report.json"), &report).unwrap();
+    std::fs::write(outside.path().join("o.report.json"), &report).unwrap();
+    symlink(
+        tree.join("real/a.report.json"),
+        tree.join("linked.report.json"),
+    )
+    .unwrap();
+    symlink(
+        tree.join("nowhere.report.json"),
+        tree.join("dangling.report.json"),
+    )
+    .unwrap();
+    symlink(
+        outside.path().join("o.report.json"),
+        tree.join("out.report.json"),
+    )
+    .unwrap();
+    symlink(&tree, tree.join("real/loop")).unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_report-lsp"))
+        .current_dir(dir.path())
+        .args(["check", "--format", "json", "tree"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let output = wait_bounded(child);
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let paths = checked_paths(&json);
+    assert_eq!(
+        paths,
+        ["tree/linked.report.json", "tree/real/a.report.json"]
+    );
+    let err = stderr(&output);
+    assert!(
+        err.contains("tree/dangling.report.json: skipped: a dangling link"),
+        "{err}"
+    );
+    assert!(
+        err.contains("tree/out.report.json: skipped: a link to a file outside"),
+        "{err}"
+    );
+    assert!(
+        err.contains("tree/real/loop: skipped: a link to a folder"),
+        "{err}"
+    );
+    assert_eq!(output.status.code(), Some(1), "{err}");
+}
+
+#[test]
+fn a_name_that_is_not_utf8_is_shown_with_its_bytes() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let report = std::fs::read(golden_dir().join("invalid/03-schema-version.report.json")).unwrap();
+    let name = std::ffi::OsStr::from_bytes(b"caf\xe9-\xff.report.json");
+    std::fs::write(dir.path().join(name), &report).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_report-lsp"))
+        .current_dir(dir.path())
+        .args(["check", "--format", "json", "."])
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        json["files"][0]["path"], "./caf\\xE9-\\xFF.report.json",
+        "{json}"
+    );
+}
+
+#[test]
+fn a_file_growing_while_read_is_a_clean_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("growing.report.json");
+    std::fs::write(&path, b"{\"schema_version\": \"1\", \"entries\": [").unwrap();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = {
+        let (path, stop) = (path.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+            let chunk = "0,".repeat(1 << 10);
+            // At most 64 MB, in small steps, so the disk is spared.
+            for _ in 0..(1 << 15) {
+                if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    break;
+                }
+                file.write_all(chunk.as_bytes()).unwrap();
+                std::thread::sleep(std::time::Duration::from_micros(50));
+            }
+        })
+    };
+    let mut changed = 0;
+    for _ in 0..20 {
+        if changed > 0 {
+            break;
+        }
+        let output = check(&["--format", "json", "growing.report.json"], dir.path());
+        let code = output.status.code();
+        assert!(
+            matches!(code, Some(1) | Some(2)),
+            "{code:?} {}",
+            stderr(&output)
+        );
+        if code == Some(2) {
+            assert!(
+                stderr(&output).contains("changed while being read"),
+                "{}",
+                stderr(&output)
+            );
+            changed += 1;
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    writer.join().unwrap();
+    assert!(
+        changed > 0,
+        "a file appended to all along was never seen changing"
+    );
+}
+
+/// The paths of the checked files in `--format json` output, in order.
+fn checked_paths(json: &serde_json::Value) -> Vec<&str> {
+    json["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect()
 }

@@ -1078,3 +1078,31 @@ fn a_whole_text_replacement_is_diffed_and_rechecked_per_entry() {
     assert_eq!(status["result"]["fullAnalyses"], 1, "{status}");
     editor.shutdown();
 }
+
+#[test]
+fn quick_fixes_are_tied_to_the_document_version_when_the_client_can() {
+    let capabilities = json!({"workspace": {"workspaceEdit": {"documentChanges": true}}});
+    let mut editor = Editor::start_with_capabilities(
+        env!("CARGO_BIN_EXE_report-lsp"),
+        capabilities,
+        &[],
+        Value::Null,
+    );
+    let text = golden("invalid.report.json");
+    editor.open(URI, &text, 7);
+    let (_, diagnostics) = editor.diagnostics(URI);
+    let with_fix = diagnostics.iter().find_map(|target| {
+        let reply = editor.request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": URI}, "range": target["range"], "context": {"diagnostics": [target], "only": ["quickfix"]}}),
+        );
+        reply["result"].as_array().and_then(|a| a.first().cloned())
+    });
+    let action = with_fix.expect("a quick fix");
+    assert!(action["edit"].get("changes").is_none(), "{action}");
+    let change = &action["edit"]["documentChanges"][0];
+    assert_eq!(change["textDocument"]["uri"], URI, "{action}");
+    assert_eq!(change["textDocument"]["version"], 7, "{action}");
+    assert!(!change["edits"].as_array().unwrap().is_empty(), "{action}");
+    editor.shutdown();
+}

@@ -246,3 +246,57 @@ fn a_repeated_version_number_still_serves_the_latest_text() {
     );
     editor.shutdown();
 }
+
+#[test]
+fn exit_without_shutdown_exits_with_one() {
+    let editor = Editor::start(&["utf-16"]);
+    let status = editor.exit_without_shutdown();
+    assert_eq!(status.code(), Some(1), "{status}");
+}
+
+#[test]
+fn a_header_block_never_ended_does_not_swallow_the_next_request() {
+    let mut editor = Editor::start(&["utf-16"]);
+    // A header line with no blank line after it, then a good request.
+    editor.send_raw(b"Content-Length: 5\r\n");
+    let good = br#"{"jsonrpc": "2.0", "id": 4242, "method": "report/ping"}"#;
+    editor.send_raw(&frame(good));
+    let reply = next_response(&mut editor);
+    assert_eq!(reply["id"], 4242, "{reply}");
+    assert_eq!(reply["error"]["code"], -32601, "{reply}");
+    editor.shutdown();
+}
+
+#[test]
+fn an_error_reply_never_carries_a_made_up_id() {
+    let mut editor = Editor::start(&["utf-16"]);
+    editor.send_raw(&frame(b"{this is not json"));
+    let reply = next_response(&mut editor);
+    assert_eq!(reply["error"]["code"], -32700, "{reply}");
+    assert_eq!(reply["id"], Value::Null, "{reply}");
+    assert_alive(&mut editor);
+    editor.shutdown();
+}
+
+#[test]
+fn a_uri_not_validly_percent_encoded_is_read_and_logged() {
+    let mut editor = Editor::start(&["utf-16"]);
+    let bad = "file:///tmp/abuse/a%zz b.report.json";
+    let read_as = "file:///tmp/abuse/a%25zz%20b.report.json";
+    editor.open(bad, "{\"schema_version\": 1}", 1);
+    let (version, diagnostics) = editor.diagnostics(read_as);
+    assert_eq!(version, Some(1));
+    assert!(!diagnostics.is_empty());
+    let logged = editor.backlog.iter().any(|m| {
+        m["method"] == "window/logMessage"
+            && m["params"]["message"].as_str().unwrap().contains(read_as)
+    });
+    assert!(logged, "{:?}", editor.backlog);
+    // A request on the same URI is read the same way.
+    let hover = editor.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": bad}, "position": {"line": 0, "character": 3}}),
+    );
+    assert!(hover.get("error").is_none(), "{hover}");
+    editor.shutdown();
+}

@@ -30,8 +30,17 @@ impl ReadFile {
         if !meta.is_file() {
             return Err(io::Error::other("not a regular file"));
         }
+        // Read what the size said, no more: a file appended to while read
+        // would otherwise be read as long as the writer keeps up, and its
+        // text would be whatever was there at some moment.
         let mut bytes = Vec::with_capacity(meta.len() as usize);
-        file.read_to_end(&mut bytes)?;
+        (&mut file).take(meta.len()).read_to_end(&mut bytes)?;
+        let mut more = [0u8; 1];
+        if bytes.len() as u64 != meta.len() || file.read(&mut more)? > 0 {
+            return Err(io::Error::other(
+                "the file changed while being read (is it still being written?); check it again when it is complete",
+            ));
+        }
         let read = ReadFile {
             path: path.to_path_buf(),
             len: meta.len(),

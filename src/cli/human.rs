@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
+use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
 
 use report_core::diagnostic::{Diagnostic, Severity};
 use report_core::text::{Encoding, TextRange};
@@ -21,12 +21,44 @@ pub(super) fn write(
     };
     for (file, diagnostic) in all_diagnostics(outcome) {
         let group = render_group(file, diagnostic);
-        writeln!(out, "{}\n", renderer.render(&[group]))?;
+        let rendered = renderer.render(&[group]);
+        writeln!(out, "{}\n", without_empty_origins(&rendered))?;
     }
     if options.quiet {
         return Ok(());
     }
     writeln!(out, "{}", summary_line(&outcome.summary()))
+}
+
+/// The rendering without the bare `:::` lines that a snippet without a path
+/// brings (a long line's window, whose place is given apart, see
+/// [`with_snippet`]); the text is unchanged when there are none.
+fn without_empty_origins(rendered: &str) -> std::borrow::Cow<'_, str> {
+    // Colour codes may surround the marker, so compare what is left of them.
+    let is_bare_origin = |line: &str| strip_ansi(line).trim() == ":::";
+    if !rendered.lines().any(is_bare_origin) {
+        return rendered.into();
+    }
+    let kept: Vec<&str> = rendered.lines().filter(|l| !is_bare_origin(l)).collect();
+    kept.join("\n").into()
+}
+
+/// `line` without ANSI escape sequences (`ESC [ … letter`).
+fn strip_ansi(line: &str) -> String {
+    let mut plain = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            plain.push(c);
+        }
+    }
+    plain
 }
 
 /// `checked 2 files: 1 error, 1 information; 1 valid, 1 invalid`, with the
@@ -80,51 +112,97 @@ fn render_group<'a>(result: &'a FileResult, diagnostic: &'a Diagnostic) -> Group
         Severity::Information => Level::INFO,
         Severity::Hint => Level::HELP,
     };
-    let mut group = level
-        .primary_title(diagnostic.message.as_str())
-        .id(diagnostic.code.as_str())
-        .element(snippet(
-            result,
-            diagnostic.range,
-            AnnotationKind::Primary,
-            None,
-        ));
+    let group = Group::with_title(
+        level
+            .primary_title(diagnostic.message.as_str())
+            .id(diagnostic.code.as_str()),
+    );
+    let mut group = with_snippet(
+        group,
+        result,
+        diagnostic.range,
+        AnnotationKind::Primary,
+        None,
+    );
     for related in &diagnostic.related {
-        group = group.element(snippet(
+        group = with_snippet(
+            group,
             result,
             related.range,
             AnnotationKind::Context,
             Some(related.message.as_str()),
-        ));
+        );
     }
     group
 }
 
-/// A snippet of the lines around `range` only, so that rendering costs the
-/// same in a small file and a huge one. A range over several lines is shown
-/// on its first line: a missing field's range is its whole enclosing object.
-fn snippet<'a>(
+/// Lines longer than this are shown as a window around the annotated place:
+/// rendering a whole minified report (one line) for each of its thousands of
+/// diagnostics would cost the line's length times their number.
+const LONG_LINE_BYTES: usize = 512;
+
+/// Bytes of a long line kept on each side of the annotated place.
+const WINDOW_CONTEXT_BYTES: usize = 80;
+
+/// Adds a snippet of the line around `range` only, so that rendering costs
+/// the same in a small file and a huge one. A range over several lines is
+/// shown on its first line: a missing field's range is its whole enclosing
+/// object. A long line is cut to a window around the range, and its place
+/// (`path:line:column`) is then given apart, counted on the whole line.
+fn with_snippet<'a>(
+    group: Group<'a>,
     result: &'a FileResult,
     range: TextRange,
     kind: AnnotationKind,
     label: Option<&'a str>,
-) -> Snippet<'a, annotate_snippets::Annotation<'a>> {
+) -> Group<'a> {
     let text: &str = &result.analysis.text;
-    let index = &result.analysis.line_index();
+    let index = result.analysis.line_index();
     let start = index.line_col(text, range.start, Encoding::Utf8);
     let line_start = range.start - start.col as usize;
-    let line_end = text[line_start..]
-        .find(['\n', '\r'])
-        .map_or(text.len(), |i| line_start + i);
+    let line_end = index.line_range(text, start.line).end;
     let end = range.end.clamp(range.start, line_end.max(range.start));
-    let source = &text[line_start..line_end];
-    let span = (range.start - line_start)..(end - line_start);
+    let long = line_end - line_start > LONG_LINE_BYTES;
+    let (window_start, window_end) = match long {
+        false => (line_start, line_end),
+        true => (
+            floor_char_boundary(
+                text,
+                range
+                    .start
+                    .saturating_sub(WINDOW_CONTEXT_BYTES)
+                    .max(line_start),
+            ),
+            floor_char_boundary(
+                text,
+                (end.min(range.start + WINDOW_CONTEXT_BYTES) + WINDOW_CONTEXT_BYTES).min(line_end),
+            ),
+        ),
+    };
+    let end = end.min(window_end);
+    let source = &text[window_start..window_end];
+    let span = (range.start - window_start)..(end - window_start);
     let annotation = match label {
         Some(label) => kind.span(span).label(label),
         None => kind.span(span),
     };
-    Snippet::source(source)
-        .line_start(start.line as usize + 1)
-        .path(result.path.as_str())
-        .annotation(annotation)
+    let snippet = Snippet::source(source).line_start(start.line as usize + 1);
+    match long {
+        false => group.element(snippet.path(result.path.as_str()).annotation(annotation)),
+        true => group
+            .element(
+                Origin::path(result.path.as_str())
+                    .line(start.line as usize + 1)
+                    .char_column(index.char_column(text, range.start)),
+            )
+            .element(snippet.annotation(annotation)),
+    }
+}
+
+/// The last character boundary at or before `offset`.
+fn floor_char_boundary(text: &str, mut offset: usize) -> usize {
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
 }

@@ -171,7 +171,11 @@ pub fn run_check(
     err: &mut dyn Write,
 ) -> u8 {
     let mut failures = Vec::new();
-    let (targets, searched_folders) = find_targets(&options.paths, &mut failures);
+    let mut notes = Vec::new();
+    let (targets, searched_folders) = find_targets(&options.paths, &mut failures, &mut notes);
+    for note in &notes {
+        let _ = writeln!(err, "note: {note}");
+    }
     let stdin_name = options
         .stdin_filename
         .clone()
@@ -338,7 +342,12 @@ fn check_file(path: &Path, only_if_report: bool) -> Result<Option<Checked>, Fail
 /// once); folders are searched recursively (respecting ignore files) for
 /// report names or report-like JSON, each folder's finds in path order.
 /// Returns the targets and how many folders were searched.
-fn find_targets(paths: &[PathBuf], failures: &mut Vec<Failure>) -> (Vec<Target>, usize) {
+/// Links skipped in folders go to `notes`, with the reason.
+fn find_targets(
+    paths: &[PathBuf],
+    failures: &mut Vec<Failure>,
+    notes: &mut Vec<String>,
+) -> (Vec<Target>, usize) {
     let globs = ReportGlobs::default();
     let mut targets = Vec::new();
     let mut folders = 0;
@@ -381,6 +390,9 @@ fn find_targets(paths: &[PathBuf], failures: &mut Vec<Failure>) -> (Vec<Target>,
             continue;
         }
         folders += 1;
+        // Links are followed to files inside the searched folder only, never
+        // to folders (so no loop is walked), and each one skipped is said.
+        let root = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
         let mut found = Vec::new();
         for item in ignore::WalkBuilder::new(path)
             .sort_by_file_name(|a, b| a.cmp(b))
@@ -393,6 +405,25 @@ fn find_targets(paths: &[PathBuf], failures: &mut Vec<Failure>) -> (Vec<Target>,
                             path: item.into_path(),
                             source: Source::File { only_if_report },
                         });
+                    }
+                }
+                Ok(item) if item.path_is_symlink() => {
+                    // A link to a folder is said whatever its name: reports may be in it.
+                    match (
+                        link_inside(item.path(), &root),
+                        candidate(item.path(), &globs),
+                    ) {
+                        (Ok(()), Some(only_if_report)) => found.push(Target {
+                            path: item.into_path(),
+                            source: Source::File { only_if_report },
+                        }),
+                        (Err(why), Some(_)) => {
+                            notes.push(format!("{}: skipped: {why}", display_path(item.path())))
+                        }
+                        (Err(why), None) if why == FOLDER_LINK => {
+                            notes.push(format!("{}: skipped: {why}", display_path(item.path())))
+                        }
+                        _ => {}
                     }
                 }
                 Ok(_) => {}
@@ -408,6 +439,27 @@ fn find_targets(paths: &[PathBuf], failures: &mut Vec<Failure>) -> (Vec<Target>,
     (targets, folders)
 }
 
+const FOLDER_LINK: &str =
+    "a link to a folder (links to folders are not followed, so no loop is walked)";
+
+/// Whether the symbolic link `link`, found in the folder `root` (resolved),
+/// leads to a regular file inside `root`; if not, why it is skipped.
+fn link_inside(link: &Path, root: &Path) -> Result<(), &'static str> {
+    let target = std::fs::canonicalize(link)
+        .map_err(|_| "a dangling link (its target does not exist) or a loop of links")?;
+    let meta = std::fs::metadata(&target).map_err(|_| "its target cannot be read")?;
+    if meta.is_dir() {
+        return Err(FOLDER_LINK);
+    }
+    if !meta.is_file() {
+        return Err("a link to something that is not a regular file");
+    }
+    if !target.starts_with(root) {
+        return Err("a link to a file outside the searched folder");
+    }
+    Ok(())
+}
+
 /// Whether a found file is a report by name (`Some(false)`), might be one by
 /// content (`Some(true)`: other JSON), or is not (None).
 fn candidate(path: &Path, globs: &ReportGlobs) -> Option<bool> {
@@ -420,8 +472,25 @@ fn candidate(path: &Path, globs: &ReportGlobs) -> Option<bool> {
         .then_some(true)
 }
 
+/// The path as shown in every format: a name that is not UTF-8 keeps its
+/// bytes, each byte that is no UTF-8 character written `\xNN`, so that two
+/// such names never look the same (a lossy replacement character would
+/// merge them).
 fn display_path(path: &Path) -> String {
-    path.to_string_lossy().into_owned()
+    #[cfg(unix)]
+    let bytes = std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str());
+    #[cfg(not(unix))]
+    let lossy = path.to_string_lossy();
+    #[cfg(not(unix))]
+    let bytes = lossy.as_bytes();
+    let mut shown = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        shown.push_str(chunk.valid());
+        for byte in chunk.invalid() {
+            shown.push_str(&format!("\\x{byte:02X}"));
+        }
+    }
+    shown
 }
 
 /// A position as CI tools count: 1-based line, 1-based UTF-16 column.

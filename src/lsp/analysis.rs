@@ -28,6 +28,8 @@ pub struct AnalysisThread {
 pub struct DocState {
     /// The generation of the document its host describes.
     pub generation: u64,
+    /// The client's version of that text, for edits tied to it.
+    pub version: i32,
     pub host: DocumentHost<RopeText>,
     /// Positions of the last publication, for the next one.
     positions: PositionCache,
@@ -289,6 +291,7 @@ fn update(previous: Option<DocState>, job: Job, options: HostOptions) -> (DocSta
         let host = DocumentHost::new(text, job.text, options);
         let state = DocState {
             generation: job.generation,
+            version: job.version,
             host,
             positions: PositionCache::default(),
         };
@@ -311,6 +314,7 @@ fn update(previous: Option<DocState>, job: Job, options: HostOptions) -> (DocSta
         _ => state.positions.clear(),
     }
     state.generation = job.generation;
+    state.version = job.version;
     (state, had_full || kind == UpdateKind::Full)
 }
 

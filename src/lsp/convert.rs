@@ -200,6 +200,16 @@ pub fn resolves_edits(capabilities: &lsp::ClientCapabilities) -> bool {
         .is_some_and(|r| r.properties.iter().any(|p| p == "edit"))
 }
 
+/// Whether the client announced `workspace.workspaceEdit.documentChanges`.
+pub fn takes_document_changes(capabilities: &lsp::ClientCapabilities) -> bool {
+    capabilities
+        .workspace
+        .as_ref()
+        .and_then(|w| w.workspace_edit.as_ref())
+        .and_then(|e| e.document_changes)
+        .unwrap_or(false)
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;

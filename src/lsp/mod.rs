@@ -20,13 +20,13 @@ pub use handlers::code_action::FIX_ALL_KIND;
 /// The request that reports how a document is being analysed.
 pub const STATUS_METHOD: &str = "report-lsp/status";
 
-/// Serves one client over stdin/stdout until it exits.
-pub fn run() -> std::io::Result<()> {
+/// Serves one client over stdin/stdout until it exits; says how it ended.
+pub fn run() -> std::io::Result<transport::End> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
-    runtime.block_on(async {
+    let end = runtime.block_on(async {
         let (notifications, notifications_out) = futures::channel::mpsc::unbounded();
         let (service, socket) = tower_lsp_server::LspService::build(|client| {
             server::Server::new(client, notifications)
@@ -44,11 +44,11 @@ pub fn run() -> std::io::Result<()> {
             socket,
             notifications_out,
         )
-        .await;
+        .await
     });
     // A read of stdin may still be pending in a blocking thread; do not wait for it.
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
-    Ok(())
+    Ok(end)
 }
 
 /// Gives freed memory back to the system. glibc keeps the pages of a closed

@@ -63,6 +63,9 @@ pub struct Negotiated {
     /// Whether the client answers `workspace/configuration`: then the server
     /// asks for its settings itself, as some clients (Neovim 0.7) never send them.
     pub pulls_configuration: bool,
+    /// Whether the client takes `documentChanges`: edits tied to a document
+    /// version, which it refuses to apply to a later text.
+    pub versioned_edits: bool,
 }
 
 impl Default for Negotiated {
@@ -74,6 +77,7 @@ impl Default for Negotiated {
             folding_limit: None,
             pull_diagnostics: false,
             pulls_configuration: false,
+            versioned_edits: false,
         }
     }
 }

@@ -219,4 +219,10 @@ impl Editor {
         let status = self.child.wait().unwrap();
         assert!(status.success(), "{status}");
     }
+
+    /// Sends `exit` without `shutdown` first; the server's exit status.
+    pub fn exit_without_shutdown(mut self) -> std::process::ExitStatus {
+        self.notify("exit", Value::Null);
+        self.child.wait().unwrap()
+    }
 }

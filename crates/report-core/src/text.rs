@@ -175,6 +175,33 @@ pub struct LineIndex {
     line_starts: Vec<u32>,
     /// Byte length of the text the index was built from.
     len: usize,
+    /// Counts at every [`CHECKPOINT_BYTES`] bytes, so that a column is found
+    /// in constant time however long its line (a minified report is one
+    /// line); empty for ASCII text, whose columns are byte counts.
+    checkpoints: Vec<UnitsBefore>,
+}
+
+/// How often [`LineIndex`] records its running counts: a column costs at
+/// most two scans of this many bytes.
+const CHECKPOINT_BYTES: usize = 1024;
+
+/// UTF-16 units and characters in the text before a checkpoint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct UnitsBefore {
+    utf16: u32,
+    chars: u32,
+}
+
+/// Characters and UTF-16 units that start in `bytes`, counted per byte (a
+/// slice may begin or end inside a character): every byte but a
+/// continuation byte starts one character; a 4-byte lead is two UTF-16 units.
+fn units_in(bytes: &[u8]) -> UnitsBefore {
+    let chars = bytes.iter().filter(|&&b| (b & 0xC0) != 0x80).count();
+    let four_byte = bytes.iter().filter(|&&b| b >= 0xF0).count();
+    UnitsBefore {
+        utf16: (chars + four_byte) as u32,
+        chars: chars as u32,
+    }
 }
 
 impl LineIndex {
@@ -189,14 +216,78 @@ impl LineIndex {
             }
             line_starts.push(i as u32 + 1);
         }
+        let checkpoints = match bytes.is_ascii() {
+            true => Vec::new(),
+            false => {
+                let mut running = UnitsBefore { utf16: 0, chars: 0 };
+                let mut checkpoints = vec![running];
+                for block in bytes.chunks(CHECKPOINT_BYTES) {
+                    let here = units_in(block);
+                    running.utf16 += here.utf16;
+                    running.chars += here.chars;
+                    checkpoints.push(running);
+                }
+                checkpoints
+            }
+        };
         LineIndex {
             line_starts,
             len: text.len(),
+            checkpoints,
         }
+    }
+
+    /// UTF-16 units and characters in `text[..offset]`, offset a character
+    /// boundary; from the nearest checkpoint, so in constant time.
+    fn units_before(&self, text: &str, offset: usize) -> UnitsBefore {
+        if self.checkpoints.is_empty() {
+            return UnitsBefore {
+                utf16: offset as u32,
+                chars: offset as u32,
+            };
+        }
+        let block = offset / CHECKPOINT_BYTES;
+        let base = self.checkpoints[block];
+        let rest = units_in(&text.as_bytes()[block * CHECKPOINT_BYTES..offset]);
+        UnitsBefore {
+            utf16: base.utf16 + rest.utf16,
+            chars: base.chars + rest.chars,
+        }
+    }
+
+    /// The 1-based character column of `offset` on its line, as compilers
+    /// show it; in constant time, like [`LineIndex::line_col`].
+    pub fn char_column(&self, text: &str, offset: usize) -> usize {
+        let (_, content, offset) = self.place(text, offset);
+        let chars =
+            self.units_before(text, offset).chars - self.units_before(text, content.start).chars;
+        chars as usize + 1
+    }
+
+    /// The line of `offset`, that line's content and the offset moved back
+    /// to a character boundary inside the content (not past the end, nor
+    /// inside a `\r\n` pair).
+    fn place(&self, text: &str, offset: usize) -> (usize, TextRange, usize) {
+        debug_assert_eq!(text.len(), self.len, "LineIndex used with another text");
+        let mut offset = offset.min(self.len);
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = self
+            .line_starts
+            .partition_point(|&start| start as usize <= offset)
+            - 1;
+        let content = self.line_content(text, line);
+        (line, content, offset.min(content.end))
     }
 
     pub fn line_count(&self) -> u32 {
         self.line_starts.len() as u32
+    }
+
+    /// Byte range of `line` (0-based, in range) without its line terminator.
+    pub fn line_range(&self, text: &str, line: u32) -> TextRange {
+        self.line_content(text, line as usize)
     }
 
     /// Byte range of `line` without its line terminator.
@@ -219,22 +310,13 @@ impl LineIndex {
     /// The position of a byte offset. An offset past the end, or inside a
     /// character or a `\r\n` pair, is moved back to the nearest boundary.
     pub fn line_col(&self, text: &str, offset: usize, encoding: Encoding) -> LineCol {
-        debug_assert_eq!(text.len(), self.len, "LineIndex used with another text");
-        let mut offset = offset.min(self.len);
-        while !text.is_char_boundary(offset) {
-            offset -= 1;
-        }
-        let line = self
-            .line_starts
-            .partition_point(|&start| start as usize <= offset)
-            - 1;
-        let content = self.line_content(text, line);
-        let offset = offset.min(content.end);
-        let prefix = &text[content.start..offset];
+        let (line, content, offset) = self.place(text, offset);
         let col = match encoding {
-            Encoding::Utf8 => prefix.len(),
-            Encoding::Utf16 if prefix.is_ascii() => prefix.len(),
-            Encoding::Utf16 => prefix.encode_utf16().count(),
+            Encoding::Utf8 => offset - content.start,
+            Encoding::Utf16 => {
+                (self.units_before(text, offset).utf16
+                    - self.units_before(text, content.start).utf16) as usize
+            }
         };
         LineCol {
             line: line as u32,
@@ -467,6 +549,21 @@ mod tests {
             index.offset_clamped(text, LineCol { line: 9, col: 0 }, Encoding::Utf16),
             6
         );
+    }
+
+    #[test]
+    fn columns_on_a_long_line_cross_checkpoints() {
+        // Wide characters on both sides of several checkpoints.
+        let text: String = "aé路😀".repeat(CHECKPOINT_BYTES / 2) + "\nx😀y";
+        let index = LineIndex::new(&text);
+        for (offset, _) in text.char_indices().step_by(7) {
+            let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+            let prefix = &text[line_start..offset];
+            let pos = index.line_col(&text, offset, Encoding::Utf16);
+            assert_eq!(pos.col as usize, prefix.encode_utf16().count(), "{offset}");
+            assert_eq!(index.char_column(&text, offset), prefix.chars().count() + 1);
+        }
+        round_trip_all(&text[..300]);
     }
 
     #[test]

@@ -8,7 +8,7 @@ use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use crate::lsp::analysis::{AnalysisThread, DocState};
-use crate::lsp::session::Session;
+use crate::lsp::session::{Negotiated, Session};
 
 /// The kind of the fix-all source action.
 pub const FIX_ALL_KIND: &str = "source.fixAll.report-lsp";
@@ -46,7 +46,11 @@ pub async fn code_action(
                         title: quick.fix.title.clone(),
                         kind: Some(lsp::CodeActionKind::QUICKFIX),
                         diagnostics: Some(vec![positions.diagnostic(uri, quick.diagnostic)]),
-                        edit: Some(workspace_edit(uri, edits.collect())),
+                        edit: Some(workspace_edit(
+                            uri,
+                            negotiated.versioned_edits.then_some(state.version),
+                            edits.collect(),
+                        )),
                         is_preferred: Some(quick.fix.preferred),
                         ..Default::default()
                     }));
@@ -67,7 +71,7 @@ pub async fn code_action(
                 };
                 action.data = serde_json::to_value(target).ok();
                 actions.push(lsp::CodeActionOrCommand::CodeAction(action));
-            } else if let Some(edit) = fix_all_edit(state, negotiated.encoding, uri) {
+            } else if let Some(edit) = fix_all_edit(state, negotiated, uri) {
                 action.edit = Some(edit);
                 actions.push(lsp::CodeActionOrCommand::CodeAction(action));
             }
@@ -90,7 +94,7 @@ pub async fn resolve(
         // Nothing of ours to resolve: the action is complete as it is.
         return Ok(action);
     };
-    let encoding = session.negotiated().encoding;
+    let negotiated = session.negotiated();
     let uri = target.uri.clone();
     let resolved = analysis
         .query(&uri, "codeActionResolve", move |state| {
@@ -99,7 +103,7 @@ pub async fn resolve(
                     "the document changed since the action was offered",
                 ));
             }
-            let edit = fix_all_edit(state, encoding, &target.uri);
+            let edit = fix_all_edit(state, negotiated, &target.uri);
             Ok(Some(lsp::CodeAction { edit, ..action }))
         })
         .await?;
@@ -114,21 +118,38 @@ fn content_modified(message: &'static str) -> Error {
     }
 }
 
-fn fix_all_edit(
-    state: &DocState,
-    encoding: report_core::text::Encoding,
-    uri: &Uri,
-) -> Option<lsp::WorkspaceEdit> {
+fn fix_all_edit(state: &DocState, negotiated: Negotiated, uri: &Uri) -> Option<lsp::WorkspaceEdit> {
     let edit = state.host.fix_all()?;
     Some(workspace_edit(
         uri,
-        vec![state.positions(encoding).text_edit(&edit)],
+        negotiated.versioned_edits.then_some(state.version),
+        vec![state.positions(negotiated.encoding).text_edit(&edit)],
     ))
 }
 
-fn workspace_edit(uri: &Uri, edits: Vec<lsp::TextEdit>) -> lsp::WorkspaceEdit {
-    lsp::WorkspaceEdit {
-        changes: Some(HashMap::from([(uri.clone(), edits)])),
-        ..Default::default()
+/// `edits` to `uri`: tied to `version` (`documentChanges`) when the client
+/// takes them, so that a fix offered before a later edit is refused by the
+/// client rather than applied to text it no longer fits; plain `changes`
+/// otherwise.
+fn workspace_edit(
+    uri: &Uri,
+    version: Option<i32>,
+    edits: Vec<lsp::TextEdit>,
+) -> lsp::WorkspaceEdit {
+    match version {
+        Some(version) => lsp::WorkspaceEdit {
+            document_changes: Some(lsp::DocumentChanges::Edits(vec![lsp::TextDocumentEdit {
+                text_document: lsp::OptionalVersionedTextDocumentIdentifier {
+                    uri: uri.clone(),
+                    version: Some(version),
+                },
+                edits: edits.into_iter().map(lsp::OneOf::Left).collect(),
+            }])),
+            ..Default::default()
+        },
+        None => lsp::WorkspaceEdit {
+            changes: Some(HashMap::from([(uri.clone(), edits)])),
+            ..Default::default()
+        },
     }
 }

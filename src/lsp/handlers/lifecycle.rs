@@ -41,6 +41,7 @@ pub fn initialize(
                 .and_then(|o| o.get("reportLsp").unwrap_or(o).get("pullDiagnostics"))
                 .and_then(serde_json::Value::as_bool)
                 .unwrap_or(false),
+        versioned_edits: convert::takes_document_changes(&params.capabilities),
     };
     session.negotiate(negotiated);
     let refused = lock(&session.settings).apply(params.initialization_options.as_ref());

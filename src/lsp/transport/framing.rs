@@ -78,6 +78,11 @@ pub fn step(buffer: &[u8], at_eof: bool) -> Step {
         };
     };
     let headers = &buffer[..header_end];
+    // A second Content-Length in one block: the block before it never ended
+    // (no blank line); drop it, so the frame that follows is read whole.
+    if let Some(next) = find_ascii_case_insensitive(&headers[1..], CONTENT_LENGTH) {
+        return Step::Skip(next + 1);
+    }
     let body_start = header_end + 4;
     let length = std::str::from_utf8(headers).ok().and_then(|headers| {
         headers.split("\r\n").find_map(|line| {

@@ -10,17 +10,35 @@
 //! handlers at once, first polled in the order their messages arrived.
 
 mod framing;
+mod uri_repair;
 
 use futures::channel::mpsc as channel;
 use futures::future::{self, BoxFuture, FutureExt};
 use futures::{SinkExt, StreamExt};
 use serde_json::json;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use tower_lsp_server::jsonrpc::{Request, Response};
+use tower_lsp_server::jsonrpc::{Id, Request, Response};
 use tower_service::Service;
 
 pub use framing::INVALID_MESSAGE_METHOD;
 use framing::{Kind, MAX_FRAME_BYTES, Rejection, Step, frame, step};
+
+/// Starts the id given to a broken message whose own id could not be read,
+/// so that its handler can answer; the reply goes out with `"id": null`, as
+/// JSON-RPC says (a made-up id would leave a client waiting on its own).
+/// The NUL keeps it apart from any id a client sends.
+const MADE_UP_ID_PREFIX: &str = "\u{0}report-lsp-invalid-";
+
+/// `response` with the id its request came with: null for a made-up one.
+fn with_true_id(response: Response) -> Response {
+    let (id, body) = response.into_parts();
+    match &id {
+        Id::String(made_up) if made_up.starts_with(MADE_UP_ID_PREFIX) => {
+            Response::from_parts(Id::Null, body)
+        }
+        _ => Response::from_parts(id, body),
+    }
+}
 
 /// Handlers run at once, as in `tower-lsp-server`.
 const MAX_CONCURRENCY: usize = 4;
@@ -129,7 +147,7 @@ impl<R: AsyncRead + Unpin> Reader<R> {
         let id = rejection
             .id
             .clone()
-            .unwrap_or_else(|| json!(format!("report-lsp-invalid-{}", self.serial)));
+            .unwrap_or_else(|| json!(format!("{MADE_UP_ID_PREFIX}{}", self.serial)));
         let request = json!({
             "jsonrpc": "2.0",
             "id": id,
@@ -140,6 +158,15 @@ impl<R: AsyncRead + Unpin> Reader<R> {
     }
 }
 
+/// How serving ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum End {
+    /// `exit` after `shutdown`, or the input ended.
+    Clean,
+    /// `exit` without `shutdown` first: the protocol asks for exit code 1.
+    ExitWithoutShutdown,
+}
+
 /// Serves `service` over `input`/`output` until the client exits or the input ends.
 pub async fn serve<I, O, S>(
     input: I,
@@ -147,16 +174,19 @@ pub async fn serve<I, O, S>(
     mut service: S,
     socket: tower_lsp_server::ClientSocket,
     notifications: channel::UnboundedReceiver<Vec<u8>>,
-) where
+) -> End
+where
     I: AsyncRead + Unpin,
     O: AsyncWrite + Unpin,
     S: Service<Request, Response = Option<Response>>,
     S::Future: Send + 'static,
     S::Error: std::fmt::Display + Send,
 {
+    let mut end = End::Clean;
     let (client_requests, mut client_responses) = socket.split();
     let (client_requests, stop_client_requests) = futures::stream::abortable(client_requests);
     let (frames, mut frames_out) = channel::unbounded::<Vec<u8>>();
+    let log_frames = frames.clone();
     let (mut tasks, tasks_out) = channel::channel::<BoxFuture<'static, Option<Response>>>(64);
 
     let responses = {
@@ -166,7 +196,7 @@ pub async fn serve<I, O, S>(
             .filter_map(future::ready)
             .for_each(move |response| {
                 let _ = frames.unbounded_send(frame(
-                    &serde_json::to_vec(&response).expect("responses serialize"),
+                    &serde_json::to_vec(&with_true_id(response)).expect("responses serialize"),
                 ));
                 future::ready(())
             })
@@ -198,7 +228,8 @@ pub async fn serve<I, O, S>(
             }
         }
     };
-    let read = async move {
+    let read = async {
+        let mut shutdown_asked = false;
         let mut reader = Reader::new(input);
         loop {
             let message = match reader.next().await {
@@ -211,8 +242,30 @@ pub async fn serve<I, O, S>(
             };
             match message {
                 Incoming::Request(request) => {
+                    let request = match uri_repair::check(request) {
+                        uri_repair::Checked::Fine(request) => request,
+                        uri_repair::Checked::Logged {
+                            request,
+                            message,
+                            refused,
+                        } => {
+                            eprintln!("report-lsp: {message}");
+                            let log = json!({
+                                "jsonrpc": "2.0",
+                                "method": "window/logMessage",
+                                // 1 is an error, 2 a warning.
+                                "params": {"type": if refused { 1 } else { 2 }, "message": message},
+                            });
+                            let _ = log_frames.unbounded_send(frame(log.to_string().as_bytes()));
+                            request
+                        }
+                    };
                     // The protocol says the server exits right after `exit`; some clients keep stdin open.
                     let exit = request.method() == "exit";
+                    shutdown_asked |= request.method() == "shutdown";
+                    if exit && !shutdown_asked {
+                        end = End::ExitWithoutShutdown;
+                    }
                     if future::poll_fn(|cx| service.poll_ready(cx)).await.is_err() {
                         break;
                     }
@@ -235,8 +288,11 @@ pub async fn serve<I, O, S>(
         tasks.close_channel();
         stop_client_requests.abort();
         stop_notifications.abort();
+        // The writer ends once every sender is gone.
+        drop(log_frames);
     };
     futures::join!(read, responses, server_requests, notifications, write);
+    end
 }
 
 #[cfg(test)]
