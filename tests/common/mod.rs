@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod editor;
+pub mod project;
 
 use std::path::PathBuf;
 
