@@ -72,6 +72,7 @@ impl Server {
 
 impl LanguageServer for Server {
     async fn initialize(&self, params: lsp::InitializeParams) -> Result<lsp::InitializeResult> {
+        handlers::watched_files::initialize(&self.analysis, &params);
         Ok(handlers::lifecycle::initialize(&self.session, params))
     }
 
@@ -80,6 +81,7 @@ impl LanguageServer for Server {
         self.client
             .log_message(lsp::MessageType::INFO, message)
             .await;
+        handlers::watched_files::register(&self.client, &self.analysis);
     }
 
     async fn shutdown(&self) -> Result<()> {
@@ -103,6 +105,20 @@ impl LanguageServer for Server {
     async fn did_close(&self, params: lsp::DidCloseTextDocumentParams) {
         self.notification("didClose", || {
             handlers::text_sync::close(&self.session, &self.analysis, params)
+        })
+        .await
+    }
+
+    async fn did_save(&self, params: lsp::DidSaveTextDocumentParams) {
+        self.notification("didSave", || {
+            handlers::watched_files::saved(&self.analysis, params)
+        })
+        .await
+    }
+
+    async fn did_change_watched_files(&self, params: lsp::DidChangeWatchedFilesParams) {
+        self.notification("didChangeWatchedFiles", || {
+            handlers::watched_files::changed(&self.analysis, params)
         })
         .await
     }

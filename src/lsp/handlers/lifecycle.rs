@@ -20,6 +20,8 @@ pub fn initialize(session: &Session, params: lsp::InitializeParams) -> lsp::Init
                 lsp::TextDocumentSyncOptions {
                     open_close: Some(true),
                     change: Some(lsp::TextDocumentSyncKind::INCREMENTAL),
+                    // A save rechecks the report against its project.
+                    save: Some(lsp::TextDocumentSyncSaveOptions::Supported(true)),
                     ..Default::default()
                 },
             )),

@@ -8,3 +8,4 @@ pub mod hover;
 pub mod lifecycle;
 pub mod status;
 pub mod text_sync;
+pub mod watched_files;
