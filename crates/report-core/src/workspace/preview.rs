@@ -101,7 +101,7 @@ fn render(text: &mut String, facts: &WorkspaceFacts, path: &str, kind: &str, edi
         let value = edit.get("value").and_then(Node::as_str).unwrap_or("");
         let mut diff = Vec::new();
         if current.starts_with("---\n") || current.starts_with("---\r\n") {
-            diff.push(format!(" ---"));
+            diff.push(" ---".to_string());
             diff.push(format!("+{key}: {value}"));
         } else {
             diff.extend([
