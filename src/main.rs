@@ -59,6 +59,9 @@ enum Command {
         /// Print the fixes --fix would write as a unified diff, and write nothing (exit 1 when there is one).
         #[arg(long, conflicts_with = "format")]
         diff: bool,
+        /// The project the reports describe, for the workspace checks (default: scan.project_root, absolute or relative to the report's folder).
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
     },
     /// Explain a diagnostic code: the invariant it enforces, with a failing and a passing example.
     Explain {
@@ -129,6 +132,7 @@ fn main() -> ExitCode {
             deny,
             fix,
             diff,
+            root,
         }) => {
             let options = CheckOptions {
                 paths,
@@ -159,6 +163,7 @@ fn main() -> ExitCode {
                     (true, false) => FixMode::Write,
                     (false, false) => FixMode::Off,
                 },
+                root,
             };
             ExitCode::from(cli::run_check(
                 &options,

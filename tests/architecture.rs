@@ -15,6 +15,8 @@ const SERVER_ONLY: &[&str] = &[
     "futures",
     "tower-service",
     "libc",
+    // Hashing files is the workspace checks' I/O; the core judges digests it is given.
+    "sha2",
 ];
 
 #[test]
@@ -48,7 +50,7 @@ fn the_core_depends_on_no_server_crate() {
         .filter_map(|line| line.split_whitespace().next())
         .collect();
     assert!(names.contains(&"report-core"), "{tree}");
-    assert!(names.contains(&"jsonc-parser"), "{tree}");
+    assert!(names.contains(&"serde_json"), "{tree}");
     for forbidden in SERVER_ONLY {
         assert!(
             !names.contains(forbidden),

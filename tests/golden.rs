@@ -79,6 +79,9 @@ fn every_code_is_exercised_by_an_example() {
         Code::TooManyDiagnostics,
         Code::DocumentOutOfSync,
     ]);
+    // The workspace checks (invariant 13) judge the project, not the file:
+    // tests/workspace.rs holds their examples.
+    seen.extend(Code::ALL.iter().filter(|c| c.invariant() == 13));
     let missing: Vec<&str> = Code::ALL
         .iter()
         .filter(|c| !seen.contains(c))
@@ -115,7 +118,7 @@ fn invalid_examples_break_the_invariant_they_are_named_after() {
     let all: BTreeSet<u32> = Code::ALL
         .iter()
         .map(|c| c.invariant())
-        .filter(|&n| n != 12)
+        .filter(|&n| n != 12 && n != 13)
         .collect();
     assert_eq!(invariants, all, "every invariant has an invalid example");
 }

@@ -62,6 +62,8 @@ pub struct CheckOptions {
     /// The least severe diagnostic that fails the check (exit 1).
     pub fail_at: Severity,
     pub fix: FixMode,
+    /// The project the reports describe (`--root`); None: each report's own resolution.
+    pub root: Option<PathBuf>,
 }
 
 impl CheckOptions {
@@ -76,6 +78,7 @@ impl CheckOptions {
             quiet: false,
             fail_at: Severity::Error,
             fix: FixMode::Off,
+            root: None,
         }
     }
 }
@@ -235,6 +238,7 @@ pub fn run_check(
             Err(failure) => failures.push(failure),
         }
     }
+    add_workspace_diagnostics(&mut files, options.root.as_deref(), &stdin_name);
     if files.is_empty() && searched_folders > 0 && !options.allow_empty {
         failures.push(Failure {
             path: None,
@@ -272,6 +276,24 @@ pub fn run_check(
         };
     }
     outcome.exit_code(options.fail_at)
+}
+
+/// Checks each report against the project it describes (invariant 13),
+/// with one hash cache for all of them; the diagnostics join the file's own.
+fn add_workspace_diagnostics(files: &mut [FileResult], root: Option<&Path>, stdin_name: &str) {
+    let mut cache = crate::workspace::HashCache::default();
+    for file in files {
+        let report = (file.path != stdin_name).then(|| Path::new(&file.path));
+        let resolution = crate::workspace::root::resolve(&file.analysis, report, root, &[]);
+        let Some(root) = resolution.root() else {
+            continue;
+        };
+        let found = crate::workspace::check(&file.analysis, root, &mut cache);
+        if !found.is_empty() {
+            file.analysis.diagnostics.extend(found);
+            file.analysis.diagnostics.sort_by(Diagnostic::order);
+        }
+    }
 }
 
 /// "PATH: MESSAGE", or the message alone when no path is concerned.

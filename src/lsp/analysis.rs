@@ -7,8 +7,9 @@
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
-use std::sync::mpsc;
+use std::sync::{Mutex, mpsc};
 
+use report_core::diagnostic::Diagnostic;
 use report_core::host::{DocumentHost, HostOptions, UpdateKind};
 use tokio::sync::oneshot;
 use tower_lsp_server::jsonrpc::{Error, Result};
@@ -18,10 +19,13 @@ use super::convert::{self, PositionCache, Positions};
 use super::document::{ByteEdit, RopeText};
 use super::guard::guarded;
 use super::session::{OpenDocument, Session, lock};
+use super::workspace::{WorkspaceResult, WorkspaceResults, WorkspaceThread};
 
 /// The analysis thread, as the message loop sees it.
 pub struct AnalysisThread {
     messages: mpsc::Sender<Message>,
+    /// The workspace checks' thread, whose results come back through `messages`.
+    pub workspace: WorkspaceThread,
 }
 
 /// One document as the analysis thread knows it.
@@ -33,6 +37,8 @@ pub struct DocState {
     pub host: DocumentHost<RopeText>,
     /// Positions of the last publication, for the next one.
     positions: PositionCache,
+    /// The facts of the last workspace check, for the hover.
+    pub workspace: Option<Arc<report_core::workspace::WorkspaceFacts>>,
 }
 
 impl DocState {
@@ -48,6 +54,8 @@ enum Message {
     Query(Query),
     /// The document was closed: forget it.
     Close(Uri),
+    /// A workspace check finished.
+    Workspace(WorkspaceResult),
 }
 
 struct Job {
@@ -100,12 +108,21 @@ enum Lookup<'a> {
 impl AnalysisThread {
     pub fn spawn(session: Arc<Session>) -> AnalysisThread {
         let (messages, received) = mpsc::channel();
+        let results = Mutex::new(messages.clone());
+        let deliver = Box::new(move |result| {
+            let _ = lock(&results).send(Message::Workspace(result));
+        });
+        let workspace = WorkspaceThread::spawn(session.clone(), deliver);
+        let checks = workspace.clone();
         std::thread::Builder::new()
             .name("analysis".into())
             .stack_size(report_core::ANALYSIS_STACK_BYTES)
-            .spawn(move || run(received, session))
+            .spawn(move || run(received, session, checks))
             .expect("the analysis thread starts");
-        AnalysisThread { messages }
+        AnalysisThread {
+            messages,
+            workspace,
+        }
     }
 
     /// Queues the document's current text for analysis: `edits` (in bytes)
@@ -175,10 +192,12 @@ impl AnalysisThread {
 }
 
 /// Runs the analysis thread until the message loop drops its handle.
-fn run(messages: mpsc::Receiver<Message>, session: Arc<Session>) {
+fn run(messages: mpsc::Receiver<Message>, session: Arc<Session>, checks: WorkspaceThread) {
     let mut worker = Worker {
         states: HashMap::new(),
         session,
+        checks,
+        workspace: WorkspaceResults::default(),
     };
     while let Ok(first) = messages.recv() {
         // Changes queued together are analysed once; a request first brings
@@ -197,7 +216,16 @@ fn run(messages: mpsc::Receiver<Message>, session: Arc<Session>) {
                     }
                     worker.answer(query);
                 }
+                Message::Workspace(result) => {
+                    // Changes queued before it are applied first, so it is moved through them.
+                    if let Some(i) = pending.iter().position(|p| p.uri == result.uri) {
+                        worker.analyze(pending.remove(i));
+                    }
+                    worker.workspace_result(result);
+                }
                 Message::Close(uri) => {
+                    worker.workspace.forget(&uri);
+                    worker.checks.closed(&uri);
                     pending.retain(|p| p.uri != uri);
                     if worker.states.remove(&uri).is_some() {
                         super::release_memory();
@@ -214,6 +242,8 @@ fn run(messages: mpsc::Receiver<Message>, session: Arc<Session>) {
 struct Worker {
     states: HashMap<Uri, DocState>,
     session: Arc<Session>,
+    checks: WorkspaceThread,
+    workspace: WorkspaceResults,
 }
 
 /// Texts from this size on are worth a trim after their analysis replaces the previous one.
@@ -255,6 +285,13 @@ impl Worker {
         let uri = job.uri.clone();
         let (generation, version) = (job.generation, job.version);
         let previous = self.states.remove(&uri);
+        self.workspace
+            .record_job(&uri, job.base, job.generation, job.edits.as_deref());
+        // A new document, or a text unrelated to the last: its project is checked (again).
+        if previous.is_none() || job.edits.is_none() {
+            self.workspace.track(&uri);
+            self.checks.check(&uri);
+        }
         let updated = catch_unwind(AssertUnwindSafe(|| update(previous, job, options)));
         let (state, freed) = match updated {
             Ok(updated) => updated,
@@ -271,14 +308,58 @@ impl Worker {
         let trim = freed && state.host.text().0.len_bytes() >= LARGE_TEXT_BYTES;
         let target = Target {
             session: &self.session,
-            uri,
+            uri: uri.clone(),
             generation,
             version,
         };
-        target.publish(state, max_diagnostics);
+        target.publish(
+            state,
+            max_diagnostics,
+            self.workspace.diagnostics(&uri, generation),
+        );
         if trim {
             super::release_memory();
         }
+    }
+}
+
+impl Worker {
+    /// Merges a workspace check's result and publishes it with the
+    /// document's current diagnostics; asks for a new check when the result
+    /// cannot be moved to the current text.
+    fn workspace_result(&mut self, result: WorkspaceResult) {
+        let uri = result.uri.clone();
+        let Some(state) = self.states.get_mut(&uri) else {
+            return;
+        };
+        let facts = result.facts.clone();
+        let Some(changed) = self.workspace.accept(result, state.generation) else {
+            self.checks.check(&uri);
+            return;
+        };
+        state.workspace = Some(facts);
+        // Publishing the same diagnostics again would only make the editor redraw.
+        if !changed {
+            return;
+        }
+        let Some(version) = lock(&self.session.documents)
+            .get(&uri)
+            .map(|o| o.document.version)
+        else {
+            return;
+        };
+        let max_diagnostics = lock(&self.session.settings).max_diagnostics;
+        let target = Target {
+            session: &self.session,
+            uri: uri.clone(),
+            generation: state.generation,
+            version,
+        };
+        target.publish(
+            state,
+            max_diagnostics,
+            self.workspace.diagnostics(&uri, state.generation),
+        );
     }
 }
 
@@ -294,6 +375,7 @@ fn update(previous: Option<DocState>, job: Job, options: HostOptions) -> (DocSta
             version: job.version,
             host,
             positions: PositionCache::default(),
+            workspace: None,
         };
         return (state, true);
     };
@@ -329,7 +411,7 @@ struct Target<'a> {
 impl Target<'_> {
     /// Publishes the state's diagnostics, unless a newer generation exists
     /// (its own publication follows) or there is nothing to say.
-    fn publish(self, state: &mut DocState, max_diagnostics: usize) {
+    fn publish(self, state: &mut DocState, max_diagnostics: usize, workspace: &[Diagnostic]) {
         let is_current = |documents: &HashMap<Uri, OpenDocument>| {
             documents
                 .get(&self.uri)
@@ -348,7 +430,7 @@ impl Target<'_> {
         }
         // Converted outside the lock: handlers applying changes do not wait for it.
         let encoding = self.session.negotiated().encoding;
-        let diagnostics = capped(state, &self.uri, encoding, max_diagnostics);
+        let diagnostics = capped(state, &self.uri, encoding, max_diagnostics, workspace);
         let mut documents = lock(&self.session.documents);
         if is_current(&documents).is_none() {
             return;
@@ -369,6 +451,7 @@ pub(crate) fn capped(
     uri: &Uri,
     encoding: report_core::text::Encoding,
     max: usize,
+    workspace: &[Diagnostic],
 ) -> Vec<lsp::Diagnostic> {
     let positions = Positions {
         rope: &state.host.text().0,
@@ -381,6 +464,7 @@ pub(crate) fn capped(
         .iter()
         .copied()
         .chain(&published.summary)
+        .chain(workspace)
         .map(|d| positions.diagnostic(uri, d))
         .collect();
     state.positions.keep_used();

@@ -14,6 +14,7 @@ mod handlers;
 mod server;
 mod session;
 pub mod transport;
+mod workspace;
 
 pub use handlers::code_action::FIX_ALL_KIND;
 

@@ -81,6 +81,7 @@ impl Server {
 
 impl LanguageServer for Server {
     async fn initialize(&self, params: lsp::InitializeParams) -> Result<lsp::InitializeResult> {
+        handlers::watched_files::initialize(&self.analysis, &params);
         let (result, refused) = handlers::lifecycle::initialize(&self.session, params);
         self.warn(refused).await;
         Ok(result)
@@ -91,6 +92,7 @@ impl LanguageServer for Server {
         self.client
             .log_message(lsp::MessageType::INFO, message)
             .await;
+        handlers::watched_files::register(&self.client, &self.analysis);
         let refused =
             handlers::configuration::initialized(&self.client, &self.session, &self.analysis).await;
         self.warn(refused).await;
@@ -117,6 +119,20 @@ impl LanguageServer for Server {
     async fn did_close(&self, params: lsp::DidCloseTextDocumentParams) {
         self.notification("didClose", || {
             handlers::text_sync::close(&self.session, &self.analysis, params)
+        })
+        .await
+    }
+
+    async fn did_save(&self, params: lsp::DidSaveTextDocumentParams) {
+        self.notification("didSave", || {
+            handlers::watched_files::saved(&self.analysis, params)
+        })
+        .await
+    }
+
+    async fn did_change_watched_files(&self, params: lsp::DidChangeWatchedFilesParams) {
+        self.notification("didChangeWatchedFiles", || {
+            handlers::watched_files::changed(&self.analysis, params)
         })
         .await
     }

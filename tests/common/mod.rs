@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod editor;
+pub mod project;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, ExitStatus};

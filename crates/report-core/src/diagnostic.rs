@@ -101,6 +101,20 @@ codes! {
     DocumentTooLarge = "document-too-large", 12, Error;
     TooManyDiagnostics = "too-many-diagnostics", 12, Warning;
     DocumentOutOfSync = "document-out-of-sync", 12, Warning;
+    WorkspaceRootUnknown = "workspace-root-unknown", 13, Information;
+    PathOutsideRoot = "path-outside-root", 13, Warning;
+    PathMissing = "path-missing", 13, Warning;
+    PathUnreadable = "path-unreadable", 13, Warning;
+    StaleExactEdit = "stale-exact-edit", 13, Warning;
+    AnchorPastEnd = "anchor-past-end", 13, Warning;
+    OverlappingEdits = "overlapping-edits", 13, Warning;
+    DedupeDiverged = "dedupe-diverged", 13, Error;
+    LiveTierConfirm = "live-tier-confirm", 13, Warning;
+    ConventionUnknown = "convention-unknown", 13, Warning;
+    ConventionPitchMismatch = "convention-pitch-mismatch", 13, Warning;
+    PromotionCandidateMissing = "promotion-candidate-missing", 13, Hint;
+    ModifiedAfterCheck = "modified-after-check", 13, Hint;
+    ReplaceMatchMissing = "replace-match-missing", 13, Warning;
 }
 
 impl std::fmt::Display for Code {

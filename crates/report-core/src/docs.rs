@@ -85,7 +85,13 @@ pub fn explain_with_examples(code: Code, invalid: &[Example<'_>], valid: &Exampl
         Some((example, analysis, diagnostic))
     });
     let Some((example, analysis, diagnostic)) = found else {
-        text.push_str("\nNo example: this is a limit of the language server, not a property of a report file.\n");
+        let why = match code.invariant() {
+            13 => {
+                "a workspace check judges the report against the project's files and git, not the file alone"
+            }
+            _ => "this is a limit of the language server, not a property of a report file",
+        };
+        text.push_str(&format!("\nNo example: {why}.\n"));
         return text;
     };
     let failing: &str = &analysis.text;

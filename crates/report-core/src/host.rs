@@ -431,6 +431,40 @@ impl<T: SourceText> DocumentHost<T> {
         hover::hover_in_tree(parse.root()?, offset, |_| None)
     }
 
+    /// The workspace hover (edit preview, live derivation) at `offset`, from
+    /// the facts the caller gathered; None outside an entry's `exact_edit`.
+    pub fn workspace_hover(
+        &self,
+        offset: usize,
+        facts: &crate::workspace::WorkspaceFacts,
+    ) -> Option<HoverInfo> {
+        if !self.is_report {
+            return None;
+        }
+        let Some(incremental) = &self.incremental else {
+            let analysis = self.full.as_ref()?;
+            let path = analysis.root()?.path_to(offset);
+            let (_, entry) = path
+                .get(2)
+                .filter(|(_, _)| matches!(path.get(1), Some((Some(m), _)) if m.key == "entries"))?;
+            let entry_facts = analysis.entries.iter().find(|e| e.range == entry.range());
+            return crate::workspace::hover(*entry, entry_facts, facts, offset);
+        };
+        let entry_facts = incremental.entry_around(offset)?;
+        let start = entry_facts.range.start;
+        let entry = EntryText::parse(&self.text.slice(entry_facts.range))?;
+        let inner = offset.checked_sub(start)? + entry.offset();
+        let info = crate::workspace::hover(entry.item()?, Some(entry_facts), facts, inner)?;
+        let shift = crate::text::Shift {
+            from: 0,
+            delta: start as isize - entry.offset() as isize,
+        };
+        Some(HoverInfo {
+            range: shift.range(info.range),
+            ..info
+        })
+    }
+
     /// The fixes of the diagnostics whose range touches `range`, in document order.
     pub fn quick_fixes(&self, range: TextRange) -> Vec<QuickFix<'_>> {
         self.diagnostics()

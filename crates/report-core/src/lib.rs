@@ -28,6 +28,7 @@ pub mod syntax;
 pub mod text;
 pub mod tier;
 pub mod validate;
+pub mod workspace;
 
 #[cfg(test)]
 mod fixture;

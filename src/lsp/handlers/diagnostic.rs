@@ -29,7 +29,8 @@ pub async fn diagnostic(
                     },
                 )));
             }
-            let items = capped(state, &uri, encoding, max);
+            // The report's own diagnostics: the workspace checks are pushed only.
+            let items = capped(state, &uri, encoding, max, &[]);
             Ok(Some(full(Some(result_id), items)))
         })
         .await?;

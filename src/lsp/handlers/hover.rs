@@ -16,8 +16,21 @@ pub async fn hover(
     analysis
         .query(&at.text_document.uri, "hover", move |state| {
             let positions = state.positions(encoding);
-            let Some(info) = state.host.hover(positions.offset(at.position)) else {
-                return Ok(None);
+            let offset = positions.offset(at.position);
+            // The edit preview and live derivation join the tier trace or glossary line.
+            let workspace = state
+                .workspace
+                .as_ref()
+                .and_then(|facts| state.host.workspace_hover(offset, facts));
+            let info = match (state.host.hover(offset), workspace) {
+                (Some(mut info), Some(more)) => {
+                    info.markdown = format!("{}\n\n---\n\n{}", info.markdown, more.markdown);
+                    info
+                }
+                (info, more) => match info.or(more) {
+                    Some(info) => info,
+                    None => return Ok(None),
+                },
             };
             Ok(Some(lsp::Hover {
                 contents: lsp::HoverContents::Markup(lsp::MarkupContent {

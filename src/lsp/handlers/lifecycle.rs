@@ -52,6 +52,8 @@ pub fn initialize(
                 lsp::TextDocumentSyncOptions {
                     open_close: Some(true),
                     change: Some(lsp::TextDocumentSyncKind::INCREMENTAL),
+                    // A save rechecks the report against its project.
+                    save: Some(lsp::TextDocumentSyncSaveOptions::Supported(true)),
                     ..Default::default()
                 },
             )),

@@ -13,3 +13,4 @@ pub mod navigation;
 pub mod outline;
 pub mod status;
 pub mod text_sync;
+pub mod watched_files;

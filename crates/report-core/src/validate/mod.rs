@@ -14,6 +14,8 @@ mod promotion;
 mod safety_tier;
 mod shortlist;
 
+pub(crate) use envelope::check_generated_at;
+pub(crate) use exact_edit::parse_canonical_ref;
 pub(crate) use promotion::{Candidate, classifier_judged, judge};
 pub(crate) use shortlist::{Shortlist, check_membership};
 

@@ -1,0 +1,448 @@
+//! The workspace checks of invariant 13, each a function of the facts the
+//! caller gathered: paths exist, edits are not stale, anchors fit, edits do
+//! not overlap, dedupes are verified, the live lifecycle tier, promotion
+//! candidates against `conventions.json`, freshness, replace-text matches.
+
+use std::collections::BTreeMap;
+
+use super::conventions::{Convention, expected_candidates, parse_conventions};
+use super::{FileFacts, FileKind, Sourced, WorkspaceFacts, anchored_lines, items};
+use crate::Analysis;
+use crate::diagnostic::{Code, Diagnostic};
+use crate::schema::SafetyTier;
+use crate::syntax::{Node, Value};
+use crate::text::TextRange;
+use crate::tier::{self, Derivation, Evidence, Fact, LifecycleInput, Outcome, TierInputs};
+use crate::validate::EntryFacts;
+
+/// Every workspace diagnostic of `analysis` under `facts`, sorted.
+pub fn check(analysis: &Analysis, facts: &WorkspaceFacts) -> Vec<Diagnostic> {
+    let Some(root) = analysis.root() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if facts.root.is_none() {
+        let range = root
+            .lookup("/scan/project_root")
+            .map_or(TextRange::empty(0), |n| n.range());
+        out.push(Diagnostic::new(
+            Code::WorkspaceRootUnknown,
+            range,
+            "no project root found (scan.project_root does not name a folder, and no workspace folder holds the report): the report is not checked against the project's files and git",
+        ));
+        return out;
+    }
+    for item in items(root, "shortlist") {
+        let node = match item.as_str() {
+            Some(_) => Some(item),
+            None => item.get("path"),
+        };
+        if let Some(node) = node {
+            path_exists(facts, node, &mut out);
+        }
+    }
+    let generated_at = root
+        .get("generated_at")
+        .and_then(Node::as_str)
+        .filter(|t| crate::validate::check_generated_at(t).is_ok())
+        .and_then(|t| t.replace(',', ".").parse::<jiff::Timestamp>().ok());
+    let mut anchors: BTreeMap<&str, Vec<(u64, u64, TextRange)>> = BTreeMap::new();
+    for (index, entry) in items(root, "entries").enumerate() {
+        let Some(path_node) = entry.get("path") else {
+            continue;
+        };
+        let Some(path) = path_node.as_str() else {
+            continue;
+        };
+        path_exists(facts, path_node, &mut out);
+        let file = facts.file(path);
+        if let (Some(at), Some(modified)) = (generated_at, file.and_then(|f| f.modified_ms))
+            && modified > at.as_millisecond()
+        {
+            out.push(Diagnostic::new(
+                Code::ModifiedAfterCheck,
+                path_node.range(),
+                format!("`{path}` was modified after the check ran ({}): the entry may describe an older version", format_ms(modified)),
+            ));
+        }
+        let facts_of_entry = analysis.entries.iter().find(|e| e.index == index);
+        if let Some(edit) = entry.get("exact_edit") {
+            exact_edit(facts, path, file, edit, &mut anchors, &mut out);
+        }
+        if let Some(live) = live_derivation(facts, entry, facts_of_entry) {
+            live_tier(entry, facts_of_entry, &live, &mut out);
+        }
+    }
+    overlaps(anchors, &mut out);
+    promotion(facts, root, &mut out);
+    out.sort_by(Diagnostic::order);
+    out
+}
+
+/// Check 1: the path names a file (a folder, for `dir/`) inside the root.
+fn path_exists(facts: &WorkspaceFacts, node: Node<'_>, out: &mut Vec<Diagnostic>) {
+    let Some(path) = node.as_str() else { return };
+    let Some(file) = facts.file(path) else { return };
+    let wants_folder = path.ends_with('/');
+    let problem = match (&file.kind, wants_folder) {
+        (FileKind::File, false) | (FileKind::Directory, true) => return,
+        (FileKind::Missing, _) => (
+            Code::PathMissing,
+            format!("`{path}` no longer exists: the report is older than the tree"),
+        ),
+        (FileKind::File, true) => (
+            Code::PathMissing,
+            format!(
+                "`{path}` names a folder, but a file is there: the report is older than the tree"
+            ),
+        ),
+        (FileKind::Directory, false) => (
+            Code::PathMissing,
+            format!(
+                "`{path}` names a file, but a folder is there: the report is older than the tree"
+            ),
+        ),
+        (FileKind::Refused(why), _) => (
+            Code::PathOutsideRoot,
+            format!("`{path}` is not read: {why}"),
+        ),
+        (FileKind::Unreadable(why), _) => (
+            Code::PathUnreadable,
+            format!("`{path}` cannot be read: {why}"),
+        ),
+    };
+    out.push(Diagnostic::new(problem.0, node.range(), problem.1));
+}
+
+fn number(node: Option<Node<'_>>) -> Option<u64> {
+    match node?.value() {
+        Value::Number(n) => n.parse().ok(),
+        _ => None,
+    }
+}
+
+/// The anchor's `(start_line, end_line)`, when both are integers.
+pub(super) fn anchor_of(edit: Node<'_>) -> Option<(u64, u64, Node<'_>)> {
+    let anchor = edit.get("anchor")?;
+    Some((
+        number(anchor.get("start_line"))?,
+        number(anchor.get("end_line"))?,
+        anchor,
+    ))
+}
+
+/// Checks 2, 3 and 7 on one exact edit.
+fn exact_edit<'t>(
+    facts: &WorkspaceFacts,
+    path: &'t str,
+    file: Option<&FileFacts>,
+    edit: Node<'t>,
+    anchors: &mut BTreeMap<&'t str, Vec<(u64, u64, TextRange)>>,
+    out: &mut Vec<Diagnostic>,
+) {
+    let Some(file) = file.filter(|f| f.kind == FileKind::File) else {
+        return;
+    };
+    if let (Some(expected), Some(actual)) = (
+        edit.get("expected_sha256").filter(|n| n.as_str().is_some()),
+        &file.sha256,
+    ) && expected.as_str() != Some(actual.as_str())
+    {
+        out.push(Diagnostic::new(
+            Code::StaleExactEdit,
+            expected.range(),
+            format!("`{path}` has changed since the check (its sha256 is now {actual}): the cleaner would refuse this cached edit; regenerate the report"),
+        ));
+    }
+    let kind = edit.get("kind").and_then(Node::as_str);
+    let whole_file = matches!(kind, Some("delete" | "extract-then-delete"));
+    let Some((start, end, anchor)) = anchor_of(edit) else {
+        return;
+    };
+    let Some(text) = &file.text else { return };
+    let Some(lines) = anchored_lines(text, start, end) else {
+        out.push(Diagnostic::new(
+            Code::AnchorPastEnd,
+            anchor.range(),
+            format!(
+                "lines {start}-{end} lie outside `{path}`, which has {} lines now",
+                text.lines().count()
+            ),
+        ));
+        return;
+    };
+    if !whole_file {
+        anchors
+            .entry(path)
+            .or_default()
+            .push((start, end, anchor.range()));
+    }
+    match kind {
+        Some("replace-text") => {
+            if let Some(pattern) = edit.get("match")
+                && let Some(wanted) = pattern.as_str()
+                && !lines.join("\n").contains(wanted)
+            {
+                out.push(Diagnostic::new(
+                    Code::ReplaceMatchMissing,
+                    pattern.range(),
+                    format!("`match` no longer occurs in lines {start}-{end} of `{path}`: the replacement would do nothing"),
+                ));
+            }
+        }
+        Some("dedupe") => dedupe(facts, path, &lines, edit, out),
+        _ => {}
+    }
+}
+
+/// Check 3: the removed span must survive verbatim at `canonical_ref`.
+fn dedupe(
+    facts: &WorkspaceFacts,
+    path: &str,
+    removed: &[&str],
+    edit: Node<'_>,
+    out: &mut Vec<Diagnostic>,
+) {
+    let Some(reference) = edit.get("canonical_ref") else {
+        return;
+    };
+    let Some(Ok((target, start, end))) =
+        reference.as_str().map(crate::validate::parse_canonical_ref)
+    else {
+        return;
+    };
+    let Some(text) = facts
+        .file(target)
+        .filter(|f| f.kind == FileKind::File)
+        .and_then(|f| f.text.as_deref())
+    else {
+        return;
+    };
+    let kept = anchored_lines(text, start, end);
+    let message = match kept {
+        None => format!(
+            "`canonical_ref` points at lines {start}-{end} of `{target}`, which has {} lines: the removed span of `{path}` is preserved nowhere, so this dedupe would lose information (is_destructive false and tier auto are wrong)",
+            text.lines().count()
+        ),
+        Some(kept) if kept != removed => format!(
+            "lines {start}-{end} of `{target}` differ from the span removed from `{path}`: the removed span is not preserved verbatim, so this dedupe would lose information (is_destructive false and tier auto are wrong)"
+        ),
+        Some(_) => return,
+    };
+    out.push(Diagnostic::new(
+        Code::DedupeDiverged,
+        reference.range(),
+        message,
+    ));
+}
+
+/// Two deterministic edits of one file must not touch the same lines.
+fn overlaps(anchors: BTreeMap<&str, Vec<(u64, u64, TextRange)>>, out: &mut Vec<Diagnostic>) {
+    for (path, mut spans) in anchors {
+        spans.sort();
+        for pair in spans.windows(2) {
+            let ((s1, e1, r1), (s2, e2, r2)) = (pair[0], pair[1]);
+            if s2 <= e1 {
+                out.push(
+                    Diagnostic::new(
+                        Code::OverlappingEdits,
+                        r2,
+                        format!("lines {s2}-{e2} of `{path}` overlap lines {s1}-{e1}, which another exact edit changes: the second edit would apply to text the first has changed"),
+                    )
+                    .with_related(r1, "the other edit's anchor"),
+                );
+            }
+        }
+    }
+}
+
+/// The facts of the live derivation of one lifecycle entry, each with its source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LiveFacts {
+    pub satisfied: Sourced,
+    pub tracked: Sourced,
+    pub clean: Sourced,
+    pub derivation: Derivation,
+}
+
+/// Check 4's derivation: the lifecycle argument from the tree, through
+/// `derive_safety_tier` (the only code that computes a tier).
+pub(super) fn live_derivation(
+    facts: &WorkspaceFacts,
+    entry: Node<'_>,
+    entry_facts: Option<&EntryFacts>,
+) -> Option<LiveFacts> {
+    let inputs: TierInputs = entry_facts?.tier.as_ref()?.derivation.inputs;
+    let lifecycle = inputs.lifecycle?;
+    let path = entry.get("path")?.as_str()?;
+    let satisfied = match lifecycle.evidence {
+        Evidence::ServedWhenPath => {
+            let served = [
+                entry.lookup("/lifecycle/served_when_path"),
+                entry.lookup("/exact_edit/lifecycle/served_when_path"),
+            ]
+            .into_iter()
+            .flatten()
+            .find_map(Node::as_str);
+            match served.and_then(|s| Some((s, facts.file(s)?))) {
+                Some((s, f)) => match &f.kind {
+                    FileKind::File | FileKind::Directory => Sourced {
+                        fact: Fact::Yes,
+                        source: format!("`{s}` exists"),
+                    },
+                    FileKind::Missing => Sourced {
+                        fact: Fact::No,
+                        source: format!("`{s}` does not exist"),
+                    },
+                    FileKind::Refused(why) | FileKind::Unreadable(why) => Sourced {
+                        fact: Fact::Unknown,
+                        source: format!("`{s}` not read: {why}"),
+                    },
+                },
+                None => unknown("the served path was not looked at"),
+            }
+        }
+        Evidence::TemporaryAge => unknown("the retention age is the scanner's computation"),
+        _ => unknown("no scanner-proven evidence"),
+    };
+    let (tracked, clean) = match &facts.git {
+        Some(git) => (git.tracked(path), git.clean(path)),
+        None => {
+            let why = facts.git_absent.as_deref().unwrap_or("no git work tree");
+            (unknown(why), unknown(why))
+        }
+    };
+    let derivation = tier::derive_safety_tier(TierInputs {
+        lifecycle: Some(LifecycleInput {
+            evidence: lifecycle.evidence,
+            satisfied: satisfied.fact,
+            tracked: tracked.fact,
+            clean: clean.fact,
+        }),
+        ..inputs
+    });
+    Some(LiveFacts {
+        satisfied,
+        tracked,
+        clean,
+        derivation,
+    })
+}
+
+fn unknown(source: &str) -> Sourced {
+    Sourced {
+        fact: Fact::Unknown,
+        source: source.into(),
+    }
+}
+
+/// Check 4: a recorded `auto` that the live state no longer gives.
+fn live_tier(
+    entry: Node<'_>,
+    entry_facts: Option<&EntryFacts>,
+    live: &LiveFacts,
+    out: &mut Vec<Diagnostic>,
+) {
+    let recorded = entry_facts.and_then(|f| f.tier.as_ref());
+    let Some(range) = recorded
+        .filter(|t| t.recorded == Some(SafetyTier::Auto))
+        .and_then(|t| t.recorded_range)
+    else {
+        return;
+    };
+    // Only a known fact that changed is reported: an unknown one (no git) is
+    // shown in the hover, since it says nothing about the tree.
+    let Some(step) = live
+        .derivation
+        .deciding_rule()
+        .filter(|s| s.outcome == Outcome::Failed)
+    else {
+        return;
+    };
+    let source = match step.rule {
+        tier::Rule::LifecycleSatisfied => &live.satisfied.source,
+        tier::Rule::LifecycleTracked => &live.tracked.source,
+        tier::Rule::LifecycleClean => &live.clean.source,
+        _ => return,
+    };
+    let path = entry.get("path").and_then(Node::as_str).unwrap_or("");
+    out.push(Diagnostic::new(
+        Code::LiveTierConfirm,
+        range,
+        format!(
+            "`safety_tier` is \"auto\", but derived from the tree now it is \"confirm\": {} for `{path}` is no ({source})",
+            step.rule.question()
+        ),
+    ));
+}
+
+/// Check 5: candidates against `conventions.json` and the finalize rule.
+fn promotion(facts: &WorkspaceFacts, root: Node<'_>, out: &mut Vec<Diagnostic>) {
+    let Some(text) = &facts.conventions else {
+        return;
+    };
+    let conventions: Vec<Convention> = match parse_conventions(text) {
+        Ok(conventions) => conventions,
+        Err(why) => {
+            let range = root
+                .get("promotion_candidates")
+                .map_or(TextRange::empty(0), |n| n.range());
+            out.push(Diagnostic::new(
+                Code::ConventionUnknown,
+                range,
+                format!("conventions.json is not read: {why}"),
+            ));
+            return;
+        }
+    };
+    let mut present = Vec::new();
+    for candidate in items(root, "promotion_candidates") {
+        let path = candidate.get("path").and_then(Node::as_str);
+        let Some(name_node) = candidate.get("name") else {
+            continue;
+        };
+        let Some(name) = name_node.as_str() else {
+            continue;
+        };
+        present.push((path.unwrap_or(""), name));
+        match conventions.iter().find(|c| c.name == name) {
+            None => out.push(Diagnostic::new(
+                Code::ConventionUnknown,
+                name_node.range(),
+                format!("conventions.json has no convention named \"{name}\""),
+            )),
+            Some(convention) => {
+                if let Some(pitch) = candidate.get("pitch")
+                    && pitch.as_str().is_some_and(|p| p != convention.pitch)
+                {
+                    out.push(Diagnostic::new(
+                        Code::ConventionPitchMismatch,
+                        pitch.range(),
+                        format!(
+                            "the pitch of \"{name}\" in conventions.json is \"{}\"",
+                            convention.pitch
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    for (path_node, convention) in expected_candidates(root, &conventions) {
+        let path = path_node.as_str().unwrap_or("");
+        if !present.contains(&(path, convention.name.as_str())) {
+            out.push(Diagnostic::new(
+                Code::PromotionCandidateMissing,
+                path_node.range(),
+                format!(
+                    "the finalize rule gives a promotion candidate for `{path}` the report lacks: {{\"path\": \"{path}\", \"name\": \"{}\", \"pitch\": \"{}\"}}",
+                    convention.name, convention.pitch
+                ),
+            ));
+        }
+    }
+}
+
+/// A time in ms since the epoch, as ISO-8601 UTC.
+pub(super) fn format_ms(ms: i64) -> String {
+    jiff::Timestamp::from_millisecond(ms).map_or_else(|_| ms.to_string(), |t| t.to_string())
+}

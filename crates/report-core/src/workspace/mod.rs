@@ -1,0 +1,236 @@
+//! Workspace truth (invariant 13): the report checked against the project it
+//! describes. The caller gathers plain facts (does a file exist, its kind,
+//! size, mtime, sha256 and text, what git tracks and what is dirty, the
+//! `conventions.json` text); the checks here judge them without any I/O.
+//!
+//! `requested_paths` says which files the checks need; `check` turns the
+//! facts into diagnostics; `preview` renders the edit preview of the hover.
+
+mod checks;
+mod conventions;
+mod preview;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use crate::syntax::Node;
+
+pub use checks::check;
+pub use conventions::{Convention, parse_conventions};
+pub use preview::hover;
+
+/// What the caller found at one project-relative path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FileKind {
+    File,
+    Directory,
+    Missing,
+    /// Not read on purpose: absolute, `..`, or a symlink resolving outside the root.
+    Refused(String),
+    /// There, but not read: a FIFO, a device, too large, permission denied.
+    Unreadable(String),
+}
+
+/// The facts about one path, as the caller gathered them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileFacts {
+    pub kind: FileKind,
+    pub size: u64,
+    /// Modification time in milliseconds since the Unix epoch.
+    pub modified_ms: Option<i64>,
+    /// Lowercase hex sha256 of the whole file (regular files only).
+    pub sha256: Option<String>,
+    /// The file's text when it is UTF-8 and small enough to read whole.
+    pub text: Option<Arc<str>>,
+    /// `<short hash> <subject>` of the last commit touching the path.
+    pub last_commit: Option<String>,
+}
+
+impl FileFacts {
+    pub fn missing() -> FileFacts {
+        FileFacts::of_kind(FileKind::Missing)
+    }
+
+    pub fn of_kind(kind: FileKind) -> FileFacts {
+        FileFacts {
+            kind,
+            size: 0,
+            modified_ms: None,
+            sha256: None,
+            text: None,
+            last_commit: None,
+        }
+    }
+}
+
+/// Git's view of the root, gathered once per root (not per file).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GitFacts {
+    /// Root-relative paths of the files in the index.
+    pub tracked: HashSet<String>,
+    /// Root-relative paths with a change in the index or worktree, and what
+    /// the change is ("modified in the worktree", "untracked", …).
+    pub changes: HashMap<String, String>,
+}
+
+/// One fact of the live derivation, with where it came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sourced {
+    pub fact: crate::tier::Fact,
+    pub source: String,
+}
+
+impl GitFacts {
+    /// Whether git tracks `path` (a folder, `dir/`: any file under it).
+    pub fn tracked(&self, path: &str) -> Sourced {
+        let yes = match path.strip_suffix('/') {
+            Some(_) => self.tracked.iter().any(|t| t.starts_with(path)),
+            None => self.tracked.contains(path),
+        };
+        sourced(yes, "from the git index", "not in the git index")
+    }
+
+    /// Whether the worktree at `path` (under it, for a folder) is clean.
+    pub fn clean(&self, path: &str) -> Sourced {
+        let change = match path.strip_suffix('/') {
+            Some(_) => {
+                let mut under: Vec<_> = self
+                    .changes
+                    .iter()
+                    .filter(|(p, _)| p.starts_with(path))
+                    .collect();
+                under.sort();
+                under.first().map(|(p, what)| format!("{p}: {what}"))
+            }
+            None => self.changes.get(path).cloned(),
+        };
+        match change {
+            None => Sourced {
+                fact: crate::tier::Fact::Yes,
+                source: "no change in git status".into(),
+            },
+            Some(what) => Sourced {
+                fact: crate::tier::Fact::No,
+                source: what,
+            },
+        }
+    }
+}
+
+fn sourced(yes: bool, if_yes: &str, if_no: &str) -> Sourced {
+    Sourced {
+        fact: if yes {
+            crate::tier::Fact::Yes
+        } else {
+            crate::tier::Fact::No
+        },
+        source: (if yes { if_yes } else { if_no }).into(),
+    }
+}
+
+/// Everything the caller learnt about the project.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WorkspaceFacts {
+    /// The root as shown to people; None when no root could be found.
+    pub root: Option<String>,
+    /// Keyed by the path as the report writes it.
+    pub files: HashMap<String, FileFacts>,
+    /// None when the root is not inside a git work tree (or git is missing).
+    pub git: Option<GitFacts>,
+    /// Why git facts are missing, for the hover ("git not found", …).
+    pub git_absent: Option<String>,
+    /// The text of `conventions.json` at the root, when there is one.
+    pub conventions: Option<String>,
+}
+
+impl WorkspaceFacts {
+    pub fn file(&self, path: &str) -> Option<&FileFacts> {
+        self.files.get(path)
+    }
+}
+
+/// What the checks will ask about one path: its text too, or only its stat.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PathRequest {
+    pub path: String,
+    /// The file's text is needed (anchored lines, dedupe spans, previews).
+    pub text: bool,
+    /// Its sha256 is needed (an exact edit's `expected_sha256`).
+    pub hash: bool,
+    /// Its last commit is shown (a `delete` preview).
+    pub last_commit: bool,
+}
+
+/// The paths the checks need facts about, each once, in a stable order.
+pub fn requested_paths(root: Node<'_>) -> Vec<PathRequest> {
+    let mut wanted: std::collections::BTreeMap<String, PathRequest> = Default::default();
+    let mut want = |path: &str, text: bool, hash: bool, last_commit: bool| {
+        let entry = wanted
+            .entry(path.to_string())
+            .or_insert_with(|| PathRequest {
+                path: path.to_string(),
+                text: false,
+                hash: false,
+                last_commit: false,
+            });
+        entry.text |= text;
+        entry.hash |= hash;
+        entry.last_commit |= last_commit;
+    };
+    for item in items(root, "shortlist") {
+        if let Some(path) = item
+            .as_str()
+            .or_else(|| item.get("path").and_then(Node::as_str))
+        {
+            want(path, false, false, false);
+        }
+    }
+    for entry in items(root, "entries") {
+        let Some(path) = entry.get("path").and_then(Node::as_str) else {
+            continue;
+        };
+        let edit = entry.get("exact_edit");
+        let kind = edit.and_then(|e| e.get("kind")).and_then(Node::as_str);
+        let is_delete = matches!(kind, Some("delete" | "extract-then-delete"));
+        let hashed = edit.and_then(|e| e.get("expected_sha256")).is_some() && !path.ends_with('/');
+        want(path, edit.is_some() && !is_delete, hashed, is_delete);
+        for lifecycle in [
+            entry.get("lifecycle"),
+            edit.and_then(|e| e.get("lifecycle")),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if let Some(served) = lifecycle.get("served_when_path").and_then(Node::as_str) {
+                want(served, false, false, false);
+            }
+        }
+        let canonical = edit
+            .and_then(|e| e.get("canonical_ref"))
+            .and_then(Node::as_str)
+            .and_then(|r| crate::validate::parse_canonical_ref(r).ok());
+        if let Some((target, _, _)) = canonical {
+            want(target, true, false, false);
+        }
+    }
+    wanted.into_values().collect()
+}
+
+pub(crate) fn items<'t>(root: Node<'t>, key: &str) -> impl Iterator<Item = Node<'t>> + 't {
+    root.get(key)
+        .and_then(|n| n.items())
+        .into_iter()
+        .flatten()
+        .filter(|n| !n.is_broken())
+}
+
+/// Lines `start..=end` (1-based) of `text`, or None when the anchor passes
+/// the end. Line endings are kept off; a final newline ends the last line.
+pub(crate) fn anchored_lines(text: &str, start: u64, end: u64) -> Option<Vec<&str>> {
+    let lines: Vec<&str> = text.lines().collect();
+    let (start, end) = (usize::try_from(start).ok()?, usize::try_from(end).ok()?);
+    if start == 0 || end < start || end > lines.len() {
+        return None;
+    }
+    Some(lines[start - 1..end].to_vec())
+}

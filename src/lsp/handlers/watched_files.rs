@@ -1,0 +1,105 @@
+//! The workspace checks' editor side: the folders the client names, the
+//! watcher registration (`workspace/didChangeWatchedFiles`, dynamically
+//! where the client allows it), changed files and saves, each handed to the
+//! workspace thread.
+
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+
+use tower_lsp_server::Client;
+use tower_lsp_server::ls_types as lsp;
+
+use crate::lsp::analysis::AnalysisThread;
+use crate::lsp::session::lock;
+
+/// The registration's id, so a client can tell it apart.
+const REGISTRATION_ID: &str = "report-lsp/watched-files";
+
+/// `initialize`: the workspace folders (else `rootUri`) and whether the
+/// client lets watchers be registered.
+#[allow(deprecated)] // root_uri: older clients send only that.
+pub fn initialize(analysis: &AnalysisThread, params: &lsp::InitializeParams) {
+    let mut folders: Vec<PathBuf> = params
+        .workspace_folders
+        .iter()
+        .flatten()
+        .filter_map(|f| f.uri.to_file_path().map(|p| p.into_owned()))
+        .collect();
+    if folders.is_empty() {
+        folders.extend(
+            params
+                .root_uri
+                .as_ref()
+                .and_then(|u| u.to_file_path().map(|p| p.into_owned())),
+        );
+    }
+    *lock(&analysis.workspace.folders) = folders;
+    let dynamic = params
+        .capabilities
+        .workspace
+        .as_ref()
+        .and_then(|w| w.did_change_watched_files.as_ref())
+        .and_then(|d| d.dynamic_registration)
+        .unwrap_or(false);
+    analysis
+        .workspace
+        .dynamic_watch
+        .store(dynamic, Ordering::Relaxed);
+}
+
+/// `initialized`: registers the watchers when the client allows it. One
+/// registration covers every file of the workspace (the named paths, git's
+/// index and HEAD, conventions.json); the workspace thread keeps only the
+/// changes an open report names, so reports opened later need no new one.
+pub fn register(client: &Client, analysis: &AnalysisThread) {
+    if !analysis.workspace.dynamic_watch.load(Ordering::Relaxed) {
+        return;
+    }
+    let watcher = |glob: &str| lsp::FileSystemWatcher {
+        glob_pattern: lsp::GlobPattern::String(glob.into()),
+        kind: None,
+    };
+    let options = lsp::DidChangeWatchedFilesRegistrationOptions {
+        watchers: vec![
+            watcher("**/*"),
+            watcher("**/.git/index"),
+            watcher("**/.git/HEAD"),
+        ],
+    };
+    let registration = lsp::Registration {
+        id: REGISTRATION_ID.into(),
+        method: "workspace/didChangeWatchedFiles".into(),
+        register_options: serde_json::to_value(options).ok(),
+    };
+    // Not awaited here: a client slow to answer must not hold up `initialized`.
+    let client = client.clone();
+    tokio::spawn(async move {
+        if let Err(error) = client.register_capability(vec![registration]).await {
+            eprintln!("report-lsp: the client refused the file watchers: {error}");
+        }
+    });
+}
+
+/// `workspace/didChangeWatchedFiles`: rechecks the reports naming a changed file.
+pub fn changed(
+    analysis: &AnalysisThread,
+    params: lsp::DidChangeWatchedFilesParams,
+) -> Option<String> {
+    let paths: Vec<PathBuf> = params
+        .changes
+        .iter()
+        .filter_map(|c| c.uri.to_file_path().map(|p| p.into_owned()))
+        .collect();
+    analysis.workspace.changed(paths);
+    None
+}
+
+/// `textDocument/didSave`: the report (or a file it names) was saved.
+pub fn saved(analysis: &AnalysisThread, params: lsp::DidSaveTextDocumentParams) -> Option<String> {
+    let uri = params.text_document.uri;
+    analysis.workspace.check(&uri);
+    if let Some(path) = uri.to_file_path() {
+        analysis.workspace.changed(vec![path.into_owned()]);
+    }
+    None
+}

@@ -1,0 +1,307 @@
+//! The workspace checks in the server: a thread of their own, so reading
+//! files, hashing and running git never touch the message loop or the
+//! analysis thread's keystroke path. It checks a report when it is opened
+//! or saved and when a file it names (or git's index or HEAD, or
+//! `conventions.json`) changes on disk, and hands the diagnostics and facts
+//! to the analysis thread, which merges them into its publications
+//! ([`WorkspaceResults`]), moving their offsets through the edits made
+//! while the check ran.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+
+use report_core::diagnostic::Diagnostic;
+use report_core::text::{ByteEdit, Shift, TextRange};
+use report_core::workspace::WorkspaceFacts;
+use tower_lsp_server::ls_types::Uri;
+
+use super::session::{Session, lock};
+use crate::workspace::{HashCache, root};
+
+/// What a check found for one generation of a report.
+pub struct WorkspaceResult {
+    pub uri: Uri,
+    pub generation: u64,
+    pub diagnostics: Vec<Diagnostic>,
+    pub facts: Arc<WorkspaceFacts>,
+}
+
+/// Where results go: the analysis thread's queue, as a closure so this
+/// module needs nothing of its message type.
+pub type Deliver = Box<dyn Fn(WorkspaceResult) + Send>;
+
+enum Request {
+    Check(Uri),
+    Changed(Vec<PathBuf>),
+    Closed(Uri),
+}
+
+/// The workspace thread, as the message loop and the analysis thread see it.
+#[derive(Clone)]
+pub struct WorkspaceThread {
+    requests: mpsc::Sender<Request>,
+    /// The folders the client named (`rootUri`, `workspaceFolders`).
+    pub folders: Arc<Mutex<Vec<PathBuf>>>,
+    /// Whether the client lets watchers be registered dynamically.
+    pub dynamic_watch: Arc<AtomicBool>,
+}
+
+impl WorkspaceThread {
+    pub fn spawn(session: Arc<Session>, deliver: Deliver) -> WorkspaceThread {
+        let (requests, received) = mpsc::channel();
+        let folders = Arc::new(Mutex::new(Vec::new()));
+        let worker = Worker {
+            session,
+            deliver,
+            folders: folders.clone(),
+            cache: HashCache::default(),
+            watched: HashMap::new(),
+        };
+        std::thread::Builder::new()
+            .name("workspace".into())
+            .spawn(move || worker.run(received))
+            .expect("the workspace thread starts");
+        WorkspaceThread {
+            requests,
+            folders,
+            dynamic_watch: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// Checks the report at `uri` against its project (again).
+    pub fn check(&self, uri: &Uri) {
+        let _ = self.requests.send(Request::Check(uri.clone()));
+    }
+
+    /// Files changed on disk: recheck every open report that names one.
+    pub fn changed(&self, paths: Vec<PathBuf>) {
+        let _ = self.requests.send(Request::Changed(paths));
+    }
+
+    pub fn closed(&self, uri: &Uri) {
+        let _ = self.requests.send(Request::Closed(uri.clone()));
+    }
+}
+
+struct Worker {
+    session: Arc<Session>,
+    deliver: Deliver,
+    folders: Arc<Mutex<Vec<PathBuf>>>,
+    cache: HashCache,
+    /// Per report: the root and every path whose change calls for a recheck.
+    watched: HashMap<Uri, (PathBuf, HashSet<PathBuf>)>,
+}
+
+impl Worker {
+    fn run(mut self, requests: mpsc::Receiver<Request>) {
+        while let Ok(first) = requests.recv() {
+            // Requests queued together are served once per report.
+            let mut due: Vec<Uri> = Vec::new();
+            for request in
+                std::iter::once(first).chain(std::iter::from_fn(|| requests.try_recv().ok()))
+            {
+                match request {
+                    Request::Check(uri) => due.push(uri),
+                    Request::Changed(paths) => due.extend(self.naming(&paths)),
+                    Request::Closed(uri) => {
+                        self.watched.remove(&uri);
+                        due.retain(|u| *u != uri);
+                    }
+                }
+            }
+            let mut seen = HashSet::new();
+            due.retain(|u| seen.insert(u.clone()));
+            for uri in due {
+                if let Some(result) = self.check(&uri) {
+                    (self.deliver)(result);
+                }
+            }
+        }
+    }
+
+    /// The reports that name one of `paths`, or whose root's git state or
+    /// conventions they are.
+    fn naming(&self, paths: &[PathBuf]) -> Vec<Uri> {
+        self.watched
+            .iter()
+            .filter(|(_, (_, named))| paths.iter().any(|p| named.contains(p)))
+            .map(|(uri, _)| uri.clone())
+            .collect()
+    }
+
+    fn check(&mut self, uri: &Uri) -> Option<WorkspaceResult> {
+        let (rope, generation) = {
+            let documents = lock(&self.session.documents);
+            let open = documents.get(uri).filter(|o| !o.document.out_of_sync)?;
+            (open.document.rope.clone(), open.generation)
+        };
+        let report = uri.to_file_path().map(|p| p.into_owned());
+        let analysis = report_core::analyze_shared(Arc::new(rope.to_string()));
+        if !analysis
+            .root()
+            .is_some_and(report_core::selection::looks_like_report)
+        {
+            return None;
+        }
+        let folders = lock(&self.folders).clone();
+        let resolution = root::resolve(&analysis, report.as_deref(), None, &folders);
+        let Some(found) = resolution.root() else {
+            return Some(WorkspaceResult {
+                uri: uri.clone(),
+                generation,
+                diagnostics: Vec::new(),
+                facts: Arc::new(WorkspaceFacts::default()),
+            });
+        };
+        let facts = crate::workspace::gather(&analysis, found, &mut self.cache);
+        let diagnostics = report_core::workspace::check(&analysis, &facts);
+        if let Some(found) = found {
+            self.watched.insert(
+                uri.clone(),
+                (found.to_path_buf(), watched_paths(found, &facts)),
+            );
+        }
+        Some(WorkspaceResult {
+            uri: uri.clone(),
+            generation,
+            diagnostics,
+            facts: Arc::new(facts),
+        })
+    }
+}
+
+/// The files whose change calls for a recheck: those named, git's index
+/// and HEAD, and `conventions.json`.
+fn watched_paths(root: &Path, facts: &WorkspaceFacts) -> HashSet<PathBuf> {
+    let canonical = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let mut paths: HashSet<PathBuf> = facts
+        .files
+        .keys()
+        .map(|p| canonical.join(p.trim_end_matches('/')))
+        .collect();
+    for base in [root, canonical.as_path()] {
+        for name in [".git/index", ".git/HEAD", "conventions.json"] {
+            paths.insert(base.join(name));
+        }
+        for p in facts.files.keys() {
+            paths.insert(base.join(p.trim_end_matches('/')));
+        }
+    }
+    paths
+}
+
+/// The analysis thread's copy of the workspace results, kept in step with
+/// the text: each job's edits move the current result's offsets; a result
+/// that arrives for an older generation is moved through the edits made
+/// since, or dropped (and the check asked again) when a whole-text change
+/// came between.
+#[derive(Default)]
+pub struct WorkspaceResults {
+    documents: HashMap<Uri, Kept>,
+}
+
+#[derive(Default)]
+struct Kept {
+    /// The diagnostics and facts, as of `generation`.
+    current: Option<(u64, Vec<Diagnostic>, Arc<WorkspaceFacts>)>,
+    /// Recent jobs: (base, generation, edits), to move a late result forward.
+    log: Vec<(u64, u64, Option<Vec<ByteEdit>>)>,
+}
+
+/// Jobs remembered per document for late results.
+const LOG_JOBS: usize = 512;
+
+impl WorkspaceResults {
+    /// Records a job of the analysis thread: its edits move what is kept.
+    pub fn record_job(
+        &mut self,
+        uri: &Uri,
+        base: u64,
+        generation: u64,
+        edits: Option<&[ByteEdit]>,
+    ) {
+        let Some(kept) = self.documents.get_mut(uri) else {
+            return;
+        };
+        if let Some((at, diagnostics, _)) = &mut kept.current
+            && *at == base
+            && let Some(edits) = edits
+        {
+            shift_all(diagnostics, edits);
+            *at = generation;
+        }
+        kept.log
+            .push((base, generation, edits.map(<[ByteEdit]>::to_vec)));
+        if kept.log.len() > LOG_JOBS {
+            kept.log.drain(..kept.log.len() - LOG_JOBS);
+        }
+    }
+
+    /// Starts keeping results for `uri` (on open), so its jobs are logged.
+    pub fn track(&mut self, uri: &Uri) {
+        self.documents.entry(uri.clone()).or_default();
+    }
+
+    pub fn forget(&mut self, uri: &Uri) {
+        self.documents.remove(uri);
+    }
+
+    /// Takes a result in, moved to `generation` (the document's now): Some
+    /// (whether the diagnostics differ from those kept), or None when it
+    /// cannot be moved there and the caller asks for a new check.
+    pub fn accept(&mut self, result: WorkspaceResult, generation: u64) -> Option<bool> {
+        let kept = self.documents.entry(result.uri.clone()).or_default();
+        let mut diagnostics = result.diagnostics;
+        let mut at = result.generation;
+        for (base, next, edits) in &kept.log {
+            if *base != at || at == generation {
+                continue;
+            }
+            let Some(edits) = edits else { return None };
+            shift_all(&mut diagnostics, edits);
+            at = *next;
+        }
+        if at != generation {
+            return None;
+        }
+        // What was published with this generation: the kept diagnostics if they were moved to it.
+        let published: &[Diagnostic] = match &kept.current {
+            Some((was_at, was, _)) if *was_at == at => was,
+            _ => &[],
+        };
+        let changed = published != diagnostics.as_slice();
+        kept.log.clear();
+        kept.current = Some((at, diagnostics, result.facts));
+        Some(changed)
+    }
+
+    /// The diagnostics to publish with `generation`, when they are of it.
+    pub fn diagnostics(&self, uri: &Uri, generation: u64) -> &[Diagnostic] {
+        match self.documents.get(uri).and_then(|k| k.current.as_ref()) {
+            Some((at, diagnostics, _)) if *at == generation => diagnostics,
+            _ => &[],
+        }
+    }
+}
+
+/// Moves diagnostics through edits; one whose range an edit touched is
+/// dropped, since it describes text that is gone (the next check tells).
+fn shift_all(diagnostics: &mut Vec<Diagnostic>, edits: &[ByteEdit]) {
+    for edit in edits {
+        let touched = |r: TextRange| {
+            r.start < edit.range.end && edit.range.start < r.end
+                || (edit.range.is_empty() && r.start < edit.range.start && edit.range.start < r.end)
+        };
+        diagnostics.retain(|d| !touched(d.range));
+        let shift = Shift {
+            from: edit.range.end,
+            delta: edit.new_len as isize - edit.range.len() as isize,
+        };
+        for diagnostic in diagnostics.iter_mut() {
+            diagnostic.shift(shift);
+        }
+    }
+}

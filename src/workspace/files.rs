@@ -1,0 +1,188 @@
+//! Facts about the files a report names, read safely: the path is refused
+//! when it leaves the root (absolute, `..`, a symlink resolving outside),
+//! the file type is checked before opening (a FIFO or device is never
+//! opened), reads are bounded, and sha256 is streamed and cached by path,
+//! size and mtime so a refresh rehashes only what changed.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+use std::time::UNIX_EPOCH;
+
+use report_core::workspace::{FileFacts, FileKind, PathRequest};
+use sha2::{Digest, Sha256};
+
+/// Files larger than this are not hashed: a diagnostic says so instead of
+/// reading gigabytes.
+pub const MAX_HASH_BYTES: u64 = 256 << 20;
+/// Files larger than this are hashed but their text is not kept.
+pub const MAX_TEXT_BYTES: u64 = 8 << 20;
+/// `conventions.json` larger than this is not read.
+const MAX_CONVENTIONS_BYTES: u64 = 1 << 20;
+
+/// What a read found, kept while the file's size and mtime stay the same.
+#[derive(Clone)]
+struct Cached {
+    size: u64,
+    modified_ns: i128,
+    sha256: Option<String>,
+    text: Option<Arc<str>>,
+}
+
+/// Hashes and texts by path, size and mtime.
+#[derive(Default)]
+pub struct HashCache {
+    entries: HashMap<PathBuf, Cached>,
+}
+
+/// Why `path` may not be read, or None when it stays inside the root.
+pub fn refusal(path: &str) -> Option<String> {
+    let p = Path::new(path);
+    if p.is_absolute() || path.starts_with('\\') || path.as_bytes().get(1) == Some(&b':') {
+        return Some("an absolute path, outside the project root".into());
+    }
+    if p.components().any(|c| matches!(c, Component::ParentDir))
+        || path.split(['/', '\\']).any(|s| s == "..")
+    {
+        return Some("a `..` segment leaves the project root".into());
+    }
+    None
+}
+
+/// The facts about one requested path under `root` (canonical).
+pub fn facts(root: &Path, request: &PathRequest, cache: &mut HashCache) -> FileFacts {
+    if let Some(why) = refusal(&request.path) {
+        return FileFacts::of_kind(FileKind::Refused(why));
+    }
+    let joined = root.join(request.path.trim_end_matches('/'));
+    if std::fs::symlink_metadata(&joined).is_err() {
+        return FileFacts::missing();
+    }
+    // Resolving the links tells where the path leads; nothing outside is read.
+    let resolved = match joined.canonicalize() {
+        Ok(resolved) => resolved,
+        Err(_) => return FileFacts::missing(),
+    };
+    if !resolved.starts_with(root) {
+        return FileFacts::of_kind(FileKind::Refused(
+            "a symlink resolving outside the project root".into(),
+        ));
+    }
+    let metadata = match std::fs::metadata(&resolved) {
+        Ok(m) => m,
+        Err(error) => return FileFacts::of_kind(FileKind::Unreadable(error.to_string())),
+    };
+    let modified_ns = metadata
+        .modified()
+        .ok()
+        .and_then(|m| m.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos() as i128);
+    let mut out = FileFacts::of_kind(FileKind::File);
+    out.size = metadata.len();
+    out.modified_ms = Some((modified_ns / 1_000_000) as i64);
+    if metadata.is_dir() {
+        out.kind = FileKind::Directory;
+        return out;
+    }
+    if !metadata.is_file() {
+        out.kind = FileKind::Unreadable(format!("not a regular file ({})", file_type(&metadata)));
+        return out;
+    }
+    if !(request.hash || request.text) {
+        return out;
+    }
+    if metadata.len() > MAX_HASH_BYTES {
+        out.kind = FileKind::Unreadable(format!(
+            "{} bytes, more than the {} MiB a workspace check reads",
+            metadata.len(),
+            MAX_HASH_BYTES >> 20
+        ));
+        return out;
+    }
+    if let Some(hit) = cache.entries.get(&resolved)
+        && hit.size == metadata.len()
+        && hit.modified_ns == modified_ns
+        && (hit.sha256.is_some() || !request.hash)
+        && (hit.text.is_some() || !request.text || metadata.len() > MAX_TEXT_BYTES)
+    {
+        out.sha256 = hit.sha256.clone();
+        out.text = hit.text.clone();
+        return out;
+    }
+    match read(&resolved, request.text && metadata.len() <= MAX_TEXT_BYTES) {
+        Ok((sha256, text)) => {
+            out.sha256 = Some(sha256);
+            out.text = text;
+            cache.entries.insert(
+                resolved,
+                Cached {
+                    size: metadata.len(),
+                    modified_ns,
+                    sha256: out.sha256.clone(),
+                    text: out.text.clone(),
+                },
+            );
+        }
+        Err(error) => out.kind = FileKind::Unreadable(error.to_string()),
+    }
+    out
+}
+
+fn file_type(metadata: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let t = metadata.file_type();
+    if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_char_device() || t.is_block_device() {
+        "a device"
+    } else {
+        "a special file"
+    }
+}
+
+/// Streams the file through sha256, keeping its text when asked and UTF-8.
+/// Opened without following a last symlink and without blocking, in case
+/// the file was swapped for a FIFO after its type was checked.
+fn read(path: &Path, keep_text: bool) -> std::io::Result<(String, Option<Arc<str>>)> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
+        .open(path)?;
+    let mut reader = file.take(MAX_HASH_BYTES + 1);
+    let mut hasher = Sha256::new();
+    let mut kept = Vec::new();
+    let mut buffer = vec![0u8; 64 << 10];
+    loop {
+        let n = reader.read(&mut buffer)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buffer[..n]);
+        if keep_text {
+            kept.extend_from_slice(&buffer[..n]);
+        }
+    }
+    let digest = hasher.finalize();
+    let hex = digest.iter().map(|b| format!("{b:02x}")).collect();
+    let text = keep_text
+        .then(|| String::from_utf8(kept).ok())
+        .flatten()
+        .map(Arc::from);
+    Ok((hex, text))
+}
+
+/// `conventions.json` at the root, when it is a small regular file inside it.
+pub fn read_conventions(root: &Path) -> Option<String> {
+    let path = root.join("conventions.json");
+    let resolved = path.canonicalize().ok()?;
+    let metadata = std::fs::metadata(&resolved).ok()?;
+    if !resolved.starts_with(root) || !metadata.is_file() || metadata.len() > MAX_CONVENTIONS_BYTES
+    {
+        return None;
+    }
+    std::fs::read_to_string(resolved).ok()
+}

@@ -1,0 +1,80 @@
+//! Where the project a report describes is: `scan.project_root` (absolute,
+//! or relative to the report's folder), else the workspace folder that
+//! holds the report. An explicit root (`check --root`) wins over both.
+
+use std::path::{Path, PathBuf};
+
+use report_core::Analysis;
+
+/// Where a report's root was looked for, and what was found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Resolution {
+    Found(PathBuf),
+    /// A root was asked for (`--root`, or workspace folders were given) and
+    /// none holds the report: the checks say so once.
+    NotFound,
+    /// Nothing was asked and `scan.project_root` names no folder here: the
+    /// report is checked away from its project, and these checks stay silent.
+    Away,
+}
+
+impl Resolution {
+    /// The facts' root: Some(folder), Some(None) to say none was found, None for silence.
+    pub fn root(&self) -> Option<Option<&Path>> {
+        match self {
+            Resolution::Found(root) => Some(Some(root)),
+            Resolution::NotFound => Some(None),
+            Resolution::Away => None,
+        }
+    }
+}
+
+/// Resolves the root for the report at `report` (None for standard input).
+pub fn resolve(
+    analysis: &Analysis,
+    report: Option<&Path>,
+    explicit: Option<&Path>,
+    workspace_folders: &[PathBuf],
+) -> Resolution {
+    match find(analysis, report, explicit, workspace_folders) {
+        Some(root) => Resolution::Found(root),
+        None if explicit.is_some() || !workspace_folders.is_empty() => Resolution::NotFound,
+        None => Resolution::Away,
+    }
+}
+
+fn find(
+    analysis: &Analysis,
+    report: Option<&Path>,
+    explicit: Option<&Path>,
+    workspace_folders: &[PathBuf],
+) -> Option<PathBuf> {
+    if let Some(explicit) = explicit {
+        return explicit.is_dir().then(|| explicit.to_path_buf());
+    }
+    let folder = report
+        .and_then(|r| std::path::absolute(r).ok())
+        .and_then(|r| r.parent().map(Path::to_path_buf));
+    let named = analysis
+        .root()
+        .and_then(|r| r.lookup("/scan/project_root"))
+        .and_then(|n| n.as_str())
+        .filter(|s| !s.is_empty())
+        .map(PathBuf::from);
+    if let Some(named) = named {
+        let candidate = match (named.is_absolute(), &folder) {
+            (true, _) => Some(named),
+            (false, Some(folder)) => Some(folder.join(named)),
+            (false, None) => None,
+        };
+        if let Some(candidate) = candidate.filter(|c| c.is_dir()) {
+            return Some(candidate);
+        }
+    }
+    let folder = folder?;
+    workspace_folders
+        .iter()
+        .filter(|w| folder.starts_with(w))
+        .max_by_key(|w| w.components().count())
+        .cloned()
+}

@@ -1,0 +1,126 @@
+//! Throw-away projects for the workspace checks: a temp folder with files,
+//! optionally a git repository, and a report describing it.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+pub struct Project {
+    pub dir: tempfile::TempDir,
+}
+
+impl Project {
+    pub fn new() -> Project {
+        Project {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn write(&self, relative: &str, text: &str) {
+        let path = self.path().join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    /// `git init` and a first commit of everything written so far.
+    pub fn commit_all(&self) {
+        self.git(&["init", "-q", "-b", "main"]);
+        self.git(&["add", "-A"]);
+        self.git(&["commit", "-q", "-m", "first"]);
+    }
+
+    pub fn git(&self, args: &[&str]) {
+        let status = Command::new("git")
+            .arg("-C")
+            .arg(self.path())
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {args:?}");
+    }
+
+    pub fn report_path(&self) -> PathBuf {
+        self.path().join("hygiene.report.json")
+    }
+
+    /// Writes the report (project_root "."); returns its text.
+    pub fn write_report(&self, report: &Value) -> String {
+        let text = serde_json::to_string_pretty(report).unwrap();
+        std::fs::write(self.report_path(), &text).unwrap();
+        text
+    }
+}
+
+pub fn sha256(text: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A report whose envelope is valid, with these shortlist items and entries.
+pub fn report(
+    generated_at: &str,
+    shortlist: Vec<Value>,
+    entries: Vec<Value>,
+    candidates: Vec<Value>,
+) -> Value {
+    json!({
+        "schema_version": "1.0",
+        "tool_version": "test",
+        "generated_at": generated_at,
+        "scan": {"project_root": ".", "scope_globs": ["**/*.md"], "excluded_dirs": [], "files_scanned": 3},
+        "shortlist": shortlist,
+        "entries": entries,
+        "promotion_candidates": candidates,
+    })
+}
+
+/// A deterministic, auto entry with this exact edit.
+pub fn edit_entry(path: &str, edit: Value) -> Value {
+    let kind = edit["kind"].as_str().unwrap().to_string();
+    json!({
+        "path": path,
+        "category": {"class": "stale", "subtype": "duplicated"},
+        "signals": [],
+        "op": kind,
+        "op_type": "deterministic",
+        "is_destructive": false,
+        "is_reversible": true,
+        "safety_tier": "auto",
+        "token_estimate": {"raw_tokens": 1},
+        "exact_edit": edit,
+    })
+}
+
+/// A `delete` entry recorded `auto` on scanner-proven evidence.
+pub fn delete_entry(path: &str, served: &str, sha: &str) -> Value {
+    let lifecycle = json!({"rule_ref": "rules/plans", "lifetime": "delete-once-served", "served_when_path": served});
+    json!({
+        "path": path,
+        "category": {"class": "stale", "subtype": "completed-in-place"},
+        "signals": [],
+        "op": "delete",
+        "op_type": "deterministic",
+        "is_destructive": true,
+        "is_reversible": true,
+        "safety_tier": "auto",
+        "token_estimate": {"raw_tokens": 1},
+        "lifecycle": lifecycle,
+        "exact_edit": {"kind": "delete", "anchor": {"start_line": 1, "end_line": 1}, "lifecycle": lifecycle, "expected_sha256": sha},
+    })
+}
