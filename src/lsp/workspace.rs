@@ -148,7 +148,9 @@ impl Worker {
         }
         let folders = lock(&self.folders).clone();
         let resolution = root::resolve(&analysis, report.as_deref(), None, &folders);
-        let Some(found) = resolution.root() else {
+        // In the editor a root that is not found is said by nothing on
+        // screen: the report was opened away from its project.
+        let Some(Some(found)) = resolution.root() else {
             return Some(WorkspaceResult {
                 uri: uri.clone(),
                 generation,
@@ -156,14 +158,12 @@ impl Worker {
                 facts: Arc::new(WorkspaceFacts::default()),
             });
         };
-        let facts = crate::workspace::gather(&analysis, found, &mut self.cache);
+        let facts = crate::workspace::gather(&analysis, Some(found), &mut self.cache);
         let diagnostics = report_core::workspace::check(&analysis, &facts);
-        if let Some(found) = found {
-            self.watched.insert(
-                uri.clone(),
-                (found.to_path_buf(), watched_paths(found, &facts)),
-            );
-        }
+        self.watched.insert(
+            uri.clone(),
+            (found.to_path_buf(), watched_paths(found, &facts)),
+        );
         Some(WorkspaceResult {
             uri: uri.clone(),
             generation,

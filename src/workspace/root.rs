@@ -1,6 +1,7 @@
 //! Where the project a report describes is: `scan.project_root` (absolute,
-//! or relative to the report's folder), else the workspace folder that
-//! holds the report. An explicit root (`check --root`) wins over both.
+//! or relative to the report's folder) when it names one, else the
+//! workspace folder that holds the report. An explicit root (`check
+//! --root`) wins over both.
 
 use std::path::{Path, PathBuf};
 
@@ -61,15 +62,16 @@ fn find(
         .and_then(|n| n.as_str())
         .filter(|s| !s.is_empty())
         .map(PathBuf::from);
+    // A root the report names is taken as given: when it is not here, the
+    // report was made elsewhere, and guessing another folder would flag
+    // every path. Only a report that names none falls back to its workspace.
     if let Some(named) = named {
         let candidate = match (named.is_absolute(), &folder) {
             (true, _) => Some(named),
             (false, Some(folder)) => Some(folder.join(named)),
             (false, None) => None,
         };
-        if let Some(candidate) = candidate.filter(|c| c.is_dir()) {
-            return Some(candidate);
-        }
+        return candidate.filter(|c| c.is_dir());
     }
     let folder = folder?;
     workspace_folders
