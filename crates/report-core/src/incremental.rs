@@ -323,6 +323,13 @@ impl Incremental {
         self.slots.iter().map(|s| &s.facts)
     }
 
+    /// From the start of the first entry to the end of the last, if any.
+    pub fn entries_span(&self) -> Option<TextRange> {
+        let first = self.slots.first()?.facts.range;
+        let last = self.slots.last()?.facts.range;
+        Some(TextRange::new(first.start, last.end))
+    }
+
     /// The entry object whose range holds `offset`, if any.
     pub fn entry_at(&self, offset: usize) -> Option<&EntryFacts> {
         let i = slot_at(&self.slots, offset)?;
