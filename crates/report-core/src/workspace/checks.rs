@@ -446,3 +446,61 @@ fn promotion(facts: &WorkspaceFacts, root: Node<'_>, out: &mut Vec<Diagnostic>) 
 pub(super) fn format_ms(ms: i64) -> String {
     jiff::Timestamp::from_millisecond(ms).map_or_else(|_| ms.to_string(), |t| t.to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workspace::{FileFacts, GitFacts};
+
+    const REPORT: &str = r#"{"schema_version": "1.0", "tool_version": "t", "generated_at": "2099-01-01T00:00:00Z",
+"scan": {"project_root": ".", "scope_globs": [], "excluded_dirs": [], "files_scanned": 1},
+"shortlist": ["p.md"],
+"entries": [{"path": "p.md", "category": {"class": "stale", "subtype": "completed-in-place"}, "signals": [],
+ "op": "delete", "op_type": "deterministic", "is_destructive": true, "is_reversible": true, "safety_tier": "auto",
+ "token_estimate": {"raw_tokens": 1},
+ "lifecycle": {"rule_ref": "r", "lifetime": "delete-once-served", "served_when_path": "done.md"},
+ "exact_edit": {"kind": "delete", "anchor": {"start_line": 1, "end_line": 1},
+  "lifecycle": {"rule_ref": "r", "lifetime": "delete-once-served", "served_when_path": "done.md"},
+  "expected_sha256": "0000000000000000000000000000000000000000000000000000000000000000"}}],
+"promotion_candidates": []}"#;
+
+    fn facts(git: Option<GitFacts>) -> WorkspaceFacts {
+        let mut file = FileFacts::of_kind(FileKind::File);
+        file.sha256 = Some("0".repeat(64));
+        let mut facts = WorkspaceFacts {
+            root: Some("/p".into()),
+            git,
+            ..Default::default()
+        };
+        facts.files.insert("p.md".into(), file.clone());
+        facts.files.insert("done.md".into(), file);
+        facts
+    }
+
+    #[test]
+    fn the_live_tier_is_auto_only_on_known_tracked_clean_facts() {
+        let analysis = crate::analyze(REPORT);
+        assert!(analysis.is_valid(), "{:?}", analysis.diagnostics);
+        let mut git = GitFacts::default();
+        git.tracked.insert("p.md".into());
+        assert_eq!(check(&analysis, &facts(Some(git.clone()))), vec![]);
+        git.changes.insert("p.md".into(), "modified in the worktree".into());
+        let found = check(&analysis, &facts(Some(git)));
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].code, Code::LiveTierConfirm);
+        // Without git the facts are unknown: the tier is confirm, but no fact changed.
+        let entry = analysis.root().unwrap().lookup("/entries/0").unwrap();
+        let live = live_derivation(&facts(None), entry, analysis.entries.first()).unwrap();
+        assert_eq!(live.derivation.tier, SafetyTier::Confirm);
+        assert_eq!(live.tracked.fact, Fact::Unknown);
+        assert_eq!(check(&analysis, &facts(None)), vec![]);
+    }
+
+    #[test]
+    fn no_root_is_said_once() {
+        let analysis = crate::analyze(REPORT);
+        let found = check(&analysis, &WorkspaceFacts::default());
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].code, Code::WorkspaceRootUnknown);
+    }
+}
