@@ -484,7 +484,8 @@ mod tests {
         let mut git = GitFacts::default();
         git.tracked.insert("p.md".into());
         assert_eq!(check(&analysis, &facts(Some(git.clone()))), vec![]);
-        git.changes.insert("p.md".into(), "modified in the worktree".into());
+        git.changes
+            .insert("p.md".into(), "modified in the worktree".into());
         let found = check(&analysis, &facts(Some(git)));
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].code, Code::LiveTierConfirm);
