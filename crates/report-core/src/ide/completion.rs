@@ -60,7 +60,7 @@ pub fn completions(
     if let Some(member) = member {
         if member.key_range.touches(offset) && !member.value.range().touches(offset) {
             let object = path[path.len() - 2].1;
-            return keys_of(object, &keys[..keys.len() - 1], Some(member), text);
+            return keys_of(object, &keys[..keys.len() - 1], Some(member));
         }
         let scalar = !matches!(node.value(), Value::Object | Value::Array);
         if scalar {
@@ -88,7 +88,7 @@ pub fn completions(
         return values_of(&keys, member, member.value, node, text, offset, index);
     }
     match node.value() {
-        Value::Object => keys_of(node, &keys, None, text)
+        Value::Object => keys_of(node, &keys, None)
             .into_iter()
             .map(|mut item| {
                 item.edit = TextEdit::insert(offset, item.edit.new_text);
@@ -211,7 +211,7 @@ fn values_of(
             });
             items
         }
-        ["entries", "*", "safety_tier"] => derived_tier(text, keys, object, member, range),
+        ["entries", "*", "safety_tier"] => derived_tier(text, object, member, range),
         ["entries", "*", field @ ("is_destructive" | "is_reversible")] => {
             characterization(object, field, range)
         }
@@ -234,12 +234,10 @@ fn all<T: Copy>(
 /// with a valid tier in place of what is being typed.
 fn derived_tier(
     text: &str,
-    keys: &[Option<&str>],
     entry: Node<'_>,
     member: Member<'_>,
     range: TextRange,
 ) -> Vec<CompletionItem> {
-    debug_assert_eq!(keys.len(), 4);
     let entry_range = entry.range();
     let value = member.value.range();
     let mut candidate = String::with_capacity(entry_range.len() + 10);
@@ -338,7 +336,6 @@ fn keys_of(
     object: Node<'_>,
     keys: &[Option<&str>],
     typing: Option<Member<'_>>,
-    text: &str,
 ) -> Vec<CompletionItem> {
     let at = schema_path(keys);
     let kind = object
@@ -381,7 +378,6 @@ fn keys_of(
                     format!("\"{field}\": {}", value_snippet(field)),
                 ),
             };
-            let _ = text;
             CompletionItem {
                 label: field.to_string(),
                 kind: CompletionKind::Property,
