@@ -139,6 +139,17 @@ impl Worker {
             (open.document.rope.clone(), open.generation)
         };
         let report = uri.to_file_path().map(|p| p.into_owned());
+        // A report that names a root which is not here gets no workspace
+        // checks: its envelope, at the start, says so without a full analysis
+        // of what may be a huge text.
+        if names_a_missing_root(&rope, report.as_deref()) {
+            return Some(WorkspaceResult {
+                uri: uri.clone(),
+                generation,
+                diagnostics: Vec::new(),
+                facts: Arc::new(WorkspaceFacts::default()),
+            });
+        }
         let analysis = report_core::analyze_shared(Arc::new(rope.to_string()));
         if !analysis
             .root()
@@ -304,4 +315,31 @@ fn shift_all(diagnostics: &mut Vec<Diagnostic>, edits: &[ByteEdit]) {
             diagnostic.shift(shift);
         }
     }
+}
+
+/// Bytes of a report's start read for its `scan.project_root`.
+const ENVELOPE_PREFIX_BYTES: usize = 64 << 10;
+
+/// Whether the report's start names a `scan.project_root` that is no folder
+/// here (absolute, or relative to the report's folder). False when the
+/// start names none: then only a full analysis can tell.
+fn names_a_missing_root(rope: &ropey::Rope, report: Option<&std::path::Path>) -> bool {
+    let len = rope.len_bytes().min(ENVELOPE_PREFIX_BYTES);
+    let prefix = rope.slice(..rope.byte_to_char(len)).to_string();
+    let parse = report_core::syntax::parse(&prefix);
+    let Some(named) = parse
+        .root()
+        .and_then(|r| r.lookup("/scan/project_root"))
+        .and_then(|n| n.as_str())
+        .filter(|s| !s.is_empty())
+        .map(std::path::PathBuf::from)
+    else {
+        return false;
+    };
+    let candidate = match (named.is_absolute(), report.and_then(|r| r.parent())) {
+        (true, _) => named,
+        (false, Some(folder)) => folder.join(named),
+        (false, None) => return false,
+    };
+    !candidate.is_dir()
 }
