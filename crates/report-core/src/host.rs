@@ -51,12 +51,12 @@ pub trait SourceText {
 /// common prefix and common suffix, both on character boundaries; None when
 /// they are equal. Compares chunk by chunk, copying nothing.
 pub fn changed_range<T: SourceText>(old: &T, new: &T) -> Option<ByteEdit> {
-    let prefix = common_prefix(old.chunks(), new.chunks());
+    let prefix = common_len(old.chunks(), new.chunks(), false);
     if prefix == old.len() && prefix == new.len() {
         return None;
     }
     let most = old.len().min(new.len()) - prefix;
-    let suffix = common_suffix(old.chunks_reversed(), new.chunks_reversed()).min(most);
+    let suffix = common_len(old.chunks_reversed(), new.chunks_reversed(), true).min(most);
     // Back to character boundaries: a UTF-8 continuation byte is 0b10xxxxxx.
     let inside = |text: &T, at: usize| at < text.len() && text.byte(at) & 0xC0 == 0x80;
     let mut start = prefix;
@@ -74,10 +74,12 @@ pub fn changed_range<T: SourceText>(old: &T, new: &T) -> Option<ByteEdit> {
     })
 }
 
-/// How many leading bytes two chunk streams share.
-fn common_prefix<'a>(
+/// How many leading bytes two chunk streams share (or trailing bytes, for
+/// reversed streams with `from_end`).
+fn common_len<'a>(
     mut a: impl Iterator<Item = &'a str>,
     mut b: impl Iterator<Item = &'a str>,
+    from_end: bool,
 ) -> usize {
     let (mut x, mut y): (&[u8], &[u8]) = (&[], &[]);
     let mut same = 0;
@@ -97,54 +99,30 @@ fn common_prefix<'a>(
             continue;
         }
         let n = x.len().min(y.len());
-        let equal = x[..n]
-            .iter()
-            .zip(&y[..n])
-            .take_while(|(p, q)| p == q)
-            .count();
+        // The n bytes to compare: at the front, or at the back.
+        let (xs, ys, rest_x, rest_y) = match from_end {
+            false => (&x[..n], &y[..n], &x[n..], &y[n..]),
+            true => (
+                &x[x.len() - n..],
+                &y[y.len() - n..],
+                &x[..x.len() - n],
+                &y[..y.len() - n],
+            ),
+        };
+        let equal = match from_end {
+            false => xs.iter().zip(ys).take_while(|(p, q)| p == q).count(),
+            true => xs
+                .iter()
+                .rev()
+                .zip(ys.iter().rev())
+                .take_while(|(p, q)| p == q)
+                .count(),
+        };
         same += equal;
         if equal < n {
             return same;
         }
-        (x, y) = (&x[n..], &y[n..]);
-    }
-}
-
-/// How many trailing bytes two reversed chunk streams share.
-fn common_suffix<'a>(
-    mut a: impl Iterator<Item = &'a str>,
-    mut b: impl Iterator<Item = &'a str>,
-) -> usize {
-    let (mut x, mut y): (&[u8], &[u8]) = (&[], &[]);
-    let mut same = 0;
-    loop {
-        if x.is_empty() {
-            match a.next() {
-                Some(next) => x = next.as_bytes(),
-                None => return same,
-            }
-            continue;
-        }
-        if y.is_empty() {
-            match b.next() {
-                Some(next) => y = next.as_bytes(),
-                None => return same,
-            }
-            continue;
-        }
-        let n = x.len().min(y.len());
-        let (xs, ys) = (&x[x.len() - n..], &y[y.len() - n..]);
-        let equal = xs
-            .iter()
-            .rev()
-            .zip(ys.iter().rev())
-            .take_while(|(p, q)| p == q)
-            .count();
-        same += equal;
-        if equal < n {
-            return same;
-        }
-        (x, y) = (&x[..x.len() - n], &y[..y.len() - n]);
+        (x, y) = (rest_x, rest_y);
     }
 }
 
