@@ -1,8 +1,8 @@
 //! Fix-all: every unambiguous fix applied, round after round, until none is
 //! left. It sits above the analysis, which it runs once per round.
 
-use crate::diagnostic::Code;
-use crate::fix::{Fix, TextEdit, apply, minimal_edit};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::fix::{TextEdit, apply, minimal_edit};
 use crate::text::TextRange;
 
 /// Applies every unambiguous (preferred) fix until none is left, and returns
@@ -11,21 +11,21 @@ use crate::text::TextRange;
 /// the derivation can change the derived tier.
 pub fn fix_all(text: &str) -> Option<String> {
     let mut current = text.to_string();
+    let mut analysis = crate::analyze(&current);
     // Each round fixes at least one diagnostic; the bound only guards against a fix that undoes another.
     for _ in 0..16 {
-        let analysis = crate::analyze(&current);
-        let preferred: Vec<(Code, &Fix)> = analysis
+        let preferred: Vec<&Diagnostic> = analysis
             .diagnostics
             .iter()
-            .filter_map(|d| d.fix.as_ref().filter(|f| f.preferred).map(|f| (d.code, f)))
+            .filter(|d| d.fix.as_ref().is_some_and(|f| f.preferred))
             .collect();
         // Tier fixes wait until no other fix is left: those may change the derivation's inputs.
-        let others_left = preferred
-            .iter()
-            .any(|(code, _)| *code != Code::TierMismatch);
+        let others_left = preferred.iter().any(|d| d.code != Code::TierMismatch);
         let mut edits: Vec<TextEdit> = Vec::new();
-        for (code, fix) in preferred {
-            if others_left && code == Code::TierMismatch {
+        let mut fixed: Vec<&Diagnostic> = Vec::new();
+        for diagnostic in preferred {
+            let Some(fix) = &diagnostic.fix else { continue };
+            if others_left && diagnostic.code == Code::TierMismatch {
                 continue;
             }
             let clashes = fix
@@ -34,17 +34,42 @@ pub fn fix_all(text: &str) -> Option<String> {
                 .any(|e| edits.iter().any(|taken| clash(e.range, taken.range)));
             if !clashes {
                 edits.extend(fix.edits.iter().cloned());
+                fixed.push(diagnostic);
             }
         }
         if edits.is_empty() {
             break;
         }
-        match apply(&current, &edits) {
-            Ok(next) if next != current => current = next,
+        let next = match apply(&current, &edits) {
+            Ok(next) if next != current => next,
             _ => break,
+        };
+        let after = crate::analyze(&next);
+        // A round must do what its fixes say and leave no more errors: in a
+        // text whose structure a syntax error hides, a fix can miss its mark
+        // (a member inserted outside the object that lacks it). The text
+        // before such a round is kept.
+        let missed = fixed.iter().any(|d| {
+            after
+                .diagnostics
+                .iter()
+                .any(|a| a.code == d.code && a.message == d.message)
+        });
+        if missed || errors(&after) > errors(&analysis) {
+            break;
         }
+        current = next;
+        analysis = after;
     }
     (current != text).then_some(current)
+}
+
+fn errors(analysis: &crate::Analysis) -> usize {
+    analysis
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == crate::diagnostic::Severity::Error)
+        .count()
 }
 
 /// Whether two edits cannot go into one round: they overlap, or they are
@@ -57,4 +82,21 @@ fn clash(a: TextRange, b: TextRange) -> bool {
 /// The fix-all of `text` as one minimal edit, when there is anything to fix.
 pub fn fix_all_edit(text: &str) -> Option<TextEdit> {
     minimal_edit(text, &fix_all(text)?)
+}
+
+#[cfg(test)]
+mod tests {
+    /// Found by fuzzing: a report whose root a syntax error splits; adding
+    /// `promotion_candidates` lands outside the object that lacks it, so
+    /// fix-all must not add it round after round.
+    #[test]
+    fn a_fix_that_misses_its_mark_is_not_repeated() {
+        let bytes =
+            include_bytes!("../../../fuzz/found/analyze_and_fix/fix-all-misses-its-mark.json");
+        let text = String::from_utf8_lossy(bytes).into_owned();
+        if let Some(fixed) = super::fix_all(&text) {
+            assert_eq!(super::fix_all(&fixed), None, "fix-all is idempotent");
+            assert!(fixed.matches("\"promotion_candidates\": []").count() <= 1);
+        }
+    }
 }
