@@ -343,25 +343,42 @@ impl<'t> Node<'t> {
         if !self.is_object() {
             return None;
         }
-        // Compared as bytes, and only when the lengths allow, without making
-        // a member of every child: the checks look keys up all the time.
+        // A plain loop over the children's records, comparing bytes only
+        // when the lengths match: the checks look keys up all the time.
+        let records = &self.tree.records;
         let text = self.tree.text.as_bytes();
         let wanted = key.as_bytes();
-        self.children()
-            .filter(|child| {
-                let r = child.record();
-                match r.key_escaped {
-                    true => child.as_member().key == key,
+        let object = &records[self.index as usize];
+        let (end, repeats) = (object.subtree_end, object.flags & REPEATED_KEYS != 0);
+        let mut next = self.index + 1;
+        let mut found = None;
+        while next < end {
+            let r = &records[next as usize];
+            // Quotes included: a key of `wanted.len()` bytes spans two more.
+            if r.key_end.wrapping_sub(r.key_start) as usize == wanted.len() + 2 || r.key_escaped {
+                let node = Node {
+                    tree: self.tree,
+                    index: next,
+                };
+                let matches = match r.key_escaped {
+                    true => node.as_member().key == key,
+                    // The first byte tells most keys of one length apart
+                    // without a call to memcmp.
                     false => {
-                        let (start, end) = (r.key_start as usize + 1, r.key_end as usize);
-                        end > start
-                            && end - 1 - start == wanted.len()
-                            && text.get(start..end - 1) == Some(wanted)
+                        let written = &text[r.key_start as usize + 1..r.key_end as usize - 1];
+                        written.first() == wanted.first() && written == wanted
+                    }
+                };
+                if matches {
+                    found = Some(node);
+                    if !repeats {
+                        break;
                     }
                 }
-            })
-            .last()
-            .map(Node::as_member)
+            }
+            next = r.subtree_end;
+        }
+        found.map(Node::as_member)
     }
 
     pub fn get(self, key: &str) -> Option<Node<'t>> {
@@ -704,6 +721,22 @@ impl<'a> Tokens<'a> {
             p += 1;
         }
         self.start = p;
+        // Punctuation is one byte and half of a report's tokens: it needs no
+        // scanner. Everything else (strings, numbers, literals, comments) is
+        // the scanner's.
+        let punctuation = match bytes.get(p) {
+            Some(b'{') => Tok::OpenBrace,
+            Some(b'}') => Tok::CloseBrace,
+            Some(b'[') => Tok::OpenBracket,
+            Some(b']') => Tok::CloseBracket,
+            Some(b',') => Tok::Comma,
+            Some(b':') => Tok::Colon,
+            _ => Tok::Eof,
+        };
+        if punctuation != Tok::Eof {
+            self.pos = p + 1;
+            return punctuation;
+        }
         // One token from a scanner over the rest of the text: a scanner is a
         // few words, and this way every token can end where we decide (after
         // an error, mostly) and errors count lines from here only.
@@ -1103,6 +1136,8 @@ const BROKEN: u8 = 1;
 const INCOMPLETE: u8 = 2;
 /// On a member's value: the member's key is unreadable (an unterminated string).
 const KEY_BROKEN: u8 = 4;
+/// On an object: some key in it is repeated, so a lookup must find the last.
+const REPEATED_KEYS: u8 = 8;
 /// No child yet, in [`Frame::last_child`].
 const NO_CHILD: u32 = u32::MAX;
 
@@ -1328,6 +1363,7 @@ impl<'a> Parser<'a> {
         }
     }
 
+    #[inline(always)]
     fn step(&mut self, expect: Expect, tok: Tok) -> Step {
         match expect {
             Expect::Value { after_comma } => self.value(tok, after_comma),
@@ -1604,6 +1640,7 @@ impl<'a> Parser<'a> {
                 .map(|(_, r)| *r),
         };
         if let Some(first) = first {
+            self.records[frame.index as usize].flags |= REPEATED_KEYS;
             self.errors.push(SyntaxError {
                 kind: SyntaxErrorKind::DuplicateKey {
                     key: key.to_string(),
@@ -2010,12 +2047,17 @@ impl<'a> Parser<'a> {
                     false => Expect::Value { after_comma: true },
                 })
             }
-            _ => {
+            (_, root) => {
                 self.invalid(
                     range,
                     || "more than one JSON value: a report is a single object".into(),
                     false,
                 );
+                // What is skipped may be the rest of the root, split off by
+                // an error before it: the root may lack members it has.
+                if let Some(root) = root {
+                    self.records[root.index as usize].flags |= INCOMPLETE;
+                }
                 Next(Expect::Skip)
             }
         }
@@ -2256,6 +2298,10 @@ mod tests {
         assert!(
             matches!(parse.errors[0].kind, SyntaxErrorKind::DuplicateKey { ref key, .. } if key == "k3")
         );
+        // Past the linear scan too, the last occurrence wins.
+        let root = parse.root().unwrap();
+        assert_eq!(root.get("k3").unwrap().value(), Value::Number("0"));
+        assert!(root.get("k4").unwrap().is_object());
     }
 
     #[test]
@@ -2621,6 +2667,22 @@ mod tests {
             .collect();
         assert!(items[0].is_broken() && !items[1].is_broken());
         assert!(parse.root().unwrap().is_broken() && !parse.root().unwrap().is_incomplete());
+    }
+
+    #[test]
+    fn a_root_split_off_by_an_error_may_lack_what_follows() {
+        // A stray `}` ends the root, and its last member is skipped as a
+        // second value: the root is incomplete, so no check calls it missing.
+        let text = "{\"a\": {\"b\": 1}},\n\"c\": [] }";
+        let parsed = parse(text);
+        assert!(parsed.root().unwrap().is_incomplete());
+        let text = "{\"a\": {\"b\": 1}}}\n\"c\": [] }";
+        let parsed = parse(text);
+        let root = parsed.root().unwrap();
+        assert!(root.is_incomplete(), "{:?}", messages(text));
+        assert!(root.get("c").is_none());
+        // A complete root stays complete.
+        assert!(!parse("{\"a\": 1}").root().unwrap().is_incomplete());
     }
 
     #[test]
