@@ -156,10 +156,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         );
       }
     },
-    "starting",
-    (error) => output.appendLine(`No bundled JSON Schema (${BUNDLED_SCHEMA}): ${error}`),
+    { onMissing: (error) => output.appendLine(`No bundled JSON Schema (${BUNDLED_SCHEMA}): ${error}`) },
   );
   context.subscriptions.push(
+    schema,
     schemaChanged,
     vscode.workspace.registerTextDocumentContentProvider(SCHEMA_SCHEME, {
       onDidChange: schemaChanged.event,

@@ -41,40 +41,107 @@ export function servedFor(state: ServerState): Served {
 /** VS Code's built-in JSON extension, whose server reads `jsonValidation`. */
 export const JSON_EXTENSION = "vscode.json-language-features";
 
+/** How long a stop must last before the full schema is served (a crash restarts the server at once). */
+export const FULL_AFTER_MS = 1000;
+
+/** The timer the switch waits with (replaced in tests). */
+export interface Timer {
+  set(callback: () => void, ms: number): unknown;
+  clear(handle: unknown): void;
+}
+
+const realTimer: Timer = {
+  set: (callback, ms) => setTimeout(callback, ms),
+  clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
+export interface SchemaSwitchOptions {
+  /** The state before the first `set`. */
+  initial?: ServerState;
+  /** Told when the full schema cannot be read or parsed. */
+  onMissing?: (error: unknown) => void;
+  /** How long a stop must last before the full schema is served. */
+  fullAfterMs?: number;
+  timer?: Timer;
+}
+
 /**
  * Holds the server's state and answers the provider: the text of the schema
  * in effect, and a call of `changed` (with the schema now served) on every
- * switch between the two.
+ * switch between the two. A switch to the empty schema is immediate; one to
+ * the full schema waits `fullAfterMs` and is dropped if the server is
+ * starting or running again by then (a crash the client restarts, or the
+ * Restart command), so the JSON server does not flash its problems.
  * The full schema is read lazily (once) by `readFull`; when it cannot be read
  * (an unpackaged build), the empty schema stands in, and `onMissing` says so.
  */
 export class SchemaSwitch {
   private state: ServerState;
+  private effective: Served;
+  private pending: unknown;
   private full: string | undefined;
+  private readonly onMissing: (error: unknown) => void;
+  private readonly fullAfterMs: number;
+  private readonly timer: Timer;
 
   constructor(
     private readonly readFull: () => string,
     private readonly changed: (served: Served) => void,
-    initial: ServerState = "starting",
-    private readonly onMissing: (error: unknown) => void = () => {},
+    options: SchemaSwitchOptions = {},
   ) {
-    this.state = initial;
+    this.state = options.initial ?? "starting";
+    this.effective = servedFor(this.state);
+    this.onMissing = options.onMissing ?? (() => {});
+    this.fullAfterMs = options.fullAfterMs ?? FULL_AFTER_MS;
+    this.timer = options.timer ?? realTimer;
   }
 
   get current(): ServerState {
     return this.state;
   }
 
+  /** The schema served now. */
   get served(): Served {
-    return servedFor(this.state);
+    return this.effective;
   }
 
   /** Records the server's state; fires `changed` when the schema served changes. */
   set(state: ServerState): void {
-    const before = this.served;
     this.state = state;
-    if (this.served !== before) {
-      this.changed(this.served);
+    const wanted = servedFor(state);
+    if (wanted === "empty") {
+      this.cancel();
+      this.switchTo("empty");
+    } else if (this.effective === "empty" && this.pending === undefined) {
+      if (this.fullAfterMs <= 0) {
+        this.switchTo("full");
+      } else {
+        this.pending = this.timer.set(() => {
+          this.pending = undefined;
+          if (servedFor(this.state) === "full") {
+            this.switchTo("full");
+          }
+        }, this.fullAfterMs);
+      }
+    }
+  }
+
+  /** Drops a pending switch (on deactivation). */
+  dispose(): void {
+    this.cancel();
+  }
+
+  private cancel(): void {
+    if (this.pending !== undefined) {
+      this.timer.clear(this.pending);
+      this.pending = undefined;
+    }
+  }
+
+  private switchTo(served: Served): void {
+    if (this.effective !== served) {
+      this.effective = served;
+      this.changed(served);
     }
   }
 
