@@ -1,8 +1,10 @@
 //! The packaged VS Code extension in a real VS Code (code-server, driven
 //! through headless Chromium by `editors/vscode/test-e2e/e2e.js`): the
-//! Problems panel lists what the core finds, at the same lines; the hover
-//! shows the tier trace; the quick fix from Ctrl+. applies and its problem
-//! goes away; a missing server gives one message naming `reportLsp.path`.
+//! Problems panel lists what the core finds, at the same lines, and nothing
+//! from VS Code's JSON server; the hover shows the tier trace; the quick fix
+//! from Ctrl+. applies and its problem goes away; a missing server (from the
+//! start, or set while it runs) gives one message naming `reportLsp.path`,
+//! and the JSON server then lists the problems of the contributed schema.
 //! Needs `REPORT_LSP_CODE_SERVER` (the code-server binary) and the packaged
 //! `editors/vscode/report-lsp.vsix` (or `REPORT_LSP_VSIX`), which `.ci/run`
 //! provides; skipped without them locally, a failure when `CI` is set.
@@ -74,9 +76,10 @@ fn packaged_extension_in_code_server_lists_problems_fixes_and_hovers() {
     let status = common::wait_bounded(&mut child, Duration::from_secs(300), "the VS Code test");
     assert!(status.success(), "the VS Code test failed: {status}");
     for shot in [
+        "vscode-missing-server.png",
         "vscode-hover-and-problems.png",
         "vscode-after-quick-fix.png",
-        "vscode-missing-server.png",
+        "vscode-server-gone.png",
     ] {
         let path = shots.join(shot);
         assert!(path.is_file(), "no screenshot {}", path.display());

@@ -1,8 +1,11 @@
 // Copies the release server into the extension (server/report-lsp), so the
-// platform .vsix works without anything else installed. Run by
-// `vscode:prepublish`. The binary comes from REPORT_LSP_SERVER, else from
+// platform .vsix works without anything else installed, and writes the JSON
+// Schema it prints (`report-lsp schema`) to schema/report.schema.json, which
+// the extension gives VS Code's JSON server while report-lsp is not running.
+// Run by `vscode:prepublish`. The binary comes from REPORT_LSP_SERVER, else from
 // the workspace's release build (CARGO_TARGET_DIR honoured).
-import { chmodSync, copyFileSync, existsSync, mkdirSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -23,3 +26,11 @@ const destination = join(extension, "server", "report-lsp");
 copyFileSync(source, destination);
 chmodSync(destination, 0o755);
 console.log(`bundle-server: ${source} -> ${destination}`);
+
+// The schema comes from the binary just bundled, so the two always agree.
+const schema = execFileSync(destination, ["schema"], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+JSON.parse(schema);
+mkdirSync(join(extension, "schema"), { recursive: true });
+const schemaFile = join(extension, "schema", "report.schema.json");
+writeFileSync(schemaFile, schema);
+console.log(`bundle-server: ${destination} schema -> ${schemaFile}`);

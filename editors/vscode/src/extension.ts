@@ -2,13 +2,15 @@
 // activates only where reports are (a machine-report document, or a
 // workspace containing report files), runs the server bundled in the
 // platform .vsix unless reportLsp.path names another, and says once, naming
-// that setting, when no server can be started.
+// that setting, when no server can be started. It contributes the report's
+// JSON Schema to VS Code's JSON language server (see schema.ts): the full
+// schema only while report-lsp is not running, so nothing is shown twice.
 
-import { accessSync, chmodSync, constants, existsSync } from "node:fs";
+import { accessSync, chmodSync, constants, existsSync, readFileSync } from "node:fs";
 import * as path from "node:path";
 
 import * as vscode from "vscode";
-import { LanguageClient, LanguageClientOptions, ServerOptions } from "vscode-languageclient/node";
+import { LanguageClient, LanguageClientOptions, ServerOptions, State } from "vscode-languageclient/node";
 
 import {
   DocumentStatus,
@@ -22,11 +24,13 @@ import {
   serverName,
   unavailableMessage,
 } from "./config";
+import { BUNDLED_SCHEMA, JSON_EXTENSION, SCHEMA_SCHEME, SCHEMA_URL, SchemaSwitch } from "./schema";
 
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
 let current: Settings = {};
 let extensionPath = "";
+let schema: SchemaSwitch;
 
 function readSettings(): Settings {
   const config = vscode.workspace.getConfiguration("reportLsp");
@@ -91,6 +95,7 @@ async function start(): Promise<void> {
     // Checked before starting: a client that fails to start shows its own
     // errors and retries, and the user would get several messages, none of
     // them naming the setting.
+    schema.set("unavailable");
     showUnavailable(launch, reason);
     return;
   }
@@ -101,7 +106,16 @@ async function start(): Promise<void> {
     synchronize: { configurationSection: "reportLsp" },
     outputChannel: output,
   };
-  client = new LanguageClient("reportLsp", "Report LSP", serverOptions, clientOptions);
+  const started = new LanguageClient("reportLsp", "Report LSP", serverOptions, clientOptions);
+  client = started;
+  schema.set("starting");
+  // A crash (the client restarts the server a few times, then gives up) or a
+  // stop hands the report to the JSON server's full schema, and back.
+  started.onDidChangeState(({ newState }) => {
+    if (client === started) {
+      schema.set(newState === State.Running ? "running" : newState === State.Starting ? "starting" : "stopped");
+    }
+  });
   try {
     await client.start();
     const info = client.initializeResult?.serverInfo;
@@ -110,20 +124,48 @@ async function start(): Promise<void> {
     );
   } catch (error) {
     client = undefined;
+    schema.set("unavailable");
     showUnavailable(launch, String(error));
   }
 }
 
 async function stop(): Promise<void> {
   if (client) {
-    await client.stop();
+    const stopping = client;
     client = undefined;
+    await stopping.stop();
   }
+  schema.set("stopped");
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   extensionPath = context.extensionPath;
   output = vscode.window.createOutputChannel("Report LSP");
+  // Registered before anything is awaited: the JSON server may be asking for
+  // the schema already (the onFileSystem activation event waits for this).
+  const schemaChanged = new vscode.EventEmitter<vscode.Uri>();
+  const schemaUri = vscode.Uri.parse(SCHEMA_URL);
+  schema = new SchemaSwitch(
+    () => readFileSync(path.join(extensionPath, BUNDLED_SCHEMA), "utf8"),
+    (served) => {
+      schemaChanged.fire(schemaUri);
+      if (served === "full") {
+        // Nothing else validates the report now; the JSON extension may not be running.
+        void Promise.resolve(vscode.extensions.getExtension(JSON_EXTENSION)?.activate()).catch((error) =>
+          output.appendLine(`${JSON_EXTENSION} could not be activated: ${error}`),
+        );
+      }
+    },
+    { onMissing: (error) => output.appendLine(`No bundled JSON Schema (${BUNDLED_SCHEMA}): ${error}`) },
+  );
+  context.subscriptions.push(
+    schema,
+    schemaChanged,
+    vscode.workspace.registerTextDocumentContentProvider(SCHEMA_SCHEME, {
+      onDidChange: schemaChanged.event,
+      provideTextDocumentContent: () => schema.content(),
+    }),
+  );
   context.subscriptions.push(
     output,
     vscode.commands.registerCommand("reportLsp.restart", async () => {

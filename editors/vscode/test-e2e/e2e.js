@@ -13,11 +13,18 @@
 //   REPORT_LSP_SCREENSHOTS  folder for the screenshots kept as evidence (default a temporary one)
 //   CHROMIUM                the browser (default /usr/bin/chromium)
 //
-// Checks: the Problems panel lists exactly the expected diagnostics (line
-// and code); the hover on a wrong safety_tier shows the derivation trace; the
-// quick fix picked from Ctrl+. applies and its problem goes away; with
-// reportLsp.path set to a missing binary, exactly one message names the
-// setting. Everything runs on 127.0.0.1, with all editor state in a
+// Checks, in one session: (1) with reportLsp.path naming a missing binary
+// from the start, exactly one message names the setting, and VS Code's JSON
+// server (activated by the extension) lists the problems of the schema the
+// extension contributes (the missing promotion_candidates at line 1, the
+// wrong tier), none from report-lsp; (2) with the setting cleared in the
+// Settings editor, the Problems panel lists exactly the expected diagnostics
+// (line and code) and nothing from the JSON server, which now gets an empty
+// schema; the hover on a wrong safety_tier shows the derivation trace; the
+// quick fix picked from Ctrl+. applies and its problem goes away; (3) with the
+// setting changed to another missing binary while the server runs, one
+// message, and the JSON server's problems again. Everything runs on
+// 127.0.0.1, with all editor state in a
 // temporary folder; code-server runs in its own process group (setsid) and
 // only that group is ended.
 
@@ -118,20 +125,48 @@ async function endServer() {
   }
 }
 
-/** The Problems panel's markers as {line, col, code, text}. */
-async function problems(page) {
+/** Every marker in the Problems panel, from any source, as {line, col, source, code, message, text}. */
+async function markers(page) {
   const rows = await page.locator(".markers-panel .monaco-list-row").evaluateAll((elements) =>
-    elements.map((e) => e.textContent || ""),
+    elements.map((e) => ({
+      related: e.querySelector(".related-info-resource") !== null,
+      text: e.textContent || "",
+      message: e.querySelector(".marker-message")?.textContent ?? "",
+      source: e.querySelector(".marker-source")?.textContent ?? "",
+      code: e.querySelector(".marker-code")?.textContent ?? "",
+      place: e.querySelector(".marker-line")?.textContent ?? "",
+    })),
   );
   return rows
-    .map((text) => {
-      // A marker row's text ends with its source, code and place: "...report-lspmissing-field[Ln 1, Col 1]"
-      // (the brackets around the code are CSS). Related places are rows too ("file[Ln 17, Col 16]:...").
-      const marker = /report-lsp([a-z0-9-]+)\[Ln (\d+), Col (\d+)\]$/.exec(text);
-      return marker && { line: Number(marker[2]), col: Number(marker[3]), code: marker[1], text };
+    .map((row) => {
+      // A marker row's place reads "[Ln 1, Col 1]"; file rows have none, and related places are rows of their own.
+      const place = /^\[Ln (\d+), Col (\d+)\]$/.exec(row.place.trim());
+      return !row.related && place && { ...row, line: Number(place[1]), col: Number(place[2]) };
     })
     .filter(Boolean)
     .sort((a, b) => a.line - b.line || a.col - b.col);
+}
+
+/** The server's markers. */
+async function problems(page) {
+  return (await markers(page)).filter((m) => m.source === "report-lsp");
+}
+
+/**
+ * The markers of VS Code's JSON server, from the schema the extension
+ * contributes: its schema problems carry no source, and nothing else
+ * validates the report.
+ */
+async function schemaProblems(page) {
+  return (await markers(page)).filter((m) => m.source !== "report-lsp");
+}
+
+/** Asserts the Problems panel holds the server's markers and nothing else (no JSON server duplicates). */
+async function assertOnlyServer(page, what) {
+  const all = await markers(page);
+  const others = all.filter((m) => m.source !== "report-lsp");
+  assert.deepEqual(others, [], `${what}: only report-lsp's problems, not: ${JSON.stringify(others.map((m) => m.text))}`);
+  return all;
 }
 
 async function waitFor(what, ms, check) {
@@ -156,6 +191,7 @@ async function main() {
   for (const dir of [env.HOME, env.XDG_DATA_HOME, env.XDG_CONFIG_HOME, env.XDG_CACHE_HOME]) {
     fs.mkdirSync(dir, { recursive: true });
   }
+  const missingAtStart = path.join(temp, "no-such-report-lsp");
   const settingsFile = path.join(userData, "User", "settings.json");
   fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
   const settings = {
@@ -169,6 +205,8 @@ async function main() {
     "security.workspace.trust.enabled": false,
     "update.mode": "none",
     "editor.hover.delay": 100,
+    // The first scenario: no server can be started.
+    "reportLsp.path": missingAtStart,
   };
   fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
 
@@ -225,20 +263,82 @@ async function main() {
   const tab = page.locator(".tabs-container .tab", { hasText: reportName });
   await tab.waitFor({ timeout: 30000 });
   log("report open");
-
-  // Problems: exactly the expected diagnostics, at their lines.
   await page.locator(".monaco-editor .view-lines").first().click();
   await page.keyboard.press("Control+Shift+M");
-  const listed = await waitFor("the Problems panel lists the diagnostics", 60000, async () => {
-    const found = await problems(page);
-    return found.length >= expected.length ? found : null;
+
+  // 1. No server from the start: reportLsp.path (in the user settings) names
+  // a missing file. One message names the setting; VS Code's JSON server,
+  // which the extension activates, validates the report with the full
+  // schema: the missing promotion_candidates at line 1, the wrong tier of
+  // the last tier-mismatch (op_type generative: confirm), and nothing from
+  // report-lsp.
+  const toasts = page.locator(".notifications-toasts .notification-list-item-message");
+  const oneMessage = async (name, others) => {
+    const message = await waitFor(`a message about the missing server ${name}`, 30000, async () => {
+      const texts = await toasts.allTextContents();
+      return texts.find((t) => t.includes(name));
+    });
+    assert.match(message, /reportLsp\.path/);
+    // Give any second message the time to appear, then count.
+    await new Promise((r) => setTimeout(r, 3000));
+    const about = (await toasts.allTextContents()).filter((t) => /report.?lsp/i.test(t) && !others.some((o) => t.includes(o)));
+    assert.equal(about.length, 1, `one message about the server, not: ${JSON.stringify(about)}`);
+    return message;
+  };
+  const lastTier = expected.filter((p) => p.code === "tier-mismatch").pop();
+  assert.ok(lastTier, "a tier-mismatch is expected");
+  const schemaFinds = (line) =>
+    waitFor(`the JSON server's problems from the contributed schema (line 1 and ${line})`, 30000, async () => {
+      const found = await schemaProblems(page);
+      const missingField = found.some((m) => m.line === 1 && m.message.includes("promotion_candidates"));
+      return missingField && found.some((m) => m.line === line) ? found : null;
+    });
+  const startMessage = await oneMessage(path.basename(missingAtStart), []);
+  const fromSchema = await schemaFinds(lastTier.line);
+  assert.deepEqual(await problems(page), [], "no problems from a server that is not running");
+  const missingShot = path.join(shots, "vscode-missing-server.png");
+  await page.screenshot({ path: missingShot });
+  log(`missing server: one message: ${startMessage}`);
+  log(`the JSON server lists ${fromSchema.length} problems from the schema: ${JSON.stringify(fromSchema.map((m) => `${m.line}: ${m.message}`))}`);
+
+  // reportLsp.path in the Settings editor, as a user sets it.
+  const setServerPath = async (value) => {
+    await page.keyboard.press("Control+Comma");
+    const search = page.locator(".settings-editor .settings-header .monaco-editor textarea, .settings-editor .suggest-input-container textarea");
+    await search.first().waitFor({ timeout: 30000 });
+    await search.first().focus();
+    await page.keyboard.press("Control+A");
+    await page.keyboard.type("reportLsp.path");
+    // Wait for the search to narrow the list, or the first text box is another setting's.
+    await page.locator(".settings-editor .settings-count-widget", { hasText: "1 Setting Found" }).waitFor({ timeout: 30000 });
+    const input = page
+      .locator(".settings-editor .setting-item-contents", { hasText: "Report Lsp: Path" })
+      .locator("input");
+    await input.first().waitFor({ timeout: 30000 });
+    await input.first().click();
+    await page.keyboard.press("Control+A");
+    await page.keyboard.press("Backspace");
+    if (value) {
+      await page.keyboard.type(value);
+    }
+    await page.keyboard.press("Tab");
+  };
+
+  // 2. The setting cleared: the bundled server starts. Problems lists exactly
+  // the core's diagnostics, at their lines, and nothing from the JSON server,
+  // which is running now and has reloaded the (now empty) schema.
+  await setServerPath("");
+  const listed = await waitFor("the Problems panel lists the server's diagnostics alone", 60000, async () => {
+    const all = await markers(page);
+    const found = all.filter((m) => m.source === "report-lsp");
+    return found.length >= expected.length && found.length === all.length ? found : null;
   });
   assert.deepEqual(
     listed.map((p) => ({ line: p.line, code: p.code })),
     expected,
     `Problems lists what the core finds; the rows: ${JSON.stringify(listed.map((p) => p.text))}`,
   );
-  log(`Problems lists ${listed.length} diagnostics at the expected lines`);
+  log(`Problems lists ${listed.length} diagnostics at the expected lines, none from the JSON server`);
 
   // Hover on the wrong safety_tier: the derivation trace.
   const tier = listed.find((p) => p.code === "tier-mismatch");
@@ -313,42 +413,25 @@ async function main() {
     const gone = !found.some((p) => p.code === "tier-mismatch" && p.line === tier.line);
     return gone && found.length === expected.length - 1 ? found : null;
   });
+  await assertOnlyServer(page, "after the quick fix");
   const fixShot = path.join(shots, "vscode-after-quick-fix.png");
   await page.screenshot({ path: fixShot });
   log(`"${fixTitle}" applied; ${after.length} problems left; screenshot ${fixShot}`);
 
-  // A missing server: set reportLsp.path in the Settings editor, as a user
-  // does; the extension restarts on the change and must say one thing,
-  // naming the setting.
-  const missing = path.join(temp, "no-such-report-lsp");
-  await page.keyboard.press("Control+Comma");
-  const search = page.locator(".settings-editor .settings-header .monaco-editor textarea, .settings-editor .suggest-input-container textarea");
-  await search.first().waitFor({ timeout: 30000 });
-  await search.first().focus();
-  await page.keyboard.type("reportLsp.path");
-  // Wait for the search to narrow the list, or the first text box is another setting's.
-  await page.locator(".settings-editor .settings-count-widget", { hasText: "1 Setting Found" }).waitFor({ timeout: 30000 });
-  const input = page
-    .locator(".settings-editor .setting-item-contents", { hasText: "Report Lsp: Path" })
-    .locator("input");
-  await input.first().waitFor({ timeout: 30000 });
-  await input.first().click();
-  await page.keyboard.type(missing);
-  await page.keyboard.press("Tab");
-  const toasts = page.locator(".notifications-toasts .notification-list-item-message");
-  const message = await waitFor("a message about the missing server", 30000, async () => {
-    const texts = await toasts.allTextContents();
-    return texts.find((t) => t.includes("no-such-report-lsp"));
-  });
-  assert.match(message, /reportLsp\.path/);
-  // Give any second message the time to appear, then count.
-  await new Promise((r) => setTimeout(r, 3000));
-  const about = (await toasts.allTextContents()).filter((t) => /report.?lsp/i.test(t));
-  const missingShot = path.join(shots, "vscode-missing-server.png");
-  await page.screenshot({ path: missingShot });
-  assert.equal(about.length, 1, `one message about the server, not: ${JSON.stringify(about)}`);
-  log(`missing server: one message: ${message}`);
-  console.log(`screenshots: ${hoverShot} ${fixShot} ${missingShot}`);
+
+  // 3. A server that stops (reportLsp.path changed to a missing file while it
+  // runs): one message, and the JSON server takes over with the full schema.
+  const missingLater = path.join(temp, "gone-report-lsp");
+  await setServerPath(missingLater);
+  const laterMessage = await oneMessage(path.basename(missingLater), [path.basename(missingAtStart)]);
+  const wrongTier = after.find((p) => p.code === "tier-mismatch");
+  assert.ok(wrongTier, "a second tier-mismatch is left after the fix");
+  const laterSchema = await schemaFinds(wrongTier.line);
+  assert.deepEqual(await problems(page), [], "no problems from the stopped server");
+  const goneShot = path.join(shots, "vscode-server-gone.png");
+  await page.screenshot({ path: goneShot });
+  log(`server gone: one message: ${laterMessage}; the JSON server lists ${laterSchema.length} problems`);
+  console.log(`screenshots: ${missingShot} ${hoverShot} ${fixShot} ${goneShot}`);
 }
 
 main()
