@@ -223,6 +223,13 @@ impl LanguageServer for Server {
         handlers::diagnostic::diagnostic(&self.session, &self.analysis, params).await
     }
 
+    async fn document_link(
+        &self,
+        params: lsp::DocumentLinkParams,
+    ) -> Result<Option<Vec<lsp::DocumentLink>>> {
+        handlers::links::document_link(&self.session, &self.analysis, params).await
+    }
+
     async fn code_lens(&self, params: lsp::CodeLensParams) -> Result<Option<Vec<lsp::CodeLens>>> {
         handlers::inlay::code_lens(&self.session, &self.analysis, params).await
     }

@@ -80,6 +80,10 @@ pub fn initialize(
                     work_done_progress_options: Default::default(),
                 })
             }),
+            document_link_provider: Some(lsp::DocumentLinkOptions {
+                resolve_provider: Some(false),
+                work_done_progress_options: Default::default(),
+            }),
             code_lens_provider: Some(lsp::CodeLensOptions {
                 resolve_provider: Some(false),
             }),
