@@ -334,3 +334,116 @@ fn links_and_definitions_open_the_named_files_inside_the_root_only() {
     }
     editor.shutdown();
 }
+
+/// Answers the server's next request `method` (a refresh) and returns it.
+fn answer_request(editor: &mut Editor, method: &str) -> Value {
+    let request = editor.next_matching(|m| m["method"] == method && m.get("id").is_some());
+    editor.send(json!({"jsonrpc": "2.0", "id": request["id"], "result": null}));
+    request
+}
+
+/// Answers the refreshes read so far (one per burst of changes may be left).
+fn answer_waiting(editor: &mut Editor) {
+    let waiting: Vec<Value> = editor
+        .backlog
+        .iter()
+        .filter(|m| {
+            m.get("id").is_some()
+                && m["method"]
+                    .as_str()
+                    .is_some_and(|m| m.ends_with("/refresh"))
+        })
+        .cloned()
+        .collect();
+    editor.backlog.retain(|m| !waiting.contains(m));
+    for request in waiting {
+        editor.send(json!({"jsonrpc": "2.0", "id": request["id"], "result": null}));
+    }
+}
+
+/// The inlay hints after each `safety_tier` of the whole text.
+fn tier_hints(editor: &mut Editor, uri: &str, text: &str) -> Vec<String> {
+    let lines = text.lines().count() as u32 + 1;
+    let reply = editor.request(
+        "textDocument/inlayHint",
+        json!({"textDocument": {"uri": uri}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": lines, "character": 0}}}),
+    );
+    reply["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["label"].as_str().unwrap().to_string())
+        .filter(|l| !l.ends_with('%'))
+        .collect()
+}
+
+#[test]
+fn a_pulling_client_is_told_to_pull_again_and_the_live_tier_shows_in_the_hints() {
+    let (project, text) = project();
+    let uri = uri_of(&project.report_path());
+    let capabilities = json!({
+        "textDocument": {"diagnostic": {"dynamicRegistration": false}},
+        "workspace": {"diagnostics": {"refreshSupport": true}, "inlayHint": {"refreshSupport": true}},
+    });
+    let mut editor = Editor::start_with_capabilities(
+        env!("CARGO_BIN_EXE_report-lsp"),
+        capabilities,
+        &[],
+        Value::Null,
+    );
+    editor.open(&uri, &text, 1);
+    let pull = |editor: &mut Editor| {
+        let reply = editor.request(
+            "textDocument/diagnostic",
+            json!({"textDocument": {"uri": uri}}),
+        );
+        reply["result"]["items"].as_array().unwrap().clone()
+    };
+    // The workspace check ends after the first pull, or before: either way
+    // its diagnostics reach a pull, the later ones after a refresh.
+    let mut pulled = pull(&mut editor);
+    if !has(&pulled, "live-tier-confirm") {
+        answer_request(&mut editor, "workspace/diagnostic/refresh");
+        pulled = pull(&mut editor);
+    }
+    assert!(has(&pulled, "live-tier-confirm"), "{pulled:?}");
+    answer_waiting(&mut editor);
+    // The served path is missing: live, the recorded auto is confirm.
+    assert_eq!(
+        tier_hints(&mut editor, &uri, &text),
+        ["auto→confirm: not served"]
+    );
+
+    // The served path appears: the client is told to pull again, and to
+    // ask for hints again; the live tier is auto, as recorded.
+    project.write("docs/done.md", "done\n");
+    editor.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri_of(&project.path().join("docs/done.md")), "type": 1}]}),
+    );
+    answer_request(&mut editor, "workspace/inlayHint/refresh");
+    answer_request(&mut editor, "workspace/diagnostic/refresh");
+    assert!(!has(&pull(&mut editor), "live-tier-confirm"));
+    assert!(tier_hints(&mut editor, &uri, &text).is_empty());
+    answer_waiting(&mut editor);
+
+    // The file to delete is changed in the worktree: dirty.
+    project.write("plans/plan.md", "# plan, edited\n");
+    editor.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri_of(&project.path().join("plans/plan.md")), "type": 2}]}),
+    );
+    answer_request(&mut editor, "workspace/inlayHint/refresh");
+    assert_eq!(
+        tier_hints(&mut editor, &uri, &text),
+        ["auto→confirm: dirty"]
+    );
+    assert!(
+        editor
+            .backlog
+            .iter()
+            .all(|m| m["method"] != "textDocument/publishDiagnostics"),
+        "pushed to a pulling client"
+    );
+    editor.shutdown();
+}

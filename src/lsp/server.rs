@@ -13,7 +13,7 @@ use tower_lsp_server::{Client, LanguageServer};
 use super::analysis::AnalysisThread;
 use super::guard::guarded;
 use super::handlers;
-use super::session::{Publisher, Session};
+use super::session::{Publisher, Refresher, Session};
 
 pub struct Server {
     client: Client,
@@ -26,7 +26,10 @@ impl Server {
         client: Client,
         notifications: futures::channel::mpsc::UnboundedSender<Vec<u8>>,
     ) -> Server {
-        let session = Arc::new(Session::new(Publisher(notifications)));
+        let refresher = tokio::runtime::Handle::try_current()
+            .is_ok()
+            .then(|| Refresher::spawn(client.clone()));
+        let session = Arc::new(Session::new(Publisher(notifications), refresher));
         let analysis = AnalysisThread::spawn(session.clone());
         Server {
             client,
