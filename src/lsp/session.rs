@@ -34,7 +34,9 @@ impl Session {
     /// Tells a client that pulls diagnostics that they changed without an
     /// edit of its own (a workspace check, new settings): it pulls again.
     pub fn refresh_diagnostics(&self) {
-        if self.negotiated().pull_diagnostics
+        let negotiated = self.negotiated();
+        if negotiated.pull_diagnostics
+            && negotiated.refresh_diagnostics
             && let Some(refresher) = &self.refresher
         {
             refresher.send(Refresh::Diagnostics);
@@ -85,6 +87,8 @@ pub struct Negotiated {
     /// pull again (`workspace.diagnostics.refreshSupport`), which the
     /// workspace checks' later results need.
     pub pull_diagnostics: bool,
+    /// Whether the client can be told to pull diagnostics again.
+    pub refresh_diagnostics: bool,
     /// Whether the client can be told to ask for inlay hints again.
     pub refresh_inlay_hints: bool,
     /// Whether the client answers `workspace/configuration`: then the server
@@ -103,6 +107,7 @@ impl Default for Negotiated {
             snippets: false,
             folding_limit: None,
             pull_diagnostics: false,
+            refresh_diagnostics: false,
             refresh_inlay_hints: false,
             pulls_configuration: false,
             versioned_edits: false,

@@ -14,6 +14,10 @@ pub fn initialize(
 ) -> (lsp::InitializeResult, Vec<String>) {
     let text_document = params.capabilities.text_document.as_ref();
     let workspace = params.capabilities.workspace.as_ref();
+    let refreshes_diagnostics = workspace
+        .and_then(|w| w.diagnostics.as_ref())
+        .and_then(|d| d.refresh_support)
+        .unwrap_or(false);
     let negotiated = Negotiated {
         encoding: convert::negotiate_encoding(&params.capabilities),
         resolves_edits: convert::resolves_edits(&params.capabilities),
@@ -35,18 +39,17 @@ pub fn initialize(
         // Pulled when the client can be told to pull again: the workspace
         // checks' results come later than the analysis a pull answers with.
         // Neovim 0.11 advertises pulls without refreshSupport: pushed to.
-        // `pullDiagnostics: false` in the settings keeps pushing.
+        // The setting `pullDiagnostics` decides instead when given: false
+        // pushes; true pulls from any client that pulls (what a workspace
+        // check finds later then shows at its next pull).
         pull_diagnostics: text_document.is_some_and(|t| t.diagnostic.is_some())
-            && workspace
-                .and_then(|w| w.diagnostics.as_ref())
-                .and_then(|d| d.refresh_support)
-                .unwrap_or(false)
             && params
                 .initialization_options
                 .as_ref()
                 .and_then(|o| o.get("reportLsp").unwrap_or(o).get("pullDiagnostics"))
                 .and_then(serde_json::Value::as_bool)
-                .unwrap_or(true),
+                .unwrap_or(refreshes_diagnostics),
+        refresh_diagnostics: refreshes_diagnostics,
         refresh_inlay_hints: workspace
             .and_then(|w| w.inlay_hint.as_ref())
             .and_then(|i| i.refresh_support)
