@@ -997,25 +997,50 @@ fn completion_navigation_outline_hints_and_lenses_over_stdio() {
     editor.shutdown();
 }
 
-/// A client that pulls diagnostics (and opts in) gets them on request, the
-/// same list a push carries, and an unchanged document is answered as unchanged.
+/// A client that pulls diagnostics and can be told to pull again gets them
+/// on request, the same list a push carries, and an unchanged document is
+/// answered as unchanged; one that cannot be told (Neovim 0.11), or that
+/// opts out, is pushed to.
 #[test]
-fn diagnostics_are_pulled_when_the_client_can() {
+fn diagnostics_are_pulled_when_the_client_can_be_told_to_pull_again() {
     let text = golden("invalid.report.json");
     let mut pushing = Editor::start(&["utf-16"]);
     pushing.open(URI, &text, 1);
     let (_, pushed) = pushing.diagnostics(URI);
     pushing.shutdown();
 
+    let pulls = json!({"diagnostic": {"dynamicRegistration": false}});
+    let refresh = json!({"diagnostics": {"refreshSupport": true}});
+    // Pulls without refreshSupport, or opted out: pushed, and no pull offered.
+    for (capabilities, options) in [
+        (json!({"textDocument": pulls}), Value::Null),
+        (
+            json!({"textDocument": pulls, "workspace": refresh}),
+            json!({"pullDiagnostics": false}),
+        ),
+    ] {
+        let mut editor = Editor::start_with_capabilities(
+            env!("CARGO_BIN_EXE_report-lsp"),
+            capabilities,
+            &[],
+            options,
+        );
+        editor.open(URI, &text, 1);
+        let (_, diagnostics) = editor.diagnostics(URI);
+        assert_eq!(diagnostics, pushed);
+        editor.shutdown();
+    }
+
     let capabilities = json!({
         "general": {"positionEncodings": ["utf-16"]},
-        "textDocument": {"diagnostic": {"dynamicRegistration": false}}
+        "textDocument": pulls,
+        "workspace": refresh,
     });
     let mut editor = Editor::start_with_capabilities(
         env!("CARGO_BIN_EXE_report-lsp"),
         capabilities,
         &[],
-        json!({"pullDiagnostics": true}),
+        Value::Null,
     );
     editor.open(URI, &text, 1);
     let pull = |editor: &mut Editor, previous: Value| {
@@ -1031,9 +1056,20 @@ fn diagnostics_are_pulled_when_the_client_can() {
     let again = pull(&mut editor, id.clone());
     assert_eq!(again["result"]["kind"], "unchanged", "{again}");
     editor.change(URI, 2, json!([{"text": golden("valid.report.json")}]));
-    let changed = pull(&mut editor, id);
+    let changed = pull(&mut editor, id.clone());
     assert_eq!(changed["result"]["kind"], "full", "{changed}");
     assert_eq!(changed["result"]["items"], json!([]));
+    // Closed and opened again, its generations count anew: the old id is not taken.
+    editor.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": URI}}),
+    );
+    editor.open(URI, &text, 1);
+    let reopened = pull(&mut editor, id);
+    assert_eq!(reopened["result"]["kind"], "full", "{reopened}");
+    // The status request keeps working.
+    let status = editor.request(report_lsp::lsp::STATUS_METHOD, json!({"uri": URI}));
+    assert_eq!(status["result"]["isReport"], true, "{status}");
     // Nothing was pushed meanwhile.
     assert!(
         editor
@@ -1043,6 +1079,60 @@ fn diagnostics_are_pulled_when_the_client_can() {
         "{:?}",
         editor.backlog
     );
+    editor.shutdown();
+}
+
+/// A pull answered while a change sent after it is still queued (the
+/// analysis thread busy with another document) answers for the changed
+/// text: it used to answer with nothing, and an editor that pulls only
+/// after its own changes showed nothing until the next one.
+#[test]
+fn a_pull_overtaken_by_a_change_answers_for_the_changed_text() {
+    const BIG: &str = "file:///tmp/report-lsp-e2e/big.report.json";
+    let big = report_core::generate::generate_report(report_core::generate::GenerateOptions {
+        entries: 20_000,
+        seed: 7,
+        violation_every: 0,
+    });
+    let capabilities = json!({
+        "textDocument": {"diagnostic": {"dynamicRegistration": false}},
+        "workspace": {"diagnostics": {"refreshSupport": true}},
+    });
+    let mut editor = Editor::start_with_capabilities(
+        env!("CARGO_BIN_EXE_report-lsp"),
+        capabilities,
+        &[],
+        Value::Null,
+    );
+    let invalid = golden("invalid.report.json");
+    editor.open(URI, &golden("valid.report.json"), 1);
+    let _ = editor.request(report_lsp::lsp::STATUS_METHOD, json!({"uri": URI}));
+    for round in 0..3 {
+        // The big document keeps the analysis thread busy while the pull
+        // and the change behind it are queued.
+        editor.open(BIG, &big, 1);
+        editor.send(
+            json!({"jsonrpc": "2.0", "id": 1000 + round, "method": "textDocument/diagnostic",
+            "params": {"textDocument": {"uri": URI}}}),
+        );
+        let text = if round % 2 == 0 {
+            &invalid
+        } else {
+            &golden("valid.report.json")
+        };
+        editor.change(URI, 2 + round, json!([{"text": text}]));
+        let reply = editor.next_matching(|m| m["id"] == 1000 + round);
+        let expected = report_core::analyze(text).diagnostics.len();
+        assert_eq!(
+            reply["result"]["items"].as_array().map(Vec::len),
+            Some(expected),
+            "round {round}: {reply}"
+        );
+        editor.notify(
+            "textDocument/didClose",
+            json!({"textDocument": {"uri": BIG}}),
+        );
+    }
     editor.shutdown();
 }
 

@@ -213,6 +213,25 @@ fn neovim_0_11_settings_reach_the_server() {
     settings_reach_the_server(&nvim);
 }
 
+/// With `pullDiagnostics` set, Neovim 0.11 (which advertises pulls but no
+/// refreshSupport, so is pushed to by default) pulls them, and its first
+/// pulls, raced by the settings it sends after `initialized`, show the
+/// diagnostics of the report (they used to be answered with none).
+#[test]
+fn neovim_0_11_pulls_diagnostics_when_asked() {
+    let Some(nvim) = neovim_0_11() else { return };
+    for _ in 0..3 {
+        let workspace = Workspace::new();
+        let settings = [("REPORT_LSP_SETTINGS", r#"{"pullDiagnostics": true}"#)];
+        let observed = run(&nvim, &workspace, "settings", &settings);
+        let expected: Vec<Value> = common::diagnostic_starts(&workspace.original)
+            .into_iter()
+            .map(|(line, col, code)| serde_json::json!({"line": line, "col": col, "code": code}))
+            .collect();
+        assert_eq!(observed["before"], Value::Array(expected), "{observed}");
+    }
+}
+
 /// No server: one message naming it, no client, and a buffer that still has
 /// its filetype and takes edits.
 fn a_missing_server_gives_one_message(nvim: &Path) {

@@ -192,3 +192,258 @@ fn the_server_registers_its_watchers_when_the_client_allows() {
     editor.send(json!({"jsonrpc": "2.0", "id": registration["id"], "result": null}));
     editor.shutdown();
 }
+
+/// The 0-based line and UTF-16 column of byte `offset` in `text`.
+fn utf16_position(text: &str, offset: usize) -> Value {
+    let line = text[..offset].matches('\n').count();
+    let start = text[..offset].rfind('\n').map_or(0, |n| n + 1);
+    let column: usize = text[start..offset].chars().map(char::len_utf16).sum();
+    json!({"line": line, "character": column})
+}
+
+/// The text a protocol range covers, in UTF-16 columns, on one line.
+fn covered(text: &str, range: &Value) -> String {
+    let line = text
+        .lines()
+        .nth(range["start"]["line"].as_u64().unwrap() as usize)
+        .unwrap();
+    let units: Vec<u16> = line.encode_utf16().collect();
+    let (from, to) = (
+        range["start"]["character"].as_u64().unwrap() as usize,
+        range["end"]["character"].as_u64().unwrap() as usize,
+    );
+    String::from_utf16(&units[from..to]).unwrap()
+}
+
+/// A file URI as RFC 3986 wants it: every byte but unreserved ones and `/` percent-encoded.
+fn file_uri(path: &std::path::Path) -> String {
+    let mut uri = String::from("file://");
+    for byte in path.to_str().unwrap().bytes() {
+        match byte {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                uri.push(byte as char)
+            }
+            _ => uri.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    uri
+}
+
+#[test]
+fn links_and_definitions_open_the_named_files_inside_the_root_only() {
+    let project = Project::new();
+    let cjk = "文档/旧 🚀.md";
+    project.write(cjk, "a\nb\nc\nd\n");
+    project.write("docs/keep.md", "1\n2\n3\n");
+    project.write("docs/dup.md", "2\n3\n");
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.md"), "s\n").unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("secret.md"),
+        project.path().join("link.md"),
+    )
+    .unwrap();
+    project.commit_all();
+    let text = project.write_report(&report(
+        FUTURE,
+        vec![json!(cjk), json!("docs/dup.md"), json!("link.md")],
+        vec![
+            edit_entry(cjk, json!({"kind": "delete-range", "anchor": {"start_line": 2, "end_line": 3}})),
+            edit_entry("docs/dup.md", json!({"kind": "dedupe", "anchor": {"start_line": 1, "end_line": 2}, "canonical_ref": "docs/keep.md#L2-L3"})),
+            edit_entry("link.md", json!({"kind": "move-to-archive", "anchor": {"start_line": 1, "end_line": 1}, "dest_path": "archive/gone.md"})),
+        ],
+        vec![],
+    ));
+    let uri = uri_of(&project.report_path());
+    let mut editor = Editor::start_with_capabilities(
+        env!("CARGO_BIN_EXE_report-lsp"),
+        json!({}),
+        &[],
+        Value::Null,
+    );
+    editor.open(&uri, &text, 1);
+    // The links appear once the workspace check has found the root.
+    let mut links = Vec::new();
+    for _ in 0..100 {
+        let reply = editor.request(
+            "textDocument/documentLink",
+            json!({"textDocument": {"uri": uri}}),
+        );
+        links = reply["result"].as_array().cloned().unwrap_or_default();
+        if !links.is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let shown: Vec<(String, String)> = links
+        .iter()
+        .map(|l| {
+            (
+                covered(&text, &l["range"]),
+                l["target"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let to = |p: &str| file_uri(&project.path().join(p));
+    assert_eq!(
+        shown,
+        [
+            // In document order (the keys are written sorted: entries first).
+            (cjk.to_string(), to(cjk)),
+            ("docs/keep.md#L2-L3".into(), to("docs/keep.md")),
+            ("docs/dup.md".into(), to("docs/dup.md")),
+            (cjk.to_string(), to(cjk)),
+            ("docs/dup.md".into(), to("docs/dup.md")),
+        ],
+        "the symlink leading outside and the missing destination have no link"
+    );
+    assert!(to(cjk).ends_with("/%E6%96%87%E6%A1%A3/%E6%97%A7%20%F0%9F%9A%80.md"));
+
+    // Definition on the entry's path: its shortlist item, then the file at the anchor.
+    let entry_path = text.find(&format!("\"path\": \"{cjk}\"")).unwrap() + 12;
+    let reply = editor.request(
+        "textDocument/definition",
+        json!({"textDocument": {"uri": uri}, "position": utf16_position(&text, entry_path)}),
+    );
+    let locations = reply["result"].as_array().unwrap();
+    assert_eq!(locations.len(), 2, "{reply}");
+    assert_eq!(locations[0]["uri"], uri);
+    assert_eq!(locations[1]["uri"], to(cjk));
+    assert_eq!(
+        locations[1]["range"]["start"],
+        json!({"line": 1, "character": 0})
+    );
+    assert_eq!(locations[1]["range"]["end"]["line"], 2);
+    // On a canonical ref: the kept lines.
+    let reference = text.find("docs/keep.md#").unwrap() + 3;
+    let reply = editor.request(
+        "textDocument/definition",
+        json!({"textDocument": {"uri": uri}, "position": utf16_position(&text, reference)}),
+    );
+    assert_eq!(reply["result"][0]["uri"], to("docs/keep.md"), "{reply}");
+    assert_eq!(reply["result"][0]["range"]["start"]["line"], 1);
+    // On the symlink leading outside, or the missing destination: nothing outside.
+    for needle in ["\"path\": \"link.md\"", "archive/gone.md"] {
+        let at = text.find(needle).unwrap() + needle.len() - 3;
+        let reply = editor.request(
+            "textDocument/definition",
+            json!({"textDocument": {"uri": uri}, "position": utf16_position(&text, at)}),
+        );
+        let found = reply["result"].as_array().cloned().unwrap_or_default();
+        assert!(found.iter().all(|l| l["uri"] == uri), "{needle}: {reply}");
+    }
+    editor.shutdown();
+}
+
+/// Answers the server's next request `method` (a refresh) and returns it.
+fn answer_request(editor: &mut Editor, method: &str) -> Value {
+    let request = editor.next_matching(|m| m["method"] == method && m.get("id").is_some());
+    editor.send(json!({"jsonrpc": "2.0", "id": request["id"], "result": null}));
+    request
+}
+
+/// Answers the refreshes read so far (one per burst of changes may be left).
+fn answer_waiting(editor: &mut Editor) {
+    let waiting: Vec<Value> = editor
+        .backlog
+        .iter()
+        .filter(|m| {
+            m.get("id").is_some()
+                && m["method"]
+                    .as_str()
+                    .is_some_and(|m| m.ends_with("/refresh"))
+        })
+        .cloned()
+        .collect();
+    editor.backlog.retain(|m| !waiting.contains(m));
+    for request in waiting {
+        editor.send(json!({"jsonrpc": "2.0", "id": request["id"], "result": null}));
+    }
+}
+
+/// The inlay hints after each `safety_tier` of the whole text.
+fn tier_hints(editor: &mut Editor, uri: &str, text: &str) -> Vec<String> {
+    let lines = text.lines().count() as u32 + 1;
+    let reply = editor.request(
+        "textDocument/inlayHint",
+        json!({"textDocument": {"uri": uri}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": lines, "character": 0}}}),
+    );
+    reply["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["label"].as_str().unwrap().to_string())
+        .filter(|l| !l.ends_with('%'))
+        .collect()
+}
+
+#[test]
+fn a_pulling_client_is_told_to_pull_again_and_the_live_tier_shows_in_the_hints() {
+    let (project, text) = project();
+    let uri = uri_of(&project.report_path());
+    let capabilities = json!({
+        "textDocument": {"diagnostic": {"dynamicRegistration": false}},
+        "workspace": {"diagnostics": {"refreshSupport": true}, "inlayHint": {"refreshSupport": true}},
+    });
+    let mut editor = Editor::start_with_capabilities(
+        env!("CARGO_BIN_EXE_report-lsp"),
+        capabilities,
+        &[],
+        Value::Null,
+    );
+    editor.open(&uri, &text, 1);
+    let pull = |editor: &mut Editor| {
+        let reply = editor.request(
+            "textDocument/diagnostic",
+            json!({"textDocument": {"uri": uri}}),
+        );
+        reply["result"]["items"].as_array().unwrap().clone()
+    };
+    // The workspace check ends after the first pull, or before: either way
+    // its diagnostics reach a pull, the later ones after a refresh.
+    let mut pulled = pull(&mut editor);
+    if !has(&pulled, "live-tier-confirm") {
+        answer_request(&mut editor, "workspace/diagnostic/refresh");
+        pulled = pull(&mut editor);
+    }
+    assert!(has(&pulled, "live-tier-confirm"), "{pulled:?}");
+    answer_waiting(&mut editor);
+    // The served path is missing: live, the recorded auto is confirm.
+    assert_eq!(
+        tier_hints(&mut editor, &uri, &text),
+        ["auto→confirm: not served"]
+    );
+
+    // The served path appears: the client is told to pull again, and to
+    // ask for hints again; the live tier is auto, as recorded.
+    project.write("docs/done.md", "done\n");
+    editor.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri_of(&project.path().join("docs/done.md")), "type": 1}]}),
+    );
+    answer_request(&mut editor, "workspace/inlayHint/refresh");
+    answer_request(&mut editor, "workspace/diagnostic/refresh");
+    assert!(!has(&pull(&mut editor), "live-tier-confirm"));
+    assert!(tier_hints(&mut editor, &uri, &text).is_empty());
+    answer_waiting(&mut editor);
+
+    // The file to delete is changed in the worktree: dirty.
+    project.write("plans/plan.md", "# plan, edited\n");
+    editor.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri_of(&project.path().join("plans/plan.md")), "type": 2}]}),
+    );
+    answer_request(&mut editor, "workspace/inlayHint/refresh");
+    assert_eq!(
+        tier_hints(&mut editor, &uri, &text),
+        ["auto→confirm: dirty"]
+    );
+    assert!(
+        editor
+            .backlog
+            .iter()
+            .all(|m| m["method"] != "textDocument/publishDiagnostics"),
+        "pushed to a pulling client"
+    );
+    editor.shutdown();
+}

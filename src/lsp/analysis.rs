@@ -39,7 +39,13 @@ pub struct DocState {
     positions: PositionCache,
     /// The facts of the last workspace check, for the hover.
     pub workspace: Option<Arc<report_core::workspace::WorkspaceFacts>>,
+    /// Tells this opening of the document from earlier ones (whose
+    /// generations counted from 1 too), for pulled diagnostics' result ids.
+    pub opened: u64,
 }
+
+/// Counts the documents' openings, for [`DocState::opened`].
+static OPENINGS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 impl DocState {
     pub fn positions(&self, encoding: report_core::text::Encoding) -> Positions<'_> {
@@ -91,11 +97,19 @@ impl Job {
     }
 }
 
-/// A request: run with the document's state on the analysis thread.
+/// A request: run with the document's state (and the workspace
+/// diagnostics of its generation) on the analysis thread.
 struct Query {
     uri: Uri,
-    run: Box<dyn FnOnce(Lookup<'_>) + Send>,
+    /// Whether it answers for the document's latest text, even one changed
+    /// after it was asked (pulled diagnostics), rather than for the text it
+    /// was asked about (positions).
+    latest: bool,
+    run: Box<Run>,
 }
+
+/// A query's work: the document as found, and its workspace diagnostics.
+type Run = dyn FnOnce(Lookup<'_>, &[Diagnostic]) + Send;
 
 /// What a query finds of its document.
 enum Lookup<'a> {
@@ -165,21 +179,46 @@ impl AnalysisThread {
         name: &'static str,
         f: impl FnOnce(&mut DocState) -> Result<Option<T>> + Send + 'static,
     ) -> Result<Option<T>> {
+        self.ask(uri, name, false, move |state, _| f(state)).await
+    }
+
+    /// Like [`Self::query`], but answered for the document's latest text
+    /// once it is analysed, with the workspace diagnostics of that text:
+    /// what a diagnostics pull needs. A change the client sent after the
+    /// request (or new settings) is analysed first instead of making the
+    /// answer empty.
+    pub async fn query_latest<T: Send + 'static>(
+        &self,
+        uri: &Uri,
+        name: &'static str,
+        f: impl FnOnce(&mut DocState, &[Diagnostic]) -> Result<Option<T>> + Send + 'static,
+    ) -> Result<Option<T>> {
+        self.ask(uri, name, true, f).await
+    }
+
+    async fn ask<T: Send + 'static>(
+        &self,
+        uri: &Uri,
+        name: &'static str,
+        latest: bool,
+        f: impl FnOnce(&mut DocState, &[Diagnostic]) -> Result<Option<T>> + Send + 'static,
+    ) -> Result<Option<T>> {
         let (reply, answer) = oneshot::channel();
         let document = uri.clone();
-        let run = move |lookup: Lookup<'_>| {
+        let run = move |lookup: Lookup<'_>, workspace: &[Diagnostic]| {
             let result = match lookup {
                 Lookup::NotOpen => Err(Error::invalid_params(format!(
                     "document not open: {}",
                     document.as_str()
                 ))),
                 Lookup::Unknown => Ok(None),
-                Lookup::Current(state) => guarded(name, || f(state)),
+                Lookup::Current(state) => guarded(name, || f(state, workspace)),
             };
             let _ = reply.send(result);
         };
         let query = Query {
             uri: uri.clone(),
+            latest,
             run: Box::new(run),
         };
         if self.messages.send(Message::Query(query)).is_err() {
@@ -203,6 +242,9 @@ fn run(messages: mpsc::Receiver<Message>, session: Arc<Session>, checks: Workspa
         // Changes queued together are analysed once; a request first brings
         // its document up to date.
         let mut pending: Vec<Job> = Vec::new();
+        // Queries for the latest text of a document whose change is queued
+        // behind them: answered once this batch is analysed.
+        let mut deferred: Vec<Query> = Vec::new();
         for message in std::iter::once(first).chain(std::iter::from_fn(|| messages.try_recv().ok()))
         {
             match message {
@@ -214,7 +256,11 @@ fn run(messages: mpsc::Receiver<Message>, session: Arc<Session>, checks: Workspa
                     if let Some(i) = pending.iter().position(|p| p.uri == query.uri) {
                         worker.analyze(pending.remove(i));
                     }
-                    worker.answer(query);
+                    if query.latest && worker.is_behind(&query.uri) {
+                        deferred.push(query);
+                    } else {
+                        worker.answer(query);
+                    }
                 }
                 Message::Workspace(result) => {
                     // Changes queued before it are applied first, so it is moved through them.
@@ -236,6 +282,9 @@ fn run(messages: mpsc::Receiver<Message>, session: Arc<Session>, checks: Workspa
         for job in pending {
             worker.analyze(job);
         }
+        for query in deferred {
+            worker.answer(query);
+        }
     }
 }
 
@@ -246,10 +295,32 @@ struct Worker {
     workspace: WorkspaceResults,
 }
 
+fn generation_of(lookup: &Lookup<'_>) -> u64 {
+    match lookup {
+        Lookup::Current(state) => state.generation,
+        _ => 0,
+    }
+}
+
 /// Texts from this size on are worth a trim after their analysis replaces the previous one.
 const LARGE_TEXT_BYTES: usize = 16 << 20;
 
 impl Worker {
+    /// Whether the document's state is of an older text than the session's,
+    /// whose job is then queued already (generations are counted and queued
+    /// under the documents' lock).
+    fn is_behind(&self, uri: &Uri) -> bool {
+        let latest = lock(&self.session.documents)
+            .get(uri)
+            .filter(|o| !o.document.out_of_sync)
+            .map(|o| o.generation);
+        match (latest, self.states.get(uri)) {
+            (Some(latest), Some(state)) => state.generation < latest,
+            (Some(_), None) => true,
+            (None, _) => false,
+        }
+    }
+
     fn answer(&mut self, query: Query) {
         let lookup = {
             let documents = lock(&self.session.documents);
@@ -267,8 +338,11 @@ impl Worker {
             }
             _ => Lookup::Unknown,
         };
+        let workspace = self
+            .workspace
+            .diagnostics(&query.uri, generation_of(&lookup));
         // A panic is caught by the query's own guard; this one keeps the thread alive regardless.
-        if catch_unwind(AssertUnwindSafe(|| (query.run)(lookup))).is_err() {
+        if catch_unwind(AssertUnwindSafe(|| (query.run)(lookup, workspace))).is_err() {
             eprintln!("report-lsp: a request on {} panicked", query.uri.as_str());
         }
     }
@@ -337,11 +411,17 @@ impl Worker {
             self.checks.check(&uri);
             return;
         };
+        // New facts may change the live tier in the inlay hints.
+        if state.workspace.as_deref() != Some(&*facts) {
+            self.session.refresh_inlay_hints();
+        }
         state.workspace = Some(facts);
         // Publishing the same diagnostics again would only make the editor redraw.
         if !changed {
             return;
         }
+        // A client that pulls is told to pull again.
+        self.session.refresh_diagnostics();
         let Some(version) = lock(&self.session.documents)
             .get(&uri)
             .map(|o| o.document.version)
@@ -376,6 +456,7 @@ fn update(previous: Option<DocState>, job: Job, options: HostOptions) -> (DocSta
             host,
             positions: PositionCache::default(),
             workspace: None,
+            opened: OPENINGS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         };
         return (state, true);
     };

@@ -13,7 +13,7 @@ use tower_lsp_server::{Client, LanguageServer};
 use super::analysis::AnalysisThread;
 use super::guard::guarded;
 use super::handlers;
-use super::session::{Publisher, Session};
+use super::session::{Publisher, Refresher, Session};
 
 pub struct Server {
     client: Client,
@@ -26,7 +26,10 @@ impl Server {
         client: Client,
         notifications: futures::channel::mpsc::UnboundedSender<Vec<u8>>,
     ) -> Server {
-        let session = Arc::new(Session::new(Publisher(notifications)));
+        let refresher = tokio::runtime::Handle::try_current()
+            .is_ok()
+            .then(|| Refresher::spawn(client.clone()));
+        let session = Arc::new(Session::new(Publisher(notifications), refresher));
         let analysis = AnalysisThread::spawn(session.clone());
         Server {
             client,
@@ -221,6 +224,13 @@ impl LanguageServer for Server {
         params: lsp::DocumentDiagnosticParams,
     ) -> Result<lsp::DocumentDiagnosticReportResult> {
         handlers::diagnostic::diagnostic(&self.session, &self.analysis, params).await
+    }
+
+    async fn document_link(
+        &self,
+        params: lsp::DocumentLinkParams,
+    ) -> Result<Option<Vec<lsp::DocumentLink>>> {
+        handlers::links::document_link(&self.session, &self.analysis, params).await
     }
 
     async fn code_lens(&self, params: lsp::CodeLensParams) -> Result<Option<Vec<lsp::CodeLens>>> {

@@ -16,15 +16,40 @@ pub struct Session {
     pub settings: Mutex<Settings>,
     negotiated: Mutex<Negotiated>,
     pub publisher: Publisher,
+    /// Asks the client to pull again (diagnostics, inlay hints).
+    pub refresher: Option<Refresher>,
 }
 
 impl Session {
-    pub fn new(publisher: Publisher) -> Session {
+    pub fn new(publisher: Publisher, refresher: Option<Refresher>) -> Session {
         Session {
             documents: Mutex::new(HashMap::new()),
             settings: Mutex::new(Settings::default()),
             negotiated: Mutex::new(Negotiated::default()),
             publisher,
+            refresher,
+        }
+    }
+
+    /// Tells a client that pulls diagnostics that they changed without an
+    /// edit of its own (a workspace check, new settings): it pulls again.
+    pub fn refresh_diagnostics(&self) {
+        let negotiated = self.negotiated();
+        if negotiated.pull_diagnostics
+            && negotiated.refresh_diagnostics
+            && let Some(refresher) = &self.refresher
+        {
+            refresher.send(Refresh::Diagnostics);
+        }
+    }
+
+    /// Tells a client that can be told (`workspace.inlayHint.refreshSupport`)
+    /// that inlay hints changed without an edit (the live tier).
+    pub fn refresh_inlay_hints(&self) {
+        if self.negotiated().refresh_inlay_hints
+            && let Some(refresher) = &self.refresher
+        {
+            refresher.send(Refresh::InlayHints);
         }
     }
 
@@ -58,8 +83,14 @@ pub struct Negotiated {
     /// Folding ranges the client takes at most.
     pub folding_limit: Option<usize>,
     /// Whether the client pulls diagnostics (`textDocument/diagnostic`)
-    /// instead of being sent them.
+    /// instead of being sent them: it advertises pulls and can be told to
+    /// pull again (`workspace.diagnostics.refreshSupport`), which the
+    /// workspace checks' later results need.
     pub pull_diagnostics: bool,
+    /// Whether the client can be told to pull diagnostics again.
+    pub refresh_diagnostics: bool,
+    /// Whether the client can be told to ask for inlay hints again.
+    pub refresh_inlay_hints: bool,
     /// Whether the client answers `workspace/configuration`: then the server
     /// asks for its settings itself, as some clients (Neovim 0.7) never send them.
     pub pulls_configuration: bool,
@@ -76,6 +107,8 @@ impl Default for Negotiated {
             snippets: false,
             folding_limit: None,
             pull_diagnostics: false,
+            refresh_diagnostics: false,
+            refresh_inlay_hints: false,
             pulls_configuration: false,
             versioned_edits: false,
         }
@@ -207,5 +240,51 @@ impl Publisher {
         if let Ok(body) = serde_json::to_vec(&notification) {
             let _ = self.0.unbounded_send(body);
         }
+    }
+}
+
+/// What the client is asked to pull again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refresh {
+    Diagnostics,
+    InlayHints,
+}
+
+/// Sends `workspace/diagnostic/refresh` and `workspace/inlayHint/refresh`
+/// from any thread: a task on the server's runtime sends them, and a burst
+/// of asks becomes one request of each kind.
+#[derive(Clone)]
+pub struct Refresher(tokio::sync::mpsc::UnboundedSender<Refresh>);
+
+impl Refresher {
+    /// Starts the task on the current runtime.
+    pub fn spawn(client: tower_lsp_server::Client) -> Refresher {
+        let (asks, mut asked) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            while let Some(first) = asked.recv().await {
+                let mut due = vec![first];
+                while let Ok(more) = asked.try_recv() {
+                    if !due.contains(&more) {
+                        due.push(more);
+                    }
+                }
+                for refresh in due {
+                    // Each on its own: a client slow to answer one holds up no other.
+                    let client = client.clone();
+                    tokio::spawn(async move {
+                        // A client that refuses is not asked differently: nothing to do.
+                        let _ = match refresh {
+                            Refresh::Diagnostics => client.workspace_diagnostic_refresh().await,
+                            Refresh::InlayHints => client.inlay_hint_refresh().await,
+                        };
+                    });
+                }
+            }
+        });
+        Refresher(asks)
+    }
+
+    fn send(&self, refresh: Refresh) {
+        let _ = self.0.send(refresh);
     }
 }

@@ -186,3 +186,42 @@ pub fn read_conventions(root: &Path) -> Option<String> {
     }
     std::fs::read_to_string(resolved).ok()
 }
+
+/// Where the project-relative `path` is under `root`, for opening it: the
+/// path joined to the root, when it is there and stays inside the root (by
+/// the rules of [`refusal`], and no symlink resolving outside). None for a
+/// path that is missing or leaves the root.
+pub fn inside(root: &Path, path: &str) -> Option<PathBuf> {
+    if refusal(path).is_some() || path.is_empty() {
+        return None;
+    }
+    let canonical_root = root.canonicalize().ok()?;
+    let joined = root.join(path.trim_end_matches('/'));
+    let resolved = joined.canonicalize().ok()?;
+    resolved.starts_with(&canonical_root).then_some(joined)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_files_inside_the_root_are_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("root");
+        std::fs::create_dir_all(root.join("文档")).unwrap();
+        std::fs::write(root.join("文档/旧 🚀.md"), "x").unwrap();
+        std::fs::write(dir.path().join("secret.md"), "x").unwrap();
+        std::os::unix::fs::symlink(dir.path().join("secret.md"), root.join("link.md")).unwrap();
+        assert_eq!(
+            inside(&root, "文档/旧 🚀.md"),
+            Some(root.join("文档/旧 🚀.md"))
+        );
+        assert_eq!(inside(&root, "文档/"), Some(root.join("文档")));
+        for refused in ["missing.md", "../secret.md", "link.md", "/etc/passwd", ""] {
+            assert_eq!(inside(&root, refused), None, "{refused}");
+        }
+        let secret = dir.path().join("secret.md");
+        assert_eq!(inside(&root, secret.to_str().unwrap()), None);
+    }
+}

@@ -79,6 +79,10 @@ fn benches(c: &mut Criterion) {
         group.bench_function("host_completion_path", |b| {
             b.iter(|| host.completions(path_at))
         });
+        // Definition's file target and the document links (the whole text).
+        group.bench_function("host_file_ref_at", |b| b.iter(|| host.file_ref_at(path_at)));
+        let whole = report_core::text::TextRange::new(0, text.len());
+        group.bench_function("host_file_refs_whole", |b| b.iter(|| host.file_refs(whole)));
         group.bench_function("host_hover_envelope", |b| b.iter(|| host.hover(5)));
         group.bench_function("host_symbols", |b| b.iter(|| host.symbols()));
         let broken = report(entries, 10);

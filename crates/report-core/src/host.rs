@@ -16,6 +16,7 @@ use crate::fix_all::fix_all_edit;
 use crate::hover::{self, HoverInfo};
 use crate::ide::completion::{self, CompletionItem};
 use crate::ide::inlay::{self, InlayHint};
+use crate::ide::links::{self, FileRef};
 use crate::ide::symbols::{self, Symbol};
 use crate::ide::{ReportIndex, folding, navigation};
 use crate::incremental::Incremental;
@@ -23,6 +24,7 @@ use crate::rollup::{self, Rollup};
 use crate::selection::looks_like_report;
 use crate::syntax::{self, Node};
 use crate::text::{ByteEdit, Shift, TextRange};
+use crate::validate::EntryFacts;
 
 /// A document's text as the host reads it: its length, a piece, the whole.
 pub trait SourceText {
@@ -653,11 +655,116 @@ impl<T: SourceText> DocumentHost<T> {
             .collect()
     }
 
+    /// Runs `f` on each entry object overlapping `range`, parsed in place
+    /// (or from the full analysis' tree), with its facts; what `f` finds in
+    /// that tree's offsets is moved back by the shift it is given.
+    fn each_entry_in(
+        &self,
+        range: TextRange,
+        mut f: impl FnMut(Node<'_>, Option<&EntryFacts>, Shift),
+    ) {
+        let overlaps = |r: TextRange| r.start <= range.end && range.start <= r.end;
+        if let Some(incremental) = &self.incremental {
+            let entries: Vec<&EntryFacts> = incremental.entries().collect();
+            let first = entries.partition_point(|e| e.range.end < range.start);
+            for facts in entries[first..]
+                .iter()
+                .take_while(|e| e.range.start <= range.end)
+            {
+                if let Some(entry) = EntryText::parse(&self.text.slice(facts.range))
+                    && let Some(item) = entry.item()
+                {
+                    let shift = Shift {
+                        from: 0,
+                        delta: facts.range.start as isize - entry.offset() as isize,
+                    };
+                    f(item, Some(facts), shift);
+                }
+            }
+            return;
+        }
+        let Some(full) = &self.full else { return };
+        let Some(items) = full
+            .root()
+            .and_then(|r| r.get("entries"))
+            .and_then(|e| e.items())
+        else {
+            return;
+        };
+        let none = Shift { from: 0, delta: 0 };
+        for item in items.filter(|i| overlaps(i.range())) {
+            let facts = full.entries.iter().find(|e| e.range == item.range());
+            f(item, facts, none);
+        }
+    }
+
+    /// The string values overlapping `range` that name a project file, in
+    /// document order: what `documentLink` shows and definition opens.
+    pub fn file_refs(&self, range: TextRange) -> Vec<FileRef> {
+        let Some(index) = self.index() else {
+            return Vec::new();
+        };
+        let mut refs = Vec::new();
+        self.each_entry_in(range, |entry, _, shift| {
+            let mut found = Vec::new();
+            links::entry_refs(entry, &mut found);
+            refs.extend(found.into_iter().map(|r| FileRef {
+                range: shift.range(r.range),
+                ..r
+            }));
+        });
+        let read = |range: TextRange| self.text.slice(range);
+        links::outside_entries(&index, &read, range, &mut refs);
+        refs.retain(|r| r.range.start <= range.end && range.start <= r.range.end);
+        refs.sort_by_key(|r| r.range.start);
+        refs
+    }
+
+    /// The file the string value at `offset` names, if it names one.
+    pub fn file_ref_at(&self, offset: usize) -> Option<FileRef> {
+        self.file_refs(TextRange::empty(offset))
+            .into_iter()
+            .find(|r| r.range.start <= offset && offset <= r.range.end)
+    }
+
     /// Inlay hints of the entries overlapping `range`.
     pub fn inlay_hints(&self, range: TextRange) -> Vec<InlayHint> {
         self.index()
             .map(|i| inlay::inlay_hints(&i, range))
             .unwrap_or_default()
+    }
+
+    /// Inlay hints with the live tier where the workspace facts (gathered
+    /// by the caller) make it differ from the recorded one; it takes the
+    /// place of the derived-tier hint there.
+    pub fn inlay_hints_live(
+        &self,
+        range: TextRange,
+        workspace: Option<&crate::workspace::WorkspaceFacts>,
+    ) -> Vec<InlayHint> {
+        let mut hints = self.inlay_hints(range);
+        let Some(workspace) = workspace.filter(|w| w.git.is_some()) else {
+            return hints;
+        };
+        let mut live = Vec::new();
+        self.each_entry_in(range, |entry, facts, _| {
+            let lifecycle = facts
+                .and_then(|f| f.tier.as_ref())
+                .is_some_and(|t| t.derivation.inputs.lifecycle.is_some());
+            if lifecycle
+                && let Some(facts) = facts
+                && let Some(hint) = inlay::live_hint(entry, facts, workspace)
+            {
+                live.push(hint);
+            }
+        });
+        if live.is_empty() {
+            return hints;
+        }
+        hints.retain(|h| !(h.label.starts_with('→') && live.iter().any(|l| l.offset == h.offset)));
+        hints.extend(live);
+        hints.sort_by_key(|h| h.offset);
+        hints
     }
 
     /// The token roll-up of the report's entries.

@@ -69,6 +69,9 @@ fn recheck(session: &Session, analysis: &AnalysisThread) -> Vec<String> {
     for (uri, open) in documents.iter_mut() {
         analysis.schedule(session, uri, open, None, None);
     }
+    drop(documents);
+    // A client that pulls asks again, after the analyses just queued.
+    session.refresh_diagnostics();
     Vec::new()
 }
 

@@ -1,7 +1,11 @@
 //! Pull diagnostics (`textDocument/diagnostic`, LSP 3.17) for clients that
-//! ask for them: the same capped list a push would carry, marked with the
-//! document's generation so that an unchanged document costs nothing.
+//! pull and can be told to pull again: the same capped list a push would
+//! carry (the workspace checks' included), for the document's latest text,
+//! marked with what it is of so that an unchanged document costs nothing.
 
+use std::hash::{Hash, Hasher};
+
+use report_core::diagnostic::Diagnostic;
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types as lsp;
 
@@ -17,27 +21,44 @@ pub async fn diagnostic(
     let max = lock(&session.settings).max_diagnostics;
     let uri = params.text_document.uri.clone();
     let previous = params.previous_result_id;
+    // For the latest text, after its analysis: a change queued behind the
+    // pull is analysed first rather than answered with nothing.
     let report = analysis
-        .query(&params.text_document.uri, "diagnostic", move |state| {
-            let result_id = state.generation.to_string();
-            if previous.as_deref() == Some(result_id.as_str()) {
-                return Ok(Some(lsp::DocumentDiagnosticReport::Unchanged(
-                    lsp::RelatedUnchangedDocumentDiagnosticReport {
-                        related_documents: None,
-                        unchanged_document_diagnostic_report:
-                            lsp::UnchangedDocumentDiagnosticReport { result_id },
-                    },
-                )));
-            }
-            // The report's own diagnostics: the workspace checks are pushed only.
-            let items = capped(state, &uri, encoding, max, &[]);
-            Ok(Some(full(Some(result_id), items)))
-        })
+        .query_latest(
+            &params.text_document.uri,
+            "diagnostic",
+            move |state, workspace| {
+                let result_id = result_id(state.opened, state.generation, workspace);
+                if previous.as_deref() == Some(result_id.as_str()) {
+                    return Ok(Some(lsp::DocumentDiagnosticReport::Unchanged(
+                        lsp::RelatedUnchangedDocumentDiagnosticReport {
+                            related_documents: None,
+                            unchanged_document_diagnostic_report:
+                                lsp::UnchangedDocumentDiagnosticReport { result_id },
+                        },
+                    )));
+                }
+                // The report's own diagnostics and the workspace checks' of
+                // this text; later checks ask the client to pull again.
+                let items = capped(state, &uri, encoding, max, workspace);
+                Ok(Some(full(Some(result_id), items)))
+            },
+        )
         .await?;
     // A document whose text is not known (out of sync) has nothing to show.
     Ok(lsp::DocumentDiagnosticReportResult::Report(
         report.unwrap_or_else(|| full(None, Vec::new())),
     ))
+}
+
+/// Names what a pull answered: this opening of the document, its text,
+/// and the workspace diagnostics merged into it.
+fn result_id(opened: u64, generation: u64, workspace: &[Diagnostic]) -> String {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    for d in workspace {
+        (d.code.as_str(), d.range.start, d.range.end, &d.message).hash(&mut hasher);
+    }
+    format!("{opened}.{generation}.{:x}", hasher.finish())
 }
 
 fn full(result_id: Option<String>, items: Vec<lsp::Diagnostic>) -> lsp::DocumentDiagnosticReport {

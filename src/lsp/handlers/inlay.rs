@@ -18,7 +18,7 @@ pub async fn inlay_hint(
             let positions = state.positions(encoding);
             let hints = state
                 .host
-                .inlay_hints(positions.range(params.range))
+                .inlay_hints_live(positions.range(params.range), state.workspace.as_deref())
                 .into_iter()
                 .map(|hint| lsp::InlayHint {
                     position: positions.position(hint.offset),

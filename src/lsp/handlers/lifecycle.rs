@@ -13,6 +13,11 @@ pub fn initialize(
     params: lsp::InitializeParams,
 ) -> (lsp::InitializeResult, Vec<String>) {
     let text_document = params.capabilities.text_document.as_ref();
+    let workspace = params.capabilities.workspace.as_ref();
+    let refreshes_diagnostics = workspace
+        .and_then(|w| w.diagnostics.as_ref())
+        .and_then(|d| d.refresh_support)
+        .unwrap_or(false);
     let negotiated = Negotiated {
         encoding: convert::negotiate_encoding(&params.capabilities),
         resolves_edits: convert::resolves_edits(&params.capabilities),
@@ -31,16 +36,24 @@ pub fn initialize(
             .and_then(|t| t.folding_range.as_ref())
             .and_then(|f| f.range_limit)
             .map(|n| n as usize),
-        // Pulling is opt-in for now (`pullDiagnostics` in the settings):
-        // Neovim 0.11 advertises it, and its first pulls raced the analysis
-        // in the end-to-end test.
+        // Pulled when the client can be told to pull again: the workspace
+        // checks' results come later than the analysis a pull answers with.
+        // Neovim 0.11 advertises pulls without refreshSupport: pushed to.
+        // The setting `pullDiagnostics` decides instead when given: false
+        // pushes; true pulls from any client that pulls (what a workspace
+        // check finds later then shows at its next pull).
         pull_diagnostics: text_document.is_some_and(|t| t.diagnostic.is_some())
             && params
                 .initialization_options
                 .as_ref()
                 .and_then(|o| o.get("reportLsp").unwrap_or(o).get("pullDiagnostics"))
                 .and_then(serde_json::Value::as_bool)
-                .unwrap_or(false),
+                .unwrap_or(refreshes_diagnostics),
+        refresh_diagnostics: refreshes_diagnostics,
+        refresh_inlay_hints: workspace
+            .and_then(|w| w.inlay_hint.as_ref())
+            .and_then(|i| i.refresh_support)
+            .unwrap_or(false),
         versioned_edits: convert::takes_document_changes(&params.capabilities),
     };
     session.negotiate(negotiated);
@@ -79,6 +92,10 @@ pub fn initialize(
                     workspace_diagnostics: false,
                     work_done_progress_options: Default::default(),
                 })
+            }),
+            document_link_provider: Some(lsp::DocumentLinkOptions {
+                resolve_provider: Some(false),
+                work_done_progress_options: Default::default(),
             }),
             code_lens_provider: Some(lsp::CodeLensOptions {
                 resolve_provider: Some(false),

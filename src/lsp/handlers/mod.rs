@@ -9,6 +9,7 @@ pub mod diagnostic;
 pub mod hover;
 pub mod inlay;
 pub mod lifecycle;
+pub mod links;
 pub mod navigation;
 pub mod outline;
 pub mod status;

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
+use super::links;
 use crate::lsp::analysis::AnalysisThread;
 use crate::lsp::session::Session;
 
@@ -17,17 +18,33 @@ pub async fn definition(
     let at = params.text_document_position_params;
     let encoding = session.negotiated().encoding;
     let uri = at.text_document.uri.clone();
-    analysis
+    let found = analysis
         .query(&at.text_document.uri, "definition", move |state| {
             let positions = state.positions(encoding);
-            let targets = state.host.definition(positions.offset(at.position));
-            let locations: Vec<lsp::Location> = targets
+            let offset = positions.offset(at.position);
+            let locations: Vec<lsp::Location> = state
+                .host
+                .definition(offset)
                 .into_iter()
                 .map(|r| lsp::Location::new(uri.clone(), positions.lsp_range(r)))
                 .collect();
-            Ok((!locations.is_empty()).then_some(lsp::GotoDefinitionResponse::Array(locations)))
+            // The file the value names, when the workspace root is known.
+            let file = links::root(state).and_then(|root| {
+                let named = state.host.file_ref_at(offset)?;
+                Some((root, named.path, named.lines))
+            });
+            Ok(Some((locations, file)))
         })
-        .await
+        .await?;
+    let Some((mut locations, file)) = found else {
+        return Ok(None);
+    };
+    if let Some((root, path, lines)) = file
+        && let Some(Some(uri)) = links::blocking(move || links::file_uri(&root, &path)).await
+    {
+        locations.push(lsp::Location::new(uri, links::lines_range(lines)));
+    }
+    Ok((!locations.is_empty()).then_some(lsp::GotoDefinitionResponse::Array(locations)))
 }
 
 pub async fn references(

@@ -1,8 +1,14 @@
 //! Inlay hints: after an entry's `safety_tier`, the derived tier when the
-//! recorded one is not it; after its `raw_tokens`, its share of the total.
+//! recorded one is not it (or the live tier, derived from the project's
+//! tree now, when the workspace checks know it and it differs); after its
+//! `raw_tokens`, its share of the total.
 
 use super::ReportIndex;
+use crate::syntax::Node;
 use crate::text::TextRange;
+use crate::tier::{Fact, Outcome, Rule};
+use crate::validate::EntryFacts;
+use crate::workspace::{LiveFacts, WorkspaceFacts, live_derivation};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InlayHint {
@@ -52,4 +58,55 @@ pub fn inlay_hints(index: &ReportIndex<'_>, range: TextRange) -> Vec<InlayHint> 
         }
     }
     hints
+}
+
+/// The live-tier hint of one lifecycle entry (`delete`, `extract-then-delete`):
+/// `auto→confirm: dirty` when the tier `derive_safety_tier` gives from the
+/// project's git state now is not the recorded one. None without git facts
+/// (an unknown fact says nothing about the tree: the hover shows it), or
+/// when the live tier is the recorded one.
+pub(crate) fn live_hint(
+    entry: Node<'_>,
+    facts: &EntryFacts,
+    workspace: &WorkspaceFacts,
+) -> Option<InlayHint> {
+    workspace.git.as_ref()?;
+    let tier = facts.tier.as_ref()?;
+    let (recorded, at) = (tier.recorded?, tier.recorded_range?);
+    let live = live_derivation(workspace, entry, Some(facts))?;
+    let derived = live.derivation.tier;
+    if derived == recorded {
+        return None;
+    }
+    let label = match live.derivation.deciding_rule() {
+        None => "served, tracked, clean".to_string(),
+        Some(step) if step.outcome == Outcome::Unknown => return None,
+        Some(step) => short_reason(step.rule, &live)?,
+    };
+    let sources = [
+        ("served", &live.satisfied),
+        ("tracked", &live.tracked),
+        ("clean", &live.clean),
+    ]
+    .map(|(name, fact)| format!("{name}: {}", fact.source))
+    .join("; ");
+    Some(InlayHint {
+        offset: at.end,
+        label: format!("{recorded}→{derived}: {label}"),
+        tooltip: format!(
+            "derive_safety_tier gives \"{derived}\" from the project's tree now ({}); {sources}",
+            live.derivation.reason()
+        ),
+    })
+}
+
+/// One word for the fact that decided a live `confirm`.
+fn short_reason(rule: Rule, live: &LiveFacts) -> Option<String> {
+    let no = |fact: &crate::workspace::Sourced| fact.fact == Fact::No;
+    Some(match rule {
+        Rule::LifecycleSatisfied if no(&live.satisfied) => "not served".into(),
+        Rule::LifecycleTracked if no(&live.tracked) => "untracked".into(),
+        Rule::LifecycleClean if no(&live.clean) => "dirty".into(),
+        _ => live.derivation.reason(),
+    })
 }

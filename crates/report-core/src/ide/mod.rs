@@ -8,6 +8,7 @@
 pub mod completion;
 pub mod folding;
 pub mod inlay;
+pub mod links;
 pub mod navigation;
 pub mod symbols;
 

@@ -325,3 +325,176 @@ fn completion_between_entries_offers_a_whole_entry() {
         "#]],
     );
 }
+
+/// Entries whose exact edits name other files: an anchor, a canonical ref,
+/// a destination, a served path, a repo-durable target; non-ASCII paths.
+const FILES: &str = r#"{
+  "schema_version": "1",
+  "tool_version": "t",
+  "generated_at": "2099-01-01T00:00:00Z",
+  "scan": {"project_root": ".", "scope_globs": [], "excluded_dirs": [], "files_scanned": 3},
+  "shortlist": ["文档/旧.md", "docs/dup.md", "old/🚀.md", "../out.md"],
+  "entries": [
+    {"path": "文档/旧.md", "category": {"class": "bloat", "subtype": "distill"}, "signals": [],
+      "op": "delete-range", "op_type": "deterministic", "is_destructive": true, "is_reversible": false, "safety_tier": "confirm",
+      "exact_edit": {"kind": "delete-range", "anchor": {"start_line": 3, "end_line": 7}}},
+    {"path": "docs/dup.md", "category": {"class": "bloat", "subtype": "distill"}, "signals": [],
+      "op": "dedupe", "op_type": "deterministic", "is_destructive": false, "is_reversible": true, "safety_tier": "auto",
+      "exact_edit": {"kind": "dedupe", "anchor": {"start_line": 1, "end_line": 2}, "canonical_ref": "docs/keep.md#L10-L11"}},
+    {"path": "old/🚀.md", "category": {"class": "stale", "subtype": "provisional"}, "signals": [],
+      "op": "move-to-archive", "op_type": "deterministic", "is_destructive": false, "is_reversible": true, "safety_tier": "auto",
+      "exact_edit": {"kind": "move-to-archive", "anchor": {"start_line": 2, "end_line": 1}, "dest_path": "archive/🚀.md"}},
+    {"path": "plan.md", "category": {"class": "stale", "subtype": "provisional"}, "signals": [],
+      "op": "extract-then-delete", "op_type": "deterministic", "is_destructive": true, "is_reversible": false, "safety_tier": "auto",
+      "lifecycle": {"rule_ref": "r", "lifetime": "delete-once-served", "served_when_path": "done.md"},
+      "exact_edit": {"kind": "extract-then-delete", "anchor": {"start_line": 1, "end_line": 4},
+        "lifecycle": {"rule_ref": "r", "lifetime": "delete-once-served", "served_when_path": "shipped/done.md"},
+        "extraction_target": "repo-durable", "target_doc": "docs/decisions.md"}},
+    {"path": "../out.md", "category": {"class": "bloat", "subtype": "distill"}, "signals": [],
+      "op": "delete", "op_type": "deterministic", "is_destructive": true, "is_reversible": false, "safety_tier": "confirm",
+      "exact_edit": {"kind": "dedupe", "canonical_ref": "/etc/passwd#L1-L2", "dest_path": "/tmp/x"}}
+  ],
+  "promotion_candidates": [{"path": "docs/dup.md", "name": "dups", "pitch": "p"}]
+}
+"#;
+
+fn show_refs(text: &str, refs: &[crate::ide::links::FileRef]) -> String {
+    refs.iter()
+        .map(|r| {
+            let line = text[..r.range.start].matches('\n').count() + 1;
+            let lines = r
+                .lines
+                .map(|(s, e)| format!(" L{s}-L{e}"))
+                .unwrap_or_default();
+            format!(
+                "{line}:{} -> {}{lines}\n",
+                &text[r.range.as_range()],
+                r.path
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn file_refs_name_every_project_file_with_its_lines_and_never_one_outside() {
+    let host = host(FILES);
+    assert!(host.status().entries.is_some(), "analysed per entry");
+    let expected = expect![[r#"
+        6:"文档/旧.md" -> 文档/旧.md
+        6:"docs/dup.md" -> docs/dup.md
+        6:"old/🚀.md" -> old/🚀.md
+        8:"文档/旧.md" -> 文档/旧.md L3-L7
+        11:"docs/dup.md" -> docs/dup.md L1-L2
+        13:"docs/keep.md#L10-L11" -> docs/keep.md L10-L11
+        14:"old/🚀.md" -> old/🚀.md
+        16:"archive/🚀.md" -> archive/🚀.md
+        17:"plan.md" -> plan.md L1-L4
+        19:"done.md" -> done.md
+        21:"shipped/done.md" -> shipped/done.md
+        22:"docs/decisions.md" -> docs/decisions.md
+        27:"docs/dup.md" -> docs/dup.md
+    "#]];
+    expected.assert_eq(&show_refs(
+        FILES,
+        &host.file_refs(TextRange::new(0, FILES.len())),
+    ));
+    // The same from a full analysis (a syntax error elsewhere keeps it whole).
+    let broken = FILES.replacen("\"tool_version\": \"t\",", "\"tool_version\": \"t\",,", 1);
+    let full = self::host(&broken);
+    assert!(full.status().entries.is_none(), "analysed whole");
+    expected.assert_eq(&show_refs(
+        &broken,
+        &full.file_refs(TextRange::new(0, broken.len())),
+    ));
+}
+
+#[test]
+fn the_file_ref_under_the_cursor_is_the_value_it_stands_in() {
+    let (text, offset) = at(&FILES.replacen("\"docs/keep.md#L10", "\"docs/ke$0ep.md#L10", 1));
+    let host = host(&text);
+    let found = host.file_ref_at(offset).unwrap();
+    assert_eq!(
+        (found.path.as_str(), found.lines),
+        ("docs/keep.md", Some((10, 11)))
+    );
+    let (text, offset) = at(&FILES.replacen("\"archive/🚀", "\"archive/🚀$0", 1));
+    let found = self::host(&text).file_ref_at(offset).unwrap();
+    assert_eq!(found.path, "archive/🚀.md");
+    // An absolute or `..` path is no file of the project; a key is no value.
+    for marked in [
+        FILES.replacen("\"/etc/pa", "\"/etc/pa$0", 1),
+        FILES.replacen("{\"path\": \"../o", "{\"path\": \"../o$0", 1),
+        FILES.replacen("\"dest_path\": \"archive", "\"dest_$0path\": \"archive", 1),
+    ] {
+        let (text, offset) = at(&marked);
+        assert_eq!(self::host(&text).file_ref_at(offset), None, "{marked}");
+    }
+}
+
+fn live_facts(changes: &[(&str, &str)], git: bool) -> crate::workspace::WorkspaceFacts {
+    use crate::workspace::{FileFacts, FileKind, GitFacts, WorkspaceFacts};
+    let mut facts = WorkspaceFacts {
+        root: Some("/p".into()),
+        ..Default::default()
+    };
+    facts
+        .files
+        .insert("shipped/done.md".into(), FileFacts::of_kind(FileKind::File));
+    facts
+        .files
+        .insert("done.md".into(), FileFacts::of_kind(FileKind::File));
+    if git {
+        let mut tracked = GitFacts::default();
+        tracked.tracked.insert("plan.md".into());
+        for (path, what) in changes {
+            tracked.changes.insert(path.to_string(), what.to_string());
+        }
+        facts.git = Some(tracked);
+    }
+    facts
+}
+
+#[test]
+fn the_live_tier_shows_when_the_tree_now_gives_another() {
+    let host = host(FILES);
+    let whole = TextRange::new(0, FILES.len());
+    let tiers = |facts: Option<&crate::workspace::WorkspaceFacts>| -> String {
+        host.inlay_hints_live(whole, facts)
+            .iter()
+            .filter(|h| {
+                FILES[..h.offset].ends_with("\"auto\"")
+                    || FILES[..h.offset].ends_with("\"confirm\"")
+            })
+            .map(|h| {
+                let line = FILES[..h.offset].matches('\n').count() + 1;
+                format!("{line}: {}\n", h.label)
+            })
+            .collect()
+    };
+    // Tracked and clean: auto, as recorded; the text alone cannot tell.
+    expect![[r#""#]].assert_eq(&tiers(Some(&live_facts(&[], true))));
+    let dirty = live_facts(&[("plan.md", "modified in the worktree")], true);
+    expect![[r#"
+        18: auto→confirm: dirty
+    "#]]
+    .assert_eq(&tiers(Some(&dirty)));
+    let hint = host
+        .inlay_hints_live(whole, Some(&dirty))
+        .into_iter()
+        .find(|h| h.label.contains('→'))
+        .unwrap();
+    assert!(
+        hint.tooltip.contains("modified in the worktree"),
+        "{}",
+        hint.tooltip
+    );
+    let mut untracked = live_facts(&[], true);
+    untracked.git.as_mut().unwrap().tracked.clear();
+    expect![[r#"
+        18: auto→confirm: untracked
+    "#]]
+    .assert_eq(&tiers(Some(&untracked)));
+    // Without git, or without facts, nothing live is known.
+    assert_eq!(tiers(Some(&live_facts(&[], false))), "");
+    assert_eq!(host.inlay_hints_live(whole, None), host.inlay_hints(whole));
+}

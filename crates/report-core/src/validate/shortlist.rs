@@ -51,6 +51,12 @@ impl Shortlist {
         self.paths.get(path).map(|&i| self.items[i])
     }
 
+    /// The range of each item's path value, in order (empty for an item
+    /// without a string path).
+    pub fn item_ranges(&self) -> &[TextRange] {
+        &self.items
+    }
+
     /// Every occurrence of `path`, in order.
     pub fn occurrences(&self, path: &str) -> Vec<TextRange> {
         let mut all: Vec<TextRange> = self.find(path).into_iter().collect();

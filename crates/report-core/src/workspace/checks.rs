@@ -267,7 +267,7 @@ pub struct LiveFacts {
 
 /// Check 4's derivation: the lifecycle argument from the tree, through
 /// `derive_safety_tier` (the only code that computes a tier).
-pub(super) fn live_derivation(
+pub(crate) fn live_derivation(
     facts: &WorkspaceFacts,
     entry: Node<'_>,
     entry_facts: Option<&EntryFacts>,

@@ -16,6 +16,7 @@ use std::sync::Arc;
 use crate::syntax::Node;
 
 pub use checks::check;
+pub(crate) use checks::{LiveFacts, live_derivation};
 pub use conventions::{Convention, parse_conventions};
 pub use preview::hover;
 

@@ -1,0 +1,117 @@
+//! The project's files a report names: `textDocument/documentLink`, and
+//! the file targets of go to definition. The core says which values name
+//! which files (and at which lines); here they are looked up under the
+//! workspace root the workspace checks found, off the message loop, and
+//! only a file that is there and inside the root becomes a link.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use report_core::ide::links::FileRef;
+use tower_lsp_server::jsonrpc::Result;
+use tower_lsp_server::ls_types::{self as lsp, Uri};
+
+use crate::lsp::analysis::{AnalysisThread, DocState};
+use crate::lsp::session::Session;
+use crate::workspace::files;
+
+/// A file reference with its range in protocol form.
+pub struct Named {
+    pub range: lsp::Range,
+    pub path: String,
+    pub lines: Option<(u64, u64)>,
+}
+
+/// The root the workspace checks found for the document, when they did.
+pub fn root(state: &DocState) -> Option<PathBuf> {
+    state.workspace.as_ref()?.root.as_deref().map(PathBuf::from)
+}
+
+pub fn named(positions: &crate::lsp::convert::Positions<'_>, r: FileRef) -> Named {
+    // The link covers the path, not its quotes.
+    let inner = report_core::text::TextRange::new(
+        r.range.start + 1,
+        r.range.end.saturating_sub(1).max(r.range.start + 1),
+    );
+    Named {
+        range: positions.lsp_range(inner),
+        path: r.path,
+        lines: r.lines,
+    }
+}
+
+/// The file's URI, when it is there inside `root`. Its name is
+/// percent-encoded (non-ASCII bytes as UTF-8) by the URI type.
+pub fn file_uri(root: &Path, path: &str) -> Option<Uri> {
+    // `scan.project_root` "." leaves a `/./` in the root: components drop it.
+    let path: PathBuf = files::inside(root, path)?.components().collect();
+    Uri::from_file_path(path)
+}
+
+/// The range a location opens at: the lines named (1-based, inclusive), or the file's start.
+pub fn lines_range(lines: Option<(u64, u64)>) -> lsp::Range {
+    let line = |n: u64| u32::try_from(n.saturating_sub(1)).unwrap_or(u32::MAX);
+    match lines {
+        Some((start, end)) => lsp::Range::new(
+            lsp::Position::new(line(start), 0),
+            lsp::Position::new(line(end), 0),
+        ),
+        None => lsp::Range::default(),
+    }
+}
+
+/// Runs the file-system look-ups of `f` on a blocking thread: stats and
+/// symlink resolution stay off the message loop.
+pub async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    tokio::task::spawn_blocking(f).await.ok()
+}
+
+pub async fn document_link(
+    session: &Session,
+    analysis: &AnalysisThread,
+    params: lsp::DocumentLinkParams,
+) -> Result<Option<Vec<lsp::DocumentLink>>> {
+    let encoding = session.negotiated().encoding;
+    let found = analysis
+        .query(&params.text_document.uri, "documentLink", move |state| {
+            let Some(root) = root(state) else {
+                return Ok(Some((None, Vec::new())));
+            };
+            let positions = state.positions(encoding);
+            let whole = report_core::text::TextRange::new(0, state.host.text().0.len_bytes());
+            let refs = state
+                .host
+                .file_refs(whole)
+                .into_iter()
+                .map(|r| named(&positions, r))
+                .collect::<Vec<_>>();
+            Ok(Some((Some(root), refs)))
+        })
+        .await?;
+    let Some((Some(root), refs)) = found else {
+        return Ok(None);
+    };
+    let links = blocking(move || {
+        let mut uris: HashMap<String, Option<Uri>> = HashMap::new();
+        refs.into_iter()
+            .filter_map(|r| {
+                let uri = uris
+                    .entry(r.path.clone())
+                    .or_insert_with(|| file_uri(&root, &r.path))
+                    .clone()?;
+                Some(lsp::DocumentLink {
+                    range: r.range,
+                    target: Some(uri),
+                    tooltip: Some(match r.lines {
+                        Some((start, end)) => format!("{} (lines {start}-{end})", r.path),
+                        None => r.path,
+                    }),
+                    data: None,
+                })
+            })
+            .collect::<Vec<_>>()
+    })
+    .await
+    .unwrap_or_default();
+    Ok(Some(links))
+}
