@@ -445,7 +445,7 @@ fn json_format_has_related_places_fixes_failures_and_a_summary() {
         json["summary"],
         serde_json::json!({
             "files": 1, "valid": 0, "invalid": 1, "errors": 2, "warnings": 0,
-            "information": 1, "hints": 0, "fixable": 1, "fixed": 0, "failures": 1
+            "information": 1, "hints": 0, "fixable": 1, "fixed": 0, "failures": 1, "omitted": 0
         })
     );
 }

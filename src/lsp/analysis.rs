@@ -281,6 +281,7 @@ impl Worker {
         let options = HostOptions {
             name_matches: job.name_matches,
             max_document_bytes,
+            max_diagnostics,
         };
         let uri = job.uri.clone();
         let (generation, version) = (job.generation, job.version);

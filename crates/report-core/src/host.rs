@@ -6,10 +6,11 @@
 //! fix-all, status. Everything is in byte offsets; a language server's
 //! handler converts positions, calls one method, and converts back.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::analysis::{self, Analysis};
-use crate::diagnostic::{Code, Diagnostic};
+use crate::diagnostic::{Code, Diagnostic, Keep, rank};
 use crate::entry_text::EntryText;
 use crate::fix::{Fix, TextEdit};
 use crate::fix_all::fix_all_edit;
@@ -159,6 +160,17 @@ pub struct HostOptions {
     pub name_matches: bool,
     /// Texts longer than this get one `document-too-large` diagnostic instead of checks.
     pub max_document_bytes: usize,
+    /// The most diagnostics published. An analysis keeps twice as many
+    /// (at least 1,000) and counts the rest, so that a report with millions
+    /// of problems takes the memory of its text, not of its problems.
+    pub max_diagnostics: usize,
+}
+
+impl HostOptions {
+    /// How many diagnostics an analysis keeps.
+    pub fn kept_diagnostics(&self) -> usize {
+        self.max_diagnostics.saturating_mul(2).max(1000)
+    }
 }
 
 /// How an update was analysed.
@@ -179,11 +191,20 @@ pub struct Published<'h> {
     pub summary: Option<Diagnostic>,
 }
 
-/// A quick fix offered for a diagnostic.
-#[derive(Clone, Copy, Debug)]
+/// A quick fix offered for a diagnostic: one the host keeps, or one worked
+/// out again for the cursor when the analysis left it out.
+#[derive(Clone, Debug)]
 pub struct QuickFix<'h> {
-    pub diagnostic: &'h Diagnostic,
-    pub fix: &'h Fix,
+    pub diagnostic: Cow<'h, Diagnostic>,
+}
+
+impl QuickFix<'_> {
+    pub fn fix(&self) -> &Fix {
+        self.diagnostic
+            .fix
+            .as_ref()
+            .expect("a quick fix's diagnostic has a fix")
+    }
 }
 
 /// How a document has been analysed, for `report-lsp/status`.
@@ -303,7 +324,7 @@ impl<T: SourceText> DocumentHost<T> {
         self.full = None;
         self.options = options;
         let whole = whole.unwrap_or_else(|| self.text.whole());
-        let analysis = analyze_within(Arc::new(whole), options.max_document_bytes);
+        let analysis = analyze_within(Arc::new(whole), options);
         // Once taken for a report, a document stays one while a syntax error
         // may hide what it is: until it parses intact as something else.
         let was_report = self.is_report;
@@ -352,27 +373,45 @@ impl<T: SourceText> DocumentHost<T> {
         }
     }
 
+    /// How many diagnostics the analysis counted but did not keep (see
+    /// [`HostOptions::max_diagnostics`]), and whether any of them has a fix.
+    pub fn omitted(&self) -> (usize, bool) {
+        if !self.is_report {
+            return (0, false);
+        }
+        match (&self.incremental, &self.full) {
+            (Some(incremental), _) => {
+                let omitted = incremental.omitted();
+                (omitted.count as usize, omitted.fixable > 0)
+            }
+            (None, Some(full)) => (full.omitted.len(), full.omitted.fixable() > 0),
+            (None, None) => (0, false),
+        }
+    }
+
     /// At most `max` diagnostics, errors before lesser severities, and a
-    /// `too-many-diagnostics` summary for those left out.
+    /// `too-many-diagnostics` summary for those left out (those the
+    /// analysis only counted among them).
     pub fn published(&self, max: usize) -> Published<'_> {
-        let all = self.diagnostics();
-        if all.len() <= max {
+        let mut chosen = self.diagnostics();
+        let total = chosen.len() + self.omitted().0;
+        if chosen.len() > max {
+            chosen.sort_by(|a, b| rank(a, b));
+            chosen.truncate(max);
+            chosen.sort_by(|a, b| Diagnostic::order(a, b));
+        }
+        if chosen.len() == total {
             return Published {
-                diagnostics: all,
+                diagnostics: chosen,
                 summary: None,
             };
         }
-        let mut chosen = all.clone();
-        chosen.sort_by_key(|d| d.severity);
-        chosen.truncate(max);
-        chosen.sort_by(|a, b| Diagnostic::order(a, b));
         let summary = Diagnostic::new(
             Code::TooManyDiagnostics,
             TextRange::empty(0),
             format!(
-                "{} more problems are not shown ({} in all; the limit is the reportLsp.maxDiagnostics setting, {max}); `report-lsp check` lists them all",
-                all.len() - max,
-                all.len()
+                "{} more problems are not shown ({total} in all; the limit is the reportLsp.maxDiagnostics setting, {max}); `report-lsp check` lists them, up to its --max-diagnostics",
+                total - chosen.len(),
             ),
         );
         Published {
@@ -463,23 +502,58 @@ impl<T: SourceText> DocumentHost<T> {
         })
     }
 
-    /// The fixes of the diagnostics whose range touches `range`, in document order.
+    /// The fixes of the diagnostics whose range touches `range`, in document
+    /// order. When the analysis left some diagnostics out, those at the range
+    /// are worked out again: from the entry's text alone inside an entry,
+    /// else from an analysis of the whole text that keeps only them.
     pub fn quick_fixes(&self, range: TextRange) -> Vec<QuickFix<'_>> {
+        let touches = |d: &Diagnostic| d.range.start <= range.end && range.start <= d.range.end;
+        let with_fix = |d: &Diagnostic| d.fix.is_some();
+        // Per entry, every diagnostic left out lies in an entry.
+        let beside_entries = self.incremental.as_ref().is_some_and(|i| {
+            i.entries_span()
+                .is_none_or(|span| range.end < span.start || span.end < range.start)
+        });
+        if self.omitted().1 && !beside_entries {
+            let again = match &self.incremental {
+                Some(incremental) => incremental
+                    .entry_diagnostics(range.start, |r| self.text.slice(r))
+                    .filter(|_| {
+                        incremental
+                            .entry_around(range.start)
+                            .is_some_and(|e| range.end <= e.range.end)
+                    }),
+                None => None,
+            };
+            let again = again.unwrap_or_else(|| {
+                let keep = Keep::touching(range);
+                analysis::analyze_keeping(Arc::new(self.text.whole()), keep).diagnostics
+            });
+            return again
+                .into_iter()
+                .filter(|d| touches(d) && with_fix(d))
+                .map(|d| QuickFix {
+                    diagnostic: Cow::Owned(d),
+                })
+                .collect();
+        }
         self.diagnostics()
             .into_iter()
-            .filter(|d| d.range.start <= range.end && range.start <= d.range.end)
-            .filter_map(|diagnostic| {
-                let fix = diagnostic.fix.as_ref()?;
-                Some(QuickFix { diagnostic, fix })
+            .filter(|d| touches(d) && with_fix(d))
+            .map(|d| QuickFix {
+                diagnostic: Cow::Borrowed(d),
             })
             .collect()
     }
 
-    /// Whether fix-all has anything to do: some diagnostic has a preferred fix.
+    /// Whether fix-all has anything to do: some diagnostic has a preferred
+    /// fix (or a fix, among those left out).
     pub fn can_fix_all(&self) -> bool {
-        self.diagnostics()
-            .iter()
-            .any(|d| d.fix.as_ref().is_some_and(|f| f.preferred))
+        self.omitted().1
+            || self
+                .diagnostics()
+                .iter()
+                .any(|d| d.fix.as_ref().is_some_and(|f| f.preferred))
     }
 
     /// Every unambiguous fix applied, as one minimal edit of the current text.
@@ -710,10 +784,10 @@ pub fn out_of_sync(reason: &dyn std::fmt::Display) -> Diagnostic {
     )
 }
 
-fn analyze_within(text: Arc<String>, max_bytes: usize) -> Analysis {
-    match text.len() > max_bytes {
-        true => analysis::too_large(text, max_bytes),
-        false => analysis::analyze_shared(text),
+fn analyze_within(text: Arc<String>, options: HostOptions) -> Analysis {
+    match text.len() > options.max_document_bytes {
+        true => analysis::too_large(text, options.max_document_bytes),
+        false => analysis::analyze_keeping(text, Keep::at_most(options.kept_diagnostics())),
     }
 }
 
@@ -728,6 +802,7 @@ mod tests {
     const REPORT: HostOptions = HostOptions {
         name_matches: true,
         max_document_bytes: 1 << 20,
+        max_diagnostics: 1000,
     };
 
     const WRONG_TIER: &str = r#"{"path": "docs/a.md", "category": {"class": "bloat", "subtype": "distill"}, "signals": [],
@@ -853,7 +928,7 @@ mod tests {
         let titles: Vec<String> = host
             .quick_fixes(TextRange::empty(offset))
             .iter()
-            .map(|q| format!("{} ({})", q.fix.title, q.diagnostic.code))
+            .map(|q| format!("{} ({})", q.fix().title, q.diagnostic.code))
             .collect();
         expect![[r#"
             [
