@@ -922,6 +922,84 @@ mod tests {
     }
 
     #[test]
+    fn past_the_cap_problems_are_counted_and_fixes_still_found() {
+        // 3000 scalar entries (errors), then an entry with a wrong tier whose
+        // error ranks past the 1000 kept: left out, counted, still fixable.
+        let zeros = vec!["0"; 3000].join(",");
+        let (text, offset) = cursor(&format!(
+            "{{\"schema_version\":\"1\",\"entries\":[{zeros},{WRONG_TIER}]}}"
+        ));
+        let options = HostOptions {
+            max_diagnostics: 10,
+            ..REPORT
+        };
+        let mut host = DocumentHost::new(text.clone(), None, options);
+        let full = crate::analyze(&text);
+        let (omitted, fixable) = host.omitted();
+        assert_eq!(host.diagnostics().len(), options.kept_diagnostics());
+        assert_eq!(host.diagnostics().len() + omitted, full.problems());
+        assert!(fixable);
+        assert!(host.status().entries.is_some(), "still per entry");
+        assert!(
+            !host
+                .diagnostics()
+                .iter()
+                .any(|d| d.code == Code::TierMismatch)
+        );
+        let published = host.published(10);
+        assert_eq!(published.diagnostics.len(), 10);
+        let summary = published.summary.unwrap().message;
+        let total = full.problems();
+        assert!(
+            summary.starts_with(&format!(
+                "{} more problems are not shown ({total} in all;",
+                total - 10
+            )),
+            "{summary}"
+        );
+        // The fix at the cursor is worked out again from its entry.
+        let titles: Vec<String> = host
+            .quick_fixes(TextRange::empty(offset))
+            .iter()
+            .map(|q| format!("{} ({})", q.fix().title, q.diagnostic.code))
+            .collect();
+        assert_eq!(
+            titles,
+            ["Set safety_tier to \"confirm\" (derived) (tier-mismatch)"]
+        );
+        assert!(host.can_fix_all());
+        let fixed = crate::fix::apply(host.text(), &[host.fix_all().unwrap()]).unwrap();
+        assert!(
+            !crate::analyze(&fixed)
+                .diagnostics
+                .iter()
+                .any(|d| d.code == Code::TierMismatch)
+        );
+        // An edit in that entry is per entry, and publishes what a full analysis would.
+        let at = text.find("\"docs/a.md\"").unwrap() + 1;
+        assert_eq!(
+            edit(&mut host, TextRange::new(at, at + 4), "docs"),
+            UpdateKind::Incremental
+        );
+        let full = crate::analysis::analyze_keeping(
+            Arc::new(host.text().clone()),
+            Keep::at_most(options.kept_diagnostics()),
+        );
+        let published: Vec<Diagnostic> = host
+            .published(10)
+            .diagnostics
+            .into_iter()
+            .cloned()
+            .collect();
+        let mut expected = full.diagnostics.clone();
+        expected.sort_by(rank);
+        expected.truncate(10);
+        expected.sort_by(Diagnostic::order);
+        assert_eq!(published, expected);
+        assert_eq!(host.diagnostics().len() + host.omitted().0, full.problems());
+    }
+
+    #[test]
     fn quick_fixes_are_those_of_the_diagnostics_at_the_range() {
         let (text, offset) = cursor(&report_with_entry(WRONG_TIER));
         let host = DocumentHost::new(text, None, REPORT);
