@@ -62,6 +62,9 @@ enum Command {
         /// The project the reports describe, for the workspace checks (default: scan.project_root, absolute or relative to the report's folder).
         #[arg(long, value_name = "DIR")]
         root: Option<PathBuf>,
+        /// Show at most this many problems per file, errors first; the others are counted (in the summary and the exit code too).
+        #[arg(long, value_name = "N", default_value_t = cli::DEFAULT_MAX_DIAGNOSTICS)]
+        max_diagnostics: usize,
     },
     /// Explain a diagnostic code: the invariant it enforces, with a failing and a passing example.
     Explain {
@@ -133,6 +136,7 @@ fn main() -> ExitCode {
             fix,
             diff,
             root,
+            max_diagnostics,
         }) => {
             let options = CheckOptions {
                 paths,
@@ -164,6 +168,7 @@ fn main() -> ExitCode {
                     (false, false) => FixMode::Off,
                 },
                 root,
+                max_diagnostics,
             };
             ExitCode::from(cli::run_check(
                 &options,

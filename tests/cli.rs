@@ -445,7 +445,7 @@ fn json_format_has_related_places_fixes_failures_and_a_summary() {
         json["summary"],
         serde_json::json!({
             "files": 1, "valid": 0, "invalid": 1, "errors": 2, "warnings": 0,
-            "information": 1, "hints": 0, "fixable": 1, "fixed": 0, "failures": 1
+            "information": 1, "hints": 0, "fixable": 1, "fixed": 0, "failures": 1, "omitted": 0
         })
     );
 }
@@ -1227,4 +1227,95 @@ fn checked_paths(json: &serde_json::Value) -> Vec<&str> {
         .iter()
         .map(|f| f["path"].as_str().unwrap())
         .collect()
+}
+
+#[test]
+fn max_diagnostics_lists_errors_first_and_counts_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    // 300 scalar entries (errors) after an unknown field at the start (a warning).
+    let zeros = vec!["0"; 300].join(",");
+    let text = format!("{{\"schema_version\":\"1\",\"zzz\":1,\"entries\":[{zeros}]}}");
+    std::fs::write(dir.path().join("a.report.json"), &text).unwrap();
+    let all = report_core::analyze(&text).problems();
+    let output = check(
+        &[
+            "--format",
+            "json",
+            "--max-diagnostics",
+            "5",
+            "a.report.json",
+        ],
+        dir.path(),
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let file = &json["files"][0];
+    let listed = file["diagnostics"].as_array().unwrap();
+    assert_eq!(listed.len(), 5);
+    assert!(
+        listed.iter().all(|d| d["severity"] == "error"),
+        "{listed:?}"
+    );
+    assert_eq!(file["omitted"], all - 5);
+    assert_eq!(json["summary"]["omitted"], all - 5);
+    let summary = &json["summary"];
+    let counted: u64 = ["errors", "warnings", "information", "hints"]
+        .iter()
+        .map(|k| summary[k].as_u64().unwrap())
+        .sum();
+    assert_eq!(counted as usize, all);
+    // Human output: the five, then a note with the count.
+    let output = check(&["--max-diagnostics", "5", "a.report.json"], dir.path());
+    assert_eq!(output.status.code(), Some(1));
+    let human = stdout(&output);
+    assert_eq!(human.matches("error[").count(), 5, "{human}");
+    assert!(
+        human.contains(&format!(
+            "note: a.report.json: {} more problems are not shown",
+            all - 5
+        )),
+        "{human}"
+    );
+}
+
+#[test]
+fn two_million_errors_are_checked_under_an_address_space_limit() {
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let zeros = vec!["0"; 2_000_000].join(",");
+    let text = format!("{{\"schema_version\":\"1\",\"entries\":[{zeros}]}}");
+    std::fs::write(dir.path().join("a.report.json"), &text).unwrap();
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_report-lsp"));
+    command
+        .args(["check", "--format", "json", "a.report.json"])
+        .current_dir(dir.path());
+    // 13 GB before, all two million kept; now a little under 1 GB.
+    let limit = libc::rlimit {
+        rlim_cur: 3 << 30,
+        rlim_max: 3 << 30,
+    };
+    // SAFETY: setrlimit is async-signal-safe and touches no memory of the parent.
+    unsafe {
+        command.pre_exec(move || match libc::setrlimit(libc::RLIMIT_AS, &limit) {
+            0 => Ok(()),
+            _ => Err(std::io::Error::last_os_error()),
+        });
+    }
+    let output = command.output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        json["files"][0]["diagnostics"].as_array().unwrap().len(),
+        100_000
+    );
+    assert!(json["summary"]["errors"].as_u64().unwrap() > 2_000_000);
+    assert_eq!(
+        json["summary"]["omitted"].as_u64().unwrap() + 100_000,
+        json["summary"]["errors"].as_u64().unwrap()
+    );
 }

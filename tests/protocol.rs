@@ -300,3 +300,120 @@ fn a_uri_not_validly_percent_encoded_is_read_and_logged() {
     assert!(hover.get("error").is_none(), "{hover}");
     editor.shutdown();
 }
+
+/// The publications for `uris` until each has been published at its
+/// wanted version, as (uri, version) in arrival order.
+fn publications_until(
+    editor: &mut Editor,
+    wanted: &[(&str, i64)],
+    limit: std::time::Duration,
+) -> Vec<(String, i64, Vec<Value>)> {
+    let mut seen = Vec::new();
+    let done = |seen: &Vec<(String, i64, Vec<Value>)>| {
+        wanted
+            .iter()
+            .all(|(u, v)| seen.iter().any(|(su, sv, _)| su == u && sv == v))
+    };
+    while !done(&seen) {
+        let message = editor.next_message_within(limit);
+        if message["method"] == "textDocument/publishDiagnostics" {
+            let params = &message["params"];
+            seen.push((
+                params["uri"].as_str().unwrap().to_string(),
+                params["version"].as_i64().unwrap_or(-1),
+                params["diagnostics"].as_array().unwrap().clone(),
+            ));
+        }
+    }
+    seen
+}
+
+#[test]
+fn two_million_errors_are_counted_in_the_memory_of_the_document() {
+    // 4 MB of scalars in `entries`: two million errors. Kept, they took
+    // 2.4 GB; under a 3 GB address space the server must serve them.
+    let mut editor = Editor::start_limited(3 << 30, Value::Null);
+    let zeros = vec!["0"; 2_000_000].join(",");
+    let text = format!("{{\"schema_version\":\"1\",\"entries\":[{zeros}]}}");
+    editor.open(URI, &text, 1);
+    let long = std::time::Duration::from_secs(120);
+    let seen = publications_until(&mut editor, &[(URI, 1)], long);
+    let diagnostics = &seen.last().unwrap().2;
+    // The default cap of 1000, errors first, and the summary that counts the rest.
+    assert_eq!(diagnostics.len(), 1001);
+    let summary = diagnostics
+        .iter()
+        .find(|d| d["code"] == "too-many-diagnostics")
+        .expect("a summary");
+    let message = summary["message"].as_str().unwrap();
+    let total: usize = message
+        .split(" in all")
+        .next()
+        .and_then(|s| s.rsplit('(').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{message}"));
+    assert!(total > 2_000_000, "{message}");
+    assert!(
+        message.starts_with(&format!("{} more problems", total - 1000)),
+        "{message}"
+    );
+    let peak = editor.memory_kb("VmHWM");
+    eprintln!("two million errors: peak {peak} KiB");
+    assert!(peak < 600 << 10, "peak {peak} KiB");
+    // A keystroke in an entry: analysed again, still capped and counted.
+    editor.change(
+        URI,
+        2,
+        json!([{"range": {"start": {"line": 0, "character": 33}, "end": {"line": 0, "character": 34}}, "text": "{}"}]),
+    );
+    let seen = publications_until(&mut editor, &[(URI, 2)], long);
+    let diagnostics = &seen.last().unwrap().2;
+    assert_eq!(diagnostics.len(), 1001);
+    // The entry turned object is missing its fields, where the number was.
+    assert!(
+        diagnostics
+            .iter()
+            .any(|d| d["code"] == "missing-field" && d["range"]["start"]["character"] == 33),
+        "{diagnostics:?}"
+    );
+    assert!(editor.memory_kb("VmHWM") < 600 << 10);
+    assert_alive(&mut editor);
+}
+
+#[test]
+fn a_big_documents_analysis_does_not_delay_a_small_ones_diagnostics() {
+    const BIG: &str = "file:///tmp/abuse/big.report.json";
+    const SMALL: &str = "file:///tmp/abuse/small.report.json";
+    let mut editor = Editor::start(&["utf-16"]);
+    let big = report_core::generate::generate_report(report_core::generate::GenerateOptions {
+        entries: 30_000,
+        seed: 4,
+        violation_every: 7,
+    });
+    let small = report_core::generate::generate_report(report_core::generate::GenerateOptions {
+        entries: 3,
+        seed: 5,
+        violation_every: 0,
+    });
+    eprintln!("big: {} bytes", big.len());
+    let long = std::time::Duration::from_secs(120);
+    // The big one first: its analysis takes seconds; the small one's, milliseconds.
+    editor.open(BIG, &big, 1);
+    editor.open(SMALL, &small, 1);
+    let typed = json!([{"range": {"start": {"line": 0, "character": 1}, "end": {"line": 0, "character": 1}}, "text": " "}]);
+    editor.change(SMALL, 2, typed.clone());
+    let seen = publications_until(&mut editor, &[(BIG, 1), (SMALL, 2)], long);
+    let at = |uri: &str, version: i64| seen.iter().position(|(u, v, _)| u == uri && *v == version);
+    assert!(at(SMALL, 2) < at(BIG, 1), "{:?}", order(&seen));
+    // Again with a keystroke outside the big one's entries (a full analysis of it).
+    editor.change(BIG, 2, typed.clone());
+    editor.change(SMALL, 3, typed);
+    let seen = publications_until(&mut editor, &[(BIG, 2), (SMALL, 3)], long);
+    let at = |uri: &str, version: i64| seen.iter().position(|(u, v, _)| u == uri && *v == version);
+    assert!(at(SMALL, 3) < at(BIG, 2), "{:?}", order(&seen));
+    assert_alive(&mut editor);
+}
+
+fn order(seen: &[(String, i64, Vec<Value>)]) -> Vec<(&str, i64)> {
+    seen.iter().map(|(u, v, _)| (u.as_str(), *v)).collect()
+}

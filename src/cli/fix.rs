@@ -92,11 +92,8 @@ impl ReadFile {
 }
 
 fn errors(analysis: &Analysis) -> usize {
-    analysis
-        .diagnostics
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .count()
+    let kept = analysis.diagnostics.iter();
+    kept.filter(|d| d.severity == Severity::Error).count() + analysis.omitted.count(Severity::Error)
 }
 
 /// Fixes one checked file as `mode` says: a diff goes to `diffs`, a
@@ -105,6 +102,7 @@ fn errors(analysis: &Analysis) -> usize {
 pub(super) fn fix_file(
     checked: Checked,
     mode: FixMode,
+    keep: report_core::diagnostic::Keep,
     diffs: &mut Vec<String>,
     failures: &mut Vec<Failure>,
 ) -> FileResult {
@@ -129,7 +127,7 @@ pub(super) fn fix_file(
     let Some(fixed_text) = report_core::fix_all::fix_all(&analysis.text) else {
         return unchanged(analysis);
     };
-    let fixed = report_core::analyze(&fixed_text);
+    let fixed = report_core::analyze_keeping(std::sync::Arc::new(fixed_text.clone()), keep);
     if errors(&fixed) > errors(&analysis) {
         failures.push(Failure {
             path: Some(path.clone()),
@@ -158,10 +156,7 @@ pub(super) fn fix_file(
                 });
                 return unchanged(analysis);
             }
-            let removed = analysis
-                .diagnostics
-                .len()
-                .saturating_sub(fixed.diagnostics.len());
+            let removed = analysis.problems().saturating_sub(fixed.problems());
             FileResult {
                 path,
                 analysis: fixed,

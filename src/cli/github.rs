@@ -50,6 +50,21 @@ pub(super) fn write(out: &mut dyn Write, outcome: &Outcome) -> io::Result<()> {
             escape_data(&message)
         )?;
     }
+    for file in outcome
+        .files
+        .iter()
+        .filter(|f| !f.analysis.omitted.is_empty())
+    {
+        writeln!(
+            out,
+            "::warning file={},title=report-lsp::{}",
+            escape_property(&file.path),
+            escape_data(&format!(
+                "{} more problems are not shown (past --max-diagnostics)",
+                file.analysis.omitted.len()
+            ))
+        )?;
+    }
     Ok(())
 }
 

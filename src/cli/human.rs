@@ -24,10 +24,33 @@ pub(super) fn write(
         let rendered = renderer.render(&[group]);
         writeln!(out, "{}\n", without_empty_origins(&rendered))?;
     }
+    for file in outcome
+        .files
+        .iter()
+        .filter(|f| !f.analysis.omitted.is_empty())
+    {
+        writeln!(out, "{}\n", omitted_note(file, options.max_diagnostics))?;
+    }
     if options.quiet {
         return Ok(());
     }
     writeln!(out, "{}", summary_line(&outcome.summary()))
+}
+
+/// What stands for a file's diagnostics past `--max-diagnostics`.
+pub(super) fn omitted_note(file: &FileResult, max: usize) -> String {
+    let omitted = &file.analysis.omitted;
+    format!(
+        "note: {}: {} more {} not shown ({} errors among them; the limit is --max-diagnostics {max}, errors first)",
+        file.path,
+        omitted.len(),
+        if omitted.len() == 1 {
+            "problem is"
+        } else {
+            "problems are"
+        },
+        omitted.count(Severity::Error),
+    )
 }
 
 /// The rendering without the bare `:::` lines that a snippet without a path

@@ -52,6 +52,8 @@ pub(super) fn write(out: &mut dyn Write, outcome: &Outcome) -> io::Result<()> {
                 "valid": file.valid(),
                 "fixed": file.fixed,
                 "diagnostics": diagnostics,
+                // Found but not listed: past --max-diagnostics.
+                "omitted": analysis.omitted.len(),
             })
         })
         .collect();
@@ -72,6 +74,7 @@ pub(super) fn write(out: &mut dyn Write, outcome: &Outcome) -> io::Result<()> {
         "fixable": s.fixable,
         "fixed": s.fixed,
         "failures": s.failures,
+        "omitted": s.omitted,
     });
     serde_json::to_writer(
         &mut *out,

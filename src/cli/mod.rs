@@ -14,7 +14,7 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 use report_core::Analysis;
-use report_core::diagnostic::{Diagnostic, Severity};
+use report_core::diagnostic::{Diagnostic, Keep, Severity};
 use report_core::selection::{ReportGlobs, looks_like_report};
 use report_core::text::{Encoding, TextRange};
 
@@ -64,7 +64,14 @@ pub struct CheckOptions {
     pub fix: FixMode,
     /// The project the reports describe (`--root`); None: each report's own resolution.
     pub root: Option<PathBuf>,
+    /// The most diagnostics shown per file (`--max-diagnostics`), errors
+    /// first; the others are counted, in the summary and the exit code too.
+    pub max_diagnostics: usize,
 }
+
+/// `--max-diagnostics`' default: more than anyone reads, few enough that a
+/// report of millions of problems takes the memory of its text.
+pub const DEFAULT_MAX_DIAGNOSTICS: usize = 100_000;
 
 impl CheckOptions {
     /// Options for `paths` with every other setting at its default.
@@ -79,6 +86,7 @@ impl CheckOptions {
             fail_at: Severity::Error,
             fix: FixMode::Off,
             root: None,
+            max_diagnostics: DEFAULT_MAX_DIAGNOSTICS,
         }
     }
 }
@@ -126,6 +134,8 @@ pub struct Summary {
     pub fixable: usize,
     pub fixed: usize,
     pub failures: usize,
+    /// Diagnostics counted above but not shown (`--max-diagnostics`).
+    pub omitted: usize,
 }
 
 impl Outcome {
@@ -138,6 +148,12 @@ impl Outcome {
         for file in &self.files {
             summary.valid += usize::from(file.valid());
             summary.fixed += file.fixed;
+            let omitted = &file.analysis.omitted;
+            summary.omitted += omitted.len();
+            summary.errors += omitted.count(Severity::Error);
+            summary.warnings += omitted.count(Severity::Warning);
+            summary.information += omitted.count(Severity::Information);
+            summary.hints += omitted.count(Severity::Hint);
             for diagnostic in &file.analysis.diagnostics {
                 summary.fixable +=
                     usize::from(diagnostic.fix.as_ref().is_some_and(|f| f.preferred));
@@ -157,11 +173,11 @@ impl Outcome {
         if !self.failures.is_empty() {
             return EXIT_USAGE_OR_IO;
         }
-        let fails = self
-            .files
-            .iter()
-            .flat_map(|f| &f.analysis.diagnostics)
-            .any(|d| d.severity <= fail_at);
+        let fails = self.files.iter().any(|f| {
+            let analysis = &f.analysis;
+            analysis.diagnostics.iter().any(|d| d.severity <= fail_at)
+                || analysis.omitted.iter().any(|o| o.severity <= fail_at)
+        });
         if fails { EXIT_INVALID } else { EXIT_OK }
     }
 }
@@ -204,6 +220,7 @@ pub fn run_check(
     } else {
         None
     };
+    let keep = Keep::at_most(options.max_diagnostics);
     // Files are analysed in parallel; results keep the targets' order, so output is stable.
     let outcomes: Vec<Result<Option<Checked>, Failure>> = analysis_pool().install(|| {
         use rayon::prelude::*;
@@ -213,9 +230,9 @@ pub fn run_check(
                 Source::Stdin => Ok(stdin_bytes.clone().map(|bytes| Checked {
                     path: stdin_name.clone(),
                     file: None,
-                    analysis: report_core::analyze_bytes(bytes),
+                    analysis: report_core::analyze_bytes_keeping(bytes, keep),
                 })),
-                Source::File { only_if_report } => check_file(&target.path, only_if_report),
+                Source::File { only_if_report } => check_file(&target.path, only_if_report, keep),
             })
             .collect()
     });
@@ -230,7 +247,7 @@ pub fn run_check(
                         analysis: checked.analysis,
                         fixed: 0,
                     },
-                    mode => fix::fix_file(checked, mode, &mut diffs, &mut failures),
+                    mode => fix::fix_file(checked, mode, keep, &mut diffs, &mut failures),
                 };
                 files.push(result);
             }
@@ -337,7 +354,7 @@ pub(crate) struct Checked {
 
 /// Checks one file; None for found JSON that turns out not to be a report
 /// (so each file is read and parsed once, on the pool).
-fn check_file(path: &Path, only_if_report: bool) -> Result<Option<Checked>, Failure> {
+fn check_file(path: &Path, only_if_report: bool, keep: Keep) -> Result<Option<Checked>, Failure> {
     let (read, bytes) = match fix::ReadFile::read(path) {
         Ok(read) => read,
         // An unreadable file that only might have been a report is not one.
@@ -349,7 +366,7 @@ fn check_file(path: &Path, only_if_report: bool) -> Result<Option<Checked>, Fail
             });
         }
     };
-    let analysis = report_core::analyze_bytes(bytes);
+    let analysis = report_core::analyze_bytes_keeping(bytes, keep);
     if only_if_report && !analysis.root().is_some_and(looks_like_report) {
         return Ok(None);
     }

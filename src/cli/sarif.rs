@@ -73,7 +73,7 @@ pub(super) fn log(outcome: &Outcome) -> Value {
             result
         })
         .collect();
-    let notifications: Vec<Value> = outcome
+    let mut notifications: Vec<Value> = outcome
         .failures
         .iter()
         .map(|failure| {
@@ -86,6 +86,24 @@ pub(super) fn log(outcome: &Outcome) -> Value {
             notification
         })
         .collect();
+    // Results past --max-diagnostics: counted, not listed.
+    for file in outcome
+        .files
+        .iter()
+        .filter(|f| !f.analysis.omitted.is_empty())
+    {
+        notifications.push(json!({
+            "level": "warning",
+            "message": {"text": format!(
+                "{} more results are not listed (past --max-diagnostics)",
+                file.analysis.omitted.len()
+            )},
+            "locations": [{
+                "physicalLocation": {"artifactLocation": {"uri": artifact_uri(&file.path)}},
+            }],
+            "properties": {"omitted": file.analysis.omitted.len()},
+        }));
+    }
     json!({
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",

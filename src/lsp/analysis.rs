@@ -1,8 +1,12 @@
-//! The analysis thread. It owns each open document's [`DocumentHost`],
-//! brings it up to date with each change, publishes the diagnostics, and
-//! runs the requests that read it. Messages are handled in arrival order,
-//! so a request sees every change sent before it. The message loop talks to
-//! it through an [`AnalysisThread`] handle only.
+//! The analysis threads. Each open document belongs to one of a few
+//! analysis threads ([`MAX_ANALYSIS_THREADS`], started as documents open,
+//! each taking the least loaded), which owns its [`DocumentHost`], brings
+//! it up to date with each change, publishes the diagnostics, and runs the
+//! requests that read it. A thread handles its messages in arrival order,
+//! so a request sees every change sent before it; a document's analysis
+//! never waits behind another's unless more documents are open than there
+//! are threads. The message loop talks to them through an
+//! [`AnalysisThread`] handle only.
 
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -21,11 +25,83 @@ use super::guard::guarded;
 use super::session::{OpenDocument, Session, lock};
 use super::workspace::{WorkspaceResult, WorkspaceResults, WorkspaceThread};
 
-/// The analysis thread, as the message loop sees it.
+/// The most analysis threads: documents beyond it share them.
+pub const MAX_ANALYSIS_THREADS: usize = 4;
+
+/// The analysis threads, as the message loop sees them.
 pub struct AnalysisThread {
-    messages: mpsc::Sender<Message>,
-    /// The workspace checks' thread, whose results come back through `messages`.
+    router: Arc<Router>,
+    /// The workspace checks' thread, whose results come back through the router.
     pub workspace: WorkspaceThread,
+}
+
+/// Sends each document's messages to its analysis thread.
+struct Router {
+    session: Arc<Session>,
+    threads: Mutex<Threads>,
+    /// Set once the workspace thread exists (its results are routed too).
+    checks: std::sync::OnceLock<WorkspaceThread>,
+}
+
+#[derive(Default)]
+struct Threads {
+    senders: Vec<mpsc::Sender<Message>>,
+    /// How many open documents each thread serves.
+    load: Vec<usize>,
+    /// Which thread serves each document.
+    assigned: HashMap<Uri, usize>,
+}
+
+impl Router {
+    /// Sends `message` to the thread of `uri`, choosing one for a document
+    /// it has not seen; a close ends the document's assignment.
+    fn send(&self, uri: &Uri, message: Message) {
+        let mut threads = lock(&self.threads);
+        let thread = match threads.assigned.get(uri) {
+            Some(&thread) => thread,
+            None if matches!(message, Message::Analyze(_)) => {
+                let thread = self.choose(&mut threads);
+                threads.assigned.insert(uri.clone(), thread);
+                threads.load[thread] += 1;
+                thread
+            }
+            // A request or a result for a document no thread has: any
+            // thread answers it (as not open).
+            None => match threads.senders.is_empty() {
+                true => self.choose(&mut threads),
+                false => 0,
+            },
+        };
+        if matches!(message, Message::Close(_)) && threads.assigned.remove(uri).is_some() {
+            threads.load[thread] -= 1;
+        }
+        let _ = threads.senders[thread].send(message);
+    }
+
+    /// An idle thread, a new one while there are fewer than the most, else the least loaded.
+    fn choose(&self, threads: &mut Threads) -> usize {
+        if let Some(idle) = threads.load.iter().position(|&n| n == 0) {
+            return idle;
+        }
+        if threads.senders.len() < MAX_ANALYSIS_THREADS
+            && let Some(checks) = self.checks.get()
+        {
+            let (sender, received) = mpsc::channel();
+            let (session, checks) = (self.session.clone(), checks.clone());
+            let index = threads.senders.len();
+            let started = std::thread::Builder::new()
+                .name(format!("analysis-{index}"))
+                .stack_size(report_core::ANALYSIS_STACK_BYTES)
+                .spawn(move || run(received, session, checks));
+            if started.is_ok() {
+                threads.senders.push(sender);
+                threads.load.push(0);
+                return index;
+            }
+        }
+        let least = threads.load.iter().enumerate().min_by_key(|&(_, n)| *n);
+        least.map_or(0, |(i, _)| i)
+    }
 }
 
 /// One document as the analysis thread knows it.
@@ -121,22 +197,27 @@ enum Lookup<'a> {
 
 impl AnalysisThread {
     pub fn spawn(session: Arc<Session>) -> AnalysisThread {
-        let (messages, received) = mpsc::channel();
-        let results = Mutex::new(messages.clone());
-        let deliver = Box::new(move |result| {
-            let _ = lock(&results).send(Message::Workspace(result));
+        let router = Arc::new(Router {
+            session: session.clone(),
+            threads: Mutex::new(Threads::default()),
+            checks: std::sync::OnceLock::new(),
         });
-        let workspace = WorkspaceThread::spawn(session.clone(), deliver);
-        let checks = workspace.clone();
-        std::thread::Builder::new()
-            .name("analysis".into())
-            .stack_size(report_core::ANALYSIS_STACK_BYTES)
-            .spawn(move || run(received, session, checks))
-            .expect("the analysis thread starts");
-        AnalysisThread {
-            messages,
-            workspace,
+        // Weak: the workspace thread must not keep the analysis threads alive.
+        let results = Arc::downgrade(&router);
+        let deliver = Box::new(move |result: WorkspaceResult| {
+            if let Some(router) = results.upgrade() {
+                let uri = result.uri.clone();
+                router.send(&uri, Message::Workspace(result));
+            }
+        });
+        let workspace = WorkspaceThread::spawn(session, deliver);
+        let _ = router.checks.set(workspace.clone());
+        // The first thread starts now: it answers what comes before any open.
+        {
+            let mut threads = lock(&router.threads);
+            router.choose(&mut threads);
         }
+        AnalysisThread { router, workspace }
     }
 
     /// Queues the document's current text for analysis: `edits` (in bytes)
@@ -153,20 +234,23 @@ impl AnalysisThread {
             .globs
             .matches(&convert::uri_path(uri));
         open.generation += 1;
-        let _ = self.messages.send(Message::Analyze(Job {
-            uri: uri.clone(),
-            base: open.generation - 1,
-            generation: open.generation,
-            version: open.document.version,
-            rope: open.document.rope.clone(),
-            edits,
-            text,
-            name_matches,
-        }));
+        self.router.send(
+            uri,
+            Message::Analyze(Job {
+                uri: uri.clone(),
+                base: open.generation - 1,
+                generation: open.generation,
+                version: open.document.version,
+                rope: open.document.rope.clone(),
+                edits,
+                text,
+                name_matches,
+            }),
+        );
     }
 
     pub fn close(&self, uri: Uri) {
-        let _ = self.messages.send(Message::Close(uri));
+        self.router.send(&uri.clone(), Message::Close(uri));
     }
 
     /// Runs `f` on the analysis thread with `uri`'s state, after every change
@@ -221,9 +305,7 @@ impl AnalysisThread {
             latest,
             run: Box::new(run),
         };
-        if self.messages.send(Message::Query(query)).is_err() {
-            return Err(Error::internal_error());
-        }
+        self.router.send(uri, Message::Query(query));
         answer
             .await
             .unwrap_or_else(|_| Err(Error::internal_error()))
@@ -355,6 +437,7 @@ impl Worker {
         let options = HostOptions {
             name_matches: job.name_matches,
             max_document_bytes,
+            max_diagnostics,
         };
         let uri = job.uri.clone();
         let (generation, version) = (job.generation, job.version);

@@ -150,7 +150,9 @@ impl Worker {
                 facts: Arc::new(WorkspaceFacts::default()),
             });
         }
-        let analysis = report_core::analyze_shared(Arc::new(rope.to_string()));
+        // Its diagnostics are the analysis thread's: here they are only counted.
+        let keep = report_core::diagnostic::Keep::at_most(0);
+        let analysis = report_core::analyze_keeping(Arc::new(rope.to_string()), keep);
         if !analysis
             .root()
             .is_some_and(report_core::selection::looks_like_report)

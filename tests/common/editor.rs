@@ -50,9 +50,34 @@ impl Editor {
         env: &[(&str, &str)],
         options: Value,
     ) -> Editor {
-        let mut child = Command::new(binary)
+        let mut command = Command::new(binary);
+        command.envs(env.iter().copied());
+        Editor::start_command(command, capabilities, options)
+    }
+
+    /// Starts the server under an address-space limit (`setrlimit`), so
+    /// that a test of memory fails by an abort rather than by swapping.
+    pub fn start_limited(address_space_bytes: u64, options: Value) -> Editor {
+        use std::os::unix::process::CommandExt;
+        let mut command = Command::new(env!("CARGO_BIN_EXE_report-lsp"));
+        let limit = libc::rlimit {
+            rlim_cur: address_space_bytes as libc::rlim_t,
+            rlim_max: address_space_bytes as libc::rlim_t,
+        };
+        // SAFETY: setrlimit is async-signal-safe and touches no memory of the parent.
+        unsafe {
+            command.pre_exec(move || match libc::setrlimit(libc::RLIMIT_AS, &limit) {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            });
+        }
+        let capabilities = json!({"general": {"positionEncodings": ["utf-16"]}});
+        Editor::start_command(command, capabilities, options)
+    }
+
+    fn start_command(mut command: Command, capabilities: Value, options: Value) -> Editor {
+        let mut child = command
             .arg("--stdio")
-            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -150,11 +175,16 @@ impl Editor {
     /// The next message from the server that is not a `workspace/configuration`
     /// request: those are answered here, as an editor does, with [`Self::configuration`].
     pub fn next_message(&mut self) -> Value {
+        self.next_message_within(Duration::from_secs(20))
+    }
+
+    /// Like [`Self::next_message`], waiting up to `limit`.
+    pub fn next_message_within(&mut self, limit: Duration) -> Value {
         loop {
             let message = self
                 .messages
-                .recv_timeout(Duration::from_secs(20))
-                .expect("the server answers within 20 s");
+                .recv_timeout(limit)
+                .unwrap_or_else(|_| panic!("the server answers within {limit:?}"));
             if message["method"] != "workspace/configuration" || message.get("id").is_none() {
                 return message;
             }

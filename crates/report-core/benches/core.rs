@@ -33,7 +33,9 @@ fn benches(c: &mut Criterion) {
         let parse = report_core::syntax::parse(&text);
         let root = parse.root().unwrap();
         group.bench_function("validate", |b| {
-            b.iter(|| report_core::validate::validate(&text, root))
+            b.iter(|| {
+                report_core::validate::validate(&text, root, report_core::diagnostic::Keep::DEFAULT)
+            })
         });
         group.bench_function("analyze", |b| b.iter(|| report_core::analyze(&text)));
         let analysis = report_core::analyze(&text);
@@ -67,6 +69,7 @@ fn benches(c: &mut Criterion) {
             report_core::host::HostOptions {
                 name_matches: true,
                 max_document_bytes: usize::MAX,
+                max_diagnostics: 1000,
             },
         );
         let middle = text.len() / 2;

@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use crate::diagnostic::{self, Code, Diagnostic};
+use crate::diagnostic::{self, Code, Collector, Diagnostic, Keep, Omitted};
 use crate::syntax::{self, Node, Parse, SyntaxErrorKind};
 use crate::text::{LineIndex, TextRange};
 use crate::validate::{self, EntryFacts};
@@ -23,8 +23,10 @@ pub struct Analysis {
     pub parse: Parse,
     /// Built on first use: only the CLI prints positions from it.
     line_index: OnceLock<LineIndex>,
-    /// Sorted by position.
+    /// Sorted by position: those the [`Keep`] kept.
     pub diagnostics: Vec<Diagnostic>,
+    /// Those it only counted.
+    pub omitted: Omitted,
     pub entries: Vec<EntryFacts>,
     /// What the cross-entry checks need, for [`crate::incremental::Incremental`].
     pub(crate) cross: Option<validate::CrossEntry>,
@@ -42,36 +44,53 @@ impl Analysis {
 
     /// Whether the report satisfies every invariant (no error-severity diagnostic).
     pub fn is_valid(&self) -> bool {
-        !self
-            .diagnostics
-            .iter()
-            .any(|d| d.severity == diagnostic::Severity::Error)
+        let error = diagnostic::Severity::Error;
+        !self.diagnostics.iter().any(|d| d.severity == error) && self.omitted.count(error) == 0
+    }
+
+    /// How many problems it found: kept and left out.
+    pub fn problems(&self) -> usize {
+        self.diagnostics.len() + self.omitted.len()
     }
 }
 
-/// Parses and checks one report.
+/// Parses and checks one report, keeping [`Keep::DEFAULT`]'s diagnostics.
 pub fn analyze(text: &str) -> Analysis {
     analyze_shared(Arc::new(text.to_string()))
 }
 
 /// Like [`analyze`], for a text the caller already holds in an `Arc` (no copy).
 pub fn analyze_shared(text: Arc<String>) -> Analysis {
+    analyze_keeping(text, Keep::DEFAULT)
+}
+
+/// Like [`analyze_shared`], keeping the diagnostics `keep` says and
+/// counting the others.
+pub fn analyze_keeping(text: Arc<String>, keep: Keep) -> Analysis {
     let parse = syntax::parse_shared(text.clone());
-    let mut diagnostics: Vec<Diagnostic> = parse.errors.iter().map(syntax_diagnostic).collect();
     let mut entries = Vec::new();
     let mut cross = None;
+    let mut out = Collector::new(keep);
+    let mut omitted = Omitted::default();
     if let Some(root) = parse.root() {
-        let validation = validate::validate(&text, root);
-        diagnostics.extend(validation.diagnostics);
+        let validation = validate::validate(&text, root, keep);
+        omitted = validation.omitted;
+        out.kept = validation.diagnostics;
         entries = validation.entries;
         cross = validation.cross;
     }
+    for error in &parse.errors {
+        out.push(syntax_diagnostic(error));
+    }
+    let (mut diagnostics, more) = out.finish();
+    omitted.extend(more);
     diagnostics.sort_by(Diagnostic::order);
     Analysis {
         line_index: OnceLock::new(),
         text,
         parse,
         diagnostics,
+        omitted,
         entries,
         cross,
     }
@@ -82,8 +101,13 @@ pub fn analyze_shared(text: Arc<String>) -> Analysis {
 /// the first bad byte, over a lossy copy of the text (the offsets before that
 /// byte are the same in both).
 pub fn analyze_bytes(bytes: Vec<u8>) -> Analysis {
+    analyze_bytes_keeping(bytes, Keep::DEFAULT)
+}
+
+/// Like [`analyze_bytes`], keeping the diagnostics `keep` says.
+pub fn analyze_bytes_keeping(bytes: Vec<u8>, keep: Keep) -> Analysis {
     let error = match String::from_utf8(bytes) {
-        Ok(text) => return analyze_shared(Arc::new(text)),
+        Ok(text) => return analyze_keeping(Arc::new(text), keep),
         Err(error) => error,
     };
     let offset = error.utf8_error().valid_up_to();
@@ -103,6 +127,7 @@ pub fn analyze_bytes(bytes: Vec<u8>) -> Analysis {
             TextRange::new(offset, offset + bad_len),
             message,
         )],
+        omitted: Omitted::default(),
         entries: Vec::new(),
         cross: None,
     }
@@ -123,6 +148,7 @@ pub fn too_large(text: Arc<String>, limit: usize) -> Analysis {
         )],
         text: Arc::new(String::new()),
         parse: Parse::default(),
+        omitted: Omitted::default(),
         entries: Vec::new(),
         cross: None,
     }

@@ -193,6 +193,192 @@ impl Diagnostic {
     }
 }
 
+/// Which diagnostics an analysis keeps: at most `max`, errors before lesser
+/// severities, then in document order ([`rank`]); the others are only
+/// counted ([`Omitted`]). So an analysis's memory follows its document, not
+/// the number of problems in it (two million scalars in `entries` are two
+/// million errors).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Keep {
+    pub max: usize,
+    /// Only those with a preferred fix, however many: what fix-all applies.
+    pub preferred_fixes_only: bool,
+    /// Only those whose range touches this one, however many: what quick
+    /// fixes at a cursor need.
+    pub touching: Option<TextRange>,
+}
+
+impl Keep {
+    /// What `analyze` keeps: far more than anyone reads.
+    pub const DEFAULT: Keep = Keep::at_most(100_000);
+    /// Every diagnostic (one entry's checks).
+    pub const ALL: Keep = Keep::at_most(usize::MAX);
+    /// Every diagnostic with a preferred fix, and no other.
+    pub const PREFERRED_FIXES: Keep = Keep {
+        max: usize::MAX,
+        preferred_fixes_only: true,
+        touching: None,
+    };
+
+    pub const fn at_most(max: usize) -> Keep {
+        Keep {
+            max,
+            preferred_fixes_only: false,
+            touching: None,
+        }
+    }
+
+    /// Every diagnostic whose range touches `range`.
+    pub const fn touching(range: TextRange) -> Keep {
+        Keep {
+            max: usize::MAX,
+            preferred_fixes_only: false,
+            touching: Some(range),
+        }
+    }
+
+    fn filters(self) -> bool {
+        self.preferred_fixes_only || self.touching.is_some()
+    }
+
+    fn wants(self, diagnostic: &Diagnostic) -> bool {
+        let r = diagnostic.range;
+        (!self.preferred_fixes_only || diagnostic.fix.as_ref().is_some_and(|f| f.preferred))
+            && self
+                .touching
+                .is_none_or(|t| r.start <= t.end && t.start <= r.end)
+    }
+}
+
+/// The order in which diagnostics are kept under a cap: errors first, then
+/// lesser severities, each in document order.
+pub fn rank(a: &Diagnostic, b: &Diagnostic) -> std::cmp::Ordering {
+    a.severity
+        .cmp(&b.severity)
+        .then_with(|| Diagnostic::order(a, b))
+}
+
+/// What is left of a diagnostic an analysis did not keep: where it starts,
+/// its severity, whether it had a fix. Eight bytes, for counts and for
+/// telling which entry it belonged to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OmittedAt {
+    pub start: u32,
+    pub severity: Severity,
+    pub fixable: bool,
+}
+
+/// The diagnostics an analysis counted but did not keep. Every one of them
+/// ranks after every kept one ([`rank`]), unless kept only for its fix.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Omitted {
+    pub(crate) at: Vec<OmittedAt>,
+}
+
+impl Omitted {
+    pub fn len(&self) -> usize {
+        self.at.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.at.is_empty()
+    }
+
+    /// How many have `severity`.
+    pub fn count(&self, severity: Severity) -> usize {
+        self.at.iter().filter(|o| o.severity == severity).count()
+    }
+
+    /// How many had a fix.
+    pub fn fixable(&self) -> usize {
+        self.at.iter().filter(|o| o.fixable).count()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &OmittedAt> {
+        self.at.iter()
+    }
+
+    pub(crate) fn push(&mut self, diagnostic: &Diagnostic) {
+        self.at.push(OmittedAt {
+            start: u32::try_from(diagnostic.range.start).unwrap_or(u32::MAX),
+            severity: diagnostic.severity,
+            fixable: diagnostic.fix.is_some(),
+        });
+    }
+
+    pub(crate) fn extend(&mut self, other: Omitted) {
+        self.at.extend(other.at);
+    }
+
+    pub(crate) fn retain(&mut self, keep: impl FnMut(&OmittedAt) -> bool) {
+        self.at.retain(keep);
+    }
+}
+
+/// Collects diagnostics under a [`Keep`], compacting now and then so that
+/// no more than about twice the cap are ever held.
+#[derive(Debug)]
+pub(crate) struct Collector {
+    keep: Keep,
+    pub kept: Vec<Diagnostic>,
+    pub omitted: Omitted,
+    /// The length at which the next compaction happens.
+    next: usize,
+}
+
+impl Collector {
+    pub fn new(keep: Keep) -> Collector {
+        Collector {
+            keep,
+            kept: Vec::new(),
+            omitted: Omitted::default(),
+            next: Collector::threshold(keep, 0),
+        }
+    }
+
+    fn threshold(keep: Keep, kept: usize) -> usize {
+        match keep.filters() {
+            true => (kept.saturating_mul(2)).max(4096),
+            false => keep.max.saturating_add(keep.max.max(4096)),
+        }
+    }
+
+    pub fn push(&mut self, diagnostic: Diagnostic) {
+        self.kept.push(diagnostic);
+        if self.kept.len() >= self.next {
+            self.compact();
+        }
+    }
+
+    /// Down to what the cap keeps; the rest counted.
+    pub fn compact(&mut self) {
+        let keep = self.keep;
+        if keep.filters() {
+            let omitted = &mut self.omitted;
+            self.kept.retain(|d| {
+                let wanted = keep.wants(d);
+                if !wanted {
+                    omitted.push(d);
+                }
+                wanted
+            });
+        }
+        if self.kept.len() > keep.max {
+            self.kept.select_nth_unstable_by(keep.max, rank);
+            for dropped in self.kept.drain(keep.max..) {
+                self.omitted.push(&dropped);
+            }
+        }
+        self.next = Collector::threshold(keep, self.kept.len());
+    }
+
+    /// What is kept, in no particular order, and what was counted.
+    pub fn finish(mut self) -> (Vec<Diagnostic>, Omitted) {
+        self.compact();
+        (self.kept, self.omitted)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,6 +396,54 @@ mod tests {
             );
             assert_eq!(Code::parse(text), Some(*code));
         }
+    }
+
+    #[test]
+    fn a_collector_keeps_the_best_ranked_and_counts_the_rest() {
+        let at = |start: usize, code: Code| Diagnostic::new(code, TextRange::empty(start), "x");
+        let mut collector = Collector::new(Keep::at_most(3));
+        // Warnings early in the text, errors late: errors are kept first.
+        for i in 0..6000 {
+            collector.push(at(i, Code::PathMissing));
+            assert!(collector.kept.len() < 3 + 4096 + 1, "compacted as it goes");
+        }
+        for i in (6000..6010).rev() {
+            collector.push(at(i, Code::WrongType));
+        }
+        let (kept, omitted) = collector.finish();
+        let mut starts: Vec<usize> = kept.iter().map(|d| d.range.start).collect();
+        starts.sort();
+        assert_eq!(starts, [6000, 6001, 6002]);
+        assert_eq!(omitted.len(), 6007);
+        assert_eq!(omitted.count(Severity::Error), 7);
+        assert_eq!(omitted.count(Severity::Warning), 6000);
+        // Every one left out ranks after every one kept.
+        let worst = kept.iter().max_by(|a, b| rank(a, b)).unwrap();
+        assert!(
+            omitted
+                .iter()
+                .all(|o| (o.severity, o.start as usize) > (worst.severity, worst.range.start))
+        );
+    }
+
+    #[test]
+    fn a_collector_for_fix_all_keeps_only_preferred_fixes() {
+        let fixed = |start: usize| {
+            Diagnostic::new(Code::TierMismatch, TextRange::empty(start), "x").with_fix(Some(Fix {
+                title: "t".into(),
+                edits: Vec::new(),
+                preferred: true,
+            }))
+        };
+        let mut collector = Collector::new(Keep::PREFERRED_FIXES);
+        for i in 0..10_000 {
+            collector.push(Diagnostic::new(Code::WrongType, TextRange::empty(i), "x"));
+            collector.push(fixed(i));
+        }
+        let (kept, omitted) = collector.finish();
+        assert_eq!(kept.len(), 10_000);
+        assert!(kept.iter().all(|d| d.fix.is_some()));
+        assert_eq!((omitted.len(), omitted.fixable()), (10_000, 0));
     }
 
     #[test]

@@ -11,7 +11,7 @@ use crate::text::TextRange;
 /// the derivation can change the derived tier.
 pub fn fix_all(text: &str) -> Option<String> {
     let mut current = text.to_string();
-    let mut analysis = crate::analyze(&current);
+    let mut analysis = analyze(&current);
     // Each round fixes at least one diagnostic; the bound only guards against a fix that undoes another.
     for _ in 0..16 {
         let preferred: Vec<&Diagnostic> = analysis
@@ -44,7 +44,7 @@ pub fn fix_all(text: &str) -> Option<String> {
             Ok(next) if next != current => next,
             _ => break,
         };
-        let after = crate::analyze(&next);
+        let after = analyze(&next);
         // A round must do what its fixes say and leave no more errors: in a
         // text whose structure a syntax error hides, a fix can miss its mark
         // (a member inserted outside the object that lacks it). The text
@@ -64,12 +64,19 @@ pub fn fix_all(text: &str) -> Option<String> {
     (current != text).then_some(current)
 }
 
+/// An analysis that keeps what fix-all applies, however many, and only
+/// counts the rest (a report of millions of errors stays small).
+fn analyze(text: &str) -> crate::Analysis {
+    crate::analyze_keeping(
+        std::sync::Arc::new(text.to_string()),
+        crate::diagnostic::Keep::PREFERRED_FIXES,
+    )
+}
+
 fn errors(analysis: &crate::Analysis) -> usize {
-    analysis
-        .diagnostics
-        .iter()
-        .filter(|d| d.severity == crate::diagnostic::Severity::Error)
-        .count()
+    let error = crate::diagnostic::Severity::Error;
+    let kept = analysis.diagnostics.iter().filter(|d| d.severity == error);
+    kept.count() + analysis.omitted.count(error)
 }
 
 /// Whether two edits cannot go into one round: they overlap, or they are

@@ -6,10 +6,11 @@
 //! fix-all, status. Everything is in byte offsets; a language server's
 //! handler converts positions, calls one method, and converts back.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::analysis::{self, Analysis};
-use crate::diagnostic::{Code, Diagnostic};
+use crate::diagnostic::{Code, Diagnostic, Keep, rank};
 use crate::entry_text::EntryText;
 use crate::fix::{Fix, TextEdit};
 use crate::fix_all::fix_all_edit;
@@ -161,6 +162,17 @@ pub struct HostOptions {
     pub name_matches: bool,
     /// Texts longer than this get one `document-too-large` diagnostic instead of checks.
     pub max_document_bytes: usize,
+    /// The most diagnostics published. An analysis keeps twice as many
+    /// (at least 1,000) and counts the rest, so that a report with millions
+    /// of problems takes the memory of its text, not of its problems.
+    pub max_diagnostics: usize,
+}
+
+impl HostOptions {
+    /// How many diagnostics an analysis keeps.
+    pub fn kept_diagnostics(&self) -> usize {
+        self.max_diagnostics.saturating_mul(2).max(1000)
+    }
 }
 
 /// How an update was analysed.
@@ -181,11 +193,20 @@ pub struct Published<'h> {
     pub summary: Option<Diagnostic>,
 }
 
-/// A quick fix offered for a diagnostic.
-#[derive(Clone, Copy, Debug)]
+/// A quick fix offered for a diagnostic: one the host keeps, or one worked
+/// out again for the cursor when the analysis left it out.
+#[derive(Clone, Debug)]
 pub struct QuickFix<'h> {
-    pub diagnostic: &'h Diagnostic,
-    pub fix: &'h Fix,
+    pub diagnostic: Cow<'h, Diagnostic>,
+}
+
+impl QuickFix<'_> {
+    pub fn fix(&self) -> &Fix {
+        self.diagnostic
+            .fix
+            .as_ref()
+            .expect("a quick fix's diagnostic has a fix")
+    }
 }
 
 /// How a document has been analysed, for `report-lsp/status`.
@@ -305,7 +326,7 @@ impl<T: SourceText> DocumentHost<T> {
         self.full = None;
         self.options = options;
         let whole = whole.unwrap_or_else(|| self.text.whole());
-        let analysis = analyze_within(Arc::new(whole), options.max_document_bytes);
+        let analysis = analyze_within(Arc::new(whole), options);
         // Once taken for a report, a document stays one while a syntax error
         // may hide what it is: until it parses intact as something else.
         let was_report = self.is_report;
@@ -354,27 +375,45 @@ impl<T: SourceText> DocumentHost<T> {
         }
     }
 
+    /// How many diagnostics the analysis counted but did not keep (see
+    /// [`HostOptions::max_diagnostics`]), and whether any of them has a fix.
+    pub fn omitted(&self) -> (usize, bool) {
+        if !self.is_report {
+            return (0, false);
+        }
+        match (&self.incremental, &self.full) {
+            (Some(incremental), _) => {
+                let omitted = incremental.omitted();
+                (omitted.count as usize, omitted.fixable > 0)
+            }
+            (None, Some(full)) => (full.omitted.len(), full.omitted.fixable() > 0),
+            (None, None) => (0, false),
+        }
+    }
+
     /// At most `max` diagnostics, errors before lesser severities, and a
-    /// `too-many-diagnostics` summary for those left out.
+    /// `too-many-diagnostics` summary for those left out (those the
+    /// analysis only counted among them).
     pub fn published(&self, max: usize) -> Published<'_> {
-        let all = self.diagnostics();
-        if all.len() <= max {
+        let mut chosen = self.diagnostics();
+        let total = chosen.len() + self.omitted().0;
+        if chosen.len() > max {
+            chosen.sort_by(|a, b| rank(a, b));
+            chosen.truncate(max);
+            chosen.sort_by(|a, b| Diagnostic::order(a, b));
+        }
+        if chosen.len() == total {
             return Published {
-                diagnostics: all,
+                diagnostics: chosen,
                 summary: None,
             };
         }
-        let mut chosen = all.clone();
-        chosen.sort_by_key(|d| d.severity);
-        chosen.truncate(max);
-        chosen.sort_by(|a, b| Diagnostic::order(a, b));
         let summary = Diagnostic::new(
             Code::TooManyDiagnostics,
             TextRange::empty(0),
             format!(
-                "{} more problems are not shown ({} in all; the limit is the reportLsp.maxDiagnostics setting, {max}); `report-lsp check` lists them all",
-                all.len() - max,
-                all.len()
+                "{} more problems are not shown ({total} in all; the limit is the reportLsp.maxDiagnostics setting, {max}); `report-lsp check` lists them, up to its --max-diagnostics",
+                total - chosen.len(),
             ),
         );
         Published {
@@ -465,23 +504,58 @@ impl<T: SourceText> DocumentHost<T> {
         })
     }
 
-    /// The fixes of the diagnostics whose range touches `range`, in document order.
+    /// The fixes of the diagnostics whose range touches `range`, in document
+    /// order. When the analysis left some diagnostics out, those at the range
+    /// are worked out again: from the entry's text alone inside an entry,
+    /// else from an analysis of the whole text that keeps only them.
     pub fn quick_fixes(&self, range: TextRange) -> Vec<QuickFix<'_>> {
+        let touches = |d: &Diagnostic| d.range.start <= range.end && range.start <= d.range.end;
+        let with_fix = |d: &Diagnostic| d.fix.is_some();
+        // Per entry, every diagnostic left out lies in an entry.
+        let beside_entries = self.incremental.as_ref().is_some_and(|i| {
+            i.entries_span()
+                .is_none_or(|span| range.end < span.start || span.end < range.start)
+        });
+        if self.omitted().1 && !beside_entries {
+            let again = match &self.incremental {
+                Some(incremental) => incremental
+                    .entry_diagnostics(range.start, |r| self.text.slice(r))
+                    .filter(|_| {
+                        incremental
+                            .entry_around(range.start)
+                            .is_some_and(|e| range.end <= e.range.end)
+                    }),
+                None => None,
+            };
+            let again = again.unwrap_or_else(|| {
+                let keep = Keep::touching(range);
+                analysis::analyze_keeping(Arc::new(self.text.whole()), keep).diagnostics
+            });
+            return again
+                .into_iter()
+                .filter(|d| touches(d) && with_fix(d))
+                .map(|d| QuickFix {
+                    diagnostic: Cow::Owned(d),
+                })
+                .collect();
+        }
         self.diagnostics()
             .into_iter()
-            .filter(|d| d.range.start <= range.end && range.start <= d.range.end)
-            .filter_map(|diagnostic| {
-                let fix = diagnostic.fix.as_ref()?;
-                Some(QuickFix { diagnostic, fix })
+            .filter(|d| touches(d) && with_fix(d))
+            .map(|d| QuickFix {
+                diagnostic: Cow::Borrowed(d),
             })
             .collect()
     }
 
-    /// Whether fix-all has anything to do: some diagnostic has a preferred fix.
+    /// Whether fix-all has anything to do: some diagnostic has a preferred
+    /// fix (or a fix, among those left out).
     pub fn can_fix_all(&self) -> bool {
-        self.diagnostics()
-            .iter()
-            .any(|d| d.fix.as_ref().is_some_and(|f| f.preferred))
+        self.omitted().1
+            || self
+                .diagnostics()
+                .iter()
+                .any(|d| d.fix.as_ref().is_some_and(|f| f.preferred))
     }
 
     /// Every unambiguous fix applied, as one minimal edit of the current text.
@@ -817,10 +891,10 @@ pub fn out_of_sync(reason: &dyn std::fmt::Display) -> Diagnostic {
     )
 }
 
-fn analyze_within(text: Arc<String>, max_bytes: usize) -> Analysis {
-    match text.len() > max_bytes {
-        true => analysis::too_large(text, max_bytes),
-        false => analysis::analyze_shared(text),
+fn analyze_within(text: Arc<String>, options: HostOptions) -> Analysis {
+    match text.len() > options.max_document_bytes {
+        true => analysis::too_large(text, options.max_document_bytes),
+        false => analysis::analyze_keeping(text, Keep::at_most(options.kept_diagnostics())),
     }
 }
 
@@ -835,6 +909,7 @@ mod tests {
     const REPORT: HostOptions = HostOptions {
         name_matches: true,
         max_document_bytes: 1 << 20,
+        max_diagnostics: 1000,
     };
 
     const WRONG_TIER: &str = r#"{"path": "docs/a.md", "category": {"class": "bloat", "subtype": "distill"}, "signals": [],
@@ -954,13 +1029,91 @@ mod tests {
     }
 
     #[test]
+    fn past_the_cap_problems_are_counted_and_fixes_still_found() {
+        // 3000 scalar entries (errors), then an entry with a wrong tier whose
+        // error ranks past the 1000 kept: left out, counted, still fixable.
+        let zeros = vec!["0"; 3000].join(",");
+        let (text, offset) = cursor(&format!(
+            "{{\"schema_version\":\"1\",\"entries\":[{zeros},{WRONG_TIER}]}}"
+        ));
+        let options = HostOptions {
+            max_diagnostics: 10,
+            ..REPORT
+        };
+        let mut host = DocumentHost::new(text.clone(), None, options);
+        let full = crate::analyze(&text);
+        let (omitted, fixable) = host.omitted();
+        assert_eq!(host.diagnostics().len(), options.kept_diagnostics());
+        assert_eq!(host.diagnostics().len() + omitted, full.problems());
+        assert!(fixable);
+        assert!(host.status().entries.is_some(), "still per entry");
+        assert!(
+            !host
+                .diagnostics()
+                .iter()
+                .any(|d| d.code == Code::TierMismatch)
+        );
+        let published = host.published(10);
+        assert_eq!(published.diagnostics.len(), 10);
+        let summary = published.summary.unwrap().message;
+        let total = full.problems();
+        assert!(
+            summary.starts_with(&format!(
+                "{} more problems are not shown ({total} in all;",
+                total - 10
+            )),
+            "{summary}"
+        );
+        // The fix at the cursor is worked out again from its entry.
+        let titles: Vec<String> = host
+            .quick_fixes(TextRange::empty(offset))
+            .iter()
+            .map(|q| format!("{} ({})", q.fix().title, q.diagnostic.code))
+            .collect();
+        assert_eq!(
+            titles,
+            ["Set safety_tier to \"confirm\" (derived) (tier-mismatch)"]
+        );
+        assert!(host.can_fix_all());
+        let fixed = crate::fix::apply(host.text(), &[host.fix_all().unwrap()]).unwrap();
+        assert!(
+            !crate::analyze(&fixed)
+                .diagnostics
+                .iter()
+                .any(|d| d.code == Code::TierMismatch)
+        );
+        // An edit in that entry is per entry, and publishes what a full analysis would.
+        let at = text.find("\"docs/a.md\"").unwrap() + 1;
+        assert_eq!(
+            edit(&mut host, TextRange::new(at, at + 4), "docs"),
+            UpdateKind::Incremental
+        );
+        let full = crate::analysis::analyze_keeping(
+            Arc::new(host.text().clone()),
+            Keep::at_most(options.kept_diagnostics()),
+        );
+        let published: Vec<Diagnostic> = host
+            .published(10)
+            .diagnostics
+            .into_iter()
+            .cloned()
+            .collect();
+        let mut expected = full.diagnostics.clone();
+        expected.sort_by(rank);
+        expected.truncate(10);
+        expected.sort_by(Diagnostic::order);
+        assert_eq!(published, expected);
+        assert_eq!(host.diagnostics().len() + host.omitted().0, full.problems());
+    }
+
+    #[test]
     fn quick_fixes_are_those_of_the_diagnostics_at_the_range() {
         let (text, offset) = cursor(&report_with_entry(WRONG_TIER));
         let host = DocumentHost::new(text, None, REPORT);
         let titles: Vec<String> = host
             .quick_fixes(TextRange::empty(offset))
             .iter()
-            .map(|q| format!("{} ({})", q.fix.title, q.diagnostic.code))
+            .map(|q| format!("{} ({})", q.fix().title, q.diagnostic.code))
             .collect();
         expect![[r#"
             [

@@ -26,7 +26,7 @@ use std::collections::HashMap;
 
 use crate::Analysis;
 use crate::analysis::syntax_diagnostic;
-use crate::diagnostic::{Code, Diagnostic};
+use crate::diagnostic::{Code, Diagnostic, rank};
 use crate::entry_text::{self, EntryText};
 use crate::selection::looks_like_report;
 use crate::syntax::{self, Value};
@@ -60,6 +60,36 @@ pub struct Incremental {
     /// Whether the envelope looks like a report's: a broken text that does
     /// not is checked for its syntax alone, which only a full analysis does.
     looks_like_report: bool,
+    /// How many diagnostics the full analysis kept at most, and how many it
+    /// left out (all in entries; see [`Incremental::omitted`]).
+    keep: usize,
+    omitted: Omitted,
+}
+
+/// How many diagnostics left out, and how many of them had a fix.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Omitted {
+    pub count: u32,
+    pub fixable: u32,
+}
+
+impl Omitted {
+    fn add(&mut self, other: Omitted) {
+        self.count += other.count;
+        self.fixable += other.fixable;
+    }
+
+    fn remove(&mut self, other: Omitted) {
+        self.count -= other.count;
+        self.fixable -= other.fixable;
+    }
+
+    fn one(diagnostic: &Diagnostic) -> Omitted {
+        Omitted {
+            count: 1,
+            fixable: u32::from(diagnostic.fix.is_some()),
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -74,7 +104,9 @@ struct Slot {
     /// membership, and makes the candidates naming its path unknowable.
     broken: bool,
     /// How many syntax errors it holds.
-    syntax_errors: usize,
+    syntax_errors: u32,
+    /// Its diagnostics the analysis left out, each ranking after every kept one.
+    omitted: Omitted,
 }
 
 impl Incremental {
@@ -132,11 +164,22 @@ impl Incremental {
         if !errors_inside || analysis.root().is_some_and(|root| root.is_incomplete()) {
             return Err(Box::new(analysis));
         }
+        // What the analysis left out is kept track of per entry: elsewhere
+        // nothing could tell when it comes back.
+        let omitted_inside = analysis
+            .omitted
+            .iter()
+            .all(|o| slot_range_at(&items, o.start as usize).is_some());
+        if !omitted_inside {
+            return Err(Box::new(analysis));
+        }
+        let keep = analysis.diagnostics.len();
         let Analysis {
             text,
             parse,
             diagnostics,
-            entries,
+            omitted: left_out,
+            mut entries,
             cross,
             ..
         } = analysis;
@@ -144,24 +187,26 @@ impl Incremental {
         drop(parse);
         drop(text);
         let cross = cross.expect("checked above");
-        let mut slots: Vec<Slot> = entries
-            .into_iter()
-            .zip(items)
-            .map(|(facts, (object, broken, _))| Slot {
-                facts,
-                diagnostics: Vec::new(),
-                object,
-                broken,
-                syntax_errors: 0,
-            })
-            .collect();
+        let slots = into_slots(&mut entries, items);
+        drop(entries);
+        let mut slots = slots;
+        let mut omitted = Omitted::default();
+        for o in left_out.iter() {
+            let i = slot_at(&slots, o.start as usize).expect("checked above");
+            let one = Omitted {
+                count: 1,
+                fixable: u32::from(o.fixable),
+            };
+            slots[i].omitted.add(one);
+            omitted.add(one);
+        }
         let mut outside = Vec::new();
         let mut judged = Vec::new();
         for diagnostic in diagnostics {
             if is_judgement(diagnostic.code) {
                 judged.push(diagnostic);
             } else if let Some(i) = slot_at(&slots, diagnostic.range.start) {
-                slots[i].syntax_errors += usize::from(is_syntax(diagnostic.code));
+                slots[i].syntax_errors += u32::from(is_syntax(diagnostic.code));
                 slots[i].diagnostics.push(diagnostic);
             } else {
                 outside.push(diagnostic);
@@ -187,7 +232,36 @@ impl Incremental {
             dirty: Vec::new(),
             refused: false,
             looks_like_report,
+            keep,
+            omitted,
         })
+    }
+
+    /// How many diagnostics are left out of [`Incremental::diagnostics`]
+    /// (each ranks after every one in it), and how many of them have a fix.
+    pub fn omitted(&self) -> Omitted {
+        self.omitted
+    }
+
+    /// Every diagnostic of the entry object at `offset` (none left out),
+    /// checked again from its text: what a quick fix there needs when some
+    /// of them were left out.
+    pub fn entry_diagnostics(
+        &self,
+        offset: usize,
+        read: impl FnOnce(TextRange) -> String,
+    ) -> Option<Vec<Diagnostic>> {
+        let i = slot_at(&self.slots, offset).filter(|&i| self.slots[i].object)?;
+        let range = self.slots[i].facts.range;
+        let mut slot = check_alone(read(range), range, i)?;
+        if let Some(shortlist) = &self.shortlist
+            && !slot.broken
+        {
+            slot.diagnostics
+                .extend(check_membership(shortlist, &slot.facts));
+        }
+        slot.diagnostics.sort_by(Diagnostic::order);
+        Some(slot.diagnostics)
     }
 
     /// The length of the text it describes, after the edits recorded so far.
@@ -278,6 +352,11 @@ impl Incremental {
             }
             slot.diagnostics.sort_by(Diagnostic::order);
             let old = std::mem::replace(&mut self.slots[i], slot);
+            self.omitted.remove(old.omitted);
+            if self.omitted.count > 0 && !self.leave_out_past_the_kept(i) {
+                self.refused = true;
+                return false;
+            }
             let new = &self.slots[i];
             let path_changed =
                 old.facts.path.as_ref().map(|p| &p.0) != new.facts.path.as_ref().map(|p| &p.0);
@@ -289,8 +368,13 @@ impl Incremental {
                 self.move_path(i, old.facts.path.map(|(p, _)| p), new_path);
             }
         }
+        // Judged again, the candidates' diagnostics might rank past some left out.
+        if rejudge && self.omitted.count > 0 {
+            self.refused = true;
+            return false;
+        }
         // The whole text's parse stops counting syntax errors at a cap.
-        let syntax_errors: usize = self.slots.iter().map(|s| s.syntax_errors).sum();
+        let syntax_errors: usize = self.slots.iter().map(|s| s.syntax_errors as usize).sum();
         let broken = self.slots.iter().any(|s| s.broken);
         if syntax_errors >= syntax::MAX_SYNTAX_ERRORS || (broken && !self.looks_like_report) {
             self.refused = true;
@@ -316,6 +400,47 @@ impl Incremental {
         }
         all.extend(others);
         all
+    }
+
+    /// Keeps the invariant of a capped analysis after entry `i` was checked
+    /// again while others' diagnostics are left out: its diagnostics that
+    /// rank past every kept one of the others are left out too. False when
+    /// too few are kept to publish from (a full analysis then fills them
+    /// in again) or too many (one to cap them again).
+    fn leave_out_past_the_kept(&mut self, i: usize) -> bool {
+        let others = self
+            .slots
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| j != i)
+            .flat_map(|(_, s)| &s.diagnostics)
+            .chain(&self.outside)
+            .chain(&self.judged);
+        let (mut kept, mut worst) = (0, None::<&Diagnostic>);
+        for diagnostic in others {
+            kept += 1;
+            if worst.is_none_or(|w| rank(diagnostic, w).is_gt()) {
+                worst = Some(diagnostic);
+            }
+        }
+        if kept < self.keep / 2 || kept > self.keep.saturating_mul(2) {
+            return false;
+        }
+        let Some(worst) = worst.cloned() else {
+            return false;
+        };
+        let slot = &mut self.slots[i];
+        let mut left_out = Omitted::default();
+        slot.diagnostics.retain(|d| {
+            let keep = rank(d, &worst).is_lt();
+            if !keep {
+                left_out.add(Omitted::one(d));
+            }
+            keep
+        });
+        slot.omitted = left_out;
+        self.omitted.add(left_out);
+        true
     }
 
     /// The facts of each entry, in order.
@@ -438,8 +563,39 @@ fn check_alone(text: String, range: TextRange, index: usize) -> Option<Slot> {
         diagnostics,
         object: true,
         broken: item.is_broken(),
-        syntax_errors: entry.errors().len(),
+        syntax_errors: entry.errors().len() as u32,
+        omitted: Omitted::default(),
     })
+}
+
+/// The entries' facts as slots. Taken from the end and freed as it goes, so
+/// that two million entries are not held twice at once.
+fn into_slots(entries: &mut Vec<EntryFacts>, mut items: Vec<(bool, bool, TextRange)>) -> Vec<Slot> {
+    const STEP: usize = 1 << 16;
+    let mut slots = Vec::with_capacity(entries.len());
+    while let Some(facts) = entries.pop() {
+        let (object, broken, _) = items.pop().expect("as many items as entries");
+        slots.push(Slot {
+            facts,
+            diagnostics: Vec::new(),
+            object,
+            broken,
+            syntax_errors: 0,
+            omitted: Omitted::default(),
+        });
+        if entries.len().is_multiple_of(STEP) {
+            entries.shrink_to_fit();
+        }
+    }
+    slots.reverse();
+    slots
+}
+
+/// The index of the item range that holds `offset`.
+fn slot_range_at(items: &[(bool, bool, TextRange)], offset: usize) -> Option<usize> {
+    let after = items.partition_point(|(_, _, range)| range.start <= offset);
+    let i = after.checked_sub(1)?;
+    (offset < items[i].2.end).then_some(i)
 }
 
 /// Codes of syntax errors, which a broken entry keeps as its only diagnostics.

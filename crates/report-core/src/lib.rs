@@ -34,5 +34,6 @@ pub mod workspace;
 mod fixture;
 
 pub use analysis::{
-    ANALYSIS_STACK_BYTES, Analysis, analyze, analyze_bytes, analyze_shared, too_large,
+    ANALYSIS_STACK_BYTES, Analysis, analyze, analyze_bytes, analyze_bytes_keeping, analyze_keeping,
+    analyze_shared, too_large,
 };

@@ -28,7 +28,7 @@ pub fn rollup<'e>(entries: impl IntoIterator<Item = &'e EntryFacts>) -> Rollup {
     let mut by_subtype = [0u64; CategorySubtype::ALL.len()];
     let mut by_class = [0u64; CategoryClass::ALL.len()];
     for entry in entries {
-        let summary = &entry.summary;
+        let summary = entry.summary();
         let Some((raw, _)) = summary.raw_tokens else {
             continue;
         };

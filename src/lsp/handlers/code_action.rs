@@ -41,17 +41,18 @@ pub async fn code_action(
             let mut actions = Vec::new();
             if wants(lsp::CodeActionKind::QUICKFIX.as_str()) {
                 for quick in state.host.quick_fixes(positions.range(params.range)) {
-                    let edits = quick.fix.edits.iter().map(|e| positions.text_edit(e));
+                    let fix = quick.fix();
+                    let edits = fix.edits.iter().map(|e| positions.text_edit(e));
                     actions.push(lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
-                        title: quick.fix.title.clone(),
+                        title: fix.title.clone(),
                         kind: Some(lsp::CodeActionKind::QUICKFIX),
-                        diagnostics: Some(vec![positions.diagnostic(uri, quick.diagnostic)]),
+                        diagnostics: Some(vec![positions.diagnostic(uri, &quick.diagnostic)]),
                         edit: Some(workspace_edit(
                             uri,
                             negotiated.versioned_edits.then_some(state.version),
                             edits.collect(),
                         )),
-                        is_preferred: Some(quick.fix.preferred),
+                        is_preferred: Some(fix.preferred),
                         ..Default::default()
                     }));
                 }

@@ -24,7 +24,7 @@ pub fn inlay_hints(index: &ReportIndex<'_>, range: TextRange) -> Vec<InlayHint> 
     let total: u64 = index
         .entries
         .iter()
-        .filter_map(|e| e.summary.raw_tokens.map(|(n, _)| n))
+        .filter_map(|e| e.summary().raw_tokens.map(|(n, _)| n))
         .fold(0, u64::saturating_add);
     let first = index.entries.partition_point(|e| e.range.end < range.start);
     let mut hints = Vec::new();
@@ -46,7 +46,7 @@ pub fn inlay_hints(index: &ReportIndex<'_>, range: TextRange) -> Vec<InlayHint> 
                 ),
             });
         }
-        if let Some((raw, at)) = entry.summary.raw_tokens
+        if let Some((raw, at)) = entry.summary().raw_tokens
             && total > 0
         {
             let share = raw as f64 * 100.0 / total as f64;

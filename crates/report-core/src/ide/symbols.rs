@@ -83,7 +83,7 @@ pub fn symbols(index: &ReportIndex<'_>) -> Vec<Symbol> {
 /// `docs/old.md — stale/orphaned · delete-range · confirm`
 pub fn entry_name(entry: &EntryFacts) -> String {
     let path = entry.path.as_ref().map_or("(no path)", |(p, _)| p.as_str());
-    let summary = &entry.summary;
+    let summary = entry.summary();
     let class = summary.class.map_or("?", CategoryClass::as_str);
     let subtype = summary.subtype.map_or("?", CategorySubtype::as_str);
     let mut name = format!("{path} — {class}/{subtype}");
@@ -104,11 +104,11 @@ fn entry_groups(index: &ReportIndex<'_>, entries_range: TextRange) -> Vec<Symbol
     let mut groups: Vec<(String, Subtypes<'_>)> = Vec::new();
     for entry in &index.entries {
         let class = entry
-            .summary
+            .summary()
             .class
             .map_or("unclassified", CategoryClass::as_str);
         let subtype = entry
-            .summary
+            .summary()
             .subtype
             .map_or("unclassified", CategorySubtype::as_str);
         let at = match groups.iter().position(|(c, _)| c == class) {

@@ -9,6 +9,7 @@ use crate::host::{DocumentHost, HostOptions};
 use crate::text::TextRange;
 
 const OPTIONS: HostOptions = HostOptions {
+    max_diagnostics: 1000,
     name_matches: true,
     max_document_bytes: 1 << 20,
 };

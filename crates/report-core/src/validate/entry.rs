@@ -28,12 +28,12 @@ pub(super) fn check_entry(sink: &mut Sink, node: Node<'_>, index: usize) -> Entr
         path: None,
         evidence: None,
         tier: None,
-        summary: EntrySummary::default(),
+        summary: None,
     };
     if !sink.expect_type(node, &place, JsonType::Object) {
         return facts;
     }
-    facts.summary = EntrySummary::of(node);
+    facts.summary = Some(Box::new(EntrySummary::of(node)));
     let fields = check_fields(sink, node, &place);
     let edit = check_edit(sink, node, &place, fields.path.map(|(path, _)| path));
     check_op_type(sink, node, &place, &fields, edit.as_ref());
@@ -48,7 +48,7 @@ pub(super) fn check_entry(sink: &mut Sink, node: Node<'_>, index: usize) -> Entr
         .as_ref()
         .and_then(|e| e.checked.kind)
         .map(|(kind, _)| kind);
-    facts.tier = check_tier(sink, &place, &fields, lifecycle, kind);
+    facts.tier = check_tier(sink, &place, &fields, lifecycle, kind).map(Box::new);
     facts.path = fields.path.map(|(path, range)| (path.to_string(), range));
     sink.unknown_fields(node, &place, &[ENTRY_FIELDS, ENTRY_OPTIONAL_FIELDS]);
     facts

@@ -77,7 +77,8 @@ pub(super) fn check_envelope<'n>(sink: &mut Sink, root: Node<'n>) -> Option<Enve
             preferred: true,
         };
         if let Some(missing) = sink
-            .diagnostics
+            .out
+            .kept
             .iter_mut()
             .rev()
             .find(|d| d.code == Code::MissingField && d.range == missing_key_range(root))

@@ -21,7 +21,7 @@ pub(crate) use shortlist::{Shortlist, check_membership};
 
 use std::fmt;
 
-use crate::diagnostic::{Code, Diagnostic};
+use crate::diagnostic::{Code, Collector, Diagnostic, Keep, Omitted};
 use crate::schema::{ClosedEnum, SafetyTier};
 use crate::syntax::{JsonType, Member, Node, Value};
 use crate::text::{Shift, TextRange};
@@ -38,10 +38,23 @@ pub struct EntryFacts {
     pub path: Option<(String, TextRange)>,
     /// The evidence of the entry's lifecycle objects, when it has any.
     pub evidence: Option<(Evidence, TextRange)>,
-    pub tier: Option<TierCheck>,
-    /// What the outline, the inlay hints and the token roll-ups show of it.
-    pub summary: EntrySummary,
+    /// Boxed, as is the summary: an entry that is no object has neither,
+    /// and a report of two million scalars keeps two million facts.
+    pub tier: Option<Box<TierCheck>>,
+    /// What the outline, the inlay hints and the token roll-ups show of it
+    /// (see [`EntryFacts::summary`]); None for an entry that is no object.
+    pub summary: Option<Box<EntrySummary>>,
 }
+
+/// The summary of an entry that has none.
+static NO_SUMMARY: EntrySummary = EntrySummary {
+    class: None,
+    subtype: None,
+    op: None,
+    raw_tokens: None,
+    injection: None,
+    weighted_tokens: None,
+};
 
 /// An entry's classification and token estimate as far as they are valid:
 /// what editor features show without reparsing it.
@@ -124,6 +137,11 @@ impl TierCheck {
 }
 
 impl EntryFacts {
+    /// What the outline, the inlay hints and the token roll-ups show of it.
+    pub fn summary(&self) -> &EntrySummary {
+        self.summary.as_deref().unwrap_or(&NO_SUMMARY)
+    }
+
     /// Moves every range it holds.
     pub fn shift(&mut self, shift: Shift) {
         self.range = shift.range(self.range);
@@ -136,7 +154,7 @@ impl EntryFacts {
         if let Some(range) = self.tier.as_mut().and_then(|t| t.recorded_range.as_mut()) {
             *range = shift.range(*range);
         }
-        if let Some((_, range)) = &mut self.summary.raw_tokens {
+        if let Some((_, range)) = self.summary.as_mut().and_then(|s| s.raw_tokens.as_mut()) {
             *range = shift.range(*range);
         }
     }
@@ -145,7 +163,10 @@ impl EntryFacts {
 /// Everything the checks of one report produce.
 #[derive(Clone, Debug, Default)]
 pub struct Validation {
+    /// In no particular order.
     pub diagnostics: Vec<Diagnostic>,
+    /// Those the [`Keep`] left out.
+    pub omitted: Omitted,
     pub entries: Vec<EntryFacts>,
     /// What rechecking entries one at a time needs; None when the entries
     /// were not checked (the envelope stopped the checks, or `entries` is
@@ -183,19 +204,18 @@ impl TopMember {
 /// parsed intact: an entry, shortlist item, promotion candidate or envelope
 /// field that a syntax error broke ([`Node::is_broken`]) loses its checks,
 /// and the checks across entries say nothing they cannot know because of it.
-pub fn validate(text: &str, root: Node<'_>) -> Validation {
+pub fn validate(text: &str, root: Node<'_>, keep: Keep) -> Validation {
     // A broken text that does not even look like a report: nothing certain to say.
     if root.is_broken() && !crate::selection::looks_like_report(root) {
         return Validation::default();
     }
-    let mut sink = Sink {
-        text,
-        diagnostics: Vec::new(),
-    };
+    let mut sink = Sink::new(text, keep);
     let Some(report) = envelope::check_envelope(&mut sink, root) else {
-        drop_broken(root, &mut sink.diagnostics);
+        let (mut diagnostics, mut omitted) = sink.out.finish();
+        drop_broken(root, &mut diagnostics, &mut omitted);
         return Validation {
-            diagnostics: sink.diagnostics,
+            diagnostics,
+            omitted,
             ..Validation::default()
         };
     };
@@ -227,7 +247,9 @@ pub fn validate(text: &str, root: Node<'_>) -> Validation {
             .iter()
             .filter(intact)
             .filter_map(|entry| shortlist::check_membership(shortlist, entry));
-        sink.diagnostics.extend(missing);
+        for diagnostic in missing {
+            sink.push(diagnostic);
+        }
     }
     let mut judged = Vec::new();
     if broken.is_empty() {
@@ -238,13 +260,17 @@ pub fn validate(text: &str, root: Node<'_>) -> Validation {
     }
     if root.is_broken() {
         drop_unknowable_judgements(root, &report, &entries, &broken, &mut judged);
-        sink.diagnostics.extend(judged);
-        drop_broken(root, &mut sink.diagnostics);
-    } else {
-        sink.diagnostics.extend(judged);
+    }
+    for diagnostic in judged {
+        sink.push(diagnostic);
+    }
+    let (mut diagnostics, mut omitted) = sink.out.finish();
+    if root.is_broken() {
+        drop_broken(root, &mut diagnostics, &mut omitted);
     }
     Validation {
-        diagnostics: sink.diagnostics,
+        diagnostics,
+        omitted,
         entries,
         cross: report.entries.is_some().then(|| CrossEntry {
             shortlist,
@@ -278,7 +304,7 @@ fn broken_entry(item: Node<'_>, index: usize) -> EntryFacts {
             .and_then(|node| Some((node.as_str()?.to_string(), node.range()))),
         evidence: None,
         tier: None,
-        summary: EntrySummary::default(),
+        summary: None,
     }
 }
 
@@ -322,7 +348,7 @@ fn drop_unknowable_judgements(
 
 /// Removes what the checks said inside the parts a syntax error broke, and
 /// the missing fields of a report whose members may be lost.
-fn drop_broken(root: Node<'_>, diagnostics: &mut Vec<Diagnostic>) {
+fn drop_broken(root: Node<'_>, diagnostics: &mut Vec<Diagnostic>, omitted: &mut Omitted) {
     let mut regions = Vec::new();
     for member in root.members().into_iter().flatten() {
         let value = member.value;
@@ -346,15 +372,17 @@ fn drop_broken(root: Node<'_>, diagnostics: &mut Vec<Diagnostic>) {
             lost_members && d.code == Code::MissingField && d.range == missing_key_range(root);
         !inside && !lost
     });
+    // Of one left out only its start is known; what starts in a region lies in it.
+    omitted.retain(|o| {
+        let start = o.start as usize;
+        !regions.iter().any(|r| r.start <= start && start < r.end)
+    });
 }
 
 /// The facts of one entry as its checks find them, broken or not: what the
 /// fields that parsed say (for completion while the entry is half-typed).
 pub(crate) fn entry_facts_as_parsed(text: &str, node: Node<'_>, index: usize) -> EntryFacts {
-    let mut sink = Sink {
-        text,
-        diagnostics: Vec::new(),
-    };
+    let mut sink = Sink::new(text, Keep::ALL);
     entry::check_entry(&mut sink, node, index)
 }
 
@@ -370,24 +398,28 @@ pub(crate) fn check_entry_alone(
     if node.is_broken() {
         return (broken_entry(node, index), Vec::new());
     }
-    let mut sink = Sink {
-        text,
-        diagnostics: Vec::new(),
-    };
+    let mut sink = Sink::new(text, Keep::ALL);
     let facts = entry::check_entry(&mut sink, node, index);
-    (facts, sink.diagnostics)
+    (facts, sink.out.finish().0)
 }
 
 /// Collects diagnostics; its helpers check presence and types of fields.
 pub(crate) struct Sink<'t> {
     /// The text the tree was parsed from, for fixes that match its layout.
     pub text: &'t str,
-    pub diagnostics: Vec<Diagnostic>,
+    pub out: Collector,
 }
 
 impl Sink<'_> {
+    fn new(text: &str, keep: Keep) -> Sink<'_> {
+        Sink {
+            text,
+            out: Collector::new(keep),
+        }
+    }
+
     pub fn push(&mut self, diagnostic: Diagnostic) {
-        self.diagnostics.push(diagnostic);
+        self.out.push(diagnostic);
     }
 
     pub fn report(&mut self, code: Code, range: TextRange, message: impl Into<String>) {
