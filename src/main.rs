@@ -62,6 +62,9 @@ enum Command {
         /// The project the reports describe, for the workspace checks (default: scan.project_root, absolute or relative to the report's folder).
         #[arg(long, value_name = "DIR")]
         root: Option<PathBuf>,
+        /// How far `raw_tokens` may be from the offline recount of its span, as a fraction of the recount (workspace checks).
+        #[arg(long, value_name = "FRACTION", default_value_t = report_lsp::workspace::tokens::DEFAULT_TOLERANCE, value_parser = parse_tolerance)]
+        token_tolerance: f64,
     },
     /// Explain a diagnostic code: the invariant it enforces, with a failing and a passing example.
     Explain {
@@ -106,6 +109,14 @@ enum DenyArg {
     Hints,
 }
 
+/// A tolerance: a fraction of at least 0 (`0.1` is 10%).
+fn parse_tolerance(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(value) if value.is_finite() && value >= 0.0 => Ok(value),
+        _ => Err("expected a fraction of at least 0, such as 0.1 for 10%".into()),
+    }
+}
+
 fn main() -> ExitCode {
     let args = match Args::try_parse() {
         Ok(args) => args,
@@ -133,6 +144,7 @@ fn main() -> ExitCode {
             fix,
             diff,
             root,
+            token_tolerance,
         }) => {
             let options = CheckOptions {
                 paths,
@@ -164,6 +176,7 @@ fn main() -> ExitCode {
                     (false, false) => FixMode::Off,
                 },
                 root,
+                token_tolerance,
             };
             ExitCode::from(cli::run_check(
                 &options,

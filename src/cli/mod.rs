@@ -64,6 +64,8 @@ pub struct CheckOptions {
     pub fix: FixMode,
     /// The project the reports describe (`--root`); None: each report's own resolution.
     pub root: Option<PathBuf>,
+    /// Check 8's tolerance (`--token-tolerance`), a fraction of the recount.
+    pub token_tolerance: f64,
 }
 
 impl CheckOptions {
@@ -79,6 +81,7 @@ impl CheckOptions {
             fail_at: Severity::Error,
             fix: FixMode::Off,
             root: None,
+            token_tolerance: crate::workspace::tokens::DEFAULT_TOLERANCE,
         }
     }
 }
@@ -238,7 +241,7 @@ pub fn run_check(
             Err(failure) => failures.push(failure),
         }
     }
-    add_workspace_diagnostics(&mut files, options.root.as_deref(), &stdin_name);
+    add_workspace_diagnostics(&mut files, options, &stdin_name);
     if files.is_empty() && searched_folders > 0 && !options.allow_empty {
         failures.push(Failure {
             path: None,
@@ -280,8 +283,12 @@ pub fn run_check(
 
 /// Checks each report against the project it describes (invariant 13),
 /// with one hash cache for all of them; the diagnostics join the file's own.
-fn add_workspace_diagnostics(files: &mut [FileResult], root: Option<&Path>, stdin_name: &str) {
-    let mut cache = crate::workspace::HashCache::default();
+fn add_workspace_diagnostics(files: &mut [FileResult], options: &CheckOptions, stdin_name: &str) {
+    let root = options.root.as_deref();
+    let mut cache = crate::workspace::Cache {
+        token_tolerance: options.token_tolerance,
+        ..Default::default()
+    };
     for file in files {
         let report = (file.path != stdin_name).then(|| Path::new(&file.path));
         let resolution = crate::workspace::root::resolve(&file.analysis, report, root, &[]);

@@ -106,13 +106,16 @@ enum Lookup<'a> {
 }
 
 impl AnalysisThread {
-    pub fn spawn(session: Arc<Session>) -> AnalysisThread {
+    pub fn spawn(
+        session: Arc<Session>,
+        progress: Option<super::workspace::ProgressClient>,
+    ) -> AnalysisThread {
         let (messages, received) = mpsc::channel();
         let results = Mutex::new(messages.clone());
         let deliver = Box::new(move |result| {
             let _ = lock(&results).send(Message::Workspace(result));
         });
-        let workspace = WorkspaceThread::spawn(session.clone(), deliver);
+        let workspace = WorkspaceThread::spawn(session.clone(), deliver, progress);
         let checks = workspace.clone();
         std::thread::Builder::new()
             .name("analysis".into())

@@ -27,7 +27,13 @@ impl Server {
         notifications: futures::channel::mpsc::UnboundedSender<Vec<u8>>,
     ) -> Server {
         let session = Arc::new(Session::new(Publisher(notifications)));
-        let analysis = AnalysisThread::spawn(session.clone());
+        let progress = tokio::runtime::Handle::try_current().ok().map(|runtime| {
+            super::workspace::ProgressClient {
+                client: client.clone(),
+                runtime,
+            }
+        });
+        let analysis = AnalysisThread::spawn(session.clone(), progress);
         Server {
             client,
             session,

@@ -7,6 +7,7 @@
 pub mod files;
 pub mod git;
 pub mod root;
+pub mod tokens;
 
 use std::path::Path;
 
@@ -16,9 +17,39 @@ use report_core::workspace::{self, WorkspaceFacts};
 
 pub use files::HashCache;
 
+/// What one pass of the workspace checks keeps for the next (hashes, texts
+/// and token counts, by path, size and mtime or by content) and how it is set.
+pub struct Cache {
+    pub files: HashCache,
+    pub tokens: tokens::TokenCache,
+    /// Check 8's tolerance: a fraction of the recount.
+    pub token_tolerance: f64,
+}
+
+impl Default for Cache {
+    fn default() -> Cache {
+        Cache {
+            files: HashCache::default(),
+            tokens: tokens::TokenCache::default(),
+            token_tolerance: tokens::DEFAULT_TOLERANCE,
+        }
+    }
+}
+
 /// Gathers every fact `analysis`'s report needs from the project at `root`
 /// (None: no root was found, which the checks say once).
-pub fn gather(analysis: &Analysis, root: Option<&Path>, cache: &mut HashCache) -> WorkspaceFacts {
+pub fn gather(analysis: &Analysis, root: Option<&Path>, cache: &mut Cache) -> WorkspaceFacts {
+    gather_with_progress(analysis, root, cache, &mut |_, _| {})
+}
+
+/// [`gather`], telling `progress(done, total)` how many of the named paths
+/// have been read so far.
+pub fn gather_with_progress(
+    analysis: &Analysis,
+    root: Option<&Path>,
+    cache: &mut Cache,
+    progress: &mut dyn FnMut(usize, usize),
+) -> WorkspaceFacts {
     let Some(root) = root else {
         return WorkspaceFacts::default();
     };
@@ -42,19 +73,30 @@ pub fn gather(analysis: &Analysis, root: Option<&Path>, cache: &mut HashCache) -
         ..Default::default()
     };
     let mut commits_left = git::MAX_LAST_COMMITS;
-    for request in requests {
-        let mut file = files::facts(&canonical_root, &request, cache);
+    let total = requests.len();
+    progress(0, total);
+    for (done, request) in requests.into_iter().enumerate() {
+        if done % PROGRESS_EVERY == 0 && done > 0 {
+            progress(done, total);
+        }
+        let mut file = files::facts(&canonical_root, &request, &mut cache.files);
         if request.last_commit && facts.git.is_some() && commits_left > 0 {
             commits_left -= 1;
             file.last_commit = git::last_commit(root, &request.path);
         }
         facts.files.insert(request.path, file);
     }
+    let spans = workspace::token_spans(tree);
+    tokens::recount(&mut facts, spans, cache.token_tolerance, &mut cache.tokens);
+    progress(total, total);
     facts
 }
 
+/// Paths read between two progress reports.
+const PROGRESS_EVERY: usize = 256;
+
 /// The workspace diagnostics of one report: gathered and judged.
-pub fn check(analysis: &Analysis, root: Option<&Path>, cache: &mut HashCache) -> Vec<Diagnostic> {
+pub fn check(analysis: &Analysis, root: Option<&Path>, cache: &mut Cache) -> Vec<Diagnostic> {
     let facts = gather(analysis, root, cache);
     workspace::check(analysis, &facts)
 }

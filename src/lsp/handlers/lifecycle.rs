@@ -42,6 +42,12 @@ pub fn initialize(
                 .and_then(serde_json::Value::as_bool)
                 .unwrap_or(false),
         versioned_edits: convert::takes_document_changes(&params.capabilities),
+        work_done_progress: params
+            .capabilities
+            .window
+            .as_ref()
+            .and_then(|w| w.work_done_progress)
+            .unwrap_or(false),
     };
     session.negotiate(negotiated);
     let refused = lock(&session.settings).apply(params.initialization_options.as_ref());
