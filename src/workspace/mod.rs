@@ -22,6 +22,9 @@ pub use files::HashCache;
 pub struct Cache {
     pub files: HashCache,
     pub tokens: tokens::TokenCache,
+    /// The last commit of each path, by HEAD's commit and path: one git
+    /// call each, so a pass after the first makes none while HEAD stays.
+    pub last_commits: std::collections::HashMap<(String, String), Option<String>>,
     /// Check 8's tolerance: a fraction of the recount.
     pub token_tolerance: f64,
 }
@@ -31,6 +34,7 @@ impl Default for Cache {
         Cache {
             files: HashCache::default(),
             tokens: tokens::TokenCache::default(),
+            last_commits: Default::default(),
             token_tolerance: tokens::DEFAULT_TOLERANCE,
         }
     }
@@ -73,6 +77,7 @@ pub fn gather_with_progress(
         ..Default::default()
     };
     let mut commits_left = git::MAX_LAST_COMMITS;
+    let head = facts.git.as_ref().and_then(|_| git::head(root));
     let total = requests.len();
     progress(0, total);
     for (done, request) in requests.into_iter().enumerate() {
@@ -82,7 +87,14 @@ pub fn gather_with_progress(
         let mut file = files::facts(&canonical_root, &request, &mut cache.files);
         if request.last_commit && facts.git.is_some() && commits_left > 0 {
             commits_left -= 1;
-            file.last_commit = git::last_commit(root, &request.path);
+            file.last_commit = match &head {
+                Some(head) => cache
+                    .last_commits
+                    .entry((head.clone(), request.path.clone()))
+                    .or_insert_with(|| git::last_commit(root, &request.path))
+                    .clone(),
+                None => git::last_commit(root, &request.path),
+            };
         }
         facts.files.insert(request.path, file);
     }

@@ -178,3 +178,49 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod cache_tests {
+    use super::*;
+    use report_core::workspace::FileFacts;
+    use std::sync::Arc;
+
+    fn facts_with(text: &str, sha: &str) -> WorkspaceFacts {
+        let mut file = FileFacts::of_kind(FileKind::File);
+        file.text = Some(Arc::from(text));
+        file.sha256 = Some(sha.into());
+        let mut facts = WorkspaceFacts::default();
+        facts.files.insert("a.md".into(), file);
+        facts
+    }
+
+    #[test]
+    fn recounts_are_cached_by_content_and_span() {
+        let mut cache = TokenCache::default();
+        let spans = vec![
+            ("a.md".to_string(), TokenSpan::Lines(2, 2)),
+            ("a.md".to_string(), TokenSpan::Lines(5, 9)),
+        ];
+        let mut facts = facts_with("one\ntwo words here\n", "s1");
+        recount(&mut facts, spans.clone(), 0.1, &mut cache);
+        let tokens = facts.tokens.as_ref().unwrap();
+        assert_eq!(tokens.encoding, "o200k_base");
+        let counted = tokens.counts[&("a.md".to_string(), TokenSpan::Lines(2, 2))].clone();
+        assert_eq!(counted, Ok(count("two words here").unwrap()));
+        assert!(tokens.counts[&("a.md".to_string(), TokenSpan::Lines(5, 9))].is_err());
+        // Another text under the same sha256 gets the cached count: the cache is used.
+        let mut facts = facts_with("one\nfar more words than before, many more\n", "s1");
+        recount(&mut facts, spans.clone(), 0.1, &mut cache);
+        assert_eq!(
+            facts.tokens.unwrap().counts[&("a.md".to_string(), TokenSpan::Lines(2, 2))],
+            counted
+        );
+        // A new sha256 is counted afresh.
+        let mut facts = facts_with("one\nfar more words than before, many more\n", "s2");
+        recount(&mut facts, spans, 0.1, &mut cache);
+        assert_ne!(
+            facts.tokens.unwrap().counts[&("a.md".to_string(), TokenSpan::Lines(2, 2))],
+            counted
+        );
+    }
+}
