@@ -112,3 +112,60 @@ pub fn check(analysis: &Analysis, root: Option<&Path>, cache: &mut Cache) -> Vec
     let facts = gather(analysis, root, cache);
     workspace::check(analysis, &facts)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn git(root: &Path, args: &[&str]) {
+        let status = std::process::Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    #[test]
+    fn a_deletes_last_commit_is_cached_until_head_moves() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("plan.md"), "# plan\n").unwrap();
+        git(root, &["init", "-q", "-b", "main"]);
+        git(root, &["add", "-A"]);
+        git(root, &["commit", "-q", "-m", "first"]);
+        let report = r#"{"entries": [{"path": "plan.md", "token_estimate": {"raw_tokens": 3},
+            "exact_edit": {"kind": "delete", "anchor": {"start_line": 1, "end_line": 1}}}]}"#;
+        let analysis = report_core::analyze(report);
+        let mut cache = Cache::default();
+        let last = |cache: &mut Cache| {
+            gather(&analysis, Some(root), cache).files["plan.md"]
+                .last_commit
+                .clone()
+                .unwrap()
+        };
+        assert!(
+            last(&mut cache).contains(" first ("),
+            "{:?}",
+            cache.last_commits
+        );
+        assert_eq!(cache.last_commits.len(), 1);
+        assert!(last(&mut cache).contains(" first ("));
+        assert_eq!(cache.last_commits.len(), 1);
+        // A new commit moves HEAD: asked again.
+        std::fs::write(root.join("plan.md"), "# plan, done\n").unwrap();
+        git(root, &["commit", "-q", "-am", "second"]);
+        assert!(last(&mut cache).contains(" second ("));
+        assert_eq!(cache.last_commits.len(), 2);
+    }
+}
