@@ -65,6 +65,9 @@ enum Command {
         /// Show at most this many problems per file, errors first; the others are counted (in the summary and the exit code too).
         #[arg(long, value_name = "N", default_value_t = cli::DEFAULT_MAX_DIAGNOSTICS)]
         max_diagnostics: usize,
+        /// How far `raw_tokens` may be from the offline recount of its span, as a fraction of the recount (workspace checks).
+        #[arg(long, value_name = "FRACTION", default_value_t = report_lsp::workspace::tokens::DEFAULT_TOLERANCE, value_parser = parse_tolerance)]
+        token_tolerance: f64,
     },
     /// Explain a diagnostic code: the invariant it enforces, with a failing and a passing example.
     Explain {
@@ -109,6 +112,14 @@ enum DenyArg {
     Hints,
 }
 
+/// A tolerance: a fraction of at least 0 (`0.1` is 10%).
+fn parse_tolerance(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(value) if value.is_finite() && value >= 0.0 => Ok(value),
+        _ => Err("expected a fraction of at least 0, such as 0.1 for 10%".into()),
+    }
+}
+
 fn main() -> ExitCode {
     let args = match Args::try_parse() {
         Ok(args) => args,
@@ -137,6 +148,7 @@ fn main() -> ExitCode {
             diff,
             root,
             max_diagnostics,
+            token_tolerance,
         }) => {
             let options = CheckOptions {
                 paths,
@@ -169,6 +181,7 @@ fn main() -> ExitCode {
                 },
                 root,
                 max_diagnostics,
+                token_tolerance,
             };
             ExitCode::from(cli::run_check(
                 &options,

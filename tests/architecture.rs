@@ -12,6 +12,7 @@ const SERVER_ONLY: &[&str] = &[
     "ropey",
     "rayon",
     "ignore",
+    "tiktoken-rs",
     "futures",
     "tower-service",
     "libc",

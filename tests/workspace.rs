@@ -14,12 +14,21 @@ const FUTURE: &str = "2099-01-01T00:00:00Z";
 const PAST: &str = "2001-01-01T00:00:00Z";
 
 /// `check --format json` on the project's report; its workspace diagnostics
-/// as `(code, message)`, in order.
+/// as `(code, message)`, in order. The fixtures' `raw_tokens` are
+/// placeholders, so check 8 is left out here (see [`check_with`]).
 fn check(project: &Project, root: Option<&Path>) -> Vec<(String, String)> {
+    let mut found = check_with(project, root, &[]);
+    found.retain(|(code, _)| code != "token-count-mismatch");
+    found
+}
+
+/// [`check`] with every workspace diagnostic, and these extra arguments.
+fn check_with(project: &Project, root: Option<&Path>, args: &[&str]) -> Vec<(String, String)> {
     let mut command = Command::new(env!("CARGO_BIN_EXE_report-lsp"));
     command
         .args(["check", "--format", "json"])
-        .arg(project.report_path());
+        .arg(project.report_path())
+        .args(args);
     if let Some(root) = root {
         command.arg("--root").arg(root);
     }
@@ -328,4 +337,129 @@ fn workspace_diagnostics_appear_in_every_format() {
         // A warning does not fail the check.
         assert_eq!(output.status.code(), Some(0), "{format}: {text}");
     }
+}
+
+/// The o200k_base count of `text`, in one call of the tokenizer.
+fn tokens(text: &str) -> u64 {
+    tiktoken_rs::o200k_base()
+        .unwrap()
+        .encode_ordinary(text)
+        .len() as u64
+}
+
+fn with_raw_tokens(mut entry: Value, raw: u64) -> Value {
+    entry["token_estimate"]["raw_tokens"] = json!(raw);
+    entry
+}
+
+const NOTES: &str = "# 会议记录\n\nRun `make install` 😀 then\nread the 漢字 guide.\nlast line\n";
+
+/// A project whose report has a `delete-range` over lines 3-4 of NOTES, a
+/// `delete` of the whole plan and a generative entry, with these raw_tokens.
+fn token_project(range_raw: u64, delete_raw: u64) -> Project {
+    let project = Project::new();
+    project.write("docs/notes.md", NOTES);
+    project.write("plans/plan.md", PLAN);
+    project.write("docs/done.md", "done\n");
+    project.write("docs/long.md", "x\n");
+    project.commit_all();
+    let mut generative = with_raw_tokens(
+        edit_entry("docs/long.md", json!({"kind": "delete-range"})),
+        999,
+    );
+    generative.as_object_mut().unwrap().remove("exact_edit");
+    generative["op_type"] = json!("generative");
+    generative["op"] = json!("condense");
+    project.write_report(&report(
+        FUTURE,
+        vec![json!("docs/notes.md"), json!("plans/plan.md"), json!("docs/long.md")],
+        vec![
+            with_raw_tokens(edit_entry("docs/notes.md", json!({"kind": "delete-range", "anchor": {"start_line": 3, "end_line": 4}, "expected_sha256": sha256(NOTES)})), range_raw),
+            with_raw_tokens(delete_entry("plans/plan.md", "docs/done.md", &sha256(PLAN)), delete_raw),
+            generative,
+        ],
+        vec![],
+    ));
+    project
+}
+
+#[test]
+fn raw_tokens_are_recounted_over_the_anchored_lines_and_the_deleted_file() {
+    let span = "Run `make install` 😀 then\nread the 漢字 guide.";
+    let (range, whole) = (tokens(span), tokens(PLAN));
+    assert!(range > 5 && whole > 1);
+    // The recorded counts agree: nothing is said, the generative entry is not recounted.
+    let project = token_project(range, whole);
+    assert_eq!(check_with(&project, None, &[]), vec![]);
+
+    // Off by more than 10%: a hint on each, naming both counts and the span.
+    let project = token_project(range * 2, whole + 10);
+    let found = check_with(&project, None, &[]);
+    assert_eq!(
+        codes(&found),
+        ["token-count-mismatch", "token-count-mismatch"],
+        "{found:?}"
+    );
+    assert_eq!(
+        found[0].1,
+        format!(
+            "`raw_tokens` is {}, but o200k_base counts {range} tokens in lines 3-4 of `docs/notes.md` now (more than 10% apart)",
+            range * 2
+        )
+    );
+    assert!(
+        found[1].1.contains(&format!(
+            "counts {whole} tokens in the whole file of `plans/plan.md`"
+        )),
+        "{found:?}"
+    );
+
+    // A wider tolerance accepts the first; the second is still further off.
+    let found = check_with(&project, None, &["--token-tolerance", "1.5"]);
+    assert_eq!(codes(&found), ["token-count-mismatch"], "{found:?}");
+    assert!(
+        found[0].1.contains("`plans/plan.md`") && found[0].1.contains("150%"),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn a_bad_token_tolerance_is_a_usage_error() {
+    let project = token_project(1, 1);
+    for bad in ["-0.1", "ten", "NaN"] {
+        let output = Command::new(env!("CARGO_BIN_EXE_report-lsp"))
+            .arg("check")
+            .arg(format!("--token-tolerance={bad}"))
+            .arg(project.report_path())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{bad}");
+        assert!(
+            String::from_utf8_lossy(&output.stderr).contains("fraction"),
+            "{bad}"
+        );
+    }
+}
+
+#[test]
+fn a_huge_line_without_spaces_does_not_stall_the_recount() {
+    let project = Project::new();
+    // 6 MiB in one run: the tokenizer's merge is quadratic in a run's length.
+    let blob = format!("{}\n", "Zm9v".repeat(6 << 18));
+    project.write("docs/blob.md", &blob);
+    project.commit_all();
+    project.write_report(&report(
+        FUTURE,
+        vec![json!("docs/blob.md")],
+        vec![with_raw_tokens(edit_entry("docs/blob.md", json!({"kind": "delete-range", "anchor": {"start_line": 1, "end_line": 1}, "expected_sha256": sha256(&blob)})), 1)],
+        vec![],
+    ));
+    let started = std::time::Instant::now();
+    let found = check_with(&project, None, &[]);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(codes(&found), ["token-count-mismatch"], "{found:?}");
 }

@@ -447,3 +447,211 @@ fn a_pulling_client_is_told_to_pull_again_and_the_live_tier_shows_in_the_hints()
     );
     editor.shutdown();
 }
+
+/// The o200k_base count of `text`, in one call of the tokenizer.
+fn tokens(text: &str) -> u64 {
+    tiktoken_rs::o200k_base()
+        .unwrap()
+        .encode_ordinary(text)
+        .len() as u64
+}
+
+#[test]
+fn the_hover_on_raw_tokens_shows_both_counts_and_the_tolerance_is_a_setting() {
+    let project = Project::new();
+    let notes = "# 笔记 😀\nRun `make install` then read the 漢字 guide.\nlast\n";
+    let path = "docs/笔记😀.md";
+    project.write(path, notes);
+    project.commit_all();
+    let counted = tokens("# 笔记 😀\nRun `make install` then read the 漢字 guide.");
+    let mut entry = edit_entry(
+        path,
+        json!({"kind": "delete-range", "anchor": {"start_line": 1, "end_line": 2}, "expected_sha256": sha256(notes)}),
+    );
+    entry["token_estimate"]["raw_tokens"] = json!(counted * 2);
+    // One line: the path's CJK and emoji come before `raw_tokens`, so UTF-16 columns differ from bytes.
+    let text =
+        serde_json::to_string(&report(FUTURE, vec![json!(path)], vec![entry], vec![])).unwrap();
+    std::fs::write(project.report_path(), &text).unwrap();
+    let uri = uri_of(&project.report_path());
+    let mut editor = Editor::start_with_capabilities(
+        env!("CARGO_BIN_EXE_report-lsp"),
+        json!({}),
+        &[],
+        Value::Null,
+    );
+    editor.open(&uri, &text, 1);
+    let diagnostics = until(&mut editor, &uri, |d| has(d, "token-count-mismatch"));
+    let hint = diagnostics
+        .iter()
+        .find(|d| d["code"] == "token-count-mismatch")
+        .unwrap();
+    let value_at = text.find("\"raw_tokens\":").unwrap() + "\"raw_tokens\":".len();
+    assert_eq!(hint["range"]["start"], utf16_position(&text, value_at));
+    assert_eq!(hint["severity"], 4);
+    assert!(
+        hint["message"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("counts {counted} tokens in lines 1-2 of `{path}`")),
+        "{hint}"
+    );
+
+    let hover = editor.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": utf16_position(&text, value_at - 3)}),
+    );
+    let markdown = hover["result"]["contents"]["value"].as_str().unwrap();
+    assert!(
+        markdown.contains("**Token recount** (o200k_base, offline)"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains(&format!("- recorded: {}\n", counted * 2)),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains(&format!(
+            "- recounted: {counted}, in lines 1-2 of `{path}` as it is now"
+        )),
+        "{markdown}"
+    );
+    // The glossary line is still there.
+    assert!(markdown.contains("local tokenizer"), "{markdown}");
+
+    // A wider tolerance: the workspace pass runs again with it, and the hint goes.
+    editor.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"reportLsp": {"tokenTolerance": 1.5}}}),
+    );
+    let hover_text = |editor: &mut Editor| {
+        let hover = editor.request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": utf16_position(&text, value_at - 3)}),
+        );
+        hover["result"]["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let mut markdown = String::new();
+    for _ in 0..100 {
+        markdown = hover_text(&mut editor);
+        if markdown.contains("within the tolerance of 150%") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(
+        markdown.contains("within the tolerance of 150%"),
+        "{markdown}"
+    );
+    until(&mut editor, &uri, |d| !has(d, "token-count-mismatch"));
+    // A wrong value is refused and the wider tolerance kept.
+    editor.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"reportLsp": {"tokenTolerance": -1}}}),
+    );
+    let log = (0..5)
+        .map(|_| editor.log_message())
+        .find(|l| l.contains("tokenTolerance"))
+        .unwrap();
+    assert!(
+        log.contains("reportLsp.tokenTolerance = -1 refused"),
+        "{log}"
+    );
+    let markdown = hover_text(&mut editor);
+    assert!(
+        markdown.contains("within the tolerance of 150%"),
+        "{markdown}"
+    );
+    editor.shutdown();
+}
+
+fn progress_of(message: &Value, token: &Value) -> Option<Value> {
+    (message["method"] == "$/progress" && message["params"]["token"] == *token)
+        .then(|| message["params"]["value"].clone())
+}
+
+#[test]
+fn the_first_pass_reports_progress_when_the_client_shows_it() {
+    let (project, text) = project();
+    let uri = uri_of(&project.report_path());
+    let mut editor = Editor::start_with_capabilities(
+        env!("CARGO_BIN_EXE_report-lsp"),
+        json!({"window": {"workDoneProgress": true}}),
+        &[],
+        Value::Null,
+    );
+    editor.open(&uri, &text, 1);
+    let create = editor.next_matching(|m| m["method"] == "window/workDoneProgress/create");
+    let token = create["params"]["token"].clone();
+    assert!(token.is_string(), "{create}");
+    editor.send(json!({"jsonrpc": "2.0", "id": create["id"], "result": null}));
+    let mut values = Vec::new();
+    loop {
+        let message = editor.next_matching(|m| progress_of(m, &token).is_some());
+        let value = progress_of(&message, &token).unwrap();
+        let end = value["kind"] == "end";
+        values.push(value);
+        if end {
+            break;
+        }
+    }
+    assert_eq!(values[0]["kind"], "begin", "{values:?}");
+    assert!(values[0]["title"].is_string(), "{values:?}");
+    // The report names three paths: its two files and the served path.
+    let last_report = values.iter().rev().find(|v| v["kind"] == "report").unwrap();
+    assert_eq!(last_report["message"], "3 of 3 files checked", "{values:?}");
+    assert_eq!(last_report["percentage"], 100, "{values:?}");
+    assert_eq!(values.iter().filter(|v| v["kind"] == "end").count(), 1);
+    until(&mut editor, &uri, |d| has(d, "live-tier-confirm"));
+
+    // A later pass (a named file saved) is not a first one: no new progress.
+    project.write("docs/done.md", "done\n");
+    editor.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": uri_of(&project.path().join("docs/done.md"))}}),
+    );
+    until(&mut editor, &uri, |d| !has(d, "live-tier-confirm"));
+    editor.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": position(&text, "\"exact_edit\"")}),
+    );
+    assert!(
+        !editor
+            .backlog
+            .iter()
+            .any(|m| m["method"] == "window/workDoneProgress/create"),
+        "{:?}",
+        editor.backlog
+    );
+    editor.shutdown();
+}
+
+#[test]
+fn a_client_without_work_done_progress_gets_no_progress() {
+    let (project, text) = project();
+    let uri = uri_of(&project.report_path());
+    let mut editor = Editor::start_with_capabilities(
+        env!("CARGO_BIN_EXE_report-lsp"),
+        json!({"window": {"workDoneProgress": false}}),
+        &[],
+        Value::Null,
+    );
+    editor.open(&uri, &text, 1);
+    until(&mut editor, &uri, |d| has(d, "live-tier-confirm"));
+    // A round trip after the pass: anything the pass sent has arrived by now.
+    editor.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": position(&text, "\"exact_edit\"")}),
+    );
+    assert!(
+        !editor.backlog.iter().any(|m| {
+            m["method"] == "$/progress" || m["method"] == "window/workDoneProgress/create"
+        }),
+        "{:?}",
+        editor.backlog
+    );
+    editor.shutdown();
+}

@@ -67,6 +67,8 @@ pub struct CheckOptions {
     /// The most diagnostics shown per file (`--max-diagnostics`), errors
     /// first; the others are counted, in the summary and the exit code too.
     pub max_diagnostics: usize,
+    /// Check 8's tolerance (`--token-tolerance`), a fraction of the recount.
+    pub token_tolerance: f64,
 }
 
 /// `--max-diagnostics`' default: more than anyone reads, few enough that a
@@ -87,6 +89,7 @@ impl CheckOptions {
             fix: FixMode::Off,
             root: None,
             max_diagnostics: DEFAULT_MAX_DIAGNOSTICS,
+            token_tolerance: crate::workspace::tokens::DEFAULT_TOLERANCE,
         }
     }
 }
@@ -255,7 +258,7 @@ pub fn run_check(
             Err(failure) => failures.push(failure),
         }
     }
-    add_workspace_diagnostics(&mut files, options.root.as_deref(), &stdin_name);
+    add_workspace_diagnostics(&mut files, options, &stdin_name);
     if files.is_empty() && searched_folders > 0 && !options.allow_empty {
         failures.push(Failure {
             path: None,
@@ -297,8 +300,12 @@ pub fn run_check(
 
 /// Checks each report against the project it describes (invariant 13),
 /// with one hash cache for all of them; the diagnostics join the file's own.
-fn add_workspace_diagnostics(files: &mut [FileResult], root: Option<&Path>, stdin_name: &str) {
-    let mut cache = crate::workspace::HashCache::default();
+fn add_workspace_diagnostics(files: &mut [FileResult], options: &CheckOptions, stdin_name: &str) {
+    let root = options.root.as_deref();
+    let mut cache = crate::workspace::Cache {
+        token_tolerance: options.token_tolerance,
+        ..Default::default()
+    };
     for file in files {
         let report = (file.path != stdin_name).then(|| Path::new(&file.path));
         let resolution = crate::workspace::root::resolve(&file.analysis, report, root, &[]);

@@ -196,7 +196,10 @@ enum Lookup<'a> {
 }
 
 impl AnalysisThread {
-    pub fn spawn(session: Arc<Session>) -> AnalysisThread {
+    pub fn spawn(
+        session: Arc<Session>,
+        progress: Option<super::workspace::ProgressClient>,
+    ) -> AnalysisThread {
         let router = Arc::new(Router {
             session: session.clone(),
             threads: Mutex::new(Threads::default()),
@@ -210,7 +213,7 @@ impl AnalysisThread {
                 router.send(&uri, Message::Workspace(result));
             }
         });
-        let workspace = WorkspaceThread::spawn(session, deliver);
+        let workspace = WorkspaceThread::spawn(session, deliver, progress);
         let _ = router.checks.set(workspace.clone());
         // The first thread starts now: it answers what comes before any open.
         {

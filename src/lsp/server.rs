@@ -30,7 +30,13 @@ impl Server {
             .is_ok()
             .then(|| Refresher::spawn(client.clone()));
         let session = Arc::new(Session::new(Publisher(notifications), refresher));
-        let analysis = AnalysisThread::spawn(session.clone());
+        let progress = tokio::runtime::Handle::try_current().ok().map(|runtime| {
+            super::workspace::ProgressClient {
+                client: client.clone(),
+                runtime,
+            }
+        });
+        let analysis = AnalysisThread::spawn(session.clone(), progress);
         Server {
             client,
             session,

@@ -97,6 +97,8 @@ pub struct Negotiated {
     /// Whether the client takes `documentChanges`: edits tied to a document
     /// version, which it refuses to apply to a later text.
     pub versioned_edits: bool,
+    /// Whether the client shows server-initiated progress (`window.workDoneProgress`).
+    pub work_done_progress: bool,
 }
 
 impl Default for Negotiated {
@@ -111,6 +113,7 @@ impl Default for Negotiated {
             refresh_inlay_hints: false,
             pulls_configuration: false,
             versioned_edits: false,
+            work_done_progress: false,
         }
     }
 }
@@ -123,6 +126,9 @@ pub struct Settings {
     pub max_diagnostics: usize,
     /// Documents larger than this get one diagnostic instead of an analysis.
     pub max_document_bytes: usize,
+    /// How far `raw_tokens` may be from the workspace check's recount, as a
+    /// fraction of the recount (`tokenTolerance`).
+    pub token_tolerance: f64,
 }
 
 /// Well above the largest reports served (50 000 entries are about 42 MB),
@@ -139,6 +145,7 @@ impl Default for Settings {
             globs: ReportGlobs::default(),
             max_diagnostics: DEFAULT_MAX_DIAGNOSTICS,
             max_document_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
+            token_tolerance: crate::workspace::tokens::DEFAULT_TOLERANCE,
         }
     }
 }
@@ -176,9 +183,17 @@ impl Settings {
                 None => refused.push(refusal("maxDocumentBytes", max, POSITIVE)),
             }
         }
+        if let Some(tolerance) = setting("tokenTolerance") {
+            match tolerance.as_f64().filter(|t| t.is_finite() && *t >= 0.0) {
+                Some(t) => self.token_tolerance = t,
+                None => refused.push(refusal("tokenTolerance", tolerance, FRACTION)),
+            }
+        }
         refused
     }
 }
+
+const FRACTION: &str = "expected a fraction of at least 0, such as 0.1 for 10%";
 
 const POSITIVE: &str = "expected a whole number of at least 1";
 
@@ -237,6 +252,15 @@ impl Publisher {
                 version,
             },
         };
+        if let Ok(body) = serde_json::to_vec(&notification) {
+            let _ = self.0.unbounded_send(body);
+        }
+    }
+
+    /// Sends any other notification, in order with the publications.
+    pub fn notify<P: serde::Serialize>(&self, method: &str, params: P) {
+        let notification =
+            serde_json::json!({"jsonrpc": "2.0", "method": method, "params": params});
         if let Ok(body) = serde_json::to_vec(&notification) {
             let _ = self.0.unbounded_send(body);
         }

@@ -12,14 +12,16 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use report_core::diagnostic::Diagnostic;
 use report_core::text::{ByteEdit, Shift, TextRange};
 use report_core::workspace::WorkspaceFacts;
-use tower_lsp_server::ls_types::Uri;
+use tower_lsp_server::Client;
+use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use super::session::{Session, lock};
-use crate::workspace::{HashCache, root};
+use crate::workspace::{Cache, root};
 
 /// What a check found for one generation of a report.
 pub struct WorkspaceResult {
@@ -32,6 +34,13 @@ pub struct WorkspaceResult {
 /// Where results go: the analysis thread's queue, as a closure so this
 /// module needs nothing of its message type.
 pub type Deliver = Box<dyn Fn(WorkspaceResult) + Send>;
+
+/// How the workspace thread asks the client to show progress: the client
+/// handle and the runtime its requests run on.
+pub struct ProgressClient {
+    pub client: Client,
+    pub runtime: tokio::runtime::Handle,
+}
 
 enum Request {
     Check(Uri),
@@ -50,15 +59,21 @@ pub struct WorkspaceThread {
 }
 
 impl WorkspaceThread {
-    pub fn spawn(session: Arc<Session>, deliver: Deliver) -> WorkspaceThread {
+    pub fn spawn(
+        session: Arc<Session>,
+        deliver: Deliver,
+        progress: Option<ProgressClient>,
+    ) -> WorkspaceThread {
         let (requests, received) = mpsc::channel();
         let folders = Arc::new(Mutex::new(Vec::new()));
         let worker = Worker {
             session,
             deliver,
             folders: folders.clone(),
-            cache: HashCache::default(),
+            cache: Cache::default(),
             watched: HashMap::new(),
+            progress,
+            passes: 0,
         };
         std::thread::Builder::new()
             .name("workspace".into())
@@ -90,9 +105,12 @@ struct Worker {
     session: Arc<Session>,
     deliver: Deliver,
     folders: Arc<Mutex<Vec<PathBuf>>>,
-    cache: HashCache,
+    cache: Cache,
     /// Per report: the root and every path whose change calls for a recheck.
     watched: HashMap<Uri, (PathBuf, HashSet<PathBuf>)>,
+    progress: Option<ProgressClient>,
+    /// First passes shown with progress so far (each gets its own token).
+    passes: u64,
 }
 
 impl Worker {
@@ -171,7 +189,30 @@ impl Worker {
                 facts: Arc::new(WorkspaceFacts::default()),
             });
         };
-        let facts = crate::workspace::gather(&analysis, Some(found), &mut self.cache);
+        self.cache.token_tolerance = lock(&self.session.settings).token_tolerance;
+        // A report's first pass reads every file it names: shown as progress
+        // where the client shows it; later passes mostly hit the cache.
+        let first = !self.watched.contains_key(uri);
+        let mut progress = match (&self.progress, first) {
+            (Some(client), true) if self.session.negotiated().work_done_progress => {
+                self.passes += 1;
+                Progress::start(client, &self.session, self.passes)
+            }
+            _ => None,
+        };
+        let facts = crate::workspace::gather_with_progress(
+            &analysis,
+            Some(found),
+            &mut self.cache,
+            &mut |done, total| {
+                if let Some(progress) = &mut progress {
+                    progress.report(done, total);
+                }
+            },
+        );
+        if let Some(progress) = progress {
+            progress.end();
+        }
         let diagnostics = report_core::workspace::check(&analysis, &facts);
         self.watched.insert(
             uri.clone(),
@@ -183,6 +224,100 @@ impl Worker {
             diagnostics,
             facts: Arc::new(facts),
         })
+    }
+}
+
+/// How long the client may take to create a progress token before the
+/// pass goes on without one.
+const CREATE_TIMEOUT: Duration = Duration::from_secs(5);
+/// Reports sent at most this often (the last one is always sent).
+const REPORT_EVERY: Duration = Duration::from_millis(100);
+
+/// One pass's `$/progress`: created with `window/workDoneProgress/create`,
+/// then begin, reports (files checked of total) and end, sent in order with
+/// the publications.
+struct Progress<'s> {
+    session: &'s Session,
+    token: lsp::NumberOrString,
+    began: bool,
+    last: Option<(Instant, u32)>,
+}
+
+impl<'s> Progress<'s> {
+    /// Asks the client for the token and waits (bounded) for its answer;
+    /// None when it refuses or does not answer in time.
+    fn start(client: &ProgressClient, session: &'s Session, pass: u64) -> Option<Progress<'s>> {
+        let token = lsp::NumberOrString::String(format!("report-lsp/workspace/{pass}"));
+        let (answered, answer) = mpsc::channel();
+        let request = client.client.clone();
+        let params = lsp::WorkDoneProgressCreateParams {
+            token: token.clone(),
+        };
+        client.runtime.spawn(async move {
+            let created = request
+                .send_request::<lsp::request::WorkDoneProgressCreate>(params)
+                .await
+                .is_ok();
+            let _ = answered.send(created);
+        });
+        if !answer.recv_timeout(CREATE_TIMEOUT).unwrap_or(false) {
+            return None;
+        }
+        Some(Progress {
+            session,
+            token,
+            began: false,
+            last: None,
+        })
+    }
+
+    fn send(&self, value: lsp::WorkDoneProgress) {
+        self.session.publisher.notify(
+            "$/progress",
+            lsp::ProgressParams {
+                token: self.token.clone(),
+                value: lsp::ProgressParamsValue::WorkDone(value),
+            },
+        );
+    }
+
+    fn report(&mut self, done: usize, total: usize) {
+        let percentage = (done * 100).checked_div(total).unwrap_or(100) as u32;
+        let message = Some(format!("{done} of {total} files checked"));
+        if !self.began {
+            self.began = true;
+            self.send(lsp::WorkDoneProgress::Begin(lsp::WorkDoneProgressBegin {
+                title: "Checking the report against the project".into(),
+                cancellable: Some(false),
+                message,
+                percentage: Some(percentage),
+            }));
+            self.last = Some((Instant::now(), percentage));
+            return;
+        }
+        let due = match self.last {
+            Some((at, was)) => done == total || (was != percentage && at.elapsed() >= REPORT_EVERY),
+            None => true,
+        };
+        if !due
+            || self
+                .last
+                .is_some_and(|(_, was)| was == percentage && done != total)
+        {
+            return;
+        }
+        self.last = Some((Instant::now(), percentage));
+        self.send(lsp::WorkDoneProgress::Report(lsp::WorkDoneProgressReport {
+            cancellable: Some(false),
+            message,
+            percentage: Some(percentage),
+        }));
+    }
+
+    fn end(self) {
+        self.send(lsp::WorkDoneProgress::End(lsp::WorkDoneProgressEnd {
+            message: Some("done".into()),
+        }));
     }
 }
 

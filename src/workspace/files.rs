@@ -224,4 +224,48 @@ mod tests {
         let secret = dir.path().join("secret.md");
         assert_eq!(inside(&root, secret.to_str().unwrap()), None);
     }
+
+    fn request(path: &str) -> PathRequest {
+        PathRequest {
+            path: path.into(),
+            text: true,
+            hash: true,
+            last_commit: false,
+        }
+    }
+
+    fn set_mtime(path: &Path, seconds: u64) {
+        let file = std::fs::File::options().write(true).open(path).unwrap();
+        file.set_modified(UNIX_EPOCH + std::time::Duration::from_secs(seconds))
+            .unwrap();
+    }
+
+    #[test]
+    fn hashes_and_texts_are_cached_by_path_size_and_mtime() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let file = root.join("a.md");
+        std::fs::write(&file, "one 漢字\n").unwrap();
+        set_mtime(&file, 1_000_000);
+        let mut cache = HashCache::default();
+        let first = facts(&root, &request("a.md"), &mut cache);
+        assert_eq!(first.text.as_deref(), Some("one 漢字\n"));
+        // Same size and mtime: the cache answers, the file is not read again
+        // (its new bytes are not seen).
+        std::fs::write(&file, "two 漢字\n").unwrap();
+        set_mtime(&file, 1_000_000);
+        let second = facts(&root, &request("a.md"), &mut cache);
+        assert_eq!(second.sha256, first.sha256);
+        assert_eq!(second.text.as_deref(), Some("one 漢字\n"));
+        // A new mtime: read again.
+        set_mtime(&file, 1_000_001);
+        let third = facts(&root, &request("a.md"), &mut cache);
+        assert_ne!(third.sha256, first.sha256);
+        assert_eq!(third.text.as_deref(), Some("two 漢字\n"));
+        // A new size: read again, whatever the mtime.
+        std::fs::write(&file, "three 漢字\n").unwrap();
+        set_mtime(&file, 1_000_001);
+        let fourth = facts(&root, &request("a.md"), &mut cache);
+        assert_eq!(fourth.text.as_deref(), Some("three 漢字\n"));
+    }
 }

@@ -117,6 +117,13 @@ fn describe(index: u8, worktree: u8) -> String {
     }
 }
 
+/// The commit HEAD names, or None (no commit yet, no git).
+pub fn head(root: &Path) -> Option<String> {
+    let out = git(root, &["rev-parse", "--verify", "-q", "HEAD"]).ok()?;
+    let line = String::from_utf8_lossy(&out).trim().to_string();
+    (!line.is_empty()).then_some(line)
+}
+
 /// `<short hash> <subject>` of the last commit touching `path`.
 pub fn last_commit(root: &Path, path: &str) -> Option<String> {
     let out = git(root, &["log", "-1", "--format=%h %s (%as)", "--", path]).ok()?;

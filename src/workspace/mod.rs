@@ -7,6 +7,7 @@
 pub mod files;
 pub mod git;
 pub mod root;
+pub mod tokens;
 
 use std::path::Path;
 
@@ -16,9 +17,43 @@ use report_core::workspace::{self, WorkspaceFacts};
 
 pub use files::HashCache;
 
+/// What one pass of the workspace checks keeps for the next (hashes, texts
+/// and token counts, by path, size and mtime or by content) and how it is set.
+pub struct Cache {
+    pub files: HashCache,
+    pub tokens: tokens::TokenCache,
+    /// The last commit of each path, by HEAD's commit and path: one git
+    /// call each, so a pass after the first makes none while HEAD stays.
+    pub last_commits: std::collections::HashMap<(String, String), Option<String>>,
+    /// Check 8's tolerance: a fraction of the recount.
+    pub token_tolerance: f64,
+}
+
+impl Default for Cache {
+    fn default() -> Cache {
+        Cache {
+            files: HashCache::default(),
+            tokens: tokens::TokenCache::default(),
+            last_commits: Default::default(),
+            token_tolerance: tokens::DEFAULT_TOLERANCE,
+        }
+    }
+}
+
 /// Gathers every fact `analysis`'s report needs from the project at `root`
 /// (None: no root was found, which the checks say once).
-pub fn gather(analysis: &Analysis, root: Option<&Path>, cache: &mut HashCache) -> WorkspaceFacts {
+pub fn gather(analysis: &Analysis, root: Option<&Path>, cache: &mut Cache) -> WorkspaceFacts {
+    gather_with_progress(analysis, root, cache, &mut |_, _| {})
+}
+
+/// [`gather`], telling `progress(done, total)` how many of the named paths
+/// have been read so far.
+pub fn gather_with_progress(
+    analysis: &Analysis,
+    root: Option<&Path>,
+    cache: &mut Cache,
+    progress: &mut dyn FnMut(usize, usize),
+) -> WorkspaceFacts {
     let Some(root) = root else {
         return WorkspaceFacts::default();
     };
@@ -42,19 +77,95 @@ pub fn gather(analysis: &Analysis, root: Option<&Path>, cache: &mut HashCache) -
         ..Default::default()
     };
     let mut commits_left = git::MAX_LAST_COMMITS;
-    for request in requests {
-        let mut file = files::facts(&canonical_root, &request, cache);
+    let head = facts.git.as_ref().and_then(|_| git::head(root));
+    let total = requests.len();
+    progress(0, total);
+    for (done, request) in requests.into_iter().enumerate() {
+        if done % PROGRESS_EVERY == 0 && done > 0 {
+            progress(done, total);
+        }
+        let mut file = files::facts(&canonical_root, &request, &mut cache.files);
         if request.last_commit && facts.git.is_some() && commits_left > 0 {
             commits_left -= 1;
-            file.last_commit = git::last_commit(root, &request.path);
+            file.last_commit = match &head {
+                Some(head) => cache
+                    .last_commits
+                    .entry((head.clone(), request.path.clone()))
+                    .or_insert_with(|| git::last_commit(root, &request.path))
+                    .clone(),
+                None => git::last_commit(root, &request.path),
+            };
         }
         facts.files.insert(request.path, file);
     }
+    let spans = workspace::token_spans(tree);
+    tokens::recount(&mut facts, spans, cache.token_tolerance, &mut cache.tokens);
+    progress(total, total);
     facts
 }
 
+/// Paths read between two progress reports.
+const PROGRESS_EVERY: usize = 256;
+
 /// The workspace diagnostics of one report: gathered and judged.
-pub fn check(analysis: &Analysis, root: Option<&Path>, cache: &mut HashCache) -> Vec<Diagnostic> {
+pub fn check(analysis: &Analysis, root: Option<&Path>, cache: &mut Cache) -> Vec<Diagnostic> {
     let facts = gather(analysis, root, cache);
     workspace::check(analysis, &facts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn git(root: &Path, args: &[&str]) {
+        let status = std::process::Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    #[test]
+    fn a_deletes_last_commit_is_cached_until_head_moves() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("plan.md"), "# plan\n").unwrap();
+        git(root, &["init", "-q", "-b", "main"]);
+        git(root, &["add", "-A"]);
+        git(root, &["commit", "-q", "-m", "first"]);
+        let report = r#"{"entries": [{"path": "plan.md", "token_estimate": {"raw_tokens": 3},
+            "exact_edit": {"kind": "delete", "anchor": {"start_line": 1, "end_line": 1}}}]}"#;
+        let analysis = report_core::analyze(report);
+        let mut cache = Cache::default();
+        let last = |cache: &mut Cache| {
+            gather(&analysis, Some(root), cache).files["plan.md"]
+                .last_commit
+                .clone()
+                .unwrap()
+        };
+        assert!(
+            last(&mut cache).contains(" first ("),
+            "{:?}",
+            cache.last_commits
+        );
+        assert_eq!(cache.last_commits.len(), 1);
+        assert!(last(&mut cache).contains(" first ("));
+        assert_eq!(cache.last_commits.len(), 1);
+        // A new commit moves HEAD: asked again.
+        std::fs::write(root.join("plan.md"), "# plan, done\n").unwrap();
+        git(root, &["commit", "-q", "-am", "second"]);
+        assert!(last(&mut cache).contains(" second ("));
+        assert_eq!(cache.last_commits.len(), 2);
+    }
 }

@@ -115,6 +115,7 @@ codes! {
     PromotionCandidateMissing = "promotion-candidate-missing", 13, Hint;
     ModifiedAfterCheck = "modified-after-check", 13, Hint;
     ReplaceMatchMissing = "replace-match-missing", 13, Warning;
+    TokenCountMismatch = "token-count-mismatch", 13, Hint;
 }
 
 impl std::fmt::Display for Code {

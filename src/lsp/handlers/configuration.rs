@@ -24,13 +24,15 @@ pub async fn changed(
     analysis: &AnalysisThread,
     params: lsp::DidChangeConfigurationParams,
 ) -> Vec<String> {
+    let before = lock(&session.settings).token_tolerance;
     let mut lines = guard(|| lock(&session.settings).apply(Some(&params.settings)));
     if session.negotiated().pulls_configuration {
         lines.extend(pulled(client, session).await);
     }
     // Both carry the same values when a client sends and answers alike: say it once.
     lines.dedup();
-    lines.extend(guard(|| recheck(session, analysis)));
+    let tolerance_changed = lock(&session.settings).token_tolerance != before;
+    lines.extend(guard(|| recheck(session, analysis, tolerance_changed)));
     lines
 }
 
@@ -43,8 +45,10 @@ pub async fn initialized(
     if !session.negotiated().pulls_configuration {
         return Vec::new();
     }
+    let before = lock(&session.settings).token_tolerance;
     let mut lines = pulled(client, session).await;
-    lines.extend(guard(|| recheck(session, analysis)));
+    let tolerance_changed = lock(&session.settings).token_tolerance != before;
+    lines.extend(guard(|| recheck(session, analysis, tolerance_changed)));
     lines
 }
 
@@ -64,10 +68,15 @@ async fn pulled(client: &Client, session: &Session) -> Vec<String> {
     }
 }
 
-fn recheck(session: &Session, analysis: &AnalysisThread) -> Vec<String> {
+/// Checks every open document again; with `workspace`, against its project
+/// too (a workspace setting changed).
+fn recheck(session: &Session, analysis: &AnalysisThread, workspace: bool) -> Vec<String> {
     let mut documents = lock(&session.documents);
     for (uri, open) in documents.iter_mut() {
         analysis.schedule(session, uri, open, None, None);
+        if workspace {
+            analysis.workspace.check(uri);
+        }
     }
     drop(documents);
     // A client that pulls asks again, after the analyses just queued.

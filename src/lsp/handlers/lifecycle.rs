@@ -55,6 +55,12 @@ pub fn initialize(
             .and_then(|i| i.refresh_support)
             .unwrap_or(false),
         versioned_edits: convert::takes_document_changes(&params.capabilities),
+        work_done_progress: params
+            .capabilities
+            .window
+            .as_ref()
+            .and_then(|w| w.work_done_progress)
+            .unwrap_or(false),
     };
     session.negotiate(negotiated);
     let refused = lock(&session.settings).apply(params.initialization_options.as_ref());

@@ -6,7 +6,9 @@
 use std::collections::BTreeMap;
 
 use super::conventions::{Convention, expected_candidates, parse_conventions};
-use super::{FileFacts, FileKind, Sourced, WorkspaceFacts, anchored_lines, items};
+use super::{
+    FileFacts, FileKind, Sourced, TokenSpan, WorkspaceFacts, anchored_lines, items, token_span,
+};
 use crate::Analysis;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::schema::SafetyTier;
@@ -72,6 +74,7 @@ pub fn check(analysis: &Analysis, facts: &WorkspaceFacts) -> Vec<Diagnostic> {
         if let Some(live) = live_derivation(facts, entry, facts_of_entry) {
             live_tier(entry, facts_of_entry, &live, &mut out);
         }
+        token_count(facts, entry, &mut out);
     }
     overlaps(anchors, &mut out);
     promotion(facts, root, &mut out);
@@ -442,6 +445,82 @@ fn promotion(facts: &WorkspaceFacts, root: Node<'_>, out: &mut Vec<Diagnostic>) 
     }
 }
 
+/// What check 8 found for one entry's `raw_tokens`.
+pub(super) struct Recount<'t> {
+    /// The `raw_tokens` value node.
+    pub raw: Node<'t>,
+    pub recorded: Option<u64>,
+    pub path: &'t str,
+    /// The recounted span, or why none is recounted.
+    pub span: Result<TokenSpan, &'static str>,
+    /// The tokenizer's count of the span, or why there is none.
+    pub counted: Result<u64, String>,
+}
+
+/// Check 8's facts for `entry`, or None when it has no `raw_tokens` or
+/// nothing was recounted.
+pub(super) fn recount<'t>(facts: &WorkspaceFacts, entry: Node<'t>) -> Option<Recount<'t>> {
+    let tokens = facts.tokens.as_ref()?;
+    let raw = entry.lookup("/token_estimate/raw_tokens")?;
+    let path = entry.get("path").and_then(Node::as_str).unwrap_or("");
+    let span =
+        token_span(entry)
+            .map(|(_, span)| span)
+            .ok_or_else(|| match entry.get("exact_edit") {
+                None => "no exact edit: a generative op's reduction is the model's rewrite",
+                Some(_) if path.ends_with('/') => "a folder's tokens are not recounted",
+                Some(_) => "this exact edit removes no span of the file",
+            });
+    let counted = match &span {
+        Err(why) => Err(why.to_string()),
+        Ok(span) => match tokens.counts.get(&(path.to_string(), *span)) {
+            Some(counted) => counted.clone(),
+            None => Err("not recounted: the file was not read".into()),
+        },
+    };
+    Some(Recount {
+        raw,
+        recorded: number(Some(raw)),
+        path,
+        span,
+        counted,
+    })
+}
+
+/// Check 8: `raw_tokens` against the tokenizer's recount of its span.
+fn token_count(facts: &WorkspaceFacts, entry: Node<'_>, out: &mut Vec<Diagnostic>) {
+    let (Some(tokens), Some(found)) = (&facts.tokens, recount(facts, entry)) else {
+        return;
+    };
+    let (Some(recorded), Ok(counted), Ok(span)) = (found.recorded, &found.counted, found.span)
+    else {
+        return;
+    };
+    if !tokens.differs(recorded, *counted) {
+        return;
+    }
+    out.push(Diagnostic::new(
+        Code::TokenCountMismatch,
+        found.raw.range(),
+        format!(
+            "`raw_tokens` is {recorded}, but {} counts {counted} tokens in {span} of `{}` now (more than {}% apart)",
+            tokens.encoding,
+            found.path,
+            percent(tokens.tolerance)
+        ),
+    ));
+}
+
+/// A fraction as a percentage for people: 0.1 is "10".
+pub(super) fn percent(fraction: f64) -> String {
+    let value = fraction * 100.0;
+    if (value - value.round()).abs() < 1e-9 {
+        format!("{}", value.round() as i64)
+    } else {
+        format!("{value:.1}")
+    }
+}
+
 /// A time in ms since the epoch, as ISO-8601 UTC.
 pub(super) fn format_ms(ms: i64) -> String {
     jiff::Timestamp::from_millisecond(ms).map_or_else(|_| ms.to_string(), |t| t.to_string())
@@ -495,6 +574,61 @@ mod tests {
         assert_eq!(live.derivation.tier, SafetyTier::Confirm);
         assert_eq!(live.tracked.fact, Fact::Unknown);
         assert_eq!(check(&analysis, &facts(None)), vec![]);
+    }
+
+    fn with_tokens(mut facts: WorkspaceFacts, counted: Result<u64, String>) -> WorkspaceFacts {
+        let mut tokens = super::super::TokenCounts {
+            encoding: "o200k_base".into(),
+            tolerance: 0.1,
+            ..Default::default()
+        };
+        tokens
+            .counts
+            .insert(("p.md".into(), TokenSpan::WholeFile), counted);
+        facts.tokens = Some(tokens);
+        facts
+    }
+
+    #[test]
+    fn raw_tokens_far_from_the_recount_get_a_hint_and_both_show_in_the_hover() {
+        let analysis = crate::analyze(REPORT);
+        let mut git = GitFacts::default();
+        git.tracked.insert("p.md".into());
+        let plain = facts(Some(git));
+        // Nothing recounted: silent.
+        assert_eq!(check(&analysis, &plain), vec![]);
+        // Recorded 1, recounted 1: within the tolerance.
+        assert_eq!(check(&analysis, &with_tokens(plain.clone(), Ok(1))), vec![]);
+        let found = check(&analysis, &with_tokens(plain.clone(), Ok(40)));
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].code, Code::TokenCountMismatch);
+        assert_eq!(found[0].severity, crate::diagnostic::Severity::Hint);
+        assert_eq!(&REPORT[found[0].range.start..found[0].range.end], "1");
+        assert_eq!(
+            found[0].message,
+            "`raw_tokens` is 1, but o200k_base counts 40 tokens in the whole file of `p.md` now (more than 10% apart)"
+        );
+        // A count that could not be made says nothing.
+        let unread = with_tokens(plain.clone(), Err("not read".into()));
+        assert_eq!(check(&analysis, &unread), vec![]);
+
+        let entry = analysis.root().unwrap().lookup("/entries/0").unwrap();
+        let at = REPORT.find("\"raw_tokens\"").unwrap() + 2;
+        let hover = |facts: &WorkspaceFacts| {
+            crate::workspace::hover(entry, analysis.entries.first(), facts, at).map(|h| h.markdown)
+        };
+        let markdown = hover(&with_tokens(plain.clone(), Ok(40))).unwrap();
+        assert_eq!(
+            markdown,
+            "**Token recount** (o200k_base, offline)\n\n- recorded: 1\n- recounted: 40, in the whole file of `p.md` as it is now\n\nmore than the tolerance of 10%\n"
+        );
+        let markdown = hover(&unread).unwrap();
+        assert!(
+            markdown.contains("- recounted: none (not read)"),
+            "{markdown}"
+        );
+        // Without recounts the hover there is the glossary's alone.
+        assert_eq!(hover(&plain), None);
     }
 
     #[test]

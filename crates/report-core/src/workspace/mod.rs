@@ -9,6 +9,7 @@
 mod checks;
 mod conventions;
 mod preview;
+mod tokens;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -19,6 +20,7 @@ pub use checks::check;
 pub(crate) use checks::{LiveFacts, live_derivation};
 pub use conventions::{Convention, parse_conventions};
 pub use preview::hover;
+pub use tokens::{TokenCounts, TokenSpan, span_text, token_span, token_spans};
 
 /// What the caller found at one project-relative path.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -130,7 +132,7 @@ fn sourced(yes: bool, if_yes: &str, if_no: &str) -> Sourced {
 }
 
 /// Everything the caller learnt about the project.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct WorkspaceFacts {
     /// The root as shown to people; None when no root could be found.
     pub root: Option<String>,
@@ -142,6 +144,9 @@ pub struct WorkspaceFacts {
     pub git_absent: Option<String>,
     /// The text of `conventions.json` at the root, when there is one.
     pub conventions: Option<String>,
+    /// The tokenizer's recounts of the spans `raw_tokens` claims; None when
+    /// nothing was recounted (check 8 is then silent).
+    pub tokens: Option<TokenCounts>,
 }
 
 impl WorkspaceFacts {
@@ -194,7 +199,14 @@ pub fn requested_paths(root: Node<'_>) -> Vec<PathRequest> {
         let kind = edit.and_then(|e| e.get("kind")).and_then(Node::as_str);
         let is_delete = matches!(kind, Some("delete" | "extract-then-delete"));
         let hashed = edit.and_then(|e| e.get("expected_sha256")).is_some() && !path.ends_with('/');
-        want(path, edit.is_some() && !is_delete, hashed, is_delete);
+        // A delete's text is read only for its token recount (check 8).
+        let recounted = token_span(entry).is_some();
+        want(
+            path,
+            edit.is_some() && (!is_delete || recounted),
+            hashed,
+            is_delete,
+        );
         for lifecycle in [
             entry.get("lifecycle"),
             edit.and_then(|e| e.get("lifecycle")),

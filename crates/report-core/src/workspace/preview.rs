@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use super::checks::{anchor_of, live_derivation};
+use super::checks::{anchor_of, live_derivation, percent, recount};
 use super::{FileKind, WorkspaceFacts, anchored_lines};
 use crate::hover::HoverInfo;
 use crate::syntax::Node;
@@ -22,6 +22,9 @@ pub fn hover(
     facts: &WorkspaceFacts,
     offset: usize,
 ) -> Option<HoverInfo> {
+    if let Some(info) = tokens_hover(entry, facts, offset) {
+        return Some(info);
+    }
     let member = entry.member("exact_edit")?;
     let range = member.range();
     if !(range.start <= offset && offset <= range.end) {
@@ -72,6 +75,59 @@ pub fn hover(
                 _ => step.answer,
             };
             let _ = writeln!(text, "\n`confirm` because {}: {why}", step.rule.question());
+        }
+    }
+    Some(HoverInfo {
+        range,
+        markdown: text,
+    })
+}
+
+/// Check 8 on `raw_tokens`: the recorded count beside the recount.
+fn tokens_hover(entry: Node<'_>, facts: &WorkspaceFacts, offset: usize) -> Option<HoverInfo> {
+    let member = entry.get("token_estimate")?.member("raw_tokens")?;
+    let range = member.range();
+    if !(range.start <= offset && offset <= range.end) {
+        return None;
+    }
+    let tokens = facts.tokens.as_ref()?;
+    let found = recount(facts, entry)?;
+    let mut text = format!(
+        "**Token recount** ({}, offline)
+
+- recorded: {}
+",
+        tokens.encoding,
+        found
+            .recorded
+            .map_or_else(|| "not a whole number".to_string(), |n| n.to_string())
+    );
+    match (&found.counted, found.span) {
+        (Ok(counted), Ok(span)) => {
+            let _ = writeln!(
+                text,
+                "- recounted: {counted}, in {span} of `{}` as it is now",
+                found.path
+            );
+            if let Some(recorded) = found.recorded {
+                let verdict = if tokens.differs(recorded, *counted) {
+                    "more than"
+                } else {
+                    "within"
+                };
+                let _ = writeln!(
+                    text,
+                    "
+{verdict} the tolerance of {}%",
+                    percent(tokens.tolerance)
+                );
+            }
+        }
+        (Err(why), _) => {
+            let _ = writeln!(text, "- recounted: none ({why})");
+        }
+        (Ok(_), Err(why)) => {
+            let _ = writeln!(text, "- recounted: none ({why})");
         }
     }
     Some(HoverInfo {
