@@ -6,10 +6,11 @@
 //! fix-all, status. Everything is in byte offsets; a language server's
 //! handler converts positions, calls one method, and converts back.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::analysis::{self, Analysis};
-use crate::diagnostic::{Code, Diagnostic};
+use crate::diagnostic::{Code, Diagnostic, Severity};
 use crate::entry_text::EntryText;
 use crate::fix::{Fix, TextEdit};
 use crate::fix_all::fix_all_edit;
@@ -174,16 +175,16 @@ pub enum UpdateKind {
 #[derive(Debug)]
 pub struct Published<'h> {
     /// In document order.
-    pub diagnostics: Vec<&'h Diagnostic>,
+    pub diagnostics: Vec<Cow<'h, Diagnostic>>,
     /// Stands for the diagnostics left out, when any were.
     pub summary: Option<Diagnostic>,
 }
 
 /// A quick fix offered for a diagnostic.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct QuickFix<'h> {
-    pub diagnostic: &'h Diagnostic,
-    pub fix: &'h Fix,
+    pub diagnostic: Cow<'h, Diagnostic>,
+    pub fix: Fix,
 }
 
 /// How a document has been analysed, for `report-lsp/status`.
@@ -341,38 +342,88 @@ impl<T: SourceText> DocumentHost<T> {
     }
 
     /// Every diagnostic, in document order.
-    pub fn diagnostics(&self) -> Vec<&Diagnostic> {
+    pub fn diagnostics(&self) -> Vec<Cow<'_, Diagnostic>> {
+        self.diagnostics_where(&|_| true, usize::MAX)
+    }
+
+    /// The first `limit` diagnostics, in document order, of those that
+    /// satisfy `want`, which looks only at what does not depend on entries'
+    /// indices (code, severity, ranges): the per-entry analysis renders only
+    /// those.
+    fn diagnostics_where(
+        &self,
+        want: &dyn Fn(&Diagnostic) -> bool,
+        limit: usize,
+    ) -> Vec<Cow<'_, Diagnostic>> {
         if !self.is_report {
             return Vec::new();
         }
         match (&self.incremental, &self.full) {
-            (Some(incremental), _) => incremental.diagnostics(),
-            (None, Some(full)) => full.diagnostics.iter().collect(),
+            (Some(incremental), _) => {
+                let read = |range: TextRange| self.text.slice(range);
+                incremental.diagnostics_where(&read, want, limit)
+            }
+            (None, Some(full)) => full
+                .diagnostics
+                .iter()
+                .filter(|d| want(d))
+                .take(limit)
+                .map(Cow::Borrowed)
+                .collect(),
             (None, None) => Vec::new(),
         }
     }
 
+    fn count(&self) -> usize {
+        match (self.is_report, &self.incremental, &self.full) {
+            (false, _, _) => 0,
+            (true, Some(incremental), _) => incremental.count(),
+            (true, None, Some(full)) => full.diagnostics.len(),
+            (true, None, None) => 0,
+        }
+    }
+
+    fn any_diagnostic(&self, test: impl Fn(&Diagnostic) -> bool) -> bool {
+        match (self.is_report, &self.incremental, &self.full) {
+            (false, _, _) => false,
+            (true, Some(incremental), _) => incremental.any(test),
+            (true, None, Some(full)) => full.diagnostics.iter().any(test),
+            (true, None, None) => false,
+        }
+    }
+
     /// At most `max` diagnostics, errors before lesser severities, and a
-    /// `too-many-diagnostics` summary for those left out.
+    /// `too-many-diagnostics` summary for those left out. Only those are
+    /// rendered: a keystroke that renumbers 50,000 entries renders `max`.
     pub fn published(&self, max: usize) -> Published<'_> {
-        let all = self.diagnostics();
-        if all.len() <= max {
+        let all = self.count();
+        if all <= max {
             return Published {
-                diagnostics: all,
+                diagnostics: self.diagnostics(),
                 summary: None,
             };
         }
-        let mut chosen = all.clone();
-        chosen.sort_by_key(|d| d.severity);
-        chosen.truncate(max);
+        let mut chosen = Vec::with_capacity(max);
+        for severity in [
+            Severity::Error,
+            Severity::Warning,
+            Severity::Information,
+            Severity::Hint,
+        ] {
+            let left = max - chosen.len();
+            if left == 0 {
+                break;
+            }
+            chosen.extend(self.diagnostics_where(&|d| d.severity == severity, left));
+        }
         chosen.sort_by(|a, b| Diagnostic::order(a, b));
         let summary = Diagnostic::new(
             Code::TooManyDiagnostics,
             TextRange::empty(0),
             format!(
                 "{} more problems are not shown ({} in all; the limit is the reportLsp.maxDiagnostics setting, {max}); `report-lsp check` lists them all",
-                all.len() - max,
-                all.len()
+                all - max,
+                all
             ),
         );
         Published {
@@ -465,11 +516,13 @@ impl<T: SourceText> DocumentHost<T> {
 
     /// The fixes of the diagnostics whose range touches `range`, in document order.
     pub fn quick_fixes(&self, range: TextRange) -> Vec<QuickFix<'_>> {
-        self.diagnostics()
+        let touches = |d: &Diagnostic| {
+            d.fix.is_some() && d.range.start <= range.end && range.start <= d.range.end
+        };
+        self.diagnostics_where(&touches, usize::MAX)
             .into_iter()
-            .filter(|d| d.range.start <= range.end && range.start <= d.range.end)
             .filter_map(|diagnostic| {
-                let fix = diagnostic.fix.as_ref()?;
+                let fix = diagnostic.fix.clone()?;
                 Some(QuickFix { diagnostic, fix })
             })
             .collect()
@@ -477,9 +530,7 @@ impl<T: SourceText> DocumentHost<T> {
 
     /// Whether fix-all has anything to do: some diagnostic has a preferred fix.
     pub fn can_fix_all(&self) -> bool {
-        self.diagnostics()
-            .iter()
-            .any(|d| d.fix.as_ref().is_some_and(|f| f.preferred))
+        self.any_diagnostic(|d| d.fix.as_ref().is_some_and(|f| f.preferred))
     }
 
     /// Every unambiguous fix applied, as one minimal edit of the current text.
@@ -755,7 +806,11 @@ mod tests {
 
     fn assert_like_a_full_analysis(host: &DocumentHost<String>) {
         let full = crate::analyze(host.text());
-        let diagnostics: Vec<Diagnostic> = host.diagnostics().into_iter().cloned().collect();
+        let diagnostics: Vec<Diagnostic> = host
+            .diagnostics()
+            .into_iter()
+            .map(Cow::into_owned)
+            .collect();
         assert_eq!(diagnostics, full.diagnostics);
         let text = host.text();
         // Every offset: the hover outside entries cuts the text at their edges.
@@ -777,7 +832,7 @@ mod tests {
     }
 
     #[test]
-    fn an_edit_inside_an_entry_is_incremental_and_one_between_entries_is_not() {
+    fn edits_inside_entries_and_between_them_are_incremental_and_in_the_envelope_not() {
         let mut host = DocumentHost::new(report(6, 0), None, REPORT);
         let at = host.text().find("\"safety_tier\": \"confirm\"").unwrap() + 16;
         let kind = edit(&mut host, TextRange::new(at, at + 7), "auto");
@@ -787,12 +842,16 @@ mod tests {
 
         let between = host.text().find("},\n    {").unwrap() + 2;
         let kind = edit(&mut host, TextRange::empty(between), " ");
+        assert_eq!(kind, UpdateKind::Incremental);
+        assert_like_a_full_analysis(&host);
+        let version = host.text().find("\"tool_version\"").unwrap() + 1;
+        let kind = edit(&mut host, TextRange::empty(version), "x");
         assert_eq!(kind, UpdateKind::Full);
         assert_like_a_full_analysis(&host);
         let status = host.status();
         assert_eq!(
             (status.incremental_updates, status.full_analyses),
-            (1, 2),
+            (2, 2),
             "{status:?}"
         );
     }
@@ -818,7 +877,7 @@ mod tests {
             published
                 .diagnostics
                 .windows(2)
-                .all(|w| Diagnostic::order(w[0], w[1]).is_le())
+                .all(|w| Diagnostic::order(&w[0], &w[1]).is_le())
         );
         let errors = host
             .diagnostics()
@@ -844,6 +903,35 @@ mod tests {
             summary.message
         );
         assert!(host.published(all).summary.is_none());
+    }
+
+    #[test]
+    fn after_an_entry_is_inserted_the_capped_publication_names_the_moved_entries() {
+        let mut host = DocumentHost::new(report(40, 2), None, REPORT);
+        let first = host.text().find("\"entries\": [\n    {").unwrap() + 17;
+        let end = first + host.text()[first..].find("\n    }").unwrap() + 6;
+        let entry = host.text()[first..end].to_string();
+        let kind = edit(
+            &mut host,
+            TextRange::empty(first),
+            &format!("{entry},\n    "),
+        );
+        assert_eq!(kind, UpdateKind::Incremental);
+        assert_like_a_full_analysis(&host);
+        let fresh = DocumentHost::new(host.text().clone(), None, REPORT);
+        for max in [1, 3, 10, 1000] {
+            let (ours, theirs) = (host.published(max), fresh.published(max));
+            assert_eq!(ours.diagnostics, theirs.diagnostics, "max {max}");
+            assert_eq!(ours.summary, theirs.summary, "max {max}");
+        }
+        let at = |h: &DocumentHost<String>| {
+            h.quick_fixes(TextRange::new(0, h.text().len()))
+                .into_iter()
+                .map(|q| (q.diagnostic.into_owned(), q.fix))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(at(&host), at(&fresh));
+        assert!(!at(&host).is_empty());
     }
 
     #[test]

@@ -45,7 +45,7 @@ pub async fn code_action(
                     actions.push(lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
                         title: quick.fix.title.clone(),
                         kind: Some(lsp::CodeActionKind::QUICKFIX),
-                        diagnostics: Some(vec![positions.diagnostic(uri, quick.diagnostic)]),
+                        diagnostics: Some(vec![positions.diagnostic(uri, &quick.diagnostic)]),
                         edit: Some(workspace_edit(
                             uri,
                             negotiated.versioned_edits.then_some(state.version),
