@@ -274,9 +274,17 @@ fn edits_it_cannot_prove_are_refused() {
             "",
         ),
         (
-            "in the envelope",
+            "a syntax error in the envelope",
             value_range(&text, "/tool_version"),
-            "\"x\"",
+            "\"x",
+        ),
+        (
+            "the entries' bracket",
+            TextRange::new(
+                value_range(&text, "/entries").start,
+                value_range(&text, "/entries").start + 1,
+            ),
+            "[[",
         ),
         (
             "splitting an entry in two",
@@ -383,6 +391,67 @@ fn entries_added_and_deleted_are_rechecked_alone() {
     let (one, _) = entry_text(&session, 1);
     assert!(session.apply(&[(TextRange::empty(one.end), " ".into())]));
     assert!(session.apply(&[(TextRange::empty(one.end), ", {}".into())]));
+    assert_eq!(session.full, 0);
+}
+
+/// Edits in the envelope check it again without the entries; a shortlist
+/// edit rechecks the membership of the entries whose path it gained or lost.
+#[test]
+fn envelope_and_shortlist_edits_recheck_what_depends_on_them() {
+    let mut session = Session::new(report(30, 12, 0));
+    assert!(replace_value(
+        &mut session,
+        "/generated_at",
+        "\"yesterday\""
+    ));
+    assert!(
+        session
+            .diagnostics()
+            .iter()
+            .any(|d| d.code == Code::InvalidGeneratedAt)
+    );
+    assert!(replace_value(
+        &mut session,
+        "/generated_at",
+        "\"2026-11-29T18:42:07Z\""
+    ));
+    assert!(session.diagnostics().is_empty());
+    // Entry 5's path leaves the shortlist, then comes back.
+    let path = value_range(&session.text, "/entries/5/path");
+    let path = session.text[path.as_range()].to_string();
+    let item = (0..)
+        .map(|i| value_range(&session.text, &format!("/shortlist/{i}")))
+        .find(|r| session.text[r.as_range()] == path)
+        .unwrap();
+    assert!(session.apply(&[(item, "\"docs/gone.md\"".into())]));
+    let missing: Vec<_> = session
+        .diagnostics()
+        .into_iter()
+        .filter(|d| d.code == Code::EntryPathNotInShortlist)
+        .collect();
+    assert_eq!(missing.len(), 1, "{missing:?}");
+    assert!(missing[0].message.contains("`entries[5].path`"));
+    let item = TextRange::new(item.start, item.start + "\"docs/gone.md\"".len());
+    assert!(session.apply(&[(item, path.clone())]));
+    assert!(session.diagnostics().is_empty());
+    // A shortlist item added and removed; a candidate's path changed.
+    let first = value_range(&session.text, "/shortlist/0");
+    assert!(session.apply(&[(TextRange::empty(first.start), "\"docs/新.md\", ".into())]));
+    assert!(session.apply(&[(
+        TextRange::new(first.start, first.start + "\"docs/新.md\", ".len()),
+        String::new()
+    )]));
+    assert!(replace_value(
+        &mut session,
+        "/promotion_candidates/0/path",
+        "\"docs/nowhere.md\""
+    ));
+    assert!(
+        session
+            .diagnostics()
+            .iter()
+            .any(|d| d.code == Code::PromotionCandidateUnknownEntry)
+    );
     assert_eq!(session.full, 0);
 }
 
@@ -526,6 +595,88 @@ enum Step {
         count: usize,
         delete: bool,
     },
+    /// In the envelope: `kind` 0 `generated_at`, 1 `tool_version`, 2 a
+    /// shortlist item added (the path of the `which`-th entry, perhaps
+    /// loosened), 3 one deleted, 4 a candidate's path.
+    Envelope {
+        kind: usize,
+        which: f64,
+        value: usize,
+    },
+}
+
+/// The ranges of the items of the array at `pointer`.
+fn items(text: &str, pointer: &str) -> Vec<TextRange> {
+    let parse = syntax::parse(text);
+    parse
+        .root()
+        .and_then(|root| root.lookup(pointer))
+        .and_then(Node::items)
+        .map(|items| items.map(|item| item.range()).collect())
+        .unwrap_or_default()
+}
+
+fn envelope_edit(text: &str, kind: usize, which: f64, value: usize) -> Option<(TextRange, String)> {
+    let parse = syntax::parse(text);
+    let root = parse.root()?;
+    let pick = |n: usize| ((which * n as f64) as usize).min(n.saturating_sub(1));
+    let entry_path = |i: usize| {
+        root.get("entries")?
+            .items()?
+            .nth(i)?
+            .get("path")
+            .map(|p| text[p.range().as_range()].to_string())
+    };
+    let entries = root
+        .get("entries")
+        .and_then(Node::items)
+        .map_or(0, |i| i.count());
+    match kind {
+        0 => {
+            const TIMES: &[&str] = &[
+                "\"2026-11-29T18:42:07Z\"",
+                "\"yesterday\"",
+                "\"2026-11-29T18:42:07,5Z\"",
+                "1",
+            ];
+            let range = root.get("generated_at")?.range();
+            Some((range, TIMES[value % TIMES.len()].to_string()))
+        }
+        1 => Some((
+            root.get("tool_version")?.range(),
+            VALUES[value % VALUES.len()].to_string(),
+        )),
+        2 => {
+            let shortlist = items(text, "/shortlist");
+            let at = shortlist.get(pick(shortlist.len()))?;
+            let path = entry_path(pick(entries)).unwrap_or_else(|| "\"docs/x.md\"".into());
+            let path = match value % 3 {
+                0 => path,
+                1 => path.replacen('"', "\"./", 1),
+                _ => "\"docs/新しい.md\"".into(),
+            };
+            Some((TextRange::empty(at.start), format!("{path}, ")))
+        }
+        3 => {
+            let shortlist = items(text, "/shortlist");
+            let i = pick(shortlist.len());
+            let range = match (shortlist.get(i), shortlist.get(i + 1)) {
+                (Some(a), Some(b)) => TextRange::new(a.start, b.start),
+                (Some(a), None) if i > 0 => TextRange::new(shortlist[i - 1].end, a.end),
+                _ => return None,
+            };
+            Some((range, String::new()))
+        }
+        _ => {
+            let candidates = items(text, "/promotion_candidates");
+            let i = pick(candidates.len());
+            let range = root
+                .lookup(&format!("/promotion_candidates/{i}/path"))?
+                .range();
+            let path = entry_path(value % entries.max(1)).unwrap_or_else(|| "\"docs/x.md\"".into());
+            Some((range, path))
+        }
+    }
 }
 
 /// What an edit at an entry's edge may put there: whole entries, separators, braces.
@@ -539,6 +690,8 @@ fn step() -> impl Strategy<Value = Step> {
             .prop_map(|(which, end, shift, len, piece)| Step::Edge { which, end, shift, len, piece }),
         3 => (0.0..1.1f64, 0.0..1.0f64, prop_oneof![Just(1usize), Just(2), Just(5)], any::<bool>())
             .prop_map(|(which, source, count, delete)| Step::Entries { which, source, count, delete }),
+        3 => (0usize..5, 0.0..1.0f64, 0usize..64)
+            .prop_map(|(kind, which, value)| Step::Envelope { kind, which, value }),
     ]
 }
 
@@ -617,6 +770,9 @@ fn edit_of(text: &str, step: &Step) -> (TextRange, String) {
             let start = floor_boundary(text, brace.saturating_add_signed(shift).min(text.len()));
             let stop = floor_boundary(text, (start + len).min(text.len()));
             (TextRange::new(start, stop), EDGE_PIECES[piece].to_string())
+        }
+        Step::Envelope { kind, which, value } => {
+            envelope_edit(text, kind, which, value).unwrap_or((TextRange::empty(0), String::new()))
         }
         Step::Entries {
             which,

@@ -832,7 +832,8 @@ mod tests {
     }
 
     #[test]
-    fn edits_inside_entries_and_between_them_are_incremental_and_in_the_envelope_not() {
+    fn edits_in_entries_between_them_and_in_the_envelope_are_incremental_syntax_errors_outside_entries_not()
+     {
         let mut host = DocumentHost::new(report(6, 0), None, REPORT);
         let at = host.text().find("\"safety_tier\": \"confirm\"").unwrap() + 16;
         let kind = edit(&mut host, TextRange::new(at, at + 7), "auto");
@@ -844,14 +845,19 @@ mod tests {
         let kind = edit(&mut host, TextRange::empty(between), " ");
         assert_eq!(kind, UpdateKind::Incremental);
         assert_like_a_full_analysis(&host);
+        // The envelope is checked again without the entries.
         let version = host.text().find("\"tool_version\"").unwrap() + 1;
         let kind = edit(&mut host, TextRange::empty(version), "x");
+        assert_eq!(kind, UpdateKind::Incremental);
+        assert_like_a_full_analysis(&host);
+        // A syntax error in the envelope is not.
+        let kind = edit(&mut host, TextRange::empty(version), "\"");
         assert_eq!(kind, UpdateKind::Full);
         assert_like_a_full_analysis(&host);
         let status = host.status();
         assert_eq!(
             (status.incremental_updates, status.full_analyses),
-            (2, 2),
+            (3, 2),
             "{status:?}"
         );
     }

@@ -28,10 +28,14 @@
 //! messages, which name `entries[i]`, are rendered for the new index only
 //! when they are asked for (a publication renders at most its cap), from a
 //! template that records where the index is written (found by checking the
-//! entry with two probe indices of the same width). Anything else (an edit
-//! in the envelope, an entry that no longer parses in place, syntax errors
-//! outside entries, an item that is no object) is refused, and the caller
-//! analyses the whole text.
+//! entry with two probe indices of the same width).
+//!
+//! An edit in the envelope (outside the `entries` array) checks the text
+//! without the entries again (see [`Incremental::check_envelope`]); a new
+//! shortlist rechecks the entries whose membership it may change. Anything
+//! else (an entry that no longer parses in place, syntax errors outside
+//! entries, an item that is no object) is refused, and the caller analyses
+//! the whole text.
 //! `tests/incremental.rs` compares both after random edits.
 
 use std::borrow::Cow;
@@ -72,6 +76,9 @@ pub struct Incremental {
     /// Entries removed and text put in their place (see [`Incremental::edit`]),
     /// parsed at the next update.
     pending: Option<Pending>,
+    /// Set by an edit in the envelope (outside the `entries` array): whether
+    /// it left the shortlist alone. The envelope is checked again at the update.
+    envelope: Option<bool>,
     /// Set when an edit was refused: nothing more can be tracked.
     refused: bool,
     /// Whether the envelope looks like a report's: a broken text that does
@@ -228,6 +235,7 @@ impl Incremental {
             by_path,
             dirty: Vec::new(),
             pending: None,
+            envelope: None,
             refused: false,
             looks_like_report,
         })
@@ -253,12 +261,12 @@ impl Incremental {
             from: range.end,
             delta: new_len as isize - range.len() as isize,
         };
-        let held = match self.pending {
-            None => self.slot_holding(range),
-            Some(_) => None,
+        let held = match (&self.pending, self.envelope) {
+            (None, None) => self.slot_holding(range),
+            _ => None,
         };
         let Some(i) = held else {
-            if self.splice(range, shift) {
+            if self.splice(range, shift) || self.envelope_edit(range, shift) {
                 return true;
             }
             self.refused = true;
@@ -298,7 +306,11 @@ impl Incremental {
     /// and are numbered again; their messages are rendered again only when
     /// asked for (see [`Slot::rendered`]).
     fn splice(&mut self, range: TextRange, shift: Shift) -> bool {
-        if self.refused || self.pending.is_some() || !self.dirty.is_empty() || range.end > self.len
+        if self.refused
+            || self.pending.is_some()
+            || self.envelope.is_some()
+            || !self.dirty.is_empty()
+            || range.end > self.len
         {
             return false;
         }
@@ -342,10 +354,244 @@ impl Incremental {
 
     /// The range of the `entries` array's value.
     fn entries_array(&self) -> Option<TextRange> {
+        self.array("entries")
+    }
+
+    /// The range of the report's member `key`, when it is an array.
+    fn array(&self, key: &str) -> Option<TextRange> {
         self.members
             .iter()
-            .find(|m| m.key == "entries" && m.items.is_some())
+            .find(|m| m.key == key && m.items.is_some())
             .map(|m| m.value_range)
+    }
+
+    /// An edit in the envelope: before or after the `entries` array, its
+    /// brackets left alone. The envelope is checked again at the update, the
+    /// entries not (see [`Incremental::check_envelope`]).
+    fn envelope_edit(&mut self, range: TextRange, shift: Shift) -> bool {
+        if self.refused
+            || self.pending.is_some()
+            || self.envelope.is_some()
+            || !self.dirty.is_empty()
+            || range.end > self.len
+        {
+            return false;
+        }
+        let Some(entries) = self.entries_array() else {
+            return false;
+        };
+        let before = range.end <= entries.start;
+        if !before && range.start < entries.end {
+            return false;
+        }
+        let keeps_shortlist = self.shortlist.is_some()
+            && self
+                .array("shortlist")
+                .is_some_and(|s| range.end <= s.start || s.end <= range.start);
+        if before {
+            for slot in &mut self.slots {
+                slot.shift(shift);
+            }
+        }
+        self.shift_outside(shift);
+        self.envelope = Some(keeps_shortlist);
+        true
+    }
+
+    /// Checks the envelope again after an edit in it: the text without the
+    /// inside of the `entries` array (and of the shortlist, when the edit
+    /// left it alone) is parsed and checked; it must parse without syntax
+    /// errors, with those arrays where they were. The whole text parses as
+    /// that with the arrays' items in place, so its checks of the envelope
+    /// are those, with the entries' and (when kept) the shortlist items'
+    /// diagnostics as before. A new shortlist rechecks the membership of the
+    /// entries whose path it gained or lost, and of those with a membership
+    /// diagnostic (its message and fix name the shortlist); new candidates
+    /// are judged again.
+    fn check_envelope(
+        &mut self,
+        keeps_shortlist: bool,
+        read: &mut impl FnMut(TextRange) -> String,
+    ) -> Option<()> {
+        let entries = self.entries_array()?;
+        let mut cuts = vec![TextRange::new(entries.start + 1, entries.end - 1)];
+        let shortlist = self.array("shortlist");
+        if keeps_shortlist {
+            let shortlist = shortlist?;
+            cuts.push(TextRange::new(shortlist.start + 1, shortlist.end - 1));
+        }
+        cuts.sort_by_key(|c| c.start);
+        let mut text = String::new();
+        let mut from = 0;
+        // Back from the cut text to the whole: the later cut first.
+        let mut back = Vec::new();
+        for cut in &cuts {
+            if cut.start < from {
+                return None;
+            }
+            text.push_str(&read(TextRange::new(from, cut.start)));
+            back.push(Shift {
+                from: text.len(),
+                delta: cut.len() as isize,
+            });
+            from = cut.end;
+        }
+        text.push_str(&read(TextRange::new(from, self.len)));
+        back.reverse();
+        if text.len() + cuts.iter().map(|c| c.len()).sum::<usize>() != self.len {
+            return None;
+        }
+        let map = |range: TextRange| back.iter().fold(range, |r, s| s.range(r));
+        let parse = syntax::parse(&text);
+        let root = parse.root()?;
+        if !parse.errors.is_empty() || root.is_incomplete() {
+            return None;
+        }
+        let at = |key: &str| {
+            root.get(key)
+                .filter(|n| n.items().is_some())
+                .map(|n| map(n.range()))
+        };
+        if at("entries") != Some(entries) || (keeps_shortlist && at("shortlist") != shortlist) {
+            return None;
+        }
+        let validation = validate::validate(&text, root);
+        let cross = validation.cross?;
+        let looks = looks_like_report(root);
+        drop(parse);
+        let mut outside: Vec<Diagnostic> = validation
+            .diagnostics
+            .into_iter()
+            .filter(|d| !is_judgement(d.code))
+            .map(|mut d| {
+                for shift in &back {
+                    d.shift(*shift);
+                }
+                d
+            })
+            .collect();
+        if keeps_shortlist && let Some(kept) = shortlist {
+            let inside = |d: &&Diagnostic| kept.start < d.range.start && d.range.end < kept.end;
+            outside.extend(self.outside.iter().filter(inside).cloned());
+        }
+        outside.sort_by(Diagnostic::order);
+        let mut members = cross.members;
+        for member in &mut members {
+            for shift in &back {
+                member.shift(*shift);
+            }
+            let old = self.members.iter().find(|m| m.key == member.key);
+            match member.key.as_str() {
+                "entries" => member.items = Some(self.slots.len()),
+                "shortlist" if keeps_shortlist => member.items = old?.items,
+                _ => {}
+            }
+        }
+        let mut candidates = cross.candidates;
+        for candidate in &mut candidates {
+            for shift in &back {
+                candidate.shift(*shift);
+            }
+        }
+        self.outside = outside;
+        self.members = members;
+        self.looks_like_report = looks;
+        if !keeps_shortlist {
+            let mut new = cross.shortlist;
+            if let Some(new) = &mut new {
+                for shift in &back {
+                    new.shift(*shift);
+                }
+            }
+            self.replace_shortlist(new, read)?;
+        }
+        if candidates != self.candidates {
+            let paths_changed = candidates.len() != self.candidates.len()
+                || candidates
+                    .iter()
+                    .zip(&self.candidates)
+                    .any(|(a, b)| a.path() != b.path());
+            self.candidates = candidates;
+            if paths_changed {
+                self.index_candidate_paths();
+            }
+            self.rejudge();
+        }
+        Some(())
+    }
+
+    /// Takes a new shortlist, and checks again the entries whose membership
+    /// it may change.
+    fn replace_shortlist(
+        &mut self,
+        new: Option<Shortlist>,
+        read: &mut impl FnMut(TextRange) -> String,
+    ) -> Option<()> {
+        let old = std::mem::replace(&mut self.shortlist, new);
+        let changed: std::collections::HashSet<&str> = match (&old, &self.shortlist) {
+            (Some(old), Some(new)) => old.changed_paths(new).into_iter().collect(),
+            // No shortlist before or after: every entry's membership is new.
+            _ => {
+                let all: Vec<usize> = (0..self.slots.len()).collect();
+                return self.recheck(&all, read);
+            }
+        };
+        let affected: Vec<usize> = self
+            .slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| {
+                s.diagnostics
+                    .iter()
+                    .any(|d| d.code == Code::EntryPathNotInShortlist)
+                    || s.facts
+                        .path
+                        .as_ref()
+                        .is_some_and(|(p, _)| changed.contains(p.as_str()))
+            })
+            .map(|(i, _)| i)
+            .collect();
+        drop(changed);
+        drop(old);
+        self.recheck(&affected, read)
+    }
+
+    /// Checks the entries at `indices` again, from their text.
+    fn recheck(
+        &mut self,
+        indices: &[usize],
+        read: &mut impl FnMut(TextRange) -> String,
+    ) -> Option<()> {
+        for &i in indices {
+            let slot = &self.slots[i];
+            if !slot.object {
+                return None;
+            }
+            let range = slot.facts.range;
+            let mut fresh = check_alone(read(range), range, i, self.shortlist.as_ref())?;
+            fresh.diagnostics.sort_by(Diagnostic::order);
+            self.slots[i] = fresh;
+        }
+        Some(())
+    }
+
+    /// Indexes the entries by the paths candidates name.
+    fn index_candidate_paths(&mut self) {
+        let mut by_path: HashMap<String, Vec<usize>> = self
+            .candidates
+            .iter()
+            .map(|c| (c.path().to_string(), Vec::new()))
+            .collect();
+        if !by_path.is_empty() {
+            for (i, slot) in self.slots.iter().enumerate() {
+                if let Some((path, _)) = &slot.facts.path
+                    && let Some(indices) = by_path.get_mut(path)
+                {
+                    indices.push(i);
+                }
+            }
+        }
+        self.by_path = by_path;
     }
 
     /// Whether an edit of `range` would be tracked: it lies within one entry
@@ -375,6 +621,12 @@ impl Incremental {
             return false;
         }
         let mut rejudge = false;
+        if let Some(keeps_shortlist) = self.envelope.take()
+            && self.check_envelope(keeps_shortlist, &mut read).is_none()
+        {
+            self.refused = true;
+            return false;
+        }
         if let Some(pending) = self.pending.take() {
             if !self.insert(pending, &mut read) {
                 self.refused = true;
