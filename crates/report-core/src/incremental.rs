@@ -198,6 +198,8 @@ impl Incremental {
                 syntax_errors: 0,
             })
             .collect();
+        // Room for entries added later: growing the vector copies every slot.
+        slots.reserve(slots.len() / 8 + 16);
         let mut outside = Vec::new();
         let mut judged = Vec::new();
         for diagnostic in diagnostics {
