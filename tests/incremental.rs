@@ -453,6 +453,15 @@ fn envelope_and_shortlist_edits_recheck_what_depends_on_them() {
             .any(|d| d.code == Code::PromotionCandidateUnknownEntry)
     );
     assert_eq!(session.full, 0);
+    // Right after an array's bracket (where a fix adds a member): whatever
+    // the path, the same as a full analysis.
+    for pointer in ["/entries", "/shortlist"] {
+        let end = value_range(&session.text, pointer).end;
+        session.apply(&[(TextRange::empty(end), ",\n  \"extra\": []".into())]);
+        let end = value_range(&session.text, pointer).end;
+        let added = TextRange::new(end, end + ",\n  \"extra\": []".len());
+        session.apply(&[(added, String::new())]);
+    }
 }
 
 /// A syntax error inside one entry, and its repair, stay with that entry:

@@ -941,6 +941,24 @@ mod tests {
     }
 
     #[test]
+    fn each_quick_fix_of_the_golden_invalid_report_applied_as_a_whole_text() {
+        let text = include_str!("../../../examples/golden/invalid.report.json").to_string();
+        let mut host = DocumentHost::new(text, None, REPORT);
+        let all = host.text().len();
+        let fixes: Vec<Fix> = host
+            .quick_fixes(TextRange::new(0, all))
+            .into_iter()
+            .map(|q| q.fix)
+            .collect();
+        for fix in fixes {
+            let fixed = crate::fix::apply(host.text(), &fix.edits).unwrap();
+            let mut host = DocumentHost::new(host.text().clone(), None, REPORT);
+            host.update(fixed, None, REPORT);
+            assert_like_a_full_analysis(&host);
+        }
+    }
+
+    #[test]
     fn quick_fixes_are_those_of_the_diagnostics_at_the_range() {
         let (text, offset) = cursor(&report_with_entry(WRONG_TIER));
         let host = DocumentHost::new(text, None, REPORT);

@@ -382,14 +382,16 @@ impl Incremental {
         let Some(entries) = self.entries_array() else {
             return false;
         };
+        // Not right after an array's `]`: moving the offsets from there on
+        // would move the array's end with them.
         let before = range.end <= entries.start;
-        if !before && range.start < entries.end {
+        if !before && range.start <= entries.end {
             return false;
         }
         let keeps_shortlist = self.shortlist.is_some()
             && self
                 .array("shortlist")
-                .is_some_and(|s| range.end <= s.start || s.end <= range.start);
+                .is_some_and(|s| range.end <= s.start || s.end < range.start);
         if before {
             for slot in &mut self.slots {
                 slot.shift(shift);
