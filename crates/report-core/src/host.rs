@@ -943,7 +943,7 @@ mod tests {
     #[test]
     fn each_quick_fix_of_the_golden_invalid_report_applied_as_a_whole_text() {
         let text = include_str!("../../../examples/golden/invalid.report.json").to_string();
-        let mut host = DocumentHost::new(text, None, REPORT);
+        let host = DocumentHost::new(text, None, REPORT);
         let all = host.text().len();
         let fixes: Vec<Fix> = host
             .quick_fixes(TextRange::new(0, all))
