@@ -317,8 +317,10 @@ impl Incremental {
             return false;
         }
         // An item that is no object is checked only in a whole text's parse:
-        // its messages cannot be rendered again for a new index.
-        if self.slots.iter().any(|s| !s.object) {
+        // its messages cannot be rendered again for a new index. A broken
+        // entry makes judgements unknowable in ways only a full analysis
+        // follows (found by fuzzing).
+        if self.slots.iter().any(|s| !s.object || s.broken) {
             return false;
         }
         let Some(array) = self.entries_array() else {
@@ -377,6 +379,9 @@ impl Incremental {
             || !self.dirty.is_empty()
             || range.end > self.len
         {
+            return false;
+        }
+        if self.slots.iter().any(|s| s.broken) {
             return false;
         }
         let Some(entries) = self.entries_array() else {
