@@ -34,8 +34,9 @@
 //! without the entries again (see [`Incremental::check_envelope`]); a new
 //! shortlist rechecks the entries whose membership it may change. Anything
 //! else (an entry that no longer parses in place, syntax errors outside
-//! entries, an item that is no object) is refused, and the caller analyses
-//! the whole text.
+//! entries, an item that is no object; entries added or deleted and
+//! envelope edits while an entry is broken) is refused, and the caller
+//! analyses the whole text.
 //! `tests/incremental.rs` compares both after random edits.
 
 use std::borrow::Cow;
