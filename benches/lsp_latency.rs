@@ -7,6 +7,11 @@
 //! (default 10000 entries, a valid report; with `--violation-every 5`, one
 //! entry in five has a violation, 10 000 of them at 50 000 entries).
 //! `REPORT_LSP_BENCH_BIN=path` drives that binary instead of this build's.
+//! Then each edit kind of issue 12 (entries inserted, deleted, pasted; the
+//! envelope; the shortlist; JSON broken and repaired; a whole-document
+//! replace), each timed from didChange to its publication, `REPS` times,
+//! beside the floor (a `serde_json::Value` parse of the same text) measured
+//! in the same run.
 
 #[path = "../tests/common/editor.rs"]
 mod editor;
@@ -18,6 +23,7 @@ use report_core::generate::{GenerateOptions, generate_report};
 use serde_json::{Value, json};
 
 const EDITS: usize = 50;
+const REPS: usize = 7;
 const URI: &str = "file:///bench/huge.report.json";
 
 fn main() {
@@ -112,8 +118,29 @@ fn run(entries: usize, violation_every: usize) {
         }
     }
     let burst = sent.elapsed().as_secs_f64() * 1000.0;
+    let kinds = edit_kinds(&mut editor, &text, lines.len() / 2, &mut version);
     let peak_kb = peak_memory_kb(editor.pid());
     editor.shutdown();
+    let mut floors: Vec<f64> = (0..3)
+        .map(|_| {
+            let started = Instant::now();
+            let value: Value = serde_json::from_str(&text).unwrap();
+            drop(value);
+            started.elapsed().as_secs_f64() * 1000.0
+        })
+        .collect();
+    floors.sort_by(|a, b| a.total_cmp(b));
+    let floor = floors[1];
+    for (kind, mut times) in kinds {
+        times.sort_by(|a, b| a.total_cmp(b));
+        let median = times[times.len() / 2];
+        let p95 = times[(times.len() * 95).div_ceil(100) - 1];
+        println!(
+            "lsp_edit entries={entries} kind={kind} median={median:.1}ms p95={p95:.1}ms floor={floor:.1}ms median_ratio={:.3} p95_ratio={:.3}",
+            median / floor,
+            p95 / floor
+        );
+    }
 
     latencies.sort_by(|a, b| a.total_cmp(b));
     let median = latencies[latencies.len() / 2];
@@ -125,6 +152,130 @@ fn run(entries: usize, violation_every: usize) {
         peak_after_open_kb as f64 / 1024.0,
         peak_kb as f64 / 1024.0
     );
+}
+
+/// Sends `changes` as the next version and waits for its publication: the milliseconds.
+fn timed(editor: &mut Editor, version: &mut i64, changes: Value) -> f64 {
+    *version += 1;
+    let sent = Instant::now();
+    editor.change(URI, *version, changes);
+    loop {
+        let (v, _) = editor.diagnostics(URI);
+        if v == Some(*version) {
+            return sent.elapsed().as_secs_f64() * 1000.0;
+        }
+    }
+}
+
+fn pos(line: usize, character: usize) -> Value {
+    json!({"line": line, "character": character})
+}
+
+fn replace(start: Value, end: Value, text: &str) -> Value {
+    json!([{"range": {"start": start, "end": end}, "text": text}])
+}
+
+/// Each edit kind, `REPS` times, each followed by its undo (timed too).
+fn edit_kinds(
+    editor: &mut Editor,
+    text: &str,
+    middle: usize,
+    version: &mut i64,
+) -> Vec<(&'static str, Vec<f64>)> {
+    let lines: Vec<&str> = text.lines().collect();
+    // An entry near the middle: its first line (`    {`) and its last (`    },`).
+    let first = (middle..lines.len())
+        .find(|&i| lines[i] == "    {")
+        .unwrap();
+    let last = (first..lines.len())
+        .find(|&i| lines[i] == "    },")
+        .unwrap();
+    let entry: String = lines[first..=last]
+        .iter()
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let hundred = entry.repeat(100);
+    let generated = lines
+        .iter()
+        .position(|l| l.contains("\"generated_at\""))
+        .unwrap();
+    let digit = lines[generated].find("T18").unwrap() - 1;
+    let shortlist = lines
+        .iter()
+        .position(|l| l.contains("\"shortlist\": ["))
+        .unwrap()
+        + 1;
+    let mut kinds: Vec<(&'static str, Vec<f64>)> = Vec::new();
+    let record = |kinds: &mut Vec<(&'static str, Vec<f64>)>, kind, ms| match kinds
+        .iter_mut()
+        .find(|(k, _)| *k == kind)
+    {
+        Some((_, times)) => times.push(ms),
+        None => kinds.push((kind, vec![ms])),
+    };
+    let height = last + 1 - first;
+    for _ in 0..REPS {
+        let ms = timed(
+            editor,
+            version,
+            replace(pos(first, 0), pos(first, 0), &entry),
+        );
+        record(&mut kinds, "insert_entry", ms);
+        let ms = timed(
+            editor,
+            version,
+            replace(pos(first, 0), pos(first + height, 0), ""),
+        );
+        record(&mut kinds, "delete_entry", ms);
+        let ms = timed(
+            editor,
+            version,
+            replace(pos(first, 0), pos(first, 0), &hundred),
+        );
+        record(&mut kinds, "paste_100_entries", ms);
+        let ms = timed(
+            editor,
+            version,
+            replace(pos(first, 0), pos(first + 100 * height, 0), ""),
+        );
+        record(&mut kinds, "delete_100_entries", ms);
+        let d = pos(generated, digit);
+        let ms = timed(
+            editor,
+            version,
+            replace(d.clone(), pos(generated, digit + 1), "9"),
+        );
+        record(&mut kinds, "change_generated_at", ms);
+        let original = &lines[generated][digit..digit + 1];
+        timed(
+            editor,
+            version,
+            replace(d, pos(generated, digit + 1), original),
+        );
+        let at = pos(shortlist, 0);
+        let ms = timed(
+            editor,
+            version,
+            replace(at.clone(), at, "    \"docs/added.md\",\n"),
+        );
+        record(&mut kinds, "add_shortlist_path", ms);
+        let ms = timed(
+            editor,
+            version,
+            replace(pos(shortlist, 0), pos(shortlist + 1, 0), ""),
+        );
+        record(&mut kinds, "remove_shortlist_path", ms);
+        let brace = pos(last, 4);
+        let ms = timed(editor, version, replace(brace.clone(), pos(last, 5), ""));
+        record(&mut kinds, "break_json", ms);
+        let ms = timed(editor, version, replace(brace.clone(), brace, "}"));
+        record(&mut kinds, "repair_json", ms);
+    }
+    for _ in 0..3 {
+        let ms = timed(editor, version, json!([{"text": text}]));
+        record(&mut kinds, "replace_whole_identical", ms);
+    }
+    kinds
 }
 
 /// `VmHWM` of a process: its peak resident memory, in KiB (0 where /proc has none).

@@ -80,8 +80,24 @@ impl Session {
     }
 }
 
+/// The state's diagnostics, rendered for the current text.
+fn diagnostics_of(state: &Incremental, text: &str) -> Vec<Diagnostic> {
+    let read = |r: TextRange| text[r.as_range()].to_string();
+    state
+        .diagnostics(&read)
+        .into_iter()
+        .map(|d| d.into_owned())
+        .collect()
+}
+
+impl Session {
+    fn diagnostics(&self) -> Vec<Diagnostic> {
+        diagnostics_of(self.state.as_ref().unwrap(), &self.text)
+    }
+}
+
 fn assert_same(state: &Incremental, full: &Analysis, text: &str) {
-    let incremental: Vec<Diagnostic> = state.diagnostics().into_iter().cloned().collect();
+    let incremental = diagnostics_of(state, text);
     assert_eq!(incremental, full.diagnostics, "diagnostics of:\n{text}");
     let entries: Vec<_> = state.entries().cloned().collect();
     assert_eq!(entries, full.entries, "entry facts of:\n{text}");
@@ -144,14 +160,14 @@ fn a_changed_tier_is_rechecked_alone() {
         .unwrap();
     let tier = format!("/entries/{generative}/safety_tier");
     assert!(replace_value(&mut session, &tier, "\"auto\""));
-    let diagnostics = session.state.as_ref().unwrap().diagnostics();
+    let diagnostics = session.diagnostics();
     assert!(
         diagnostics.iter().any(|d| d.code == Code::TierMismatch),
         "{diagnostics:?}"
     );
     assert!(replace_value(&mut session, &tier, "\"confirm\""));
+    assert!(session.diagnostics().is_empty());
     let state = session.state.as_ref().unwrap();
-    assert!(state.diagnostics().is_empty());
     // The hover on the tier shows the derivation of the edited entry.
     let at = value_range(&session.text, &tier).start + 1;
     let hover = entry_hover(state, at, |r| session.text[r.as_range()].to_string());
@@ -171,8 +187,7 @@ fn a_path_leaving_the_shortlist_is_reported_and_fixed() {
         "/entries/3/path",
         "\"docs/elsewhere/路径 😀.md\""
     ));
-    let state = session.state.as_ref().unwrap();
-    let missing: Vec<_> = state
+    let missing: Vec<_> = session
         .diagnostics()
         .into_iter()
         .filter(|d| d.code == Code::EntryPathNotInShortlist)
@@ -210,15 +225,7 @@ fn promotion_candidates_follow_the_entries_they_name() {
         &format!("/entries/{index}/path"),
         "\"docs/renamed.md\""
     ));
-    let codes = |s: &Session| -> Vec<Code> {
-        s.state
-            .as_ref()
-            .unwrap()
-            .diagnostics()
-            .iter()
-            .map(|d| d.code)
-            .collect()
-    };
+    let codes = |s: &Session| -> Vec<Code> { s.diagnostics().iter().map(|d| d.code).collect() };
     assert!(codes(&session).contains(&Code::PromotionCandidateUnknownEntry));
     // And gets it back.
     assert!(replace_value(
@@ -259,33 +266,55 @@ fn several_edits_in_several_entries_before_one_update() {
 fn edits_it_cannot_prove_are_refused() {
     let text = report(10, 5, 0);
     let entry = value_range(&text, "/entries/4");
+    let next = value_range(&text, "/entries/5");
     let cases: Vec<(&str, TextRange, &str)> = vec![
-        ("space before an entry", TextRange::empty(entry.start), " "),
-        (
-            "an entry added before one",
-            TextRange::empty(entry.start),
-            "{}, ",
-        ),
-        (
-            "an entry removed with its comma",
-            TextRange::new(entry.start, value_range(&text, "/entries/5").start),
-            "",
-        ),
         (
             "a closing brace deleted",
             TextRange::new(entry.end - 1, entry.end),
             "",
         ),
-        ("between entries", TextRange::new(entry.end, entry.end), " "),
         (
-            "in the envelope",
+            "a syntax error in the envelope",
             value_range(&text, "/tool_version"),
-            "\"x\"",
+            "\"x",
+        ),
+        (
+            "the entries' bracket",
+            TextRange::new(
+                value_range(&text, "/entries").start,
+                value_range(&text, "/entries").start + 1,
+            ),
+            "[[",
         ),
         (
             "splitting an entry in two",
             TextRange::new(entry.start + 1, entry.start + 1),
             "}, {",
+        ),
+        ("a comma too many", TextRange::empty(entry.end), ","),
+        (
+            "a comma missing",
+            TextRange::new(entry.end, next.start),
+            " ",
+        ),
+        (
+            "an entry that is no object",
+            TextRange::empty(entry.start),
+            "1, ",
+        ),
+        (
+            "an entry with a syntax error",
+            TextRange::empty(entry.start),
+            "{\"path\": }, ",
+        ),
+        ("a comment", TextRange::empty(entry.start), "// x\n"),
+        (
+            "every entry deleted",
+            TextRange::new(
+                value_range(&text, "/entries/0").start,
+                value_range(&text, "/entries/9").end,
+            ),
+            "",
         ),
     ];
     for (what, range, new_text) in cases {
@@ -300,6 +329,139 @@ fn edits_it_cannot_prove_are_refused() {
         value_range(&session.text.clone(), "/entries/4/signals"),
         deep
     )]));
+}
+
+/// The text of entry `index` and its range.
+fn entry_text(session: &Session, index: usize) -> (TextRange, String) {
+    let range = value_range(&session.text, &format!("/entries/{index}"));
+    (range, session.text[range.as_range()].to_string())
+}
+
+/// Entries added, deleted and pasted are parsed alone, and the entries
+/// after them numbered again, in messages too: `entries[7]` becomes
+/// `entries[8]` when an entry is inserted before it.
+#[test]
+fn entries_added_and_deleted_are_rechecked_alone() {
+    let mut session = Session::new(report(30, 11, 3));
+    let before = session.diagnostics();
+    assert!(
+        before.iter().any(|d| d.message.contains("`entries[29]")),
+        "{before:?}"
+    );
+    // A copy of entry 3 inserted before entry 2, with a path not in the shortlist.
+    let (two, _) = entry_text(&session, 2);
+    let (_, three) = entry_text(&session, 3);
+    let path = value_range(&session.text, "/entries/3/path");
+    let moved = three.replacen(&session.text[path.as_range()], "\"docs/新しい/😀.md\"", 1);
+    assert!(session.apply(&[(TextRange::empty(two.start), format!("{moved},\n    "))]));
+    let after = session.diagnostics();
+    assert!(
+        after.iter().any(|d| d.message.contains("`entries[30]")),
+        "renumbered: {after:?}"
+    );
+    assert!(
+        after.iter().any(|d| d.code == Code::EntryPathNotInShortlist
+            && d.message
+                .contains("`entries[2].path` \"docs/新しい/😀.md\"")),
+        "{after:?}"
+    );
+    // Deleted again, with its comma.
+    let (inserted, _) = entry_text(&session, 2);
+    let (two, _) = entry_text(&session, 3);
+    assert!(session.apply(&[(TextRange::new(inserted.start, two.start), String::new())]));
+    assert_eq!(session.diagnostics(), before);
+    // 100 entries pasted after the last one, then deleted.
+    let (last, _) = entry_text(&session, 29);
+    let (_, first) = entry_text(&session, 0);
+    let pasted: String = (0..100).map(|_| format!(",\n    {first}")).collect();
+    assert!(session.apply(&[(TextRange::empty(last.end), pasted.clone())]));
+    assert_eq!(session.state.as_ref().unwrap().entries().len(), 130);
+    assert!(session.apply(&[(
+        TextRange::new(last.end, last.end + pasted.len()),
+        String::new()
+    )]));
+    // The first entry deleted, and the last: the bracket's side.
+    let (first, _) = entry_text(&session, 0);
+    let (second, _) = entry_text(&session, 1);
+    assert!(session.apply(&[(TextRange::new(first.start, second.start), String::new())]));
+    let (before_last, _) = entry_text(&session, 27);
+    let (last, _) = entry_text(&session, 28);
+    assert!(session.apply(&[(TextRange::new(before_last.end, last.end), String::new())]));
+    // A whole entry typed between two, space and all.
+    let (one, _) = entry_text(&session, 1);
+    assert!(session.apply(&[(TextRange::empty(one.end), " ".into())]));
+    assert!(session.apply(&[(TextRange::empty(one.end), ", {}".into())]));
+    assert_eq!(session.full, 0);
+}
+
+/// Edits in the envelope check it again without the entries; a shortlist
+/// edit rechecks the membership of the entries whose path it gained or lost.
+#[test]
+fn envelope_and_shortlist_edits_recheck_what_depends_on_them() {
+    let mut session = Session::new(report(30, 12, 0));
+    assert!(replace_value(
+        &mut session,
+        "/generated_at",
+        "\"yesterday\""
+    ));
+    assert!(
+        session
+            .diagnostics()
+            .iter()
+            .any(|d| d.code == Code::InvalidGeneratedAt)
+    );
+    assert!(replace_value(
+        &mut session,
+        "/generated_at",
+        "\"2026-11-29T18:42:07Z\""
+    ));
+    assert!(session.diagnostics().is_empty());
+    // Entry 5's path leaves the shortlist, then comes back.
+    let path = value_range(&session.text, "/entries/5/path");
+    let path = session.text[path.as_range()].to_string();
+    let item = (0..)
+        .map(|i| value_range(&session.text, &format!("/shortlist/{i}")))
+        .find(|r| session.text[r.as_range()] == path)
+        .unwrap();
+    assert!(session.apply(&[(item, "\"docs/gone.md\"".into())]));
+    let missing: Vec<_> = session
+        .diagnostics()
+        .into_iter()
+        .filter(|d| d.code == Code::EntryPathNotInShortlist)
+        .collect();
+    assert_eq!(missing.len(), 1, "{missing:?}");
+    assert!(missing[0].message.contains("`entries[5].path`"));
+    let item = TextRange::new(item.start, item.start + "\"docs/gone.md\"".len());
+    assert!(session.apply(&[(item, path.clone())]));
+    assert!(session.diagnostics().is_empty());
+    // A shortlist item added and removed; a candidate's path changed.
+    let first = value_range(&session.text, "/shortlist/0");
+    assert!(session.apply(&[(TextRange::empty(first.start), "\"docs/新.md\", ".into())]));
+    assert!(session.apply(&[(
+        TextRange::new(first.start, first.start + "\"docs/新.md\", ".len()),
+        String::new()
+    )]));
+    assert!(replace_value(
+        &mut session,
+        "/promotion_candidates/0/path",
+        "\"docs/nowhere.md\""
+    ));
+    assert!(
+        session
+            .diagnostics()
+            .iter()
+            .any(|d| d.code == Code::PromotionCandidateUnknownEntry)
+    );
+    assert_eq!(session.full, 0);
+    // Right after an array's bracket (where a fix adds a member): whatever
+    // the path, the same as a full analysis.
+    for pointer in ["/entries", "/shortlist"] {
+        let end = value_range(&session.text, pointer).end;
+        session.apply(&[(TextRange::empty(end), ",\n  \"extra\": []".into())]);
+        let end = value_range(&session.text, pointer).end;
+        let added = TextRange::new(end, end + ",\n  \"extra\": []".len());
+        session.apply(&[(added, String::new())]);
+    }
 }
 
 /// A syntax error inside one entry, and its repair, stay with that entry:
@@ -337,7 +499,7 @@ fn breaking_and_repairing_one_entry_is_rechecked_alone() {
     for (what, range, new_text) in cases {
         let mut session = Session::new(text.clone());
         assert!(session.apply(&[(range, new_text.to_string())]), "{what}");
-        let diagnostics = session.state.as_ref().unwrap().diagnostics();
+        let diagnostics = session.diagnostics();
         let end = entry.end + new_text.len() - range.len();
         let syntax: Vec<_> = diagnostics
             .iter()
@@ -433,6 +595,97 @@ enum Step {
         len: usize,
         piece: usize,
     },
+    /// Whole entries: `count` copies of the `source`-th inserted before the
+    /// `which`-th (or after the last), or `count` entries from the
+    /// `which`-th deleted with their commas.
+    Entries {
+        which: f64,
+        source: f64,
+        count: usize,
+        delete: bool,
+    },
+    /// In the envelope: `kind` 0 `generated_at`, 1 `tool_version`, 2 a
+    /// shortlist item added (the path of the `which`-th entry, perhaps
+    /// loosened), 3 one deleted, 4 a candidate's path.
+    Envelope {
+        kind: usize,
+        which: f64,
+        value: usize,
+    },
+}
+
+/// The ranges of the items of the array at `pointer`.
+fn items(text: &str, pointer: &str) -> Vec<TextRange> {
+    let parse = syntax::parse(text);
+    parse
+        .root()
+        .and_then(|root| root.lookup(pointer))
+        .and_then(Node::items)
+        .map(|items| items.map(|item| item.range()).collect())
+        .unwrap_or_default()
+}
+
+fn envelope_edit(text: &str, kind: usize, which: f64, value: usize) -> Option<(TextRange, String)> {
+    let parse = syntax::parse(text);
+    let root = parse.root()?;
+    let pick = |n: usize| ((which * n as f64) as usize).min(n.saturating_sub(1));
+    let entry_path = |i: usize| {
+        root.get("entries")?
+            .items()?
+            .nth(i)?
+            .get("path")
+            .map(|p| text[p.range().as_range()].to_string())
+    };
+    let entries = root
+        .get("entries")
+        .and_then(Node::items)
+        .map_or(0, |i| i.count());
+    match kind {
+        0 => {
+            const TIMES: &[&str] = &[
+                "\"2026-11-29T18:42:07Z\"",
+                "\"yesterday\"",
+                "\"2026-11-29T18:42:07,5Z\"",
+                "1",
+            ];
+            let range = root.get("generated_at")?.range();
+            Some((range, TIMES[value % TIMES.len()].to_string()))
+        }
+        1 => Some((
+            root.get("tool_version")?.range(),
+            VALUES[value % VALUES.len()].to_string(),
+        )),
+        2 => {
+            let shortlist = items(text, "/shortlist");
+            let at = shortlist.get(pick(shortlist.len()))?;
+            let path = entry_path(pick(entries)).unwrap_or_else(|| "\"docs/x.md\"".into());
+            let path = match value % 3 {
+                0 => path,
+                1 => path.replacen('"', "\"./", 1),
+                _ => "\"docs/新しい.md\"".into(),
+            };
+            Some((TextRange::empty(at.start), format!("{path}, ")))
+        }
+        3 => {
+            let shortlist = items(text, "/shortlist");
+            let i = pick(shortlist.len());
+            let range = match (shortlist.get(i), shortlist.get(i + 1)) {
+                (Some(a), Some(b)) => TextRange::new(a.start, b.start),
+                (Some(a), None) if i > 0 => TextRange::new(shortlist[i - 1].end, a.end),
+                _ => return None,
+            };
+            Some((range, String::new()))
+        }
+        _ => {
+            let candidates = items(text, "/promotion_candidates");
+            let i = pick(candidates.len());
+            let range = root
+                .lookup(&format!("/promotion_candidates/{i}/path"))?
+                .range();
+            let path = entry_path(value % entries.max(1)).unwrap_or_else(|| "\"docs/x.md\"".into());
+            Some((range, path))
+        }
+    }
 }
 
 /// What an edit at an entry's edge may put there: whole entries, separators, braces.
@@ -444,6 +697,10 @@ fn step() -> impl Strategy<Value = Step> {
         2 => (0.0..1.0f64, 0usize..4, 0..PIECES.len()).prop_map(|(at, len, piece)| Step::Splice { at, len, piece }),
         2 => (0.0..1.0f64, any::<bool>(), -1isize..=1, 0usize..3, 0..EDGE_PIECES.len())
             .prop_map(|(which, end, shift, len, piece)| Step::Edge { which, end, shift, len, piece }),
+        3 => (0.0..1.1f64, 0.0..1.0f64, prop_oneof![Just(1usize), Just(2), Just(5)], any::<bool>())
+            .prop_map(|(which, source, count, delete)| Step::Entries { which, source, count, delete }),
+        3 => (0usize..5, 0.0..1.0f64, 0usize..64)
+            .prop_map(|(kind, which, value)| Step::Envelope { kind, which, value }),
     ]
 }
 
@@ -522,6 +779,50 @@ fn edit_of(text: &str, step: &Step) -> (TextRange, String) {
             let start = floor_boundary(text, brace.saturating_add_signed(shift).min(text.len()));
             let stop = floor_boundary(text, (start + len).min(text.len()));
             (TextRange::new(start, stop), EDGE_PIECES[piece].to_string())
+        }
+        Step::Envelope { kind, which, value } => {
+            envelope_edit(text, kind, which, value).unwrap_or((TextRange::empty(0), String::new()))
+        }
+        Step::Entries {
+            which,
+            source,
+            count,
+            delete,
+        } => {
+            let parse = syntax::parse(text);
+            let entries: Vec<TextRange> = parse
+                .root()
+                .and_then(|root| root.get("entries"))
+                .and_then(Node::items)
+                .map(|items| items.map(|item| item.range()).collect())
+                .unwrap_or_default();
+            if entries.is_empty() {
+                return (TextRange::empty(0), String::new());
+            }
+            let pick = |f: f64| ((f * entries.len() as f64) as usize).min(entries.len());
+            let at = pick(which);
+            if delete {
+                let at = at.min(entries.len() - 1);
+                let end = (at + count).min(entries.len());
+                // With the comma after, or before for the last ones.
+                let range = match entries.get(end) {
+                    Some(next) => TextRange::new(entries[at].start, next.start),
+                    None if at > 0 => TextRange::new(entries[at - 1].end, entries[end - 1].end),
+                    None => TextRange::new(entries[at].start, entries[end - 1].end),
+                };
+                return (range, String::new());
+            }
+            let copy = &text[entries[pick(source).min(entries.len() - 1)].as_range()];
+            match entries.get(at) {
+                Some(entry) => (
+                    TextRange::empty(entry.start),
+                    format!("{copy},\n    ").repeat(count),
+                ),
+                None => (
+                    TextRange::empty(entries[at - 1].end),
+                    format!(",\n    {copy}").repeat(count),
+                ),
+            }
         }
     }
 }

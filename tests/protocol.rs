@@ -175,8 +175,15 @@ fn a_fifty_megabyte_document_is_served_and_its_memory_returned() {
             .contains("not open"),
         "{reply}"
     );
-    let after = editor.memory_kb("VmRSS");
-    eprintln!("after close: {after} KiB");
+    // The workspace thread may still be checking its own copy of the text
+    // on a loaded machine: the memory is returned when it is done.
+    let closed = std::time::Instant::now();
+    let mut after = editor.memory_kb("VmRSS");
+    while after >= baseline + 30 * 1024 && closed.elapsed().as_secs() < 60 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        after = editor.memory_kb("VmRSS");
+    }
+    eprintln!("after close: {after} KiB, {:?} after", closed.elapsed());
     // The text, rope, tree and transport buffer are gone (measured: 16 MB before, 21 MB after).
     assert!(
         after < baseline + 30 * 1024,

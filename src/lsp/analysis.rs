@@ -629,7 +629,7 @@ pub(crate) fn capped(
     let diagnostics = published
         .diagnostics
         .iter()
-        .copied()
+        .map(|d| &**d)
         .chain(&published.summary)
         .chain(workspace)
         .map(|d| positions.diagnostic(uri, d))

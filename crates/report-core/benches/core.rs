@@ -54,12 +54,12 @@ fn benches(c: &mut Criterion) {
                 rope.insert_char(rope.byte_to_char(at), 'x');
                 assert!(incremental.edit(report_core::text::TextRange::empty(at), 1));
                 assert!(incremental.update(|r| rope.byte_slice(r.as_range()).to_string()));
-                let typed_diagnostics = incremental.diagnostics().len();
+                let typed_diagnostics = incremental.count();
                 let char_at = rope.byte_to_char(at);
                 rope.remove(char_at..char_at + 1);
                 assert!(incremental.edit(typed, 0));
                 assert!(incremental.update(|r| rope.byte_slice(r.as_range()).to_string()));
-                typed_diagnostics + incremental.diagnostics().len()
+                typed_diagnostics + incremental.count()
             })
         });
         // Editor features through the document host, at a path of a middle entry.

@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::analysis::{self, Analysis};
-use crate::diagnostic::{Code, Diagnostic, Keep, rank};
+use crate::diagnostic::{Code, Diagnostic, Keep, Severity};
 use crate::entry_text::EntryText;
 use crate::fix::{Fix, TextEdit};
 use crate::fix_all::fix_all_edit;
@@ -188,7 +188,7 @@ pub enum UpdateKind {
 #[derive(Debug)]
 pub struct Published<'h> {
     /// In document order.
-    pub diagnostics: Vec<&'h Diagnostic>,
+    pub diagnostics: Vec<Cow<'h, Diagnostic>>,
     /// Stands for the diagnostics left out, when any were.
     pub summary: Option<Diagnostic>,
 }
@@ -364,13 +364,34 @@ impl<T: SourceText> DocumentHost<T> {
     }
 
     /// Every diagnostic, in document order.
-    pub fn diagnostics(&self) -> Vec<&Diagnostic> {
+    pub fn diagnostics(&self) -> Vec<Cow<'_, Diagnostic>> {
+        self.diagnostics_where(&|_| true, usize::MAX)
+    }
+
+    /// The first `limit` diagnostics, in document order, of those that
+    /// satisfy `want`, which looks only at what does not depend on entries'
+    /// indices (code, severity, ranges): the per-entry analysis renders only
+    /// those.
+    fn diagnostics_where(
+        &self,
+        want: &dyn Fn(&Diagnostic) -> bool,
+        limit: usize,
+    ) -> Vec<Cow<'_, Diagnostic>> {
         if !self.is_report {
             return Vec::new();
         }
         match (&self.incremental, &self.full) {
-            (Some(incremental), _) => incremental.diagnostics(),
-            (None, Some(full)) => full.diagnostics.iter().collect(),
+            (Some(incremental), _) => {
+                let read = |range: TextRange| self.text.slice(range);
+                incremental.diagnostics_where(&read, want, limit)
+            }
+            (None, Some(full)) => full
+                .diagnostics
+                .iter()
+                .filter(|d| want(d))
+                .take(limit)
+                .map(Cow::Borrowed)
+                .collect(),
             (None, None) => Vec::new(),
         }
     }
@@ -391,23 +412,51 @@ impl<T: SourceText> DocumentHost<T> {
         }
     }
 
+    fn count(&self) -> usize {
+        match (self.is_report, &self.incremental, &self.full) {
+            (false, _, _) => 0,
+            (true, Some(incremental), _) => incremental.count(),
+            (true, None, Some(full)) => full.diagnostics.len(),
+            (true, None, None) => 0,
+        }
+    }
+
+    fn any_diagnostic(&self, test: impl Fn(&Diagnostic) -> bool) -> bool {
+        match (self.is_report, &self.incremental, &self.full) {
+            (false, _, _) => false,
+            (true, Some(incremental), _) => incremental.any(test),
+            (true, None, Some(full)) => full.diagnostics.iter().any(test),
+            (true, None, None) => false,
+        }
+    }
+
     /// At most `max` diagnostics, errors before lesser severities, and a
     /// `too-many-diagnostics` summary for those left out (those the
-    /// analysis only counted among them).
+    /// analysis only counted among them). Only those published are
+    /// rendered: a keystroke that renumbers 50,000 entries renders `max`.
     pub fn published(&self, max: usize) -> Published<'_> {
-        let mut chosen = self.diagnostics();
-        let total = chosen.len() + self.omitted().0;
-        if chosen.len() > max {
-            chosen.sort_by(|a, b| rank(a, b));
-            chosen.truncate(max);
-            chosen.sort_by(|a, b| Diagnostic::order(a, b));
-        }
-        if chosen.len() == total {
+        let kept = self.count();
+        let total = kept + self.omitted().0;
+        if total <= max {
             return Published {
-                diagnostics: chosen,
+                diagnostics: self.diagnostics(),
                 summary: None,
             };
         }
+        let mut chosen = Vec::with_capacity(max.min(kept));
+        for severity in [
+            Severity::Error,
+            Severity::Warning,
+            Severity::Information,
+            Severity::Hint,
+        ] {
+            let left = max - chosen.len();
+            if left == 0 {
+                break;
+            }
+            chosen.extend(self.diagnostics_where(&|d| d.severity == severity, left));
+        }
+        chosen.sort_by(|a, b| Diagnostic::order(a, b));
         let summary = Diagnostic::new(
             Code::TooManyDiagnostics,
             TextRange::empty(0),
@@ -539,23 +588,16 @@ impl<T: SourceText> DocumentHost<T> {
                 })
                 .collect();
         }
-        self.diagnostics()
+        self.diagnostics_where(&|d| touches(d) && with_fix(d), usize::MAX)
             .into_iter()
-            .filter(|d| touches(d) && with_fix(d))
-            .map(|d| QuickFix {
-                diagnostic: Cow::Borrowed(d),
-            })
+            .map(|diagnostic| QuickFix { diagnostic })
             .collect()
     }
 
     /// Whether fix-all has anything to do: some diagnostic has a preferred
     /// fix (or a fix, among those left out).
     pub fn can_fix_all(&self) -> bool {
-        self.omitted().1
-            || self
-                .diagnostics()
-                .iter()
-                .any(|d| d.fix.as_ref().is_some_and(|f| f.preferred))
+        self.omitted().1 || self.any_diagnostic(|d| d.fix.as_ref().is_some_and(|f| f.preferred))
     }
 
     /// Every unambiguous fix applied, as one minimal edit of the current text.
@@ -937,7 +979,11 @@ mod tests {
 
     fn assert_like_a_full_analysis(host: &DocumentHost<String>) {
         let full = crate::analyze(host.text());
-        let diagnostics: Vec<Diagnostic> = host.diagnostics().into_iter().cloned().collect();
+        let diagnostics: Vec<Diagnostic> = host
+            .diagnostics()
+            .into_iter()
+            .map(Cow::into_owned)
+            .collect();
         assert_eq!(diagnostics, full.diagnostics);
         let text = host.text();
         // Every offset: the hover outside entries cuts the text at their edges.
@@ -959,7 +1005,8 @@ mod tests {
     }
 
     #[test]
-    fn an_edit_inside_an_entry_is_incremental_and_one_between_entries_is_not() {
+    fn edits_in_entries_between_them_and_in_the_envelope_are_incremental_syntax_errors_outside_entries_not()
+     {
         let mut host = DocumentHost::new(report(6, 0), None, REPORT);
         let at = host.text().find("\"safety_tier\": \"confirm\"").unwrap() + 16;
         let kind = edit(&mut host, TextRange::new(at, at + 7), "auto");
@@ -969,12 +1016,21 @@ mod tests {
 
         let between = host.text().find("},\n    {").unwrap() + 2;
         let kind = edit(&mut host, TextRange::empty(between), " ");
+        assert_eq!(kind, UpdateKind::Incremental);
+        assert_like_a_full_analysis(&host);
+        // The envelope is checked again without the entries.
+        let version = host.text().find("\"tool_version\"").unwrap() + 1;
+        let kind = edit(&mut host, TextRange::empty(version), "x");
+        assert_eq!(kind, UpdateKind::Incremental);
+        assert_like_a_full_analysis(&host);
+        // A syntax error in the envelope is not.
+        let kind = edit(&mut host, TextRange::empty(version), "\"");
         assert_eq!(kind, UpdateKind::Full);
         assert_like_a_full_analysis(&host);
         let status = host.status();
         assert_eq!(
             (status.incremental_updates, status.full_analyses),
-            (1, 2),
+            (3, 2),
             "{status:?}"
         );
     }
@@ -1000,7 +1056,7 @@ mod tests {
             published
                 .diagnostics
                 .windows(2)
-                .all(|w| Diagnostic::order(w[0], w[1]).is_le())
+                .all(|w| Diagnostic::order(&w[0], &w[1]).is_le())
         );
         let errors = host
             .diagnostics()
@@ -1096,14 +1152,61 @@ mod tests {
             .published(10)
             .diagnostics
             .into_iter()
-            .cloned()
+            .map(Cow::into_owned)
             .collect();
         let mut expected = full.diagnostics.clone();
-        expected.sort_by(rank);
+        expected.sort_by(crate::diagnostic::rank);
         expected.truncate(10);
         expected.sort_by(Diagnostic::order);
         assert_eq!(published, expected);
         assert_eq!(host.diagnostics().len() + host.omitted().0, full.problems());
+    }
+
+    #[test]
+    fn after_an_entry_is_inserted_the_capped_publication_names_the_moved_entries() {
+        let mut host = DocumentHost::new(report(40, 2), None, REPORT);
+        let first = host.text().find("\"entries\": [\n    {").unwrap() + 17;
+        let end = first + host.text()[first..].find("\n    }").unwrap() + 6;
+        let entry = host.text()[first..end].to_string();
+        let kind = edit(
+            &mut host,
+            TextRange::empty(first),
+            &format!("{entry},\n    "),
+        );
+        assert_eq!(kind, UpdateKind::Incremental);
+        assert_like_a_full_analysis(&host);
+        let fresh = DocumentHost::new(host.text().clone(), None, REPORT);
+        for max in [1, 3, 10, 1000] {
+            let (ours, theirs) = (host.published(max), fresh.published(max));
+            assert_eq!(ours.diagnostics, theirs.diagnostics, "max {max}");
+            assert_eq!(ours.summary, theirs.summary, "max {max}");
+        }
+        let at = |h: &DocumentHost<String>| {
+            h.quick_fixes(TextRange::new(0, h.text().len()))
+                .into_iter()
+                .map(|q| (q.fix().clone(), q.diagnostic.into_owned()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(at(&host), at(&fresh));
+        assert!(!at(&host).is_empty());
+    }
+
+    #[test]
+    fn each_quick_fix_of_the_golden_invalid_report_applied_as_a_whole_text() {
+        let text = include_str!("../../../examples/golden/invalid.report.json").to_string();
+        let host = DocumentHost::new(text, None, REPORT);
+        let all = host.text().len();
+        let fixes: Vec<Fix> = host
+            .quick_fixes(TextRange::new(0, all))
+            .into_iter()
+            .map(|q| q.fix().clone())
+            .collect();
+        for fix in fixes {
+            let fixed = crate::fix::apply(host.text(), &fix.edits).unwrap();
+            let mut host = DocumentHost::new(host.text().clone(), None, REPORT);
+            host.update(fixed, None, REPORT);
+            assert_like_a_full_analysis(&host);
+        }
     }
 
     #[test]

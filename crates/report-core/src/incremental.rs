@@ -16,17 +16,36 @@
 //! one, and the checks of every other entry see the same nodes. A broken
 //! entry (one a syntax error broke) has its syntax errors and no checks, no
 //! membership, and makes the candidates naming its path unknowable, as in a
-//! full analysis. An edit that adds or removes an entry, or spills past one,
-//! fails that test. Anything else (an edit between entries or in the
-//! envelope, an entry that no longer parses in place, syntax errors outside
-//! entries) is refused, and the caller analyses the whole text.
+//! full analysis.
+//!
+//! An edit inside the `entries` array that is not within one entry (entries
+//! added, deleted, pasted, spaces between them) removes the entries it
+//! touches; the text from the entry before them to the entry after (or the
+//! bracket) must then be whitespace, whole objects that parse in place
+//! without syntax errors, and exactly the commas a JSON array needs, so the
+//! whole text parses as before with those objects in their place. The
+//! entries after move, and their `index` is set again; their diagnostics'
+//! messages, which name `entries[i]`, are rendered for the new index only
+//! when they are asked for (a publication renders at most its cap), from a
+//! template that records where the index is written (found by checking the
+//! entry with two probe indices of the same width).
+//!
+//! An edit in the envelope (outside the `entries` array) checks the text
+//! without the entries again (see [`Incremental::check_envelope`]); a new
+//! shortlist rechecks the entries whose membership it may change. Anything
+//! else (an entry that no longer parses in place, syntax errors outside
+//! entries, an item that is no object; entries added or deleted and
+//! envelope edits while an entry is broken) is refused, and the caller
+//! analyses the whole text.
 //! `tests/incremental.rs` compares both after random edits.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use crate::Analysis;
 use crate::analysis::syntax_diagnostic;
-use crate::diagnostic::{Code, Diagnostic, rank};
+use crate::diagnostic::{Code, Diagnostic, Keep, rank};
 use crate::entry_text::{self, EntryText};
 use crate::selection::looks_like_report;
 use crate::syntax::{self, Value};
@@ -51,10 +70,16 @@ pub struct Incremental {
     candidates: Vec<Candidate>,
     /// The report's own members (item counts as of the last full analysis).
     members: Vec<TopMember>,
-    /// Entry indices by path, ascending; kept only when there are candidates.
+    /// The indices of the entries with each path a candidate names, ascending.
     by_path: HashMap<String, Vec<usize>>,
     /// Entries edited since the last [`Incremental::update`], ascending.
     dirty: Vec<usize>,
+    /// Entries removed and text put in their place (see [`Incremental::edit`]),
+    /// parsed at the next update.
+    pending: Option<Pending>,
+    /// Set by an edit in the envelope (outside the `entries` array): whether
+    /// it left the shortlist alone. The envelope is checked again at the update.
+    envelope: Option<bool>,
     /// Set when an edit was refused: nothing more can be tracked.
     refused: bool,
     /// Whether the envelope looks like a report's: a broken text that does
@@ -92,12 +117,29 @@ impl Omitted {
     }
 }
 
+/// Entries replaced by new text: `removed` slots at `at` gave way to
+/// `window`, which is to hold whole entry objects and their commas.
+#[derive(Clone, Debug)]
+struct Pending {
+    at: usize,
+    removed: usize,
+    window: TextRange,
+}
+
 #[derive(Clone, Debug)]
 struct Slot {
     facts: EntryFacts,
     /// Its syntax errors, its own checks' diagnostics and its membership
-    /// one, sorted.
+    /// one, sorted, with messages that name the entry as `entries[rendered]`.
+    /// When entries are added or removed before it, `facts.index` moves and
+    /// these are rendered again on demand, from the template.
     diagnostics: Vec<Diagnostic>,
+    /// The index its diagnostics' texts were written with.
+    rendered: usize,
+    /// Its diagnostics with the places where their texts write the entry's
+    /// index, made from the entry's text the first time they are rendered
+    /// for another index.
+    template: OnceLock<Option<Template>>,
     /// Whether the entry is an object: only edits inside objects are tracked.
     object: bool,
     /// Whether a syntax error broke it: it then has no checks, no
@@ -187,9 +229,10 @@ impl Incremental {
         drop(parse);
         drop(text);
         let cross = cross.expect("checked above");
-        let slots = into_slots(&mut entries, items);
+        let mut slots = into_slots(&mut entries, items);
         drop(entries);
-        let mut slots = slots;
+        // Room for entries added later: growing the vector copies every slot.
+        slots.reserve(slots.len() / 8 + 16);
         let mut omitted = Omitted::default();
         for o in left_out.iter() {
             let i = slot_at(&slots, o.start as usize).expect("checked above");
@@ -212,11 +255,17 @@ impl Incremental {
                 outside.push(diagnostic);
             }
         }
-        let mut by_path: HashMap<String, Vec<usize>> = HashMap::new();
-        if !cross.candidates.is_empty() {
+        let mut by_path: HashMap<String, Vec<usize>> = cross
+            .candidates
+            .iter()
+            .map(|c| (c.path().to_string(), Vec::new()))
+            .collect();
+        if !by_path.is_empty() {
             for (i, slot) in slots.iter().enumerate() {
-                if let Some((path, _)) = &slot.facts.path {
-                    by_path.entry(path.clone()).or_default().push(i);
+                if let Some((path, _)) = &slot.facts.path
+                    && let Some(indices) = by_path.get_mut(path)
+                {
+                    indices.push(i);
                 }
             }
         }
@@ -230,6 +279,8 @@ impl Incremental {
             members: cross.members,
             by_path,
             dirty: Vec::new(),
+            pending: None,
+            envelope: None,
             refused: false,
             looks_like_report,
             keep,
@@ -253,13 +304,7 @@ impl Incremental {
     ) -> Option<Vec<Diagnostic>> {
         let i = slot_at(&self.slots, offset).filter(|&i| self.slots[i].object)?;
         let range = self.slots[i].facts.range;
-        let mut slot = check_alone(read(range), range, i)?;
-        if let Some(shortlist) = &self.shortlist
-            && !slot.broken
-        {
-            slot.diagnostics
-                .extend(check_membership(shortlist, &slot.facts));
-        }
+        let mut slot = check_alone(read(range), range, i, self.shortlist.as_ref())?;
         slot.diagnostics.sort_by(Diagnostic::order);
         Some(slot.diagnostics)
     }
@@ -274,24 +319,39 @@ impl Incremental {
     }
 
     /// Records that `range` of the text (as it is after the previous edits)
-    /// was replaced by `new_len` bytes. False when the edit is not within one
-    /// entry object (braces included): the state is then unusable, and the
-    /// whole text must be analysed.
+    /// was replaced by `new_len` bytes. Tracked: an edit within one entry
+    /// object (braces included), and one inside the `entries` array that
+    /// replaces whole entries and the separators between them (entries
+    /// added, deleted, pasted), alone before an update. False otherwise: the
+    /// state is then unusable, and the whole text must be analysed.
     pub fn edit(&mut self, range: TextRange, new_len: usize) -> bool {
-        let Some(i) = self.slot_holding(range) else {
-            self.refused = true;
-            return false;
-        };
         let shift = Shift {
             from: range.end,
             delta: new_len as isize - range.len() as isize,
         };
-        for slot in &mut self.slots[i..] {
-            slot.facts.shift(shift);
-            for diagnostic in &mut slot.diagnostics {
-                diagnostic.shift(shift);
+        let held = match (&self.pending, self.envelope) {
+            (None, None) => self.slot_holding(range),
+            _ => None,
+        };
+        let Some(i) = held else {
+            if self.splice(range, shift) || self.envelope_edit(range, shift) {
+                return true;
             }
+            self.refused = true;
+            return false;
+        };
+        for slot in &mut self.slots[i..] {
+            slot.shift(shift);
         }
+        self.shift_outside(shift);
+        if let Err(at) = self.dirty.binary_search(&i) {
+            self.dirty.insert(at, i);
+        }
+        true
+    }
+
+    /// Moves what lies outside the entries, and the length.
+    fn shift_outside(&mut self, shift: Shift) {
         for diagnostic in self.outside.iter_mut().chain(&mut self.judged) {
             diagnostic.shift(shift);
         }
@@ -305,10 +365,313 @@ impl Incremental {
             member.shift(shift);
         }
         self.len = shift.offset(self.len);
-        if let Err(at) = self.dirty.binary_search(&i) {
-            self.dirty.insert(at, i);
+    }
+
+    /// An edit inside the `entries` array, not within one entry object: the
+    /// entries it touches are removed, and the text from the end of the
+    /// entry before them to the start of the one after (or the brackets) is
+    /// parsed at the update as entries and commas. The entries after it move
+    /// and are numbered again; their messages are rendered again only when
+    /// asked for (see [`Slot::rendered`]).
+    fn splice(&mut self, range: TextRange, shift: Shift) -> bool {
+        if self.refused
+            || self.pending.is_some()
+            || self.envelope.is_some()
+            || !self.dirty.is_empty()
+            || range.end > self.len
+        {
+            return false;
         }
+        // An item that is no object is checked only in a whole text's parse:
+        // its messages cannot be rendered again for a new index. A broken
+        // entry makes judgements unknowable in ways only a full analysis
+        // follows (found by fuzzing).
+        if self.slots.iter().any(|s| !s.object || s.broken) {
+            return false;
+        }
+        let Some(array) = self.entries_array() else {
+            return false;
+        };
+        if !(array.start < range.start && range.end < array.end) {
+            return false;
+        }
+        let at = self
+            .slots
+            .partition_point(|s| s.facts.range.end <= range.start);
+        let next = self
+            .slots
+            .partition_point(|s| s.facts.range.start < range.end);
+        let start = match at {
+            0 => array.start + 1,
+            _ => self.slots[at - 1].facts.range.end,
+        };
+        let end = match self.slots.get(next) {
+            Some(slot) => slot.facts.range.start,
+            None => array.end - 1,
+        };
+        self.slots.drain(at..next);
+        for slot in &mut self.slots[at..] {
+            slot.shift(shift);
+        }
+        self.shift_outside(shift);
+        self.pending = Some(Pending {
+            at,
+            removed: next - at,
+            window: TextRange::new(start, shift.offset(end)),
+        });
         true
+    }
+
+    /// The range of the `entries` array's value.
+    fn entries_array(&self) -> Option<TextRange> {
+        self.array("entries")
+    }
+
+    /// The range of the report's member `key`, when it is an array.
+    fn array(&self, key: &str) -> Option<TextRange> {
+        self.members
+            .iter()
+            .find(|m| m.key == key && m.items.is_some())
+            .map(|m| m.value_range)
+    }
+
+    /// An edit in the envelope: before or after the `entries` array, its
+    /// brackets left alone. The envelope is checked again at the update, the
+    /// entries not (see [`Incremental::check_envelope`]).
+    fn envelope_edit(&mut self, range: TextRange, shift: Shift) -> bool {
+        if self.refused
+            || self.pending.is_some()
+            || self.envelope.is_some()
+            || !self.dirty.is_empty()
+            || range.end > self.len
+        {
+            return false;
+        }
+        if self.slots.iter().any(|s| s.broken) {
+            return false;
+        }
+        let Some(entries) = self.entries_array() else {
+            return false;
+        };
+        // Not right after an array's `]`: moving the offsets from there on
+        // would move the array's end with them.
+        let before = range.end <= entries.start;
+        if !before && range.start <= entries.end {
+            return false;
+        }
+        let keeps_shortlist = self.shortlist.is_some()
+            && self
+                .array("shortlist")
+                .is_some_and(|s| range.end <= s.start || s.end < range.start);
+        if before {
+            for slot in &mut self.slots {
+                slot.shift(shift);
+            }
+        }
+        self.shift_outside(shift);
+        self.envelope = Some(keeps_shortlist);
+        true
+    }
+
+    /// Checks the envelope again after an edit in it: the text without the
+    /// inside of the `entries` array (and of the shortlist, when the edit
+    /// left it alone) is parsed and checked; it must parse without syntax
+    /// errors, with those arrays where they were. The whole text parses as
+    /// that with the arrays' items in place, so its checks of the envelope
+    /// are those, with the entries' and (when kept) the shortlist items'
+    /// diagnostics as before. A new shortlist rechecks the membership of the
+    /// entries whose path it gained or lost, and of those with a membership
+    /// diagnostic (its message and fix name the shortlist); new candidates
+    /// are judged again.
+    fn check_envelope(
+        &mut self,
+        keeps_shortlist: bool,
+        read: &mut impl FnMut(TextRange) -> String,
+    ) -> Option<()> {
+        let entries = self.entries_array()?;
+        let mut cuts = vec![TextRange::new(entries.start + 1, entries.end - 1)];
+        let shortlist = self.array("shortlist");
+        if keeps_shortlist {
+            let shortlist = shortlist?;
+            cuts.push(TextRange::new(shortlist.start + 1, shortlist.end - 1));
+        }
+        cuts.sort_by_key(|c| c.start);
+        let mut text = String::new();
+        let mut from = 0;
+        // Back from the cut text to the whole: the later cut first.
+        let mut back = Vec::new();
+        for cut in &cuts {
+            if cut.start < from {
+                return None;
+            }
+            text.push_str(&read(TextRange::new(from, cut.start)));
+            back.push(Shift {
+                from: text.len(),
+                delta: cut.len() as isize,
+            });
+            from = cut.end;
+        }
+        text.push_str(&read(TextRange::new(from, self.len)));
+        back.reverse();
+        if text.len() + cuts.iter().map(|c| c.len()).sum::<usize>() != self.len {
+            return None;
+        }
+        let map = |range: TextRange| back.iter().fold(range, |r, s| s.range(r));
+        let parse = syntax::parse(&text);
+        let root = parse.root()?;
+        if !parse.errors.is_empty() || root.is_incomplete() {
+            return None;
+        }
+        let at = |key: &str| {
+            root.get(key)
+                .filter(|n| n.items().is_some())
+                .map(|n| map(n.range()))
+        };
+        if at("entries") != Some(entries) || (keeps_shortlist && at("shortlist") != shortlist) {
+            return None;
+        }
+        // Per entry, nothing outside the entries is left out: past the
+        // default cap the whole text is analysed (and capped) instead.
+        let validation = validate::validate(&text, root, Keep::DEFAULT);
+        if !validation.omitted.is_empty() {
+            return None;
+        }
+        let cross = validation.cross?;
+        let looks = looks_like_report(root);
+        drop(parse);
+        let mut outside: Vec<Diagnostic> = validation
+            .diagnostics
+            .into_iter()
+            .filter(|d| !is_judgement(d.code))
+            .map(|mut d| {
+                for shift in &back {
+                    d.shift(*shift);
+                }
+                d
+            })
+            .collect();
+        if keeps_shortlist && let Some(kept) = shortlist {
+            let inside = |d: &&Diagnostic| kept.start < d.range.start && d.range.end < kept.end;
+            outside.extend(self.outside.iter().filter(inside).cloned());
+        }
+        outside.sort_by(Diagnostic::order);
+        let mut members = cross.members;
+        for member in &mut members {
+            for shift in &back {
+                member.shift(*shift);
+            }
+            let old = self.members.iter().find(|m| m.key == member.key);
+            match member.key.as_str() {
+                "entries" => member.items = Some(self.slots.len()),
+                "shortlist" if keeps_shortlist => member.items = old?.items,
+                _ => {}
+            }
+        }
+        let mut candidates = cross.candidates;
+        for candidate in &mut candidates {
+            for shift in &back {
+                candidate.shift(*shift);
+            }
+        }
+        self.outside = outside;
+        self.members = members;
+        self.looks_like_report = looks;
+        if !keeps_shortlist {
+            let mut new = cross.shortlist;
+            if let Some(new) = &mut new {
+                for shift in &back {
+                    new.shift(*shift);
+                }
+            }
+            self.replace_shortlist(new, read)?;
+        }
+        if candidates != self.candidates {
+            let paths_changed = candidates.len() != self.candidates.len()
+                || candidates
+                    .iter()
+                    .zip(&self.candidates)
+                    .any(|(a, b)| a.path() != b.path());
+            self.candidates = candidates;
+            if paths_changed {
+                self.index_candidate_paths();
+            }
+            self.rejudge();
+        }
+        Some(())
+    }
+
+    /// Takes a new shortlist, and checks again the entries whose membership
+    /// it may change.
+    fn replace_shortlist(
+        &mut self,
+        new: Option<Shortlist>,
+        read: &mut impl FnMut(TextRange) -> String,
+    ) -> Option<()> {
+        let old = std::mem::replace(&mut self.shortlist, new);
+        let changed: std::collections::HashSet<&str> = match (&old, &self.shortlist) {
+            (Some(old), Some(new)) => old.changed_paths(new).into_iter().collect(),
+            // No shortlist before or after: every entry's membership is new.
+            _ => {
+                let all: Vec<usize> = (0..self.slots.len()).collect();
+                return self.recheck(&all, read);
+            }
+        };
+        let affected: Vec<usize> = self
+            .slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| {
+                s.diagnostics
+                    .iter()
+                    .any(|d| d.code == Code::EntryPathNotInShortlist)
+                    || s.facts
+                        .path
+                        .as_ref()
+                        .is_some_and(|(p, _)| changed.contains(p.as_str()))
+            })
+            .map(|(i, _)| i)
+            .collect();
+        drop(changed);
+        drop(old);
+        self.recheck(&affected, read)
+    }
+
+    /// Checks the entries at `indices` again, from their text.
+    fn recheck(
+        &mut self,
+        indices: &[usize],
+        read: &mut impl FnMut(TextRange) -> String,
+    ) -> Option<()> {
+        for &i in indices {
+            let slot = &self.slots[i];
+            if !slot.object {
+                return None;
+            }
+            let range = slot.facts.range;
+            let mut fresh = check_alone(read(range), range, i, self.shortlist.as_ref())?;
+            fresh.diagnostics.sort_by(Diagnostic::order);
+            self.slots[i] = fresh;
+        }
+        Some(())
+    }
+
+    /// Indexes the entries by the paths candidates name.
+    fn index_candidate_paths(&mut self) {
+        let mut by_path: HashMap<String, Vec<usize>> = self
+            .candidates
+            .iter()
+            .map(|c| (c.path().to_string(), Vec::new()))
+            .collect();
+        if !by_path.is_empty() {
+            for (i, slot) in self.slots.iter().enumerate() {
+                if let Some((path, _)) = &slot.facts.path
+                    && let Some(indices) = by_path.get_mut(path)
+                {
+                    indices.push(i);
+                }
+            }
+        }
+        self.by_path = by_path;
     }
 
     /// Whether an edit of `range` would be tracked: it lies within one entry
@@ -338,18 +701,25 @@ impl Incremental {
             return false;
         }
         let mut rejudge = false;
+        if let Some(keeps_shortlist) = self.envelope.take()
+            && self.check_envelope(keeps_shortlist, &mut read).is_none()
+        {
+            self.refused = true;
+            return false;
+        }
+        if let Some(pending) = self.pending.take() {
+            if !self.insert(pending, &mut read) {
+                self.refused = true;
+                return false;
+            }
+            rejudge = !self.candidates.is_empty();
+        }
         for i in std::mem::take(&mut self.dirty) {
             let range = self.slots[i].facts.range;
-            let Some(mut slot) = check_alone(read(range), range, i) else {
+            let Some(mut slot) = check_alone(read(range), range, i, self.shortlist.as_ref()) else {
                 self.refused = true;
                 return false;
             };
-            if let Some(shortlist) = &self.shortlist
-                && !slot.broken
-            {
-                slot.diagnostics
-                    .extend(check_membership(shortlist, &slot.facts));
-            }
             slot.diagnostics.sort_by(Diagnostic::order);
             let old = std::mem::replace(&mut self.slots[i], slot);
             self.omitted.remove(old.omitted);
@@ -386,19 +756,139 @@ impl Incremental {
         true
     }
 
-    /// All diagnostics, in the order of a full analysis.
-    pub fn diagnostics(&self) -> Vec<&Diagnostic> {
-        let mut others: Vec<&Diagnostic> = self.outside.iter().chain(&self.judged).collect();
+    /// Parses the text that took the place of removed entries as whole
+    /// entry objects and the commas between them (and around them, as the
+    /// entries kept before and after need), checks each new entry, and
+    /// numbers the entries after them again. False unless the text is that,
+    /// each entry without syntax errors, and some entry is left.
+    fn insert(&mut self, pending: Pending, read: &mut impl FnMut(TextRange) -> String) -> bool {
+        let Pending {
+            at,
+            removed,
+            window,
+        } = pending;
+        let text = read(window);
+        if text.len() != window.len() {
+            return false;
+        }
+        let Some(items) = split_entries(&text, at > 0, at < self.slots.len()) else {
+            return false;
+        };
+        let mut fresh = Vec::with_capacity(items.len());
+        for (j, item) in items.into_iter().enumerate() {
+            let range = TextRange::new(window.start + item.start, window.start + item.end);
+            let slot = check_alone(
+                text[item].to_string(),
+                range,
+                at + j,
+                self.shortlist.as_ref(),
+            );
+            let Some(mut slot) = slot.filter(|s| s.syntax_errors == 0 && !s.broken) else {
+                return false;
+            };
+            slot.diagnostics.sort_by(Diagnostic::order);
+            fresh.push(slot);
+        }
+        let added = fresh.len();
+        if self.slots.len() + added == 0 {
+            return false;
+        }
+        self.slots.splice(at..at, fresh);
+        if added != removed {
+            for (index, slot) in self.slots.iter_mut().enumerate().skip(at + added) {
+                slot.facts.index = index;
+            }
+        }
+        let count = self.slots.len();
+        if let Some(member) = self
+            .members
+            .iter_mut()
+            .find(|m| m.key == "entries" && m.items.is_some())
+        {
+            member.items = Some(count);
+        }
+        // The candidates' entries: those removed go, those after move, the new come.
+        for indices in self.by_path.values_mut() {
+            indices.retain(|&i| i < at || at + removed <= i);
+            for i in indices.iter_mut().filter(|i| **i >= at) {
+                *i = *i - removed + added;
+            }
+        }
+        for index in at..at + added {
+            let path = self.slots[index].facts.path.as_ref().map(|(p, _)| p);
+            if let Some(indices) = path.and_then(|p| self.by_path.get_mut(p)) {
+                let position = indices.partition_point(|&i| i < index);
+                indices.insert(position, index);
+            }
+        }
+        true
+    }
+
+    /// How many diagnostics there are.
+    pub fn count(&self) -> usize {
+        self.outside.len()
+            + self.judged.len()
+            + self
+                .slots
+                .iter()
+                .map(|s| s.diagnostics.len())
+                .sum::<usize>()
+    }
+
+    /// Whether some diagnostic satisfies `test`, which must look only at
+    /// what renumbering leaves alone (code, severity, ranges, fixes' edits).
+    pub fn any(&self, test: impl Fn(&Diagnostic) -> bool) -> bool {
+        self.outside.iter().chain(&self.judged).any(&test)
+            || self.slots.iter().flat_map(|s| &s.diagnostics).any(&test)
+    }
+
+    /// All diagnostics, in the order of a full analysis. `read` gives the
+    /// current text of a range: entries whose index moved are rendered again.
+    pub fn diagnostics(&self, read: &dyn Fn(TextRange) -> String) -> Vec<Cow<'_, Diagnostic>> {
+        self.diagnostics_where(read, &|_| true, usize::MAX)
+    }
+
+    /// The first `limit` diagnostics, in the order of a full analysis, of
+    /// those that satisfy `want`, which must look only at what renumbering
+    /// leaves alone (code, severity, ranges). Only the entries with such a
+    /// diagnostic before the limit are rendered.
+    pub fn diagnostics_where(
+        &self,
+        read: &dyn Fn(TextRange) -> String,
+        want: &dyn Fn(&Diagnostic) -> bool,
+        limit: usize,
+    ) -> Vec<Cow<'_, Diagnostic>> {
+        let mut others: Vec<&Diagnostic> = self
+            .outside
+            .iter()
+            .chain(&self.judged)
+            .filter(|d| want(d))
+            .collect();
         others.sort_by(|a, b| Diagnostic::order(a, b));
         let mut others = others.into_iter().peekable();
-        let mut all = Vec::with_capacity(self.outside.len() + self.judged.len());
-        for diagnostic in self.slots.iter().flat_map(|s| &s.diagnostics) {
-            while let Some(other) = others.next_if(|o| Diagnostic::order(o, diagnostic).is_lt()) {
-                all.push(other);
+        let mut all: Vec<Cow<'_, Diagnostic>> = Vec::new();
+        for slot in &self.slots {
+            if all.len() >= limit {
+                break;
             }
-            all.push(diagnostic);
+            if !slot.diagnostics.iter().any(want) {
+                continue;
+            }
+            let rendered: Vec<Cow<'_, Diagnostic>> = match self.render(slot, read) {
+                None => slot.diagnostics.iter().map(Cow::Borrowed).collect(),
+                Some(owned) => owned.into_iter().map(Cow::Owned).collect(),
+            };
+            for diagnostic in rendered.into_iter().filter(|d| want(d)) {
+                while let Some(other) =
+                    others.next_if(|o| Diagnostic::order(o, &diagnostic).is_lt())
+                {
+                    all.push(Cow::Borrowed(other));
+                }
+                all.push(diagnostic);
+            }
         }
-        all.extend(others);
+        all.extend(others.map(Cow::Borrowed));
+        all.truncate(limit);
         all
     }
 
@@ -441,6 +931,32 @@ impl Incremental {
         slot.omitted = left_out;
         self.omitted.add(left_out);
         true
+    }
+
+    /// A slot's diagnostics written for its current index, sorted; None
+    /// when those it holds are (its index did not move).
+    fn render(&self, slot: &Slot, read: &dyn Fn(TextRange) -> String) -> Option<Vec<Diagnostic>> {
+        let index = slot.facts.index;
+        if index == slot.rendered {
+            return None;
+        }
+        let range = slot.facts.range;
+        let template = slot.template.get_or_init(|| {
+            let text = read(range);
+            let probe = |index| {
+                check_alone(text.clone(), range, index, self.shortlist.as_ref())
+                    .map(|s| s.diagnostics)
+            };
+            Template::new(probe(PROBES[0])?, probe(PROBES[1])?)
+        });
+        let mut diagnostics = match template {
+            Some(template) => template.render(index),
+            // Not found where the index is written: checked again for it.
+            None => check_alone(read(range), range, index, self.shortlist.as_ref())
+                .map_or_else(|| slot.diagnostics.clone(), |s| s.diagnostics),
+        };
+        diagnostics.sort_by(Diagnostic::order);
+        Some(diagnostics)
     }
 
     /// The facts of each entry, in order.
@@ -489,15 +1005,12 @@ impl Incremental {
             && let Some(indices) = self.by_path.get_mut(&old)
         {
             indices.retain(|&j| j != index);
-            if indices.is_empty() {
-                self.by_path.remove(&old);
-            }
         }
-        if let Some(new) = new {
-            let indices = self.by_path.entry(new).or_default();
-            if let Err(at) = indices.binary_search(&index) {
-                indices.insert(at, index);
-            }
+        if let Some(new) = new
+            && let Some(indices) = self.by_path.get_mut(&new)
+            && let Err(at) = indices.binary_search(&index)
+        {
+            indices.insert(at, index);
         }
     }
 
@@ -538,11 +1051,16 @@ impl Incremental {
 }
 
 /// Parses and checks an entry's text on its own, in offsets of the whole
-/// text, with its membership left to the caller. None unless it parses in
-/// place as one complete object (see [`EntryText`]): the whole text then
-/// parses with that object there, syntax errors and all, and the rest of
-/// the text as before.
-fn check_alone(text: String, range: TextRange, index: usize) -> Option<Slot> {
+/// text, with its membership when it is intact and there is a shortlist;
+/// unsorted. None unless it parses in place as one complete object (see
+/// [`EntryText`]): the whole text then parses with that object there,
+/// syntax errors and all, and the rest of the text as before.
+fn check_alone(
+    text: String,
+    range: TextRange,
+    index: usize,
+    shortlist: Option<&Shortlist>,
+) -> Option<Slot> {
     if text.len() != range.len() {
         return None;
     }
@@ -558,14 +1076,200 @@ fn check_alone(text: String, range: TextRange, index: usize) -> Option<Slot> {
     for diagnostic in &mut diagnostics {
         diagnostic.shift(shift);
     }
+    let broken = item.is_broken();
+    if let Some(shortlist) = shortlist
+        && !broken
+    {
+        diagnostics.extend(check_membership(shortlist, &facts));
+    }
     Some(Slot {
         facts,
         diagnostics,
+        rendered: index,
+        template: OnceLock::new(),
         object: true,
-        broken: item.is_broken(),
+        broken,
         syntax_errors: entry.errors().len() as u32,
         omitted: Omitted::default(),
     })
+}
+
+impl Slot {
+    /// Moves every offset it holds.
+    fn shift(&mut self, shift: Shift) {
+        self.facts.shift(shift);
+        for diagnostic in &mut self.diagnostics {
+            diagnostic.shift(shift);
+        }
+        if let Some(Some(template)) = self.template.get_mut() {
+            for diagnostic in &mut template.diagnostics {
+                diagnostic.shift(shift);
+            }
+        }
+    }
+}
+
+/// Two indices of the same width that an entry is checked with to find
+/// where its diagnostics' texts write its index: they differ there alone.
+const PROBES: [usize; 2] = [1_000_000_000_000_000_000, 2_000_000_000_000_000_000];
+
+/// An entry's diagnostics as checked with index `PROBES[0]`, and where
+/// each of their texts writes it: rendered for any index by writing that
+/// index there, without checking the entry again.
+#[derive(Clone, Debug)]
+struct Template {
+    diagnostics: Vec<Diagnostic>,
+    /// For each diagnostic, for each of its texts (see [`texts_mut`]), the
+    /// offsets where the index's digits start.
+    marks: Vec<Vec<Vec<usize>>>,
+}
+
+impl Template {
+    /// From an entry's diagnostics checked with each of [`PROBES`]; None
+    /// unless they differ only in the digits of the index.
+    fn new(mut first: Vec<Diagnostic>, mut second: Vec<Diagnostic>) -> Option<Template> {
+        if first.len() != second.len() {
+            return None;
+        }
+        let (a, b) = (PROBES[0].to_string(), PROBES[1].to_string());
+        let mut marks = Vec::with_capacity(first.len());
+        for (x, y) in first.iter_mut().zip(&mut second) {
+            let (tx, ty) = (texts_mut(x), texts_mut(y));
+            if tx.len() != ty.len() {
+                return None;
+            }
+            let mut found = Vec::with_capacity(tx.len());
+            for (sx, sy) in tx.into_iter().zip(ty) {
+                if sx.len() != sy.len() {
+                    return None;
+                }
+                let at: Vec<usize> = (0..sx.len())
+                    .filter(|&i| sx.as_bytes()[i] != sy.as_bytes()[i])
+                    .collect();
+                if at
+                    .iter()
+                    .any(|&i| sx.get(i..i + a.len()) != Some(a.as_str()))
+                    || write_index(sx, &at, a.len(), &b) != *sy
+                {
+                    return None;
+                }
+                found.push(at);
+            }
+            marks.push(found);
+        }
+        // Everything else (codes, ranges, edits' ranges) must be the same.
+        let same = first.iter().zip(&second).zip(&marks).all(|((x, y), at)| {
+            let mut x = x.clone();
+            for (text, at) in texts_mut(&mut x).into_iter().zip(at) {
+                *text = write_index(text, at, a.len(), &b);
+            }
+            x == *y
+        });
+        same.then_some(Template {
+            diagnostics: first,
+            marks,
+        })
+    }
+
+    /// The diagnostics written for entry `index`, unsorted.
+    fn render(&self, index: usize) -> Vec<Diagnostic> {
+        let digits = index.to_string();
+        let width = PROBES[0].to_string().len();
+        self.diagnostics
+            .iter()
+            .zip(&self.marks)
+            .map(|(diagnostic, marks)| {
+                let mut diagnostic = diagnostic.clone();
+                for (text, at) in texts_mut(&mut diagnostic).into_iter().zip(marks) {
+                    if !at.is_empty() {
+                        *text = write_index(text, at, width, &digits);
+                    }
+                }
+                diagnostic
+            })
+            .collect()
+    }
+}
+
+/// Every text of a diagnostic that may name its entry: the message, the
+/// related messages, the fix's title and its edits' new texts.
+fn texts_mut(diagnostic: &mut Diagnostic) -> Vec<&mut String> {
+    let mut texts = vec![&mut diagnostic.message];
+    texts.extend(diagnostic.related.iter_mut().map(|r| &mut r.message));
+    if let Some(fix) = &mut diagnostic.fix {
+        texts.push(&mut fix.title);
+        texts.extend(fix.edits.iter_mut().map(|e| &mut e.new_text));
+    }
+    texts
+}
+
+/// `text` with the `width` bytes at each of `at` replaced by `digits`.
+fn write_index(text: &str, at: &[usize], width: usize, digits: &str) -> String {
+    let mut out = String::with_capacity(text.len() + at.len() * digits.len());
+    let mut from = 0;
+    for &i in at {
+        out.push_str(&text[from..i]);
+        out.push_str(digits);
+        from = i + width;
+    }
+    out.push_str(&text[from..]);
+    out
+}
+
+/// The entries in `text`, which stands between two entries, or an entry
+/// and a bracket, of the `entries` array (`before`, `after`: whether an
+/// entry is kept there): whitespace, whole `{…}` objects, and exactly the
+/// commas between them all. The ranges of the objects, or None.
+fn split_entries(text: &str, before: bool, after: bool) -> Option<Vec<std::ops::Range<usize>>> {
+    let bytes = text.as_bytes();
+    let mut items = Vec::new();
+    let mut want_comma = before;
+    let mut i = 0;
+    loop {
+        while i < bytes.len() && matches!(bytes[i], b' ' | b'\t' | b'\n' | b'\r') {
+            i += 1;
+        }
+        let Some(&byte) = bytes.get(i) else { break };
+        match byte {
+            b',' if want_comma => {
+                want_comma = false;
+                i += 1;
+            }
+            b'{' if !want_comma => {
+                let end = object_end(bytes, i)?;
+                items.push(i..end);
+                want_comma = true;
+                i = end;
+            }
+            _ => return None,
+        }
+    }
+    (want_comma != after).then_some(items)
+}
+
+/// The offset past the bracket that closes the `{` at `start`, strings
+/// skipped; None when the text ends first.
+fn object_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut i = start;
+    while i < bytes.len() {
+        match (in_string, bytes[i]) {
+            (true, b'\\') => i += 1,
+            (true, b'"') => in_string = false,
+            (false, b'"') => in_string = true,
+            (false, b'{' | b'[') => depth += 1,
+            (false, b'}' | b']') => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// The entries' facts as slots. Taken from the end and freed as it goes, so
@@ -576,8 +1280,10 @@ fn into_slots(entries: &mut Vec<EntryFacts>, mut items: Vec<(bool, bool, TextRan
     while let Some(facts) = entries.pop() {
         let (object, broken, _) = items.pop().expect("as many items as entries");
         slots.push(Slot {
+            rendered: facts.index,
             facts,
             diagnostics: Vec::new(),
+            template: OnceLock::new(),
             object,
             broken,
             syntax_errors: 0,

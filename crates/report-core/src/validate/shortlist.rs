@@ -76,6 +76,17 @@ impl Shortlist {
         (range.start <= offset && offset <= range.end && !range.is_empty()).then_some(range)
     }
 
+    /// The paths one of the two shortlists has and the other has not.
+    pub fn changed_paths<'a>(&'a self, other: &'a Shortlist) -> Vec<&'a str> {
+        let missing = |a: &'a Shortlist, b: &'a Shortlist| {
+            a.paths
+                .keys()
+                .filter(move |p| !b.paths.contains_key(*p))
+                .map(String::as_str)
+        };
+        missing(self, other).chain(missing(other, self)).collect()
+    }
+
     /// Every path, each once, in no particular order.
     pub fn paths(&self) -> impl Iterator<Item = &str> {
         self.paths.keys().map(String::as_str)
