@@ -160,7 +160,10 @@ impl Worker {
         // A report that names a root which is not here gets no workspace
         // checks: its envelope, at the start, says so without a full analysis
         // of what may be a huge text.
-        if names_a_missing_root(&rope, report.as_deref()) {
+        let folders = lock(&self.folders).clone();
+        if names_a_missing_root(&rope, report.as_deref())
+            || !can_have_a_root(&rope, report.as_deref(), &folders)
+        {
             return Some(WorkspaceResult {
                 uri: uri.clone(),
                 generation,
@@ -177,7 +180,6 @@ impl Worker {
         {
             return None;
         }
-        let folders = lock(&self.folders).clone();
         let resolution = root::resolve(&analysis, report.as_deref(), None, &folders);
         // In the editor a root that is not found is said by nothing on
         // screen: the report was opened away from its project.
@@ -454,6 +456,44 @@ fn shift_all(diagnostics: &mut Vec<Diagnostic>, edits: &[ByteEdit]) {
     }
 }
 
+/// Whether a root can be found for the report at all: it lies in a
+/// workspace folder, or its text has a `"project_root"` key somewhere
+/// (the only other way to name one). Otherwise a full analysis of what may
+/// be a huge text would only find that there is none.
+fn can_have_a_root(
+    rope: &ropey::Rope,
+    report: Option<&std::path::Path>,
+    folders: &[PathBuf],
+) -> bool {
+    let folder = report
+        .and_then(|r| std::path::absolute(r).ok())
+        .and_then(|r| r.parent().map(std::path::Path::to_path_buf));
+    if folder.is_some_and(|f| folders.iter().any(|w| f.starts_with(w))) {
+        return true;
+    }
+    contains(rope, b"\"project_root\"")
+}
+
+/// Whether `needle` occurs in the rope's text, across chunk boundaries too.
+fn contains(rope: &ropey::Rope, needle: &[u8]) -> bool {
+    let finder = memchr::memmem::Finder::new(needle);
+    let keep = needle.len().saturating_sub(1);
+    // The last `keep` bytes before the current chunk.
+    let mut tail: Vec<u8> = Vec::with_capacity(keep * 2);
+    for chunk in rope.chunks() {
+        let bytes = chunk.as_bytes();
+        let mut seam = tail.clone();
+        seam.extend_from_slice(&bytes[..bytes.len().min(keep)]);
+        if finder.find(&seam).is_some() || finder.find(bytes).is_some() {
+            return true;
+        }
+        tail.extend_from_slice(bytes);
+        let excess = tail.len().saturating_sub(keep);
+        tail.drain(..excess);
+    }
+    false
+}
+
 /// Bytes of a report's start read for its `scan.project_root`.
 const ENVELOPE_PREFIX_BYTES: usize = 64 << 10;
 
@@ -479,4 +519,39 @@ fn names_a_missing_root(rope: &ropey::Rope, report: Option<&std::path::Path>) ->
         (false, None) => return false,
     };
     !candidate.is_dir()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_is_found_wherever_the_ropes_chunks_cut_it() {
+        let needle = "\"project_root\"";
+        let filler = "漢字 emoji 😀 and text, ".repeat(4000);
+        for at in (0..filler.len())
+            .filter(|&i| filler.is_char_boundary(i))
+            .step_by(97)
+        {
+            let text = format!("{}{needle}{}", &filler[..at], &filler[at..]);
+            let rope = ropey::Rope::from_str(&text);
+            assert!(contains(&rope, needle.as_bytes()), "at {at}");
+        }
+        let rope = ropey::Rope::from_str(&format!("{filler}\"project_roo\""));
+        assert!(!contains(&rope, needle.as_bytes()));
+    }
+
+    #[test]
+    fn a_report_away_from_every_folder_and_naming_no_root_has_none() {
+        let report = Path::new("/tmp/away/r.report.json");
+        let text = ropey::Rope::from_str("{\"schema_version\": \"1\", \"entries\": [0, 0]}");
+        assert!(!can_have_a_root(&text, Some(report), &[]));
+        assert!(can_have_a_root(
+            &text,
+            Some(report),
+            &[PathBuf::from("/tmp")]
+        ));
+        let named = ropey::Rope::from_str("{\"scan\": {\"project_root\": \".\"}}");
+        assert!(can_have_a_root(&named, Some(report), &[]));
+    }
 }
