@@ -14,6 +14,8 @@ use crate::text::TextRange;
 
 const BEFORE: &str = "{\"entries\":[";
 const AFTER: &str = "\n]}";
+/// What follows an entry that is not the last: a comma and the next entry.
+const AFTER_ANOTHER: &str = ",\n{}\n]}";
 
 /// Whether a syntax error at `error` belongs to the entry at `entry`: it
 /// starts after the opening brace and before the end. One at either edge
@@ -47,7 +49,22 @@ impl EntryText {
             && item.range() == range
             && !item.is_incomplete()
             && parsed.parse.errors.iter().all(|e| holds(range, e.range));
-        alone.then_some(parsed)
+        // With errors, the recovery at its end may depend on what follows
+        // (a string left open at its last line break, say): it must parse
+        // the same before the next entry as before the array's end.
+        let same_before_another = || {
+            let other = syntax::parse_shared(Arc::new(format!("{BEFORE}{entry}{AFTER_ANOTHER}")));
+            let items: Option<Vec<Node<'_>>> = other
+                .root()
+                .and_then(|root| root.get("entries"))
+                .and_then(|entries| entries.items())
+                .map(Iterator::collect);
+            other.errors == parsed.parse.errors
+                && items.is_some_and(|items| {
+                    items.len() == 2 && items[0].range() == range && !items[0].is_incomplete()
+                })
+        };
+        (alone && (parsed.parse.errors.is_empty() || same_before_another())).then_some(parsed)
     }
 
     /// The root of the parsed text: `{"entries": [the entry]}`, so that a
@@ -81,5 +98,23 @@ impl EntryText {
     /// Where the entry's text starts in [`EntryText::text`].
     pub fn offset(&self) -> usize {
         self.range.start
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_entry_whose_recovery_depends_on_what_follows_is_not_parsed_alone() {
+        // Found by fuzzing: a key left open at the entry's last line break
+        // takes the entry's own `}` for its text. Before `]` the entry then
+        // ends with the text; before the next entry it swallows that one.
+        let broken = "{\"path\": \"a.md\", \"exact_edit\": {\"kind\": \"x\"\n  #\0\0k'#  }";
+        assert!(EntryText::parse(broken).is_none());
+        // An error well inside parses the same whatever follows: kept.
+        let inside = "{\"path\": \"a.md\", \"op\": tru}";
+        assert!(EntryText::parse(inside).is_some());
+        assert!(EntryText::parse("{\"path\": \"a.md\"}").is_some());
     }
 }
