@@ -1286,6 +1286,18 @@ impl<'a> Parser<'a> {
         self.broke();
     }
 
+    /// Marks the open containers incomplete from the innermost out to the
+    /// nearest array, that one included.
+    fn lost_content_up_to_an_array(&mut self) {
+        for frame in self.stack.iter().rev() {
+            self.records[frame.index as usize].flags |= INCOMPLETE;
+            if !frame.is_object {
+                break;
+            }
+        }
+        self.broke();
+    }
+
     /// Reports a syntax error unless the current token has one already or a
     /// limit is reached; `breaks` marks the open containers broken either way.
     fn report(&mut self, range: TextRange, kind: impl FnOnce() -> SyntaxErrorKind, breaks: bool) {
@@ -1748,7 +1760,9 @@ impl<'a> Parser<'a> {
                     || format!("expected a string key, found `{}`", found),
                     true,
                 );
-                self.lost_content();
+                // What is skipped may be items of the array around: the
+                // objects up to it, and it, may all lack what they hold.
+                self.lost_content_up_to_an_array();
                 self.skip_balanced();
                 Next(Expect::CommaOrClose)
             }
@@ -2667,6 +2681,23 @@ mod tests {
             .collect();
         assert!(items[0].is_broken() && !items[1].is_broken());
         assert!(parse.root().unwrap().is_broken() && !parse.root().unwrap().is_incomplete());
+    }
+
+    #[test]
+    fn a_value_skipped_where_a_key_belongs_may_be_items_of_the_array_around() {
+        // The `{` may open the array's next item, whose object lost its `}`:
+        // the objects out to the array, and the array, may lack what they hold.
+        let text = "{\"e\": [{\"k\": {\"x\": 1, {\"y\": 2}}, {\"z\": 3}], \"p\": 1}";
+        let parsed = parse(text);
+        let root = parsed.root().unwrap();
+        let array = root.get("e").unwrap();
+        assert!(array.is_incomplete(), "{:?}", messages(text));
+        let first = array.items().unwrap().next().unwrap();
+        assert!(first.is_incomplete());
+        assert!(first.get("k").unwrap().is_incomplete());
+        // Outside the array nothing is lost.
+        assert!(!root.is_incomplete());
+        assert_eq!(root.get("p").unwrap().value(), Value::Number("1"));
     }
 
     #[test]
