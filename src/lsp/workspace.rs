@@ -133,7 +133,13 @@ impl Worker {
             let mut seen = HashSet::new();
             due.retain(|u| seen.insert(u.clone()));
             for uri in due {
-                if let Some(result) = self.check(&uri) {
+                let (result, bytes) = self.check_sized(&uri);
+                // Its analysis of a huge text is freed by now: the pages go
+                // back to the system (the close's own trim may have come first).
+                if bytes >= TRIM_AFTER_BYTES {
+                    super::release_memory();
+                }
+                if let Some(result) = result {
                     (self.deliver)(result);
                 }
             }
@@ -148,6 +154,14 @@ impl Worker {
             .filter(|(_, (_, named))| paths.iter().any(|p| named.contains(p)))
             .map(|(uri, _)| uri.clone())
             .collect()
+    }
+
+    /// [`Worker::check`], and the size of the text it read.
+    fn check_sized(&mut self, uri: &Uri) -> (Option<WorkspaceResult>, usize) {
+        let bytes = lock(&self.session.documents)
+            .get(uri)
+            .map_or(0, |open| open.document.rope.len_bytes());
+        (self.check(uri), bytes)
     }
 
     fn check(&mut self, uri: &Uri) -> Option<WorkspaceResult> {
@@ -493,6 +507,9 @@ fn contains(rope: &ropey::Rope, needle: &[u8]) -> bool {
     }
     false
 }
+
+/// Texts from this size on are worth a trim after their check.
+const TRIM_AFTER_BYTES: usize = 16 << 20;
 
 /// Bytes of a report's start read for its `scan.project_root`.
 const ENVELOPE_PREFIX_BYTES: usize = 64 << 10;
