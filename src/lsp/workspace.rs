@@ -479,13 +479,7 @@ fn can_have_a_root(
     report: Option<&std::path::Path>,
     folders: &[PathBuf],
 ) -> bool {
-    let folder = report
-        .and_then(|r| std::path::absolute(r).ok())
-        .and_then(|r| r.parent().map(std::path::Path::to_path_buf));
-    if folder.is_some_and(|f| folders.iter().any(|w| f.starts_with(w))) {
-        return true;
-    }
-    contains(rope, b"\"project_root\"")
+    root::in_a_workspace_folder(report, folders) || contains(rope, b"\"project_root\"")
 }
 
 /// Whether `needle` occurs in the rope's text, across chunk boundaries too.

@@ -53,9 +53,7 @@ fn find(
     if let Some(explicit) = explicit {
         return explicit.is_dir().then(|| explicit.to_path_buf());
     }
-    let folder = report
-        .and_then(|r| std::path::absolute(r).ok())
-        .and_then(|r| r.parent().map(Path::to_path_buf));
+    let folder = report_folder(report);
     let named = analysis
         .root()
         .and_then(|r| r.lookup("/scan/project_root"))
@@ -73,10 +71,27 @@ fn find(
         };
         return candidate.filter(|c| c.is_dir());
     }
-    let folder = folder?;
+    workspace_folder_of(&folder?, workspace_folders)
+}
+
+/// The folder the report lies in, made absolute.
+fn report_folder(report: Option<&Path>) -> Option<PathBuf> {
+    report
+        .and_then(|r| std::path::absolute(r).ok())
+        .and_then(|r| r.parent().map(Path::to_path_buf))
+}
+
+/// The innermost workspace folder that holds `folder`.
+fn workspace_folder_of(folder: &Path, workspace_folders: &[PathBuf]) -> Option<PathBuf> {
     workspace_folders
         .iter()
         .filter(|w| folder.starts_with(w))
         .max_by_key(|w| w.components().count())
         .cloned()
+}
+
+/// Whether the report lies in one of the workspace folders: the root a
+/// report that names none falls back to.
+pub fn in_a_workspace_folder(report: Option<&Path>, workspace_folders: &[PathBuf]) -> bool {
+    report_folder(report).is_some_and(|f| workspace_folder_of(&f, workspace_folders).is_some())
 }

@@ -367,6 +367,16 @@ impl Incremental {
         self.len = shift.offset(self.len);
     }
 
+    /// Whether an edit between entries or in the envelope can be tracked:
+    /// nothing refused or waiting for an update, and `range` in the text.
+    fn may_take_an_edit_beside_entries(&self, range: TextRange) -> bool {
+        !self.refused
+            && self.pending.is_none()
+            && self.envelope.is_none()
+            && self.dirty.is_empty()
+            && range.end <= self.len
+    }
+
     /// An edit inside the `entries` array, not within one entry object: the
     /// entries it touches are removed, and the text from the end of the
     /// entry before them to the start of the one after (or the brackets) is
@@ -374,12 +384,7 @@ impl Incremental {
     /// and are numbered again; their messages are rendered again only when
     /// asked for (see [`Slot::rendered`]).
     fn splice(&mut self, range: TextRange, shift: Shift) -> bool {
-        if self.refused
-            || self.pending.is_some()
-            || self.envelope.is_some()
-            || !self.dirty.is_empty()
-            || range.end > self.len
-        {
+        if !self.may_take_an_edit_beside_entries(range) {
             return false;
         }
         // An item that is no object is checked only in a whole text's parse:
@@ -439,12 +444,7 @@ impl Incremental {
     /// brackets left alone. The envelope is checked again at the update, the
     /// entries not (see [`Incremental::check_envelope`]).
     fn envelope_edit(&mut self, range: TextRange, shift: Shift) -> bool {
-        if self.refused
-            || self.pending.is_some()
-            || self.envelope.is_some()
-            || !self.dirty.is_empty()
-            || range.end > self.len
-        {
+        if !self.may_take_an_edit_beside_entries(range) {
             return false;
         }
         if self.slots.iter().any(|s| s.broken) {
