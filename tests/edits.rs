@@ -5,7 +5,7 @@
 
 use proptest::prelude::*;
 use report_core::text::{Encoding, LineCol, LineIndex, TextRange};
-use report_lsp::lsp::document::{self, Document};
+use report_lsp::lsp::document::{self, Changed, Document};
 
 const PIECES: &[&str] = &[
     "", "a", "\"", ",", "{", "}", "[", "]", ":", "\n", "\r\n", "\r", "é", "路径", "😀", "\u{2028}",
@@ -69,10 +69,12 @@ fn run(steps: &[Step], encoding: Encoding) {
                     index.offset(&reference, a, encoding).unwrap(),
                     index.offset(&reference, b, encoding).unwrap(),
                 );
-                let edit = doc
+                let Changed::Bytes(edit) = doc
                     .apply_change(Some((a, b)), PIECES[piece], encoding)
                     .unwrap()
-                    .expect("a range edit");
+                else {
+                    panic!("a range edit changes bytes");
+                };
                 // The bytes it reports changed are the ones the model changes.
                 assert_eq!(edit.range, TextRange::new(from, to.max(from)));
                 assert_eq!(edit.new_len, PIECES[piece].len());
@@ -100,8 +102,20 @@ fn run(steps: &[Step], encoding: Encoding) {
                 );
             }
             Step::Full { piece } => {
+                let before = doc.text();
                 reference = format!("{}{}", seed_text(), PIECES[piece]);
-                doc.apply_change(None, &reference, encoding).unwrap();
+                // A whole text is taken as the bytes it changes.
+                match doc.apply_change(None, &reference, encoding).unwrap() {
+                    Changed::Bytes(edit) => {
+                        let mut edited = before.clone();
+                        let new = edit.range.start..edit.range.start + edit.new_len;
+                        edited.replace_range(edit.range.as_range(), &reference[new]);
+                        assert_eq!(edited, reference);
+                        assert_ne!(before, reference);
+                    }
+                    Changed::Nothing => assert_eq!(before, reference),
+                    Changed::Whole => panic!("the document was in sync"),
+                }
             }
         }
         let text = doc.text();

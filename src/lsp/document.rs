@@ -3,9 +3,20 @@
 
 use ropey::{Rope, RopeSlice};
 
-use report_core::host::SourceText;
+use report_core::host::{self, SourceText};
 pub use report_core::text::ByteEdit;
 use report_core::text::{Encoding, LineCol, PositionError, TextRange};
+
+/// What a change did to the text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Changed {
+    /// These bytes.
+    Bytes(ByteEdit),
+    /// Nothing: the same text again.
+    Nothing,
+    /// It is a new text (after the document was out of sync).
+    Whole,
+}
 
 pub struct Document {
     pub rope: Rope,
@@ -25,18 +36,16 @@ impl Document {
     }
 
     /// Replaces `range` (None: the whole text) with `text`, and says which
-    /// bytes changed (None: the whole text). A range outside the document
-    /// changes nothing and is an error.
+    /// bytes changed. A range outside the document changes nothing and is
+    /// an error.
     pub fn apply_change(
         &mut self,
         range: Option<(LineCol, LineCol)>,
         text: &str,
         encoding: Encoding,
-    ) -> Result<Option<ByteEdit>, PositionError> {
+    ) -> Result<Changed, PositionError> {
         let Some((start, end)) = range else {
-            self.rope = Rope::from_str(text);
-            self.out_of_sync = false;
-            return Ok(None);
+            return Ok(self.replace_whole(text));
         };
         let start = char_index(&self.rope, start, encoding)?;
         let end = char_index(&self.rope, end, encoding)?;
@@ -44,10 +53,32 @@ impl Document {
         let bytes = TextRange::new(self.rope.char_to_byte(start), self.rope.char_to_byte(end));
         self.rope.remove(start..end);
         self.rope.insert(start, text);
-        Ok(Some(ByteEdit {
+        Ok(Changed::Bytes(ByteEdit {
             range: bytes,
             new_len: text.len(),
         }))
+    }
+
+    /// A whole new text (what formatters send) changes only the bytes that
+    /// differ: the rope keeps the rest, shared with the analysis' copy, so
+    /// a 40 MB text sent again costs no second rope. While out of sync the
+    /// analysis' text is no base for an edit: the text is then a new one.
+    fn replace_whole(&mut self, text: &str) -> Changed {
+        let edit = host::changed_range(&RopeText(self.rope.clone()), text);
+        if let Some(edit) = edit {
+            let (start, end) = (
+                self.rope.byte_to_char(edit.range.start),
+                self.rope.byte_to_char(edit.range.end),
+            );
+            self.rope.remove(start..end);
+            let new = edit.range.start..edit.range.start + edit.new_len;
+            self.rope.insert(start, &text[new]);
+        }
+        match (std::mem::take(&mut self.out_of_sync), edit) {
+            (true, _) => Changed::Whole,
+            (false, Some(edit)) => Changed::Bytes(edit),
+            (false, None) => Changed::Nothing,
+        }
     }
 
     pub fn text(&self) -> String {
@@ -219,8 +250,37 @@ mod tests {
     fn full_text_change_resyncs() {
         let mut doc = Document::new("a", 1);
         doc.out_of_sync = true;
-        doc.apply_change(None, "b", Encoding::Utf16).unwrap();
+        let changed = doc.apply_change(None, "b", Encoding::Utf16).unwrap();
+        assert_eq!(changed, Changed::Whole);
         assert!(!doc.out_of_sync);
         assert_eq!(doc.text(), "b");
+    }
+
+    #[test]
+    fn a_whole_text_changes_only_the_bytes_that_differ() {
+        let old = "{\"a😀\": \"路x路\",\n \"b\": 1}\n";
+        let cases = [
+            // The same text: nothing.
+            (old.to_string(), None),
+            // One CJK character for another: its three bytes.
+            (old.replace('x', "跑"), Some(((14, 15), 3))),
+            // An emoji's bytes must not be split where two emoji share a prefix byte.
+            (old.replace("😀", "😁"), Some(((3, 7), 4))),
+            (String::new(), Some(((0, old.len()), 0))),
+            ("[]".to_string(), Some(((0, old.len()), 2))),
+        ];
+        for (new, expected) in cases {
+            let mut doc = Document::new(old, 1);
+            let changed = doc.apply_change(None, &new, Encoding::Utf16).unwrap();
+            let expected = match expected {
+                None => Changed::Nothing,
+                Some(((start, end), new_len)) => Changed::Bytes(ByteEdit {
+                    range: TextRange::new(start, end),
+                    new_len,
+                }),
+            };
+            assert_eq!(changed, expected, "{new:?}");
+            assert_eq!(doc.text(), new);
+        }
     }
 }

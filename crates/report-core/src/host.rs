@@ -53,7 +53,10 @@ pub trait SourceText {
 /// The single edit that turns `old` into `new`: the bytes between their
 /// common prefix and common suffix, both on character boundaries; None when
 /// they are equal. Compares chunk by chunk, copying nothing.
-pub fn changed_range<T: SourceText>(old: &T, new: &T) -> Option<ByteEdit> {
+pub fn changed_range<A: SourceText + ?Sized, B: SourceText + ?Sized>(
+    old: &A,
+    new: &B,
+) -> Option<ByteEdit> {
     let prefix = common_len(old.chunks(), new.chunks(), false);
     if prefix == old.len() && prefix == new.len() {
         return None;
@@ -61,7 +64,9 @@ pub fn changed_range<T: SourceText>(old: &T, new: &T) -> Option<ByteEdit> {
     let most = old.len().min(new.len()) - prefix;
     let suffix = common_len(old.chunks_reversed(), new.chunks_reversed(), true).min(most);
     // Back to character boundaries: a UTF-8 continuation byte is 0b10xxxxxx.
-    let inside = |text: &T, at: usize| at < text.len() && text.byte(at) & 0xC0 == 0x80;
+    fn inside(text: &(impl SourceText + ?Sized), at: usize) -> bool {
+        at < text.len() && text.byte(at) & 0xC0 == 0x80
+    }
     let mut start = prefix;
     while inside(old, start) || inside(new, start) {
         start -= 1;
@@ -129,7 +134,36 @@ fn common_len<'a>(
     }
 }
 
+/// The text of a [`DocumentHost<String>`] (tests, the CLI): read as a `str`.
 impl SourceText for String {
+    fn len(&self) -> usize {
+        str::len(self)
+    }
+
+    fn slice(&self, range: TextRange) -> String {
+        self.as_str().slice(range)
+    }
+
+    fn whole(&self) -> String {
+        self.clone()
+    }
+
+    fn chunks(&self) -> Box<dyn Iterator<Item = &str> + '_> {
+        self.as_str().chunks()
+    }
+
+    fn chunks_reversed(&self) -> Box<dyn Iterator<Item = &str> + '_> {
+        self.as_str().chunks_reversed()
+    }
+
+    fn byte(&self, offset: usize) -> u8 {
+        self.as_bytes()[offset]
+    }
+}
+
+/// A text the caller holds only for a moment (a whole new text from the
+/// editor, compared with the kept one).
+impl SourceText for str {
     fn len(&self) -> usize {
         str::len(self)
     }
@@ -139,11 +173,11 @@ impl SourceText for String {
     }
 
     fn whole(&self) -> String {
-        self.clone()
+        self.to_string()
     }
 
     fn chunks(&self) -> Box<dyn Iterator<Item = &str> + '_> {
-        Box::new(std::iter::once(self.as_str()))
+        Box::new(std::iter::once(self))
     }
 
     fn chunks_reversed(&self) -> Box<dyn Iterator<Item = &str> + '_> {
@@ -263,6 +297,11 @@ impl<T: SourceText> DocumentHost<T> {
         edits: Option<&[ByteEdit]>,
         options: HostOptions,
     ) -> UpdateKind {
+        // No edits (the same text sent again): the analysis stands.
+        if edits.is_some_and(<[ByteEdit]>::is_empty) && options == self.options {
+            self.text = text;
+            return UpdateKind::Incremental;
+        }
         // A whole new text (a formatter's, a reload) that differs little from
         // the current one is one edit: the span between what they share.
         let diffed;
@@ -1043,6 +1082,33 @@ mod tests {
         assert_eq!(host.status().entries, None);
         assert!(host.holds_full_analysis());
         assert_like_a_full_analysis(&host);
+    }
+
+    #[test]
+    fn no_edits_leave_even_a_full_analysis_standing() {
+        let broken = report(3, 1).replacen("\"entries\": [", "\"entries\": [[", 1);
+        let mut host = DocumentHost::new(broken.clone(), None, REPORT);
+        assert!(host.holds_full_analysis());
+        let before = host.diagnostics().into_iter().map(|d| d.into_owned());
+        let before: Vec<Diagnostic> = before.collect();
+        assert_eq!(
+            host.update(broken, Some(&[]), REPORT),
+            UpdateKind::Incremental
+        );
+        assert_eq!(host.status().full_analyses, 1);
+        let after: Vec<Diagnostic> = host
+            .diagnostics()
+            .into_iter()
+            .map(|d| d.into_owned())
+            .collect();
+        assert_eq!(after, before);
+        // New options are no edit: they are applied.
+        let other = HostOptions {
+            max_diagnostics: 1,
+            ..REPORT
+        };
+        let text = host.text().clone();
+        assert_eq!(host.update(text, Some(&[]), other), UpdateKind::Full);
     }
 
     #[test]

@@ -8,7 +8,7 @@ use tower_lsp_server::ls_types as lsp;
 
 use crate::lsp::analysis::AnalysisThread;
 use crate::lsp::convert::{self, Positions};
-use crate::lsp::document::Document;
+use crate::lsp::document::{Changed, Document};
 use crate::lsp::session::{OpenDocument, Session, lock};
 
 pub fn open(
@@ -60,8 +60,9 @@ pub fn change(
             .range
             .map(|r| (convert::line_col(r.start), convert::line_col(r.end)));
         match open.document.apply_change(range, &change.text, encoding) {
-            Ok(Some(edit)) => edits.iter_mut().for_each(|e| e.push(edit)),
-            Ok(None) => edits = None,
+            Ok(Changed::Bytes(edit)) => edits.iter_mut().for_each(|e| e.push(edit)),
+            Ok(Changed::Nothing) => {}
+            Ok(Changed::Whole) => edits = None,
             Err(error) => {
                 edits = None;
                 if !open.document.out_of_sync {

@@ -42,6 +42,9 @@ pub fn frame(body: &[u8]) -> Vec<u8> {
 pub enum Step {
     /// More input is needed.
     NeedMore,
+    /// A header is read and its body is still coming: the frame will take
+    /// `frame` bytes (room for it is made once, not doubled as it grows).
+    Body { frame: usize },
     /// Drop this many bytes of garbage before a header.
     Skip(usize),
     /// A complete frame of `len` bytes whose body (from `body`) is good.
@@ -112,7 +115,9 @@ pub fn step(buffer: &[u8], at_eof: bool) -> Step {
                 len: buffer.len(),
                 rejection: Rejection::parse_error("the input ended inside a message body"),
             },
-            false => Step::NeedMore,
+            false => Step::Body {
+                frame: body_start + length,
+            },
         };
     }
     let body = &buffer[body_start..body_start + length];

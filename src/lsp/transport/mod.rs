@@ -10,6 +10,7 @@
 //! handlers at once, first polled in the order their messages arrived.
 
 mod framing;
+mod large;
 mod uri_repair;
 
 use futures::channel::mpsc as channel;
@@ -22,6 +23,7 @@ use tower_service::Service;
 
 pub use framing::INVALID_MESSAGE_METHOD;
 use framing::{Kind, MAX_FRAME_BYTES, Rejection, Step, frame, step};
+use large::LARGE_FRAME_BYTES;
 
 /// Starts the id given to a broken message whose own id could not be read,
 /// so that its handler can answer; the reply goes out with `"id": null`, as
@@ -85,16 +87,28 @@ impl<R: AsyncRead + Unpin> Reader<R> {
             if self.skip_body == 0 {
                 match step(&self.buffer, self.at_eof) {
                     Step::NeedMore => {}
+                    Step::Body { frame } => {
+                        let missing = frame.saturating_sub(self.buffer.len());
+                        self.buffer.reserve_exact(missing);
+                    }
                     Step::Skip(n) => {
                         self.buffer.drain(..n);
                         continue;
                     }
                     Step::Pass { len, body, kind } => {
-                        let parsed = match kind {
-                            Kind::Request => serde_json::from_slice(&self.buffer[body..len])
-                                .map(Incoming::Request),
-                            Kind::Response => serde_json::from_slice(&self.buffer[body..len])
-                                .map(Incoming::Response),
+                        let bytes = &self.buffer[body..len];
+                        let large = (kind == Kind::Request && bytes.len() >= LARGE_FRAME_BYTES)
+                            .then(|| large::decode(bytes))
+                            .flatten()
+                            .and_then(|value| serde_json::from_value(value).ok());
+                        let parsed = match (kind, large) {
+                            (_, Some(request)) => Ok(Incoming::Request(request)),
+                            (Kind::Request, None) => {
+                                serde_json::from_slice(bytes).map(Incoming::Request)
+                            }
+                            (Kind::Response, None) => {
+                                serde_json::from_slice(bytes).map(Incoming::Response)
+                            }
                         };
                         self.consume(len);
                         return Ok(Some(match parsed {
@@ -333,6 +347,26 @@ mod tests {
         assert_eq!(bodies.len(), 2);
         assert_eq!(bodies[0]["id"], 1);
         assert_eq!(bodies[1]["method"], "n");
+    }
+
+    #[test]
+    fn a_body_still_coming_announces_its_frame_and_is_read_whole() {
+        let text = "路😀\n\"".repeat(200_000);
+        let body =
+            serde_json::to_vec(&json!({"jsonrpc": "2.0", "method": "n", "params": {"text": text}}))
+                .unwrap();
+        let framed = frame(&body);
+        assert_eq!(
+            step(&framed[..framed.len() - 1], false),
+            Step::Body {
+                frame: framed.len()
+            }
+        );
+        // Read in 64 KiB pieces into room made once; decoded as a large frame.
+        assert!(framed.len() > LARGE_FRAME_BYTES);
+        let bodies = rt().block_on(run(&framed));
+        assert_eq!(bodies.len(), 1);
+        assert_eq!(bodies[0]["params"]["text"], text);
     }
 
     #[test]
