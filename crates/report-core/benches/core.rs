@@ -87,6 +87,19 @@ fn benches(c: &mut Criterion) {
         let whole = report_core::text::TextRange::new(0, text.len());
         group.bench_function("host_file_refs_whole", |b| b.iter(|| host.file_refs(whole)));
         group.bench_function("host_hover_envelope", |b| b.iter(|| host.hover(5)));
+        // Outside the entries: on a shortlist item, between two entries, a root key's completion.
+        let shortlist_item = text.find("\"shortlist\": [").unwrap() + 25;
+        let between = text[middle..].find("},\n").unwrap() + middle + 2;
+        let root_key = text.find("\"generated_at\"").unwrap() + 3;
+        group.bench_function("host_hover_shortlist_item", |b| {
+            b.iter(|| host.hover(shortlist_item))
+        });
+        group.bench_function("host_completion_between_entries", |b| {
+            b.iter(|| host.completions(between))
+        });
+        group.bench_function("host_completion_root_key", |b| {
+            b.iter(|| host.completions(root_key))
+        });
         group.bench_function("host_symbols", |b| b.iter(|| host.symbols()));
         let broken = report(entries, 10);
         group.bench_with_input(

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use crate::analysis::{self, Analysis};
 use crate::diagnostic::{Code, Diagnostic, Keep, Severity};
 use crate::entry_text::EntryText;
+use crate::envelope_text::EnvelopeText;
 use crate::fix::{Fix, TextEdit};
 use crate::fix_all::fix_all_edit;
 use crate::hover::{self, HoverInfo};
@@ -534,28 +535,52 @@ impl<T: SourceText> DocumentHost<T> {
             return hover::hover_entry_text(facts, self.text.slice(facts.range), offset);
         }
         // Outside every entry object, so no entry's facts are needed.
-        let Some(span) = incremental
-            .entries_span()
-            .filter(|span| offset < span.start || span.end < offset)
-        else {
-            // Between two entries (rare): the whole text, as it is.
-            let parse = syntax::parse_shared(Arc::new(self.text.whole()));
-            return hover::hover_in_tree(parse.root()?, offset, |_| None);
-        };
-        // Before or after the entries: the text without them, which is
-        // what a hover there reads (a 90 MB report is mostly entries), with
-        // offsets moved across the cut and back.
-        let mut outside = self.text.slice(TextRange::new(0, span.start));
-        outside.push_str(&self.text.slice(TextRange::new(span.end, self.text.len())));
-        let cut = span.len();
-        let into = |o: usize| if o >= span.end { o - cut } else { o };
-        let back = |o: usize| if o >= span.start { o + cut } else { o };
-        let parse = syntax::parse_shared(Arc::new(outside));
-        let info = hover::hover_in_tree(parse.root()?, into(offset), |_| None)?;
+        let envelope = self.envelope_text(incremental, offset);
+        let info =
+            hover::hover_in_tree(envelope.parse.root()?, envelope.into_cut(offset), |_| None)?;
         Some(HoverInfo {
-            range: TextRange::new(back(info.range.start), back(info.range.end)),
+            range: envelope.back_range(info.range),
             ..info
         })
+    }
+
+    /// The text a feature at `offset`, outside every entry, reads: the
+    /// entries and the shortlist's items (unless `offset` is among them) cut out.
+    fn envelope_text(&self, incremental: &Incremental, offset: usize) -> EnvelopeText {
+        let mut cuts = Vec::new();
+        let array = |key: &str| {
+            incremental
+                .members()
+                .iter()
+                .find(|m| m.key == key && m.items.is_some())
+                .map(|m| m.value_range)
+        };
+        let entries: Vec<TextRange> = incremental.entries().map(|e| e.range).collect();
+        if let (Some(first), Some(last)) = (entries.first(), entries.last()) {
+            let all = TextRange::new(first.start, last.end);
+            if offset < all.start || all.end < offset {
+                cuts.push((all, ""));
+            } else {
+                // In a gap between entries: those on each side become `{}`.
+                let after = entries.partition_point(|e| e.end <= offset);
+                if after > 0 {
+                    cuts.push((TextRange::new(all.start, entries[after - 1].end), "{}"));
+                }
+                if after < entries.len() {
+                    cuts.push((TextRange::new(entries[after].start, all.end), "{}"));
+                }
+            }
+        }
+        if let Some(shortlist) = array("shortlist").filter(|s| s.len() > 2) {
+            if !(shortlist.start <= offset && offset <= shortlist.end) {
+                cuts.push((TextRange::new(shortlist.start + 1, shortlist.end - 1), ""));
+            } else if let Some(list) = incremental.shortlist() {
+                let runs = shortlist_runs_around(&self.text, list.item_ranges(), offset);
+                cuts.extend(runs.into_iter().map(|run| (run, "\"\"")));
+            }
+        }
+        cuts.sort_by_key(|(range, _)| range.start);
+        EnvelopeText::new(&self.text, &cuts)
     }
 
     /// The workspace hover (edit preview, live derivation) at `offset`, from
@@ -712,9 +737,20 @@ impl<T: SourceText> DocumentHost<T> {
         if let Some(full) = &self.full {
             return Some((f(full.root()?, &full.text, offset), none));
         }
-        let text = Arc::new(self.text.whole());
-        let parse = syntax::parse_shared(text.clone());
-        Some((f(parse.root()?, &text, offset), none))
+        let Some(incremental) = &self.incremental else {
+            let text = Arc::new(self.text.whole());
+            let parse = syntax::parse_shared(text.clone());
+            return Some((f(parse.root()?, &text, offset), none));
+        };
+        // What is found near `offset` moves back as `offset` does.
+        let envelope = self.envelope_text(incremental, offset);
+        let local = envelope.into_cut(offset);
+        let result = f(envelope.parse.root()?, &envelope.text, local);
+        let shift = Shift {
+            from: 0,
+            delta: envelope.back(local) as isize - local as isize,
+        };
+        Some((result, shift))
     }
 
     /// Where the path under the cursor is defined (its shortlist item, or
@@ -960,6 +996,35 @@ impl<T: SourceText> DocumentHost<T> {
     }
 }
 
+/// The runs of shortlist items before and after the one at `offset` (or
+/// the gap it is in), each from a string item to a string item, so that only
+/// whole items lie in it. `items` are the items' path values in order; a
+/// string item's value is preceded by `[` or `,`, an object's path by `:`.
+fn shortlist_runs_around(
+    text: &(impl SourceText + ?Sized),
+    items: &[TextRange],
+    offset: usize,
+) -> Vec<TextRange> {
+    let is_item = |range: &TextRange| {
+        let before = (0..range.start)
+            .rev()
+            .map(|i| text.byte(i))
+            .find(|b| !b.is_ascii_whitespace());
+        !range.is_empty() && matches!(before, Some(b'[' | b','))
+    };
+    let run = |items: &[TextRange]| {
+        let first = items.iter().position(is_item)?;
+        let last = items.iter().rposition(is_item)?;
+        Some(TextRange::new(items[first].start, items[last].end))
+    };
+    let at = items.partition_point(|r| r.end < offset);
+    let after = items.get(at + 1..).unwrap_or_default();
+    [run(&items[..at]), run(after)]
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
 /// The one diagnostic of a document whose text the editor and the server no
 /// longer agree on: the server stops checking it until it gets the whole text.
 pub fn out_of_sync(reason: &dyn std::fmt::Display) -> Diagnostic {
@@ -1025,12 +1090,20 @@ mod tests {
             .collect();
         assert_eq!(diagnostics, full.diagnostics);
         let text = host.text();
-        // Every offset: the hover outside entries cuts the text at their edges.
+        // Every offset: outside entries, hover and completion read the text
+        // without them (and without the shortlist's items, away from it).
+        let index = host.index().unwrap();
         for offset in (0..=text.len()).filter(|&o| text.is_char_boundary(o)) {
             assert_eq!(
                 host.hover(offset),
                 hover::hover(&full, offset),
                 "hover at {offset}"
+            );
+            let completions = completion::completions(full.root().unwrap(), text, offset, &index);
+            assert_eq!(
+                host.completions(offset),
+                completions,
+                "completions at {offset}"
             );
         }
     }
@@ -1039,6 +1112,17 @@ mod tests {
     fn hovers_inside_and_outside_entries_equal_those_of_a_full_analysis() {
         let host = DocumentHost::new(report(6, 2), None, REPORT);
         assert!(host.status().entries.is_some(), "kept per entry");
+        assert!(!host.holds_full_analysis());
+        assert_like_a_full_analysis(&host);
+    }
+
+    #[test]
+    fn hovers_and_completions_among_shortlist_items_of_every_kind_equal_those_of_a_full_analysis() {
+        let text = report(4, 0);
+        let at = text.find("\"shortlist\": [").unwrap() + 14;
+        let mixed = "\n    7, \"docs/cleared-0.md\",\n    {\"path\": \"docs/路.md\", \"lifecycle\": {}},\n    \"docs/a.md\" ,\"docs/b.md\",\n    {\"path\": \"docs/c.md\"},\n    \"docs/area-0/note-0-a.md\", [],\n";
+        let text = format!("{}{mixed}{}", &text[..at], &text[at..]);
+        let host = DocumentHost::new(text, None, REPORT);
         assert!(!host.holds_full_analysis());
         assert_like_a_full_analysis(&host);
     }

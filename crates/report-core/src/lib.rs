@@ -13,6 +13,7 @@ pub mod analysis;
 pub mod diagnostic;
 pub mod docs;
 pub mod entry_text;
+pub mod envelope_text;
 pub mod fix;
 pub mod fix_all;
 pub mod generate;
