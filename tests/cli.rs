@@ -995,95 +995,17 @@ fn a_syntax_error_costs_only_the_entry_it_breaks() {
     assert_eq!(shown.len(), outside + 1, "{shown:?}");
 }
 
-/// A report of `entries` entries whose categories are numbers (one error
-/// each, at least), on one line as `json.dump` writes it, or pretty-printed.
-fn many_errors_report(entries: usize, minified: bool) -> String {
-    let (sep, indent) = if minified { ("", "") } else { ("\n", "    ") };
-    let items: Vec<String> = (0..entries)
-        .map(|i| {
-            format!("{indent}{{\"path\": \"docs/area-{i}/note-{i}-路径.md\", \"category\": 5}}")
-        })
-        .collect();
-    format!(
-        "{{\"schema_version\": \"1\", \"entries\": [{sep}{}{sep}]}}",
-        items.join(&format!(",{sep}"))
-    )
-}
-
-/// Runs `check` with `args` on `name` in `dir`, bounded, and returns how long it took.
-fn timed_check(dir: &Path, args: &[&str], name: &str) -> std::time::Duration {
-    // To a file: a pipe nobody reads while waiting would fill and stall the check.
-    let out_path = dir.join(format!("{name}.out"));
-    let start = std::time::Instant::now();
-    let child = Command::new(env!("CARGO_BIN_EXE_report-lsp"))
-        .current_dir(dir)
-        .arg("check")
-        .args(args)
-        .arg(name)
-        .stdout(std::fs::File::create(&out_path).unwrap())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let output = wait_within(child, 60);
-    let elapsed = start.elapsed();
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
-    assert!(std::fs::metadata(&out_path).unwrap().len() > 0);
-    elapsed
-}
-
-#[test]
-fn human_output_of_a_minified_report_is_as_fast_as_of_a_pretty_one() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("min.report.json"),
-        many_errors_report(3_000, true),
-    )
-    .unwrap();
-    std::fs::write(
-        dir.path().join("pretty.report.json"),
-        many_errors_report(3_000, false),
-    )
-    .unwrap();
-    // Ten thousand duplicate keys on one line of some 240 KB.
-    let keys: Vec<String> = (0..10_000).map(|i| format!("\"dupkey\":{i:016}")).collect();
-    let dup = format!(
-        "{{\"schema_version\":\"1\",\"entries\":[],\"x\":{{{}}}}}",
-        keys.join(",")
-    );
-    std::fs::write(dir.path().join("dup.report.json"), dup).unwrap();
-    let pretty = timed_check(dir.path(), &["--format", "human"], "pretty.report.json");
-    let pretty_json = timed_check(dir.path(), &["--format", "json"], "pretty.report.json");
-    for name in ["min.report.json", "dup.report.json"] {
-        let human = timed_check(dir.path(), &["--format", "human"], name);
-        let json = timed_check(dir.path(), &["--format", "json"], name);
-        // Generous bounds (a loaded machine), far below the quadratic cost.
-        let slack = std::time::Duration::from_secs(2);
-        assert!(
-            human <= json * 3 + slack,
-            "{name}: human {human:?}, json {json:?}"
-        );
-        assert!(
-            json <= pretty_json * 2 + slack,
-            "{name}: json {json:?}, pretty {pretty_json:?}"
-        );
-        assert!(
-            human <= pretty * 2 + slack,
-            "{name}: human {human:?}, pretty {pretty:?}"
-        );
-    }
-}
-
 #[test]
 fn a_long_line_is_shown_as_a_window_with_its_true_column() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("min.report.json"),
-        many_errors_report(50, true),
+        common::reports::many_errors_report(50, true),
     )
     .unwrap();
     let output = check(&["--color", "never", "min.report.json"], dir.path());
     let text = stdout(&output);
-    let source = many_errors_report(50, true);
+    let source = common::reports::many_errors_report(50, true);
     let last = source.rfind("\"category\": 5").unwrap() + "\"category\": ".len();
     let column = source[..last].chars().count() + 1;
     assert!(

@@ -3,6 +3,7 @@
 
 pub mod editor;
 pub mod project;
+pub mod reports;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, ExitStatus};

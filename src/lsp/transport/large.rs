@@ -1,78 +1,100 @@
 //! Large messages (a `didOpen` or a whole-text `didChange` of a big report)
-//! decoded with one copy of their big strings. `serde_json` builds an
-//! escaped string in a scratch buffer and then copies it into the value: for
-//! a 40 MB report that is the frame, the scratch and the string at once.
-//! Here the frame is split into raw values (borrowed, not copied), and each
-//! long string is unescaped straight into its own `String`.
+//! decoded with one copy of their texts. `serde_json` builds an escaped
+//! string in a scratch buffer and then copies it into the value: for a
+//! 40 MB report that is the frame, the scratch and the string at once. Here
+//! the value of each `text` member (where LSP puts documents' texts) is
+//! taken raw (borrowed from the frame, checked in the same single pass) and
+//! unescaped straight into its own `String`.
 
+use serde::de::{DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 /// Frames from this size on are decoded here.
 pub const LARGE_FRAME_BYTES: usize = 1 << 20;
 
-/// Strings from this size on (quotes and escapes included) are unescaped here.
-const LONG_STRING_BYTES: usize = 64 << 10;
-
 /// The JSON value of `body`; None when it is not JSON this can decode (the
 /// caller then decodes it the usual way, which says what is wrong).
 pub fn decode(body: &[u8]) -> Option<Value> {
-    let raw: &RawValue = serde_json::from_slice(body).ok()?;
-    value_of(raw)
+    let mut deserializer = serde_json::Deserializer::from_slice(body);
+    let value = TextsRaw.deserialize(&mut deserializer).ok()?;
+    deserializer.end().ok()?;
+    Some(value)
 }
 
-/// `raw` as a value, its long strings unescaped in one pass. The depth is
-/// bounded by `serde_json`'s own limit, met when `raw` was read.
-fn value_of(raw: &RawValue) -> Option<Value> {
-    let text = raw.get();
-    match text.as_bytes().first()? {
-        b'{' => {
-            let members: Vec<(String, &RawValue)> = serde_json::from_str::<Members>(text).ok()?.0;
-            let mut map = Map::new();
-            for (key, value) in members {
-                // The last of repeated keys wins, as serde_json's own decoding has it.
-                map.insert(key, value_of(value)?);
-            }
-            Some(Value::Object(map))
-        }
-        b'[' => {
-            let items: Vec<&RawValue> = serde_json::from_str(text).ok()?;
-            items
-                .into_iter()
-                .map(value_of)
-                .collect::<Option<_>>()
-                .map(Value::Array)
-        }
-        b'"' if text.len() >= LONG_STRING_BYTES => unescape(text).map(Value::String),
-        _ => serde_json::from_str(text).ok(),
+/// A value as `serde_json` builds it, but for the `text` members inside.
+struct TextsRaw;
+
+impl<'de> DeserializeSeed<'de> for TextsRaw {
+    type Value = Value;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
     }
 }
 
-/// An object's members in order, their values left raw.
-struct Members<'a>(Vec<(String, &'a RawValue)>);
+impl<'de> Visitor<'de> for TextsRaw {
+    type Value = Value;
 
-impl<'de: 'a, 'a> serde::Deserialize<'de> for Members<'a> {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visit;
-        impl<'de> serde::de::Visitor<'de> for Visit {
-            type Value = Members<'de>;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
 
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("an object")
-            }
+    fn visit_bool<E>(self, value: bool) -> Result<Value, E> {
+        Ok(Value::Bool(value))
+    }
 
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Self::Value, A::Error> {
-                let mut members = Vec::new();
-                while let Some(member) = map.next_entry::<String, &'de RawValue>()? {
-                    members.push(member);
-                }
-                Ok(Members(members))
-            }
+    fn visit_i64<E>(self, value: i64) -> Result<Value, E> {
+        Ok(Value::from(value))
+    }
+
+    fn visit_u64<E>(self, value: u64) -> Result<Value, E> {
+        Ok(Value::from(value))
+    }
+
+    fn visit_f64<E>(self, value: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(value).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, value: &str) -> Result<Value, E> {
+        Ok(Value::String(value.to_string()))
+    }
+
+    fn visit_string<E>(self, value: String) -> Result<Value, E> {
+        Ok(Value::String(value))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(TextsRaw)? {
+            items.push(item);
         }
-        deserializer.deserialize_map(Visit)
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut members = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let value = match key.as_str() {
+                "text" => {
+                    let raw: &'de RawValue = map.next_value()?;
+                    match raw.get().starts_with('"') {
+                        true => unescape(raw.get())
+                            .map(Value::String)
+                            .ok_or_else(|| A::Error::custom("a lone surrogate"))?,
+                        false => serde_json::from_str(raw.get()).map_err(A::Error::custom)?,
+                    }
+                }
+                _ => map.next_value_seed(TextsRaw)?,
+            };
+            // The last of repeated keys wins, as in serde_json's own values.
+            members.insert(key, value);
+        }
+        Ok(Value::Object(members))
     }
 }
 
@@ -132,6 +154,8 @@ fn hex4(text: &str) -> Option<(u32, &str)> {
 mod tests {
     use super::*;
 
+    const LONG_STRING_BYTES: usize = 100_000;
+
     #[test]
     fn long_strings_decode_as_serde_json_decodes_them() {
         let piece = "line \"quoted\" \\ back/slash\ttab\u{1}路😀\u{2028}\r\n";
@@ -157,12 +181,13 @@ mod tests {
     fn what_serde_json_refuses_is_left_to_it() {
         let long = "x".repeat(LONG_STRING_BYTES);
         for bad in [
-            format!("{{\"a\": \"{long}\\uD83D\"}}"),
-            format!("{{\"a\": \"{long}\\uDE00\"}}"),
-            format!("{{\"a\": \"{long}\\uD83D\\u0041\"}}"),
-            format!("{{\"a\": \"{long}\\q\"}}"),
-            format!("{{\"a\": \"{long}\" ,}}"),
-            format!("{{\"a\": \"{long}\n\"}}"),
+            format!("{{\"text\": \"{long}\\uD83D\"}}"),
+            format!("{{\"text\": \"{long}\\uDE00\"}}"),
+            format!("{{\"text\": \"{long}\\uD83D\\u0041\"}}"),
+            format!("{{\"text\": \"{long}\\q\"}}"),
+            format!("{{\"text\": \"{long}\" ,}}"),
+            format!("{{\"text\": \"{long}\n\"}}"),
+            format!("{{\"text\": \"{long}\"}} x"),
         ] {
             assert!(serde_json::from_str::<Value>(&bad).is_err(), "{bad:.40}");
             assert_eq!(decode(bad.as_bytes()), None, "{:?}", &bad[bad.len() - 12..]);
@@ -171,7 +196,7 @@ mod tests {
 
     #[test]
     fn repeated_keys_keep_the_last_as_serde_json_does() {
-        let body = br#"{"a": 1, "b": [2], "a": 3}"#;
+        let body = br#"{"a": 1, "b": [2], "a": 3, "text": "x", "text": [1, {"text": null}]}"#;
         let expected: Value = serde_json::from_slice(body).unwrap();
         assert_eq!(decode(body), Some(expected));
     }
