@@ -713,14 +713,15 @@ impl<T: SourceText> DocumentHost<T> {
     }
 
     /// Runs `f` on a tree that holds `offset`: the entry's text parsed in
-    /// place when the offset is in a kept entry, else the whole text's.
-    /// `f` gets the tree's root, its text and the offset in it; what it
-    /// returns in that text's offsets is moved back by the returned shift.
+    /// place when the offset is in a kept entry, the envelope's outside
+    /// every entry, else the whole text's. `f` gets the tree's root, its
+    /// text and the offset in it; what it returns in that text's offsets is
+    /// moved back by the returned [`TreeAt`].
     fn at_tree<R>(
         &self,
         offset: usize,
         f: impl FnOnce(Node<'_>, &str, usize) -> R,
-    ) -> Option<(R, Shift)> {
+    ) -> Option<(R, TreeAt)> {
         if let Some(incremental) = &self.incremental
             && let Some(facts) = incremental.entry_around(offset)
             && let Some(entry) = EntryText::parse(&self.text.slice(facts.range))
@@ -731,26 +732,20 @@ impl<T: SourceText> DocumentHost<T> {
                 from: 0,
                 delta: facts.range.start as isize - entry.offset() as isize,
             };
-            return Some((result, shift));
+            return Some((result, TreeAt::Entry(shift)));
         }
-        let none = Shift { from: 0, delta: 0 };
         if let Some(full) = &self.full {
-            return Some((f(full.root()?, &full.text, offset), none));
+            return Some((f(full.root()?, &full.text, offset), TreeAt::Whole));
         }
         let Some(incremental) = &self.incremental else {
             let text = Arc::new(self.text.whole());
             let parse = syntax::parse_shared(text.clone());
-            return Some((f(parse.root()?, &text, offset), none));
+            return Some((f(parse.root()?, &text, offset), TreeAt::Whole));
         };
-        // What is found near `offset` moves back as `offset` does.
         let envelope = self.envelope_text(incremental, offset);
         let local = envelope.into_cut(offset);
         let result = f(envelope.parse.root()?, &envelope.text, local);
-        let shift = Shift {
-            from: 0,
-            delta: envelope.back(local) as isize - local as isize,
-        };
-        Some((result, shift))
+        Some((result, TreeAt::Envelope(Box::new(envelope))))
     }
 
     /// Where the path under the cursor is defined (its shortlist item, or
@@ -808,7 +803,14 @@ impl<T: SourceText> DocumentHost<T> {
 
     /// For each offset, the ranges a selection widens through, innermost first.
     pub fn selection_ranges(&self, offsets: &[usize]) -> Vec<Vec<TextRange>> {
-        let whole = TextRange::new(0, self.text.len());
+        // The root value's range: the text without the white space around it.
+        let ws = |i: usize| self.text.byte(i).is_ascii_whitespace();
+        let start = (0..self.text.len()).find(|&i| !ws(i)).unwrap_or(0);
+        let end = (start..self.text.len())
+            .rev()
+            .find(|&i| !ws(i))
+            .map_or(start, |i| i + 1);
+        let whole = TextRange::new(start, end);
         let entries = self.index().and_then(|i| {
             let member = i.member("entries")?;
             Some((
@@ -819,16 +821,15 @@ impl<T: SourceText> DocumentHost<T> {
         offsets
             .iter()
             .map(|&offset| {
-                let Some((ranges, shift)) = self.at_tree(offset, |root, _, local| {
+                let Some((ranges, at)) = self.at_tree(offset, |root, _, local| {
                     folding::selection_ranges(root, local)
                 }) else {
                     return Vec::new();
                 };
-                let mut ranges: Vec<TextRange> =
-                    ranges.into_iter().map(|r| shift.range(r)).collect();
+                let mut ranges: Vec<TextRange> = ranges.into_iter().map(|r| at.range(r)).collect();
                 // Parsed in place, an entry's outer ranges are the stand-ins' around
                 // it: those of the report take their place.
-                if shift.delta != 0 {
+                if matches!(at, TreeAt::Entry(_)) {
                     let entry = self
                         .incremental
                         .as_ref()
@@ -983,16 +984,36 @@ impl<T: SourceText> DocumentHost<T> {
         self.at_tree(offset, |root, text, local| {
             completion::completions(root, text, local, &index)
         })
-        .map(|(items, shift)| {
+        .map(|(items, at)| {
             items
                 .into_iter()
                 .map(|mut item| {
-                    item.edit.range = shift.range(item.edit.range);
+                    item.edit.range = at.range(item.edit.range);
                     item
                 })
                 .collect()
         })
         .unwrap_or_default()
+    }
+}
+
+/// Which tree [`DocumentHost::at_tree`] ran on, and how its ranges move back.
+enum TreeAt {
+    /// An entry's text parsed in place.
+    Entry(Shift),
+    /// The envelope without the entries.
+    Envelope(Box<EnvelopeText>),
+    /// The whole text.
+    Whole,
+}
+
+impl TreeAt {
+    fn range(&self, range: TextRange) -> TextRange {
+        match self {
+            TreeAt::Entry(shift) => shift.range(range),
+            TreeAt::Envelope(envelope) => envelope.back_range(range),
+            TreeAt::Whole => range,
+        }
     }
 }
 
@@ -1104,6 +1125,12 @@ mod tests {
                 host.completions(offset),
                 completions,
                 "completions at {offset}"
+            );
+            let selection = folding::selection_ranges(full.root().unwrap(), offset);
+            assert_eq!(
+                host.selection_ranges(&[offset]),
+                [selection],
+                "selection at {offset}"
             );
         }
     }
