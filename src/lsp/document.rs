@@ -65,7 +65,12 @@ impl SourceText for RopeText {
     }
 
     fn slice(&self, range: TextRange) -> String {
-        self.0.byte_slice(range.as_range()).to_string()
+        let slice = self.0.byte_slice(range.as_range());
+        // Most pieces lie in one chunk: copied at once, not written piece by piece.
+        match slice.as_str() {
+            Some(text) => text.to_string(),
+            None => slice.chunks().collect(),
+        }
     }
 
     fn whole(&self) -> String {

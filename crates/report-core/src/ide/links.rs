@@ -63,6 +63,10 @@ fn push(out: &mut Vec<FileRef>, range: TextRange, path: String, lines: Option<(u
     }
 }
 
+/// Up to this many shortlist items are read from the text; more are taken
+/// from the shortlist's paths (a hash map to walk, worth it for many).
+const READ_AT_MOST: usize = 64;
+
 /// The shortlist's and the promotion candidates' paths that overlap `range`.
 pub(crate) fn outside_entries(
     index: &ReportIndex<'_>,
@@ -72,14 +76,32 @@ pub(crate) fn outside_entries(
 ) {
     let overlaps = |r: TextRange| r.start <= range.end && range.start <= r.end;
     if let Some(shortlist) = index.shortlist {
-        for item in shortlist
-            .item_ranges()
-            .iter()
-            .copied()
-            .filter(|r| overlaps(*r))
-        {
-            if let Some(path) = string_value(&text(item)) {
-                push(out, item, path, None);
+        let items = shortlist.item_ranges();
+        let first = items.partition_point(|r| r.end < range.start);
+        let overlapping = items[first..].partition_point(|r| r.start <= range.end);
+        if overlapping <= READ_AT_MOST {
+            for &item in items[first..first + overlapping]
+                .iter()
+                .filter(|r| !r.is_empty())
+            {
+                if let Some(path) = string_value(&text(item)) {
+                    push(out, item, path, None);
+                }
+            }
+        } else {
+            // Many (the whole text's): from the paths the checks kept, unread.
+            for path in shortlist.paths().filter(|p| names_project_file(p)) {
+                for item in shortlist
+                    .occurrences(path)
+                    .into_iter()
+                    .filter(|r| overlaps(*r))
+                {
+                    out.push(FileRef {
+                        range: item,
+                        path: path.to_string(),
+                        lines: None,
+                    });
+                }
             }
         }
     }

@@ -482,6 +482,39 @@ fn file_refs_follow_every_edit_of_the_per_entry_analysis() {
     ));
 }
 
+/// The whole text's links take the shortlist's paths from its facts, a
+/// few (definition's) read them from the text: the same references, repeats,
+/// escapes and non-ASCII paths included.
+#[test]
+fn many_shortlist_items_give_the_references_a_few_at_a_time_give() {
+    let generated = crate::generate::generate_report(crate::generate::GenerateOptions {
+        entries: 100,
+        seed: 3,
+        violation_every: 0,
+    });
+    let at = generated.find("\"shortlist\": [").unwrap() + "\"shortlist\": [".len();
+    let mut text = generated.clone();
+    text.insert_str(
+        at,
+        "\"文档/🚀.md\", \"docs\\/esc.md\", \"文档/🚀.md\", \"../out.md\", ",
+    );
+    let host = host(&text);
+    assert!(host.status().entries.is_some(), "analysed per entry");
+    let whole = host.file_refs(TextRange::new(0, text.len()));
+    let step = text.len() / 400;
+    let mut pieces: Vec<_> = (0..=text.len() / step)
+        .flat_map(|k| host.file_refs(TextRange::new(k * step, ((k + 1) * step).min(text.len()))))
+        .collect();
+    pieces.sort_by_key(|r| r.range.start);
+    pieces.dedup();
+    assert_eq!(whole, pieces);
+    let named: Vec<&str> = whole.iter().map(|r| r.path.as_str()).collect();
+    assert_eq!(named.iter().filter(|p| **p == "文档/🚀.md").count(), 2);
+    assert!(named.contains(&"docs/esc.md"));
+    assert!(!named.contains(&"../out.md"));
+    assert!(whole.len() > 200, "{}", whole.len());
+}
+
 #[test]
 fn the_file_ref_under_the_cursor_is_the_value_it_stands_in() {
     let (text, offset) = at(&FILES.replacen("\"docs/keep.md#L10", "\"docs/ke$0ep.md#L10", 1));
