@@ -121,6 +121,10 @@ fn main() {
         stats(&links.after_edit)
     );
     println!(
+        "workspace_scale keystroke sent right behind a documentLink request, to its diagnostics: {}",
+        stats(&links.behind)
+    );
+    println!(
         "workspace_scale keystrokes away from the project: {}",
         stats(&baseline)
     );
@@ -235,6 +239,7 @@ struct Links {
     count: usize,
     bytes: usize,
     after_edit: Vec<f64>,
+    behind: Vec<f64>,
 }
 
 /// `textDocument/documentLink` over the whole report: the first request
@@ -281,7 +286,34 @@ fn document_links(editor: &mut Editor, uri: &str, text: &str, first: i64) -> Lin
         });
         std::thread::sleep(Duration::from_millis(20));
     }
+    // A keystroke right behind a links request: its diagnostics wait for
+    // what the request does on the document's analysis thread.
+    let mut behind = Vec::new();
+    for i in 10..20 {
+        let version = first + i;
+        let at = json!({"line": line, "character": start_column + (version as usize - 2)});
+        let id = 900_000 + i;
+        editor.send(
+            json!({"jsonrpc": "2.0", "id": id, "method": "textDocument/documentLink",
+            "params": {"textDocument": {"uri": uri}}}),
+        );
+        let sent = Instant::now();
+        editor.change(
+            uri,
+            version,
+            json!([{"range": {"start": at, "end": at}, "text": "x"}]),
+        );
+        editor.next_matching(|m| {
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == uri
+                && m["params"]["version"] == version
+        });
+        behind.push(sent.elapsed().as_secs_f64() * 1000.0);
+        editor.next_matching(|m| m["id"] == id);
+        std::thread::sleep(Duration::from_millis(20));
+    }
     Links {
+        behind,
         first: first_ms,
         again,
         count,

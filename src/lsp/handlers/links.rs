@@ -126,27 +126,26 @@ pub async fn document_link(
             let Some(root) = root(state) else {
                 return Ok(None);
             };
-            let positions = state.positions(encoding);
             let whole = report_core::text::TextRange::new(0, state.host.text().0.len_bytes());
-            let refs = state
-                .host
-                .file_refs(whole)
-                .into_iter()
-                .map(|r| named(&positions, r))
-                .collect::<Vec<_>>();
+            let refs = state.host.file_refs(whole);
+            // The positions are converted off the analysis thread, in the
+            // rope of the same text (a clone shares its nodes).
+            let rope = state.host.text().0.clone();
             let cache = (state.links.clone(), state.workspace.clone());
-            Ok(Some((root, cache, refs)))
+            Ok(Some((root, cache, refs, rope)))
         })
         .await?;
-    let Some((root, (cache, facts), refs)) = found else {
+    let Some((root, (cache, facts), refs, rope)) = found else {
         return Ok(None);
     };
     let links = blocking(move || {
+        let positions = crate::lsp::convert::Positions::new(&rope, encoding);
         let mut cache = crate::lsp::session::lock(&cache);
         cache.renew(facts.as_ref(), &root);
         refs.into_iter()
             .filter_map(|r| {
                 let uri = cache.uri(&r.path)?;
+                let r = named(&positions, r);
                 Some(lsp::DocumentLink {
                     range: r.range,
                     target: Some(uri),
