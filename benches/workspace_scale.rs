@@ -125,6 +125,10 @@ fn main() {
         stats(&links.behind)
     );
     println!(
+        "workspace_scale definition on an entry's path (its shortlist item and the file): {}",
+        stats(&links.definition)
+    );
+    println!(
         "workspace_scale keystrokes away from the project: {}",
         stats(&baseline)
     );
@@ -240,6 +244,7 @@ struct Links {
     bytes: usize,
     after_edit: Vec<f64>,
     behind: Vec<f64>,
+    definition: Vec<f64>,
 }
 
 /// `textDocument/documentLink` over the whole report: the first request
@@ -312,7 +317,24 @@ fn document_links(editor: &mut Editor, uri: &str, text: &str, first: i64) -> Lin
         editor.next_matching(|m| m["id"] == id);
         std::thread::sleep(Duration::from_millis(20));
     }
+    // Definition on an entry's path: its shortlist item and the file.
+    let path_line = (lines.len() / 2..lines.len())
+        .find(|&i| lines[i].trim_start().starts_with("\"path\": \""))
+        .unwrap();
+    let character = lines[path_line].find("\"path\": \"").unwrap() + 11;
+    let mut definition = Vec::new();
+    for _ in 0..20 {
+        let sent = Instant::now();
+        let answer = editor.request(
+            "textDocument/definition",
+            json!({"textDocument": {"uri": uri}, "position": {"line": path_line, "character": character}}),
+        );
+        definition.push(sent.elapsed().as_secs_f64() * 1000.0);
+        let found = answer["result"].as_array().map_or(0, Vec::len);
+        assert_eq!(found, 2, "the shortlist item and the file: {answer}");
+    }
     Links {
+        definition,
         behind,
         first: first_ms,
         again,
