@@ -6,7 +6,9 @@
 //! after it, and a second pass (one named file changed on disk and
 //! reported with didChangeWatchedFiles: everything else is cached by path,
 //! size and mtime). For comparison it first times keystrokes on the same
-//! report opened away from any project (no workspace pass at all).
+//! report opened away from any project (no workspace pass at all), and
+//! `textDocument/documentLink` over the whole report (first, again, right
+//! after a keystroke).
 //!
 //! `cargo bench --bench workspace_scale -- [ENTRIES]`;
 //! `REPORT_LSP_BENCH_BIN=path` drives another build.
@@ -72,6 +74,7 @@ fn main() {
     pump.until(&mut editor, &uri, |_, d| has(d, "path-missing"));
     let first_pass = pump.workspace_at.unwrap() - opened;
     let (_, idle) = keystrokes(&mut editor, &mut pump, &uri, &text, 2 + EDITS as i64, EDITS);
+    let links = document_links(&mut editor, &uri, &text, 2 + 2 * EDITS as i64);
 
     // Second pass: the missing file appears; all else is cached.
     std::fs::write(root.join(&missing), content()).unwrap();
@@ -105,6 +108,25 @@ fn main() {
         first_pass.as_secs_f64(),
         second_pass.as_secs_f64(),
         peak as f64 / 1024.0
+    );
+    println!(
+        "workspace_scale documentLink: first={:.0}ms again={:.0}ms links={} response={:.1}MB",
+        links.first,
+        links.again,
+        links.count,
+        links.bytes as f64 / 1e6
+    );
+    println!(
+        "workspace_scale documentLink sent with a keystroke (the edit analysed first): {}",
+        stats(&links.after_edit)
+    );
+    println!(
+        "workspace_scale keystroke sent right behind a documentLink request, to its diagnostics: {}",
+        stats(&links.behind)
+    );
+    println!(
+        "workspace_scale definition on an entry's path (its shortlist item and the file): {}",
+        stats(&links.definition)
     );
     println!(
         "workspace_scale keystrokes away from the project: {}",
@@ -213,6 +235,113 @@ fn keystrokes(
         std::thread::sleep(Duration::from_millis(20));
     }
     (before, after)
+}
+
+struct Links {
+    first: f64,
+    again: f64,
+    count: usize,
+    bytes: usize,
+    after_edit: Vec<f64>,
+    behind: Vec<f64>,
+    definition: Vec<f64>,
+}
+
+/// `textDocument/documentLink` over the whole report: the first request
+/// (every named file looked up), the same again, and each sent right after
+/// a keystroke, as VS Code asks after every change (the edit is analysed
+/// first). Edits from version `first` on continue those of [`keystrokes`].
+fn document_links(editor: &mut Editor, uri: &str, text: &str, first: i64) -> Links {
+    let request = |editor: &mut Editor| {
+        let sent = Instant::now();
+        let answer = editor.request(
+            "textDocument/documentLink",
+            json!({"textDocument": {"uri": uri}}),
+        );
+        let ms = sent.elapsed().as_secs_f64() * 1000.0;
+        let links = answer["result"].as_array().map_or(0, Vec::len);
+        assert!(links > 0, "no document links: {}", answer.to_string().len());
+        (ms, links, answer.to_string().len())
+    };
+    let (first_ms, count, bytes) = request(editor);
+    let (again, _, _) = request(editor);
+    let lines: Vec<&str> = text.lines().collect();
+    let line = (lines.len() / 2..lines.len())
+        .find(|&i| lines[i].contains("\"signals\": [\""))
+        .unwrap();
+    let start_column = lines[line].find("[\"").unwrap() + 2;
+    let mut after_edit = Vec::new();
+    for i in 0..10 {
+        let version = first + i;
+        let at = json!({"line": line, "character": start_column + (version as usize - 2)});
+        let sent = Instant::now();
+        editor.change(
+            uri,
+            version,
+            json!([{"range": {"start": at, "end": at}, "text": "x"}]),
+        );
+        let (_, links, _) = request(editor);
+        after_edit.push(sent.elapsed().as_secs_f64() * 1000.0);
+        assert_eq!(links, count);
+        // Its publication, from the backlog.
+        editor.next_matching(|m| {
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == uri
+                && m["params"]["version"] == version
+        });
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // A keystroke right behind a links request: its diagnostics wait for
+    // what the request does on the document's analysis thread.
+    let mut behind = Vec::new();
+    for i in 10..20 {
+        let version = first + i;
+        let at = json!({"line": line, "character": start_column + (version as usize - 2)});
+        let id = 900_000 + i;
+        editor.send(
+            json!({"jsonrpc": "2.0", "id": id, "method": "textDocument/documentLink",
+            "params": {"textDocument": {"uri": uri}}}),
+        );
+        let sent = Instant::now();
+        editor.change(
+            uri,
+            version,
+            json!([{"range": {"start": at, "end": at}, "text": "x"}]),
+        );
+        editor.next_matching(|m| {
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == uri
+                && m["params"]["version"] == version
+        });
+        behind.push(sent.elapsed().as_secs_f64() * 1000.0);
+        editor.next_matching(|m| m["id"] == id);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Definition on an entry's path: its shortlist item and the file.
+    let path_line = (lines.len() / 2..lines.len())
+        .find(|&i| lines[i].trim_start().starts_with("\"path\": \""))
+        .unwrap();
+    let character = lines[path_line].find("\"path\": \"").unwrap() + 11;
+    let mut definition = Vec::new();
+    for _ in 0..20 {
+        let sent = Instant::now();
+        let answer = editor.request(
+            "textDocument/definition",
+            json!({"textDocument": {"uri": uri}, "position": {"line": path_line, "character": character}}),
+        );
+        definition.push(sent.elapsed().as_secs_f64() * 1000.0);
+        let found = answer["result"].as_array().map_or(0, Vec::len);
+        assert_eq!(found, 2, "the shortlist item and the file: {answer}");
+    }
+    Links {
+        definition,
+        behind,
+        first: first_ms,
+        again,
+        count,
+        bytes,
+        after_edit,
+    }
 }
 
 /// Writes a file for every path the report names, commits them, and

@@ -7,6 +7,7 @@ use proptest::prelude::*;
 use report_core::diagnostic::{Code, Diagnostic};
 use report_core::generate::{GenerateOptions, generate_report};
 use report_core::hover;
+use report_core::ide::links;
 use report_core::incremental::Incremental;
 use report_core::syntax::{self, Node};
 use report_core::text::TextRange;
@@ -102,6 +103,13 @@ fn assert_same(state: &Incremental, full: &Analysis, text: &str) {
     let entries: Vec<_> = state.entries().cloned().collect();
     assert_eq!(entries, full.entries, "entry facts of:\n{text}");
     assert_eq!(state.len(), text.len());
+    // The file references (document links) read from those facts.
+    let read = |r: TextRange| text[r.as_range()].to_string();
+    assert_eq!(
+        file_refs(state.entries(), &read),
+        file_refs(full.entries.iter(), &read),
+        "file references of:\n{text}"
+    );
     // Hovers inside entries come from the entry's text alone.
     for offset in (0..=text.len())
         .step_by((text.len() / 40).max(1))
@@ -116,6 +124,18 @@ fn assert_same(state: &Incremental, full: &Analysis, text: &str) {
             );
         }
     }
+}
+
+/// The file references of the entries, as `documentLink` reads them.
+fn file_refs<'a>(
+    entries: impl Iterator<Item = &'a report_core::validate::EntryFacts>,
+    read: &impl Fn(TextRange) -> String,
+) -> Vec<links::FileRef> {
+    let mut refs = Vec::new();
+    for facts in entries {
+        links::entry_refs(facts, read, &mut refs);
+    }
+    refs
 }
 
 /// The hover inside the entry around `offset`, from its text alone; None

@@ -1028,6 +1028,11 @@ fn diagnostics_are_pulled_when_the_client_can_be_told_to_pull_again() {
         editor.open(URI, &text, 1);
         let (_, diagnostics) = editor.diagnostics(URI);
         assert_eq!(diagnostics, pushed);
+        // The status says how they came.
+        let status = editor.request(report_lsp::lsp::STATUS_METHOD, json!({"uri": URI}));
+        assert_eq!(status["result"]["diagnostics"], "push", "{status}");
+        assert_eq!(status["result"]["pulls"], 0, "{status}");
+        assert!(status["result"]["pushes"].as_u64() >= Some(1), "{status}");
         editor.shutdown();
     }
 
@@ -1067,9 +1072,13 @@ fn diagnostics_are_pulled_when_the_client_can_be_told_to_pull_again() {
     editor.open(URI, &text, 1);
     let reopened = pull(&mut editor, id);
     assert_eq!(reopened["result"]["kind"], "full", "{reopened}");
-    // The status request keeps working.
+    // The status request keeps working, and says the diagnostics were
+    // pulled: once since the document was opened again, never pushed.
     let status = editor.request(report_lsp::lsp::STATUS_METHOD, json!({"uri": URI}));
     assert_eq!(status["result"]["isReport"], true, "{status}");
+    assert_eq!(status["result"]["diagnostics"], "pull", "{status}");
+    assert_eq!(status["result"]["pulls"], 1, "{status}");
+    assert_eq!(status["result"]["pushes"], 0, "{status}");
     // Nothing was pushed meanwhile.
     assert!(
         editor

@@ -2,7 +2,10 @@
 //! through headless Chromium by `editors/vscode/test-e2e/e2e.js`): the
 //! Problems panel lists what the core finds, at the same lines, and nothing
 //! from VS Code's JSON server; the hover shows the tier trace; the quick fix
-//! from Ctrl+. applies and its problem goes away; a missing server (from the
+//! from Ctrl+. applies and its problem goes away; the diagnostics came
+//! through pulls (the server's status: pull mode, pulls counted, no push;
+//! VS Code's message trace: its `textDocument/diagnostic` requests, answers
+//! carrying the problems, no `publishDiagnostics`); a missing server (from the
 //! start, or set while it runs) gives one message naming `reportLsp.path`,
 //! and the JSON server then lists the problems of the contributed schema.
 //! Needs `REPORT_LSP_CODE_SERVER` (the code-server binary) and the packaged

@@ -332,6 +332,48 @@ fn links_and_definitions_open_the_named_files_inside_the_root_only() {
         let found = reply["result"].as_array().cloned().unwrap_or_default();
         assert!(found.iter().all(|l| l["uri"] == uri), "{needle}: {reply}");
     }
+
+    // The files' URIs are looked up once per workspace check: a file that
+    // appears links once a check has run again (here: the report saved),
+    // and an edit moves the links without a look-up of its own.
+    project.write("archive/gone.md", "moved\n");
+    let link_texts = |editor: &mut Editor, text: &str| -> Vec<String> {
+        let reply = editor.request(
+            "textDocument/documentLink",
+            json!({"textDocument": {"uri": uri}}),
+        );
+        reply["result"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| covered(text, &l["range"]))
+            .collect()
+    };
+    assert!(!link_texts(&mut editor, &text).contains(&"archive/gone.md".to_string()));
+    editor.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let mut found = Vec::new();
+    for _ in 0..100 {
+        found = link_texts(&mut editor, &text);
+        if found.contains(&"archive/gone.md".to_string()) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(found.contains(&"archive/gone.md".to_string()), "{found:?}");
+    // A line of CJK and emoji typed before the entries: every link moves.
+    let at = text.find("\"entries\"").unwrap();
+    let typed = "\"注释🚀\": \"文\",\n  ";
+    let mut edited = text.clone();
+    edited.insert_str(at, typed);
+    editor.change(
+        &uri,
+        2,
+        json!([{"range": {"start": utf16_position(&text, at), "end": utf16_position(&text, at)}, "text": typed}]),
+    );
+    assert_eq!(link_texts(&mut editor, &edited), found);
     editor.shutdown();
 }
 

@@ -105,6 +105,15 @@ fuzz_target!(|rounds: Vec<Vec<Edit>>| {
             assert_eq!(diagnostics, full.diagnostics);
             let entries: Vec<_> = state.entries().cloned().collect();
             assert_eq!(entries, full.entries);
+            // The file references (document links) read from those facts.
+            let refs = |facts: &mut dyn Iterator<Item = &report_core::validate::EntryFacts>| {
+                let mut refs = Vec::new();
+                for facts in facts {
+                    report_core::ide::links::entry_refs(facts, &read, &mut refs);
+                }
+                refs
+            };
+            assert_eq!(refs(&mut state.entries()), refs(&mut full.entries.iter()));
         } else {
             state = Incremental::new(&full);
         }

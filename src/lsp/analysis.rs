@@ -118,6 +118,12 @@ pub struct DocState {
     /// Tells this opening of the document from earlier ones (whose
     /// generations counted from 1 too), for pulled diagnostics' result ids.
     pub opened: u64,
+    /// The named files' URIs for its document links, kept per workspace check.
+    pub links: Arc<Mutex<crate::lsp::handlers::links::UriCache>>,
+    /// Diagnostics pulls answered and publications sent for this opening,
+    /// for the status request (which says how the client gets them).
+    pub pulls: u64,
+    pub pushes: u64,
 }
 
 /// Counts the documents' openings, for [`DocState::opened`].
@@ -543,6 +549,9 @@ fn update(previous: Option<DocState>, job: Job, options: HostOptions) -> (DocSta
             positions: PositionCache::default(),
             workspace: None,
             opened: OPENINGS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            links: Default::default(),
+            pulls: 0,
+            pushes: 0,
         };
         return (state, true);
     };
@@ -605,6 +614,7 @@ impl Target<'_> {
         if let Some(open) = documents.get_mut(&self.uri) {
             open.published = !diagnostics.is_empty();
         }
+        state.pushes += 1;
         // Sent under the lock, so publications keep the order of versions.
         self.session
             .publisher

@@ -96,7 +96,12 @@ impl SourceText for RopeText {
     }
 
     fn slice(&self, range: TextRange) -> String {
-        self.0.byte_slice(range.as_range()).to_string()
+        let slice = self.0.byte_slice(range.as_range());
+        // Most pieces lie in one chunk: copied at once, not written piece by piece.
+        match slice.as_str() {
+            Some(text) => text.to_string(),
+            None => slice.chunks().collect(),
+        }
     }
 
     fn whole(&self) -> String {
@@ -123,6 +128,29 @@ impl SourceText for RopeText {
 pub fn line_col(rope: &Rope, offset: usize, encoding: Encoding) -> LineCol {
     let offset = offset.min(rope.len_bytes());
     let line = rope.byte_to_line(offset);
+    // On a character boundary (always, for the core's offsets): the line's
+    // bytes before it, with no conversion to character indices.
+    let (chunk, chunk_start, _, _) = rope.chunk_at_byte(offset);
+    if !chunk.is_char_boundary(offset - chunk_start) {
+        return line_col_inside_char(rope, line, offset, encoding);
+    }
+    let before = rope.byte_slice(rope.line_to_byte(line)..offset);
+    let mut col = match encoding {
+        Encoding::Utf8 => before.len_bytes(),
+        Encoding::Utf16 => before.len_utf16_cu(),
+    };
+    // Between the `\r` and the `\n` of a line break: the end of the content.
+    if col > 0 && before.byte(before.len_bytes() - 1) == b'\r' {
+        col -= 1;
+    }
+    LineCol {
+        line: line as u32,
+        col: col as u32,
+    }
+}
+
+/// [`line_col`] of an offset inside a character: rounded down to it.
+fn line_col_inside_char(rope: &Rope, line: usize, offset: usize, encoding: Encoding) -> LineCol {
     let line_start = rope.line_to_char(line);
     let content = without_line_end(rope.line(line));
     let char_in_line = (rope.byte_to_char(offset) - line_start).min(content.len_chars());
@@ -213,6 +241,29 @@ mod tests {
 
     fn pos(line: u32, col: u32) -> LineCol {
         LineCol { line, col }
+    }
+
+    proptest::proptest! {
+        /// Every offset's position is what the rope's character indices
+        /// give (the conversion used before, kept for offsets inside a
+        /// character), through CJK, emoji and every kind of line break.
+        #[test]
+        fn positions_agree_with_the_character_index_conversion(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec!["a", "\n", "\r", "\r\n", "文", "😀", "é", "\u{2028}", "\"k\": "]),
+                0..40,
+            )
+        ) {
+            let text: String = pieces.concat();
+            let rope = Rope::from_str(&text);
+            for offset in 0..=text.len() + 1 {
+                for encoding in [Encoding::Utf16, Encoding::Utf8] {
+                    let line = rope.byte_to_line(offset.min(text.len()));
+                    let expected = line_col_inside_char(&rope, line, offset.min(text.len()), encoding);
+                    proptest::prop_assert_eq!(line_col(&rope, offset, encoding), expected, "{:?} at {}", text, offset);
+                }
+            }
+        }
     }
 
     #[test]

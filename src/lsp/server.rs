@@ -46,7 +46,7 @@ impl Server {
 
     /// `report-lsp/status`.
     pub async fn status(&self, params: lsp::TextDocumentIdentifier) -> Result<serde_json::Value> {
-        handlers::status::status(&self.analysis, params).await
+        handlers::status::status(&self.session, &self.analysis, params).await
     }
 
     /// Answers a message the transport guard found broken with its error.

@@ -192,13 +192,60 @@ pub fn read_conventions(root: &Path) -> Option<String> {
 /// the rules of [`refusal`], and no symlink resolving outside). None for a
 /// path that is missing or leaves the root.
 pub fn inside(root: &Path, path: &str) -> Option<PathBuf> {
-    if refusal(path).is_some() || path.is_empty() {
-        return None;
+    Inside::new(root)?.get(path)
+}
+
+/// [`inside`] for many paths under one root: the root is resolved once and
+/// each folder's resolution is kept, so a path costs one `lstat` (a full
+/// resolution only when it is a symlink itself).
+pub struct Inside {
+    root: PathBuf,
+    canonical_root: PathBuf,
+    folders: HashMap<PathBuf, Option<PathBuf>>,
+}
+
+impl Inside {
+    /// None when the root itself cannot be resolved.
+    pub fn new(root: &Path) -> Option<Inside> {
+        Some(Inside {
+            root: root.to_path_buf(),
+            canonical_root: root.canonicalize().ok()?,
+            folders: HashMap::new(),
+        })
     }
-    let canonical_root = root.canonicalize().ok()?;
-    let joined = root.join(path.trim_end_matches('/'));
-    let resolved = joined.canonicalize().ok()?;
-    resolved.starts_with(&canonical_root).then_some(joined)
+
+    /// What [`inside`] says of `path`.
+    pub fn get(&mut self, path: &str) -> Option<PathBuf> {
+        if refusal(path).is_some() || path.is_empty() {
+            return None;
+        }
+        let joined = self.root.join(path.trim_end_matches('/'));
+        let resolved = self.resolve(&joined)?;
+        resolved.starts_with(&self.canonical_root).then_some(joined)
+    }
+
+    /// `joined.canonicalize()`, from its folder's when the path's last
+    /// component is a plain name that is no symlink.
+    fn resolve(&mut self, joined: &Path) -> Option<PathBuf> {
+        let (Some(Component::Normal(name)), Some(folder)) =
+            (joined.components().next_back(), joined.parent())
+        else {
+            return joined.canonicalize().ok();
+        };
+        if std::fs::symlink_metadata(joined)
+            .ok()?
+            .file_type()
+            .is_symlink()
+        {
+            return joined.canonicalize().ok();
+        }
+        let folder = self
+            .folders
+            .entry(folder.to_path_buf())
+            .or_insert_with(|| folder.canonicalize().ok())
+            .as_ref()?;
+        Some(folder.join(name))
+    }
 }
 
 #[cfg(test)]
@@ -221,6 +268,35 @@ mod tests {
         for refused in ["missing.md", "../secret.md", "link.md", "/etc/passwd", ""] {
             assert_eq!(inside(&root, refused), None, "{refused}");
         }
+        // Many paths under one root, folders resolved once: the same answers,
+        // also through a symlinked folder (inside, or leading outside).
+        std::fs::create_dir_all(dir.path().join("outside")).unwrap();
+        std::fs::write(dir.path().join("outside/x.md"), "x").unwrap();
+        std::os::unix::fs::symlink(dir.path().join("outside"), root.join("out")).unwrap();
+        std::os::unix::fs::symlink(root.join("文档"), root.join("docs")).unwrap();
+        let mut many = Inside::new(&root).unwrap();
+        for path in [
+            "文档/旧 🚀.md",
+            "文档/",
+            "docs/旧 🚀.md",
+            "./文档/旧 🚀.md",
+            "文档/./旧 🚀.md",
+            "out/x.md",
+            "missing.md",
+            "../secret.md",
+            "link.md",
+            "",
+        ] {
+            let expected = std::fs::canonicalize(root.join(path.trim_end_matches('/')))
+                .ok()
+                .filter(|r| r.starts_with(root.canonicalize().unwrap()))
+                .map(|_| root.join(path.trim_end_matches('/')))
+                .filter(|_| !path.is_empty() && !path.contains(".."));
+            assert_eq!(many.get(path), expected, "{path}");
+            assert_eq!(many.get(path), inside(&root, path), "{path} again");
+        }
+        assert!(many.get("docs/旧 🚀.md").is_some());
+        assert_eq!(many.get("out/x.md"), None);
         let secret = dir.path().join("secret.md");
         assert_eq!(inside(&root, secret.to_str().unwrap()), None);
     }

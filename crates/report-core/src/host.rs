@@ -896,16 +896,16 @@ impl<T: SourceText> DocumentHost<T> {
         let Some(index) = self.index() else {
             return Vec::new();
         };
-        let mut refs = Vec::new();
-        self.each_entry_in(range, |entry, _, shift| {
-            let mut found = Vec::new();
-            links::entry_refs(entry, &mut found);
-            refs.extend(found.into_iter().map(|r| FileRef {
-                range: shift.range(r.range),
-                ..r
-            }));
-        });
         let read = |range: TextRange| self.text.slice(range);
+        let mut refs = Vec::new();
+        // From the facts the checks recorded: nothing is parsed.
+        let first = index.entries.partition_point(|e| e.range.end < range.start);
+        for facts in index.entries[first..]
+            .iter()
+            .take_while(|e| e.range.start <= range.end)
+        {
+            links::entry_refs(facts, &read, &mut refs);
+        }
         links::outside_entries(&index, &read, range, &mut refs);
         refs.retain(|r| r.range.start <= range.end && range.start <= r.range.end);
         refs.sort_by_key(|r| r.range.start);

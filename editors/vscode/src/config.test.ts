@@ -76,4 +76,9 @@ test("the document status reads as one line", () => {
   assert.match(describeStatus("a.json", { ...status, isReport: false }), /not a machine report/);
   assert.match(describeStatus("b.report.json", { ...status, incremental: false, entries: null }), /in full/);
   assert.match(describeStatus("c.report.json", null), /not known/);
+  assert.equal(
+    describeStatus("d.report.json", { ...status, diagnostics: "pull", pulls: 3, pushes: 0 }),
+    "d.report.json: 37.6 MB, 50000 entries, edits inside an entry are rechecked on their own; 12 incremental updates, 1 full analyses; diagnostics pulled by the editor (3 pulls, 0 pushes)",
+  );
+  assert.match(describeStatus("e.report.json", { ...status, diagnostics: "push", pulls: 0, pushes: 2 }), /pushed by the server \(2 pushes, 0 pulls\)$/);
 });

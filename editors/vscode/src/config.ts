@@ -90,6 +90,10 @@ export interface DocumentStatus {
   incremental: boolean;
   incrementalUpdates: number;
   fullAnalyses: number;
+  /** How VS Code gets the diagnostics (absent from older servers), and how often it got them. */
+  diagnostics?: "pull" | "push";
+  pulls?: number;
+  pushes?: number;
 }
 
 /** One line for the output channel: how the server is analysing a document. */
@@ -104,5 +108,13 @@ export function describeStatus(name: string, status: DocumentStatus | null): str
   const mode = status.incremental
     ? `${status.entries} entries, edits inside an entry are rechecked on their own`
     : "analysed in full on every change until its JSON parses without errors";
-  return `${name}: ${size}, ${mode}; ${status.incrementalUpdates} incremental updates, ${status.fullAnalyses} full analyses`;
+  const line = `${name}: ${size}, ${mode}; ${status.incrementalUpdates} incremental updates, ${status.fullAnalyses} full analyses`;
+  switch (status.diagnostics) {
+    case "pull":
+      return `${line}; diagnostics pulled by the editor (${status.pulls ?? 0} pulls, ${status.pushes ?? 0} pushes)`;
+    case "push":
+      return `${line}; diagnostics pushed by the server (${status.pushes ?? 0} pushes, ${status.pulls ?? 0} pulls)`;
+    default:
+      return line;
+  }
 }

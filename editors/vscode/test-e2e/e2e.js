@@ -21,7 +21,9 @@
 // Settings editor, the Problems panel lists exactly the expected diagnostics
 // (line and code) and nothing from the JSON server, which now gets an empty
 // schema; the hover on a wrong safety_tier shows the derivation trace; the
-// quick fix picked from Ctrl+. applies and its problem goes away; (3) with the
+// quick fix picked from Ctrl+. applies and its problem goes away; the
+// diagnostics came through pulls (the server's status and VS Code's trace
+// say so, and no publishDiagnostics was sent); (3) with the
 // setting changed to another missing binary while the server runs, one
 // message, and the JSON server's problems again. Everything runs on
 // 127.0.0.1, with all editor state in a
@@ -169,6 +171,27 @@ async function assertOnlyServer(page, what) {
   return all;
 }
 
+/** The files below `dir` whose name ends with `suffix`. */
+function filesNamed(dir, suffix) {
+  let found = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      found = found.concat(filesNamed(full, suffix));
+    } else if (entry.name.endsWith(suffix)) {
+      found.push(full);
+    }
+  }
+  return found;
+}
+
+/** What the extension's output channel ("Report LSP") holds, from VS Code's log of it. */
+function outputChannel() {
+  return filesNamed(temp, "Report LSP.log")
+    .map((file) => fs.readFileSync(file, "utf8"))
+    .join("\n");
+}
+
 async function waitFor(what, ms, check) {
   const deadline = Date.now() + ms;
   let last;
@@ -205,6 +228,8 @@ async function main() {
     "security.workspace.trust.enabled": false,
     "update.mode": "none",
     "editor.hover.delay": 100,
+    // VS Code's own record of the messages, in the extension's output channel.
+    "reportLsp.trace.server": "verbose",
     // The first scenario: no server can be started.
     "reportLsp.path": missingAtStart,
   };
@@ -418,6 +443,49 @@ async function main() {
   await page.screenshot({ path: fixShot });
   log(`"${fixTitle}" applied; ${after.length} problems left; screenshot ${fixShot}`);
 
+
+  // The diagnostics came through pulls: VS Code advertises
+  // workspace.diagnostics.refreshSupport, so the server chose pull mode.
+  // Evidence from both ends: the server's status for the document (its mode,
+  // and the pulls and pushes it answered and sent), from the "Show Document
+  // Status" command; and VS Code's trace of the messages (verbose), which
+  // shows its textDocument/diagnostic requests, the answers carrying the
+  // problems listed, and no publishDiagnostics at all.
+  await page.keyboard.press("Escape");
+  await page.keyboard.press("Control+1");
+  const statusLine = await waitFor("the document status in the output channel", 60000, async () => {
+    await page.keyboard.press("F1");
+    await page.keyboard.type("Report LSP: Show Document Status");
+    await page.keyboard.press("Enter");
+    await new Promise((r) => setTimeout(r, 1000));
+    return outputChannel()
+      .split("\n")
+      .find((l) => l.startsWith(`${reportName}: `) && l.includes("diagnostics"));
+  });
+  const counts = statusLine.match(/diagnostics pulled by the editor \((\d+) pulls, (\d+) pushes\)/);
+  assert.ok(counts, `the server pulls its diagnostics: ${statusLine}`);
+  assert.ok(Number(counts[1]) >= 2, `pulled at least twice (the open and the fix): ${statusLine}`);
+  assert.equal(Number(counts[2]), 0, `nothing pushed: ${statusLine}`);
+  const trace = outputChannel().split("[Trace - ");
+  const pulls = trace.filter((t) => /^[^\]]*\] Sending request 'textDocument\/diagnostic/.test(t));
+  const answers = trace.filter((t) => /^[^\]]*\] Received response 'textDocument\/diagnostic/.test(t));
+  const pushes = trace.filter((t) => t.includes("textDocument/publishDiagnostics"));
+  assert.ok(pulls.length >= 2, `VS Code sent textDocument/diagnostic (${pulls.length} in its trace)`);
+  assert.ok(
+    answers.some((a) => a.includes('"tier-mismatch"')),
+    "a pull's answer carries the problems listed",
+  );
+  assert.deepEqual(pushes, [], "no publishDiagnostics in VS Code's trace");
+  log(`${statusLine}; VS Code's trace: ${pulls.length} textDocument/diagnostic requests, no publishDiagnostics`);
+  // The output channel took the panel: the Problems panel back.
+  await waitFor("the Problems panel shown again", 30000, async () => {
+    if (await page.locator(".markers-panel").first().isVisible()) {
+      return true;
+    }
+    await page.keyboard.press("Control+Shift+M");
+    await new Promise((r) => setTimeout(r, 500));
+    return page.locator(".markers-panel").first().isVisible();
+  });
 
   // 3. A server that stops (reportLsp.path changed to a missing file while it
   // runs): one message, and the JSON server takes over with the full schema.

@@ -28,6 +28,7 @@ pub async fn diagnostic(
             &params.text_document.uri,
             "diagnostic",
             move |state, workspace| {
+                state.pulls += 1;
                 let result_id = result_id(state.opened, state.generation, workspace);
                 if previous.as_deref() == Some(result_id.as_str()) {
                     return Ok(Some(lsp::DocumentDiagnosticReport::Unchanged(

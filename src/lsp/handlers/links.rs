@@ -6,6 +6,9 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Weak};
+
+use report_core::workspace::WorkspaceFacts;
 
 use report_core::ide::links::FileRef;
 use tower_lsp_server::jsonrpc::Result;
@@ -48,6 +51,52 @@ pub fn file_uri(root: &Path, path: &str) -> Option<Uri> {
     Uri::from_file_path(path)
 }
 
+/// The URIs of the files a document names, each looked up once per
+/// workspace check: kept until the workspace thread reports new facts for
+/// the document (its first check, a save, a named file changed on disk),
+/// so that the links asked for after every change cost no file-system call.
+#[derive(Default)]
+pub struct UriCache {
+    /// The facts and root it was filled under: the facts by identity (a
+    /// weak reference, so that their address is not reused while it is kept).
+    under: Option<(Weak<WorkspaceFacts>, PathBuf)>,
+    inside: Option<files::Inside>,
+    uris: HashMap<String, Option<Uri>>,
+}
+
+impl UriCache {
+    /// Forgets what it knows unless it was filled under these facts and root.
+    fn renew(&mut self, facts: Option<&Arc<WorkspaceFacts>>, root: &Path) {
+        let same = match (&self.under, facts) {
+            (Some((kept, kept_root)), Some(facts)) => {
+                Weak::ptr_eq(kept, &Arc::downgrade(facts)) && kept_root == root
+            }
+            _ => false,
+        };
+        if !same {
+            *self = UriCache {
+                under: facts.map(|f| (Arc::downgrade(f), root.to_path_buf())),
+                inside: files::Inside::new(root),
+                uris: HashMap::new(),
+            };
+        }
+    }
+
+    /// [`file_uri`] of `path`, looked up once.
+    fn uri(&mut self, path: &str) -> Option<Uri> {
+        if let Some(uri) = self.uris.get(path) {
+            return uri.clone();
+        }
+        let uri = self
+            .inside
+            .as_mut()
+            .and_then(|inside| inside.get(path))
+            .and_then(|found| Uri::from_file_path(found.components().collect::<PathBuf>()));
+        self.uris.insert(path.to_string(), uri.clone());
+        uri
+    }
+}
+
 /// The range a location opens at: the lines named (1-based, inclusive), or the file's start.
 pub fn lines_range(lines: Option<(u64, u64)>) -> lsp::Range {
     let line = |n: u64| u32::try_from(n.saturating_sub(1)).unwrap_or(u32::MAX);
@@ -75,30 +124,28 @@ pub async fn document_link(
     let found = analysis
         .query(&params.text_document.uri, "documentLink", move |state| {
             let Some(root) = root(state) else {
-                return Ok(Some((None, Vec::new())));
+                return Ok(None);
             };
-            let positions = state.positions(encoding);
             let whole = report_core::text::TextRange::new(0, state.host.text().0.len_bytes());
-            let refs = state
-                .host
-                .file_refs(whole)
-                .into_iter()
-                .map(|r| named(&positions, r))
-                .collect::<Vec<_>>();
-            Ok(Some((Some(root), refs)))
+            let refs = state.host.file_refs(whole);
+            // The positions are converted off the analysis thread, in the
+            // rope of the same text (a clone shares its nodes).
+            let rope = state.host.text().0.clone();
+            let cache = (state.links.clone(), state.workspace.clone());
+            Ok(Some((root, cache, refs, rope)))
         })
         .await?;
-    let Some((Some(root), refs)) = found else {
+    let Some((root, (cache, facts), refs, rope)) = found else {
         return Ok(None);
     };
     let links = blocking(move || {
-        let mut uris: HashMap<String, Option<Uri>> = HashMap::new();
+        let positions = crate::lsp::convert::Positions::new(&rope, encoding);
+        let mut cache = crate::lsp::session::lock(&cache);
+        cache.renew(facts.as_ref(), &root);
         refs.into_iter()
             .filter_map(|r| {
-                let uri = uris
-                    .entry(r.path.clone())
-                    .or_insert_with(|| file_uri(&root, &r.path))
-                    .clone()?;
+                let uri = cache.uri(&r.path)?;
+                let r = named(&positions, r);
                 Some(lsp::DocumentLink {
                     range: r.range,
                     target: Some(uri),

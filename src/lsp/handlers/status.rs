@@ -5,13 +5,16 @@ use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types as lsp;
 
 use crate::lsp::analysis::AnalysisThread;
+use crate::lsp::session::Session;
 
 pub async fn status(
+    session: &Session,
     analysis: &AnalysisThread,
     params: lsp::TextDocumentIdentifier,
 ) -> Result<serde_json::Value> {
+    let pulled = session.negotiated().pull_diagnostics;
     let status = analysis
-        .query(&params.uri, "status", |state| {
+        .query(&params.uri, "status", move |state| {
             let status = state.host.status();
             Ok(Some(serde_json::json!({
                 "bytes": status.bytes,
@@ -20,6 +23,11 @@ pub async fn status(
                 "incremental": status.entries.is_some(),
                 "incrementalUpdates": status.incremental_updates,
                 "fullAnalyses": status.full_analyses,
+                // How the client gets diagnostics, and how often it got them
+                // since the document was opened.
+                "diagnostics": if pulled { "pull" } else { "push" },
+                "pulls": state.pulls,
+                "pushes": state.pushes,
             })))
         })
         .await?;

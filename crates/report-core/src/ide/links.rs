@@ -6,9 +6,8 @@
 //! out: nothing here touches the file system.
 
 use super::ReportIndex;
-use crate::syntax::{Node, Value};
 use crate::text::TextRange;
-use crate::validate::{parse_canonical_ref, relative_path_problem};
+use crate::validate::{EntryFacts, names_project_file, parse_canonical_ref};
 
 /// One string value that names a project file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,49 +21,51 @@ pub struct FileRef {
     pub lines: Option<(u64, u64)>,
 }
 
-/// The file references of one entry object, in the entry's text's offsets.
-pub(crate) fn entry_refs(entry: Node<'_>, out: &mut Vec<FileRef>) {
-    let edit = entry.get("exact_edit");
-    let anchor = edit.and_then(|e| e.get("anchor")).and_then(|a| {
-        let line = |key| match a.get(key)?.value() {
-            Value::Number(n) => n.parse::<u64>().ok().filter(|&n| n >= 1),
-            _ => None,
-        };
-        let (start, end) = (line("start_line")?, line("end_line")?);
-        (start <= end).then_some((start, end))
-    });
-    let mut add = |node: Option<Node<'_>>, lines: Option<(u64, u64)>| {
-        if let Some(node) = node
-            && let Some(path) = node.as_str()
-        {
-            push(out, node.range(), path, lines);
-        }
-    };
-    add(entry.get("path"), anchor);
-    add(entry.lookup("/lifecycle/served_when_path"), None);
-    let Some(edit) = edit else { return };
-    add(edit.lookup("/lifecycle/served_when_path"), None);
-    add(edit.get("dest_path"), None);
-    if edit.get("extraction_target").and_then(Node::as_str) == Some("repo-durable") {
-        add(edit.get("target_doc"), None);
-    }
-    if let Some(node) = edit.get("canonical_ref")
-        && let Some(Ok((path, start, end))) = node.as_str().map(parse_canonical_ref)
+/// The file references of one entry, from its facts (recorded while it was
+/// checked, see [`crate::validate::EntryLinks`]): its `path`'s string is kept, the other
+/// values are read with `text` (the document's text of a range).
+pub fn entry_refs(facts: &EntryFacts, text: &impl Fn(TextRange) -> String, out: &mut Vec<FileRef>) {
+    let links = facts.links.as_deref();
+    if let Some((path, range)) = &facts.path
+        && names_project_file(path)
     {
-        push(out, node.range(), path, Some((start, end)));
+        out.push(FileRef {
+            range: *range,
+            path: path.clone(),
+            lines: links.and_then(|l| l.anchor),
+        });
+    }
+    for &(range, canonical) in links.map_or(&[][..], |l| &l.others[..]) {
+        let Some(value) = string_value(&text(range)) else {
+            continue;
+        };
+        if !canonical {
+            push(out, range, value, None);
+        } else if let Ok((path, start, end)) = parse_canonical_ref(&value) {
+            let path = path.to_string();
+            push(out, range, path, Some((start, end)));
+        }
     }
 }
 
-fn push(out: &mut Vec<FileRef>, range: TextRange, path: &str, lines: Option<(u64, u64)>) {
-    if path.is_empty() || relative_path_problem(path).is_some() {
-        return;
+/// The string a JSON string literal (quotes included) stands for.
+fn string_value(literal: &str) -> Option<String> {
+    let inner = literal.strip_prefix('"')?.strip_suffix('"')?;
+    match inner.contains('\\') {
+        false => Some(inner.to_string()),
+        true => serde_json::from_str(literal).ok(),
     }
-    out.push(FileRef {
-        range,
-        path: path.to_string(),
-        lines,
-    });
 }
+
+fn push(out: &mut Vec<FileRef>, range: TextRange, path: String, lines: Option<(u64, u64)>) {
+    if names_project_file(&path) {
+        out.push(FileRef { range, path, lines });
+    }
+}
+
+/// Up to this many shortlist items are read from the text; more are taken
+/// from the shortlist's paths (a hash map to walk, worth it for many).
+const READ_AT_MOST: usize = 64;
 
 /// The shortlist's and the promotion candidates' paths that overlap `range`.
 pub(crate) fn outside_entries(
@@ -75,18 +76,36 @@ pub(crate) fn outside_entries(
 ) {
     let overlaps = |r: TextRange| r.start <= range.end && range.start <= r.end;
     if let Some(shortlist) = index.shortlist {
-        for item in shortlist
-            .item_ranges()
-            .iter()
-            .copied()
-            .filter(|r| overlaps(*r))
-        {
-            if let Ok(path) = serde_json::from_str::<String>(&text(item)) {
-                push(out, item, &path, None);
+        let items = shortlist.item_ranges();
+        let first = items.partition_point(|r| r.end < range.start);
+        let overlapping = items[first..].partition_point(|r| r.start <= range.end);
+        if overlapping <= READ_AT_MOST {
+            for &item in items[first..first + overlapping]
+                .iter()
+                .filter(|r| !r.is_empty())
+            {
+                if let Some(path) = string_value(&text(item)) {
+                    push(out, item, path, None);
+                }
+            }
+        } else {
+            // Many (the whole text's): from the paths the checks kept, unread.
+            for path in shortlist.paths().filter(|p| names_project_file(p)) {
+                for item in shortlist
+                    .occurrences(path)
+                    .into_iter()
+                    .filter(|r| overlaps(*r))
+                {
+                    out.push(FileRef {
+                        range: item,
+                        path: path.to_string(),
+                        lines: None,
+                    });
+                }
             }
         }
     }
     for candidate in index.candidates.iter().filter(|c| overlaps(c.range())) {
-        push(out, candidate.range(), candidate.path(), None);
+        push(out, candidate.range(), candidate.path().to_string(), None);
     }
 }

@@ -409,6 +409,112 @@ fn file_refs_name_every_project_file_with_its_lines_and_never_one_outside() {
     ));
 }
 
+/// Edits in and between entries, each applied to a host kept up to date
+/// incrementally: its file references are those of a host made from the
+/// text afresh, and of a full analysis (recorded by the checks, moved by
+/// every edit after them, read from the text when asked).
+#[test]
+fn file_refs_follow_every_edit_of_the_per_entry_analysis() {
+    use crate::host::UpdateKind;
+    use crate::text::ByteEdit;
+    let mut text = FILES.to_string();
+    let mut host = host(&text);
+    let edits: &[(&str, &str)] = &[
+        // A longer path before the others: every later range moves.
+        (
+            "\"docs/dup.md\", \"category\"",
+            "\"docs/dup-長い名前🚀.md\", \"category\"",
+        ),
+        // A new destination, escaped; a canonical ref's lines changed.
+        ("\"archive/🚀.md\"", "\"archive\\/🚀 \\u6587.md\""),
+        ("#L10-L11", "#L12-L20"),
+        // An anchor added lines to a path; one taken from another.
+        (
+            "\"anchor\": {\"start_line\": 2, \"end_line\": 1}",
+            "\"anchor\": {\"start_line\": 2, \"end_line\": 9}",
+        ),
+        (
+            "\"anchor\": {\"start_line\": 3, \"end_line\": 7}",
+            "\"anchor\": {\"start_line\": 3}",
+        ),
+        // No longer repo-durable: its target doc names no file to open.
+        ("\"repo-durable\"", "\"repo-local\""),
+        // A served path that leaves the root, one that comes back.
+        ("\"done.md\"", "\"../done.md\""),
+        ("\"dest_path\": \"/tmp/x\"", "\"dest_path\": \"tmp/新.md\""),
+    ];
+    for (old, new) in edits {
+        let at = text.find(old).unwrap_or_else(|| panic!("{old}"));
+        let edit = ByteEdit {
+            range: TextRange::new(at, at + old.len()),
+            new_len: new.len(),
+        };
+        text.replace_range(edit.range.as_range(), new);
+        let kind = host.update(text.clone(), Some(&[edit]), OPTIONS);
+        assert_eq!(kind, UpdateKind::Incremental, "{new}");
+        let whole = TextRange::new(0, text.len());
+        let fresh = self::host(&text);
+        let broken = text.replacen("\"tool_version\": \"t\",", "\"tool_version\": \"t\",,", 1);
+        let full = self::host(&broken);
+        assert!(full.status().entries.is_none(), "analysed whole");
+        let shown = show_refs(&text, &host.file_refs(whole));
+        assert_eq!(shown, show_refs(&text, &fresh.file_refs(whole)), "{new}");
+        let full_refs = full.file_refs(TextRange::new(0, broken.len()));
+        assert_eq!(shown, show_refs(&broken, &full_refs), "{new}");
+    }
+    expect![[r#"
+        6:"文档/旧.md" -> 文档/旧.md
+        6:"docs/dup.md" -> docs/dup.md
+        6:"old/🚀.md" -> old/🚀.md
+        8:"文档/旧.md" -> 文档/旧.md
+        11:"docs/dup-長い名前🚀.md" -> docs/dup-長い名前🚀.md L1-L2
+        13:"docs/keep.md#L12-L20" -> docs/keep.md L12-L20
+        14:"old/🚀.md" -> old/🚀.md L2-L9
+        16:"archive\/🚀 \u6587.md" -> archive/🚀 文.md
+        17:"plan.md" -> plan.md L1-L4
+        21:"shipped/done.md" -> shipped/done.md
+        25:"tmp/新.md" -> tmp/新.md
+        27:"docs/dup.md" -> docs/dup.md
+    "#]]
+    .assert_eq(&show_refs(
+        &text,
+        &host.file_refs(TextRange::new(0, text.len())),
+    ));
+}
+
+/// The whole text's links take the shortlist's paths from its facts, a
+/// few (definition's) read them from the text: the same references, repeats,
+/// escapes and non-ASCII paths included.
+#[test]
+fn many_shortlist_items_give_the_references_a_few_at_a_time_give() {
+    let generated = crate::generate::generate_report(crate::generate::GenerateOptions {
+        entries: 100,
+        seed: 3,
+        violation_every: 0,
+    });
+    let at = generated.find("\"shortlist\": [").unwrap() + "\"shortlist\": [".len();
+    let mut text = generated.clone();
+    text.insert_str(
+        at,
+        "\"文档/🚀.md\", \"docs\\/esc.md\", \"文档/🚀.md\", \"../out.md\", ",
+    );
+    let host = host(&text);
+    assert!(host.status().entries.is_some(), "analysed per entry");
+    let whole = host.file_refs(TextRange::new(0, text.len()));
+    let step = text.len() / 400;
+    let mut pieces: Vec<_> = (0..=text.len() / step)
+        .flat_map(|k| host.file_refs(TextRange::new(k * step, ((k + 1) * step).min(text.len()))))
+        .collect();
+    pieces.sort_by_key(|r| r.range.start);
+    pieces.dedup();
+    assert_eq!(whole, pieces);
+    let named: Vec<&str> = whole.iter().map(|r| r.path.as_str()).collect();
+    assert_eq!(named.iter().filter(|p| **p == "文档/🚀.md").count(), 2);
+    assert!(named.contains(&"docs/esc.md"));
+    assert!(!named.contains(&"../out.md"));
+    assert!(whole.len() > 200, "{}", whole.len());
+}
+
 #[test]
 fn the_file_ref_under_the_cursor_is_the_value_it_stands_in() {
     let (text, offset) = at(&FILES.replacen("\"docs/keep.md#L10", "\"docs/ke$0ep.md#L10", 1));

@@ -4,8 +4,8 @@
 
 use super::exact_edit::{self, ExactEdit};
 use super::{
-    EntryFacts, EntrySummary, Place, Sink, TierCheck, check_relative_path, lifecycle, missing_key,
-    safety_tier, same_json,
+    EntryFacts, EntryLinks, EntrySummary, Place, Sink, TierCheck, check_relative_path, lifecycle,
+    missing_key, safety_tier, same_json,
 };
 use crate::diagnostic::{Code, Diagnostic};
 use crate::fix::{self, Fix, TextEdit};
@@ -29,11 +29,13 @@ pub(super) fn check_entry(sink: &mut Sink, node: Node<'_>, index: usize) -> Entr
         evidence: None,
         tier: None,
         summary: None,
+        links: None,
     };
     if !sink.expect_type(node, &place, JsonType::Object) {
         return facts;
     }
     facts.summary = Some(Box::new(EntrySummary::of(node)));
+    facts.links = EntryLinks::of(node);
     let fields = check_fields(sink, node, &place);
     let edit = check_edit(sink, node, &place, fields.path.map(|(path, _)| path));
     check_op_type(sink, node, &place, &fields, edit.as_ref());

@@ -44,6 +44,82 @@ pub struct EntryFacts {
     /// What the outline, the inlay hints and the token roll-ups show of it
     /// (see [`EntryFacts::summary`]); None for an entry that is no object.
     pub summary: Option<Box<EntrySummary>>,
+    /// Where it names project files besides its `path`, and the lines its
+    /// `path` points at; None when it names no other and has no anchor.
+    pub links: Option<Box<EntryLinks>>,
+}
+
+/// Where an entry names project files, for document links and definition
+/// without a parse: the ranges of the values, whose text is read from the
+/// document when asked (the entry's `path` is in [`EntryFacts::path`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntryLinks {
+    /// The exact edit's anchor lines (1-based, inclusive): where its `path` opens.
+    pub anchor: Option<(u64, u64)>,
+    /// The other string values naming a file, in document order: each
+    /// value's range (quotes included), and whether it is a `canonical_ref`
+    /// (`path#L<start>-L<end>`, which names its lines too). Only values that
+    /// name a root-relative path are kept.
+    pub others: Box<[(TextRange, bool)]>,
+}
+
+impl EntryLinks {
+    /// What an entry object (intact or broken) names: `served_when_path` of
+    /// its lifecycle objects, its exact edit's `dest_path`, `target_doc`
+    /// (of a repo-durable extraction) and `canonical_ref`.
+    pub(crate) fn of(entry: Node<'_>) -> Option<Box<EntryLinks>> {
+        let edit = entry.get("exact_edit");
+        let anchor = edit.and_then(|e| e.get("anchor")).and_then(|a| {
+            let line = |key| match a.get(key)?.value() {
+                Value::Number(n) => n.parse::<u64>().ok().filter(|&n| n >= 1),
+                _ => None,
+            };
+            let (start, end) = (line("start_line")?, line("end_line")?);
+            (start <= end).then_some((start, end))
+        });
+        let mut others = Vec::new();
+        let mut add = |node: Option<Node<'_>>| {
+            if let Some(node) = node
+                && let Some(path) = node.as_str()
+                && names_project_file(path)
+            {
+                others.push((node.range(), false));
+            }
+        };
+        add(entry.lookup("/lifecycle/served_when_path"));
+        if let Some(edit) = edit {
+            add(edit.lookup("/lifecycle/served_when_path"));
+            add(edit.get("dest_path"));
+            if edit.get("extraction_target").and_then(Node::as_str) == Some("repo-durable") {
+                add(edit.get("target_doc"));
+            }
+            if let Some(node) = edit.get("canonical_ref")
+                && let Some(Ok((path, _, _))) = node.as_str().map(parse_canonical_ref)
+                && names_project_file(path)
+            {
+                others.push((node.range(), true));
+            }
+        }
+        others.sort_by_key(|(range, _)| range.start);
+        (anchor.is_some() || !others.is_empty()).then(|| {
+            Box::new(EntryLinks {
+                anchor,
+                others: others.into_boxed_slice(),
+            })
+        })
+    }
+
+    pub fn shift(&mut self, shift: Shift) {
+        for (range, _) in &mut self.others {
+            *range = shift.range(*range);
+        }
+    }
+}
+
+/// Whether a string value names a file of the project: a non-empty
+/// root-relative path (never absolute, never `..`).
+pub(crate) fn names_project_file(path: &str) -> bool {
+    !path.is_empty() && relative_path_problem(path).is_none()
 }
 
 /// The summary of an entry that has none.
@@ -156,6 +232,9 @@ impl EntryFacts {
         }
         if let Some((_, range)) = self.summary.as_mut().and_then(|s| s.raw_tokens.as_mut()) {
             *range = shift.range(*range);
+        }
+        if let Some(links) = &mut self.links {
+            links.shift(shift);
         }
     }
 }
@@ -305,6 +384,7 @@ fn broken_entry(item: Node<'_>, index: usize) -> EntryFacts {
         evidence: None,
         tier: None,
         summary: None,
+        links: EntryLinks::of(item),
     }
 }
 
