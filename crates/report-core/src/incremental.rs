@@ -40,18 +40,20 @@
 //! `tests/incremental.rs` compares both after random edits.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use crate::Analysis;
 use crate::analysis::syntax_diagnostic;
 use crate::diagnostic::{Code, Diagnostic, Keep, rank};
 use crate::entry_text::{self, EntryText};
+use crate::fix::separator_after_bracket;
 use crate::selection::looks_like_report;
 use crate::syntax::{self, Value};
 use crate::text::{Shift, TextRange};
 use crate::validate::{
-    self, Candidate, EntryFacts, Shortlist, TopMember, check_membership, classifier_judged, judge,
+    self, Candidate, EntryFacts, Shortlist, ShortlistItem, TopMember, check_item_alone,
+    check_membership, classifier_judged, judge,
 };
 
 /// The analysis of a report kept per entry, updated edit by edit.
@@ -70,8 +72,12 @@ pub struct Incremental {
     candidates: Vec<Candidate>,
     /// The report's own members (item counts as of the last full analysis).
     members: Vec<TopMember>,
-    /// The indices of the entries with each path a candidate names, ascending.
+    /// The indices of the entries with each path, ascending (a path may
+    /// keep an empty list).
     by_path: HashMap<String, Vec<usize>>,
+    /// The paths of entries that are not in the shortlist: those entries
+    /// have a membership diagnostic, whose message and fix name the shortlist.
+    missing: HashSet<String>,
     /// Entries edited since the last [`Incremental::update`], ascending.
     dirty: Vec<usize>,
     /// Entries removed and text put in their place (see [`Incremental::edit`]),
@@ -80,8 +86,13 @@ pub struct Incremental {
     /// Set by an edit in the envelope (outside the `entries` array): whether
     /// it left the shortlist alone. The envelope is checked again at the update.
     envelope: Option<bool>,
+    /// Shortlist items removed and text put in their place (see
+    /// [`Incremental::shortlist_edit`]), parsed at the next update.
+    shortlist_pending: Option<ShortlistPending>,
     /// Set when an edit was refused: nothing more can be tracked.
     refused: bool,
+    /// How many shortlist edits were taken item by item.
+    shortlist_splices: usize,
     /// Whether the envelope looks like a report's: a broken text that does
     /// not is checked for its syntax alone, which only a full analysis does.
     looks_like_report: bool,
@@ -123,7 +134,20 @@ impl Omitted {
 struct Pending {
     at: usize,
     removed: usize,
+    /// The paths of the entries removed.
+    removed_paths: Vec<String>,
     window: TextRange,
+}
+
+/// Shortlist items replaced by new text: `removed` items at `at` gave way
+/// to `window`, which is to hold whole items and their commas. The
+/// shortlist itself is moved by `shift` only when it takes them.
+#[derive(Clone, Debug)]
+struct ShortlistPending {
+    at: usize,
+    removed: usize,
+    window: TextRange,
+    shift: Shift,
 }
 
 #[derive(Clone, Debug)]
@@ -255,20 +279,8 @@ impl Incremental {
                 outside.push(diagnostic);
             }
         }
-        let mut by_path: HashMap<String, Vec<usize>> = cross
-            .candidates
-            .iter()
-            .map(|c| (c.path().to_string(), Vec::new()))
-            .collect();
-        if !by_path.is_empty() {
-            for (i, slot) in slots.iter().enumerate() {
-                if let Some((path, _)) = &slot.facts.path
-                    && let Some(indices) = by_path.get_mut(path)
-                {
-                    indices.push(i);
-                }
-            }
-        }
+        let by_path = index_paths(&slots);
+        let missing = missing_paths(&by_path, cross.shortlist.as_ref());
         Ok(Incremental {
             len,
             slots,
@@ -278,10 +290,13 @@ impl Incremental {
             candidates: cross.candidates,
             members: cross.members,
             by_path,
+            missing,
             dirty: Vec::new(),
             pending: None,
             envelope: None,
+            shortlist_pending: None,
             refused: false,
+            shortlist_splices: 0,
             looks_like_report,
             keep,
             omitted,
@@ -329,12 +344,15 @@ impl Incremental {
             from: range.end,
             delta: new_len as isize - range.len() as isize,
         };
-        let held = match (&self.pending, self.envelope) {
-            (None, None) => self.slot_holding(range),
+        let held = match (&self.pending, self.envelope, &self.shortlist_pending) {
+            (None, None, None) => self.slot_holding(range),
             _ => None,
         };
         let Some(i) = held else {
-            if self.splice(range, shift) || self.envelope_edit(range, shift) {
+            if self.splice(range, shift)
+                || self.shortlist_edit(range, shift)
+                || self.envelope_edit(range, shift)
+            {
                 return true;
             }
             self.refused = true;
@@ -343,19 +361,20 @@ impl Incremental {
         for slot in &mut self.slots[i..] {
             slot.shift(shift);
         }
-        self.shift_outside(shift);
+        self.shift_outside(shift, true);
         if let Err(at) = self.dirty.binary_search(&i) {
             self.dirty.insert(at, i);
         }
         true
     }
 
-    /// Moves what lies outside the entries, and the length.
-    fn shift_outside(&mut self, shift: Shift) {
+    /// Moves what lies outside the entries (the shortlist too, when
+    /// `shortlist`), and the length.
+    fn shift_outside(&mut self, shift: Shift, shortlist: bool) {
         for diagnostic in self.outside.iter_mut().chain(&mut self.judged) {
             diagnostic.shift(shift);
         }
-        if let Some(shortlist) = &mut self.shortlist {
+        if shortlist && let Some(shortlist) = &mut self.shortlist {
             shortlist.shift(shift);
         }
         for candidate in &mut self.candidates {
@@ -373,6 +392,7 @@ impl Incremental {
         !self.refused
             && self.pending.is_none()
             && self.envelope.is_none()
+            && self.shortlist_pending.is_none()
             && self.dirty.is_empty()
             && range.end <= self.len
     }
@@ -414,14 +434,19 @@ impl Incremental {
             Some(slot) => slot.facts.range.start,
             None => array.end - 1,
         };
-        self.slots.drain(at..next);
+        let removed_paths = self
+            .slots
+            .drain(at..next)
+            .filter_map(|s| s.facts.path.map(|(p, _)| p))
+            .collect();
         for slot in &mut self.slots[at..] {
             slot.shift(shift);
         }
-        self.shift_outside(shift);
+        self.shift_outside(shift, true);
         self.pending = Some(Pending {
             at,
             removed: next - at,
+            removed_paths,
             window: TextRange::new(start, shift.offset(end)),
         });
         true
@@ -468,9 +493,186 @@ impl Incremental {
                 slot.shift(shift);
             }
         }
-        self.shift_outside(shift);
+        self.shift_outside(shift, true);
         self.envelope = Some(keeps_shortlist);
         true
+    }
+
+    /// An edit inside the shortlist array that replaces whole items and the
+    /// separators between them (items added, deleted, pasted, changed): the
+    /// items it touches are to be replaced, at the update, by the text from
+    /// the end of the item before them to the start of the one after (or
+    /// the brackets), parsed as items and commas (see
+    /// [`Incremental::splice_shortlist`]). Everything after that text moves
+    /// now; the shortlist itself at the update.
+    fn shortlist_edit(&mut self, range: TextRange, shift: Shift) -> bool {
+        if !self.may_take_an_edit_beside_entries(range) || self.omitted.count > 0 {
+            return false;
+        }
+        if self.slots.iter().any(|s| s.broken) {
+            return false;
+        }
+        let (Some(shortlist), Some(array), Some(entries)) = (
+            &self.shortlist,
+            self.array("shortlist"),
+            self.entries_array(),
+        ) else {
+            return false;
+        };
+        if !(array.start < range.start && range.end < array.end) || shortlist.range() != array {
+            return false;
+        }
+        let spans = shortlist.spans();
+        let at = spans.partition_point(|s| s.end <= range.start);
+        let next = spans.partition_point(|s| s.start < range.end);
+        let start = match at {
+            0 => array.start + 1,
+            _ => spans[at - 1].end,
+        };
+        let end = spans.get(next).map_or(array.end - 1, |s| s.start);
+        // What lies from the window's end on moves; the kept items before it not.
+        let shift = Shift {
+            from: end,
+            delta: shift.delta,
+        };
+        // The removed items' diagnostics go now, while their ranges are as they were.
+        let removed = &spans[at..next];
+        self.outside.retain(|d| {
+            let k = removed.partition_point(|s| s.start <= d.range.start);
+            k == 0 || d.range.end > removed[k - 1].end
+        });
+        if entries.start >= end {
+            for slot in &mut self.slots {
+                slot.shift(shift);
+            }
+        }
+        self.shift_outside(shift, false);
+        self.shortlist_pending = Some(ShortlistPending {
+            at,
+            removed: next - at,
+            window: TextRange::new(start, shift.offset(end)),
+            shift,
+        });
+        true
+    }
+
+    /// Takes the shortlist items that replaced removed ones (see
+    /// [`Incremental::shortlist_edit`]): the window must hold whole string
+    /// or object items, each parsing alone without syntax errors, and
+    /// exactly the commas the kept items around them need; the whole text
+    /// then parses as before with those items in place. Their diagnostics
+    /// are theirs checked alone; the items after them that have diagnostics
+    /// are checked again for their new index (their messages name
+    /// `shortlist[i]`); the shortlist's paths are updated, and the entries
+    /// are checked again whose path became or stopped being a member, and
+    /// those with a membership diagnostic (its message and fix name the
+    /// shortlist). Err(true) when the window is not that, before anything
+    /// changed; Err(false) when an entry could not be checked again.
+    fn splice_shortlist(
+        &mut self,
+        pending: ShortlistPending,
+        read: &mut impl FnMut(TextRange) -> String,
+    ) -> Result<(), bool> {
+        let ShortlistPending {
+            at,
+            removed,
+            window,
+            shift,
+        } = pending;
+        let shortlist = self.shortlist.as_ref().ok_or(true)?;
+        let text = read(window);
+        if text.len() != window.len() {
+            return Err(true);
+        }
+        let count = shortlist.spans().len();
+        let ranges = split_items(&text, at > 0, at + removed < count).ok_or(true)?;
+        let mut added = Vec::with_capacity(ranges.len());
+        let mut fresh = Vec::new();
+        for (j, range) in ranges.iter().enumerate() {
+            let (item, diagnostics) =
+                check_item_alone(&text[range.clone()], window.start + range.start, at + j)
+                    .ok_or(true)?;
+            added.push(item);
+            fresh.extend(diagnostics);
+        }
+        // The items after that have diagnostics, checked for their new index.
+        let kept = &shortlist.spans()[at + removed..];
+        let mut again: Vec<TextRange> = Vec::new();
+        if ranges.len() != removed {
+            for d in &self.outside {
+                if d.range.start < window.end {
+                    continue;
+                }
+                let k = kept.partition_point(|s| shift.offset(s.start) <= d.range.start);
+                let Some(span) = k.checked_sub(1).map(|k| shift.range(kept[k])) else {
+                    continue;
+                };
+                if d.range.end <= span.end && again.last() != Some(&span) {
+                    again.push(span);
+                }
+            }
+        }
+        again.dedup();
+        let mut renumbered = Vec::new();
+        for span in &again {
+            let k = kept.partition_point(|s| shift.offset(s.start) < span.start);
+            let index = at + ranges.len() + k;
+            let (_, diagnostics) = check_item_alone(&read(*span), span.start, index).ok_or(true)?;
+            renumbered.extend(diagnostics);
+        }
+        let separator = match (at, ranges.first()) {
+            (0, Some(first)) => Some(separator_after_bracket(&text, first.start)),
+            (0, None) if removed < count => Some(separator_after_bracket(&text, text.len())),
+            _ => None,
+        };
+        // From here on the shortlist changes.
+        self.outside.retain(|d| {
+            !again
+                .iter()
+                .any(|s| s.start <= d.range.start && d.range.end <= s.end)
+        });
+        self.outside.extend(fresh);
+        self.outside.extend(renumbered);
+        self.outside.sort_by(Diagnostic::order);
+        let items: Vec<ShortlistItem> = added;
+        let shortlist = self.shortlist.as_mut().expect("checked above");
+        let changed = shortlist.splice(at, removed, items, shift, separator);
+        let total = shortlist.spans().len();
+        if let Some(member) = self
+            .members
+            .iter_mut()
+            .find(|m| m.key == "shortlist" && m.items.is_some())
+        {
+            member.items = Some(total);
+        }
+        for path in &changed {
+            self.note_membership(path);
+        }
+        let mut indices: Vec<usize> = changed
+            .iter()
+            .map(|p| &**p)
+            .chain(self.missing.iter().map(String::as_str))
+            .filter_map(|p| self.by_path.get(p))
+            .flatten()
+            .copied()
+            .collect();
+        indices.sort_unstable();
+        indices.dedup();
+        self.shortlist_splices += 1;
+        self.recheck(&indices, read).ok_or(false)
+    }
+
+    /// Records whether entries with `path` are outside the shortlist.
+    fn note_membership(&mut self, path: &str) {
+        let outside = self.shortlist.as_ref().is_some_and(|s| !s.contains(path))
+            && self.by_path.get(path).is_some_and(|v| !v.is_empty());
+        if outside {
+            if !self.missing.contains(path) {
+                self.missing.insert(path.to_string());
+            }
+        } else {
+            self.missing.remove(path);
+        }
     }
 
     /// Checks the envelope again after an edit in it: the text without the
@@ -584,17 +786,10 @@ impl Incremental {
                 }
             }
             self.replace_shortlist(new, read)?;
+            self.missing = missing_paths(&self.by_path, self.shortlist.as_ref());
         }
         if candidates != self.candidates {
-            let paths_changed = candidates.len() != self.candidates.len()
-                || candidates
-                    .iter()
-                    .zip(&self.candidates)
-                    .any(|(a, b)| a.path() != b.path());
             self.candidates = candidates;
-            if paths_changed {
-                self.index_candidate_paths();
-            }
             self.rejudge();
         }
         Some(())
@@ -655,25 +850,6 @@ impl Incremental {
         Some(())
     }
 
-    /// Indexes the entries by the paths candidates name.
-    fn index_candidate_paths(&mut self) {
-        let mut by_path: HashMap<String, Vec<usize>> = self
-            .candidates
-            .iter()
-            .map(|c| (c.path().to_string(), Vec::new()))
-            .collect();
-        if !by_path.is_empty() {
-            for (i, slot) in self.slots.iter().enumerate() {
-                if let Some((path, _)) = &slot.facts.path
-                    && let Some(indices) = by_path.get_mut(path)
-                {
-                    indices.push(i);
-                }
-            }
-        }
-        self.by_path = by_path;
-    }
-
     /// Whether an edit of `range` would be tracked: it lies within one entry
     /// object, braces included.
     pub fn accepts(&self, range: TextRange) -> bool {
@@ -707,6 +883,18 @@ impl Incremental {
             self.refused = true;
             return false;
         }
+        // Items that are not whole items checked alone: the envelope is checked again.
+        if let Some(pending) = self.shortlist_pending.take() {
+            let taken = match self.splice_shortlist(pending, &mut read) {
+                Ok(()) => true,
+                Err(true) => self.check_envelope(false, &mut read).is_some(),
+                Err(false) => false,
+            };
+            if !taken {
+                self.refused = true;
+                return false;
+            }
+        }
         if let Some(pending) = self.pending.take() {
             if !self.insert(pending, &mut read) {
                 self.refused = true;
@@ -733,9 +921,13 @@ impl Incremental {
             rejudge |= path_changed
                 || old.broken != new.broken
                 || classifier_judged(&old.facts) != classifier_judged(&new.facts);
-            if !self.candidates.is_empty() && path_changed {
+            if path_changed {
                 let new_path = new.facts.path.as_ref().map(|(p, _)| p.clone());
-                self.move_path(i, old.facts.path.map(|(p, _)| p), new_path);
+                let old_path = old.facts.path.map(|(p, _)| p);
+                self.move_path(i, old_path.clone(), new_path.clone());
+                for path in old_path.iter().chain(&new_path) {
+                    self.note_membership(path);
+                }
             }
         }
         // Judged again, the candidates' diagnostics might rank past some left out.
@@ -765,6 +957,7 @@ impl Incremental {
         let Pending {
             at,
             removed,
+            removed_paths,
             window,
         } = pending;
         let text = read(window);
@@ -814,12 +1007,17 @@ impl Incremental {
                 *i = *i - removed + added;
             }
         }
+        let mut touched = removed_paths;
         for index in at..at + added {
-            let path = self.slots[index].facts.path.as_ref().map(|(p, _)| p);
-            if let Some(indices) = path.and_then(|p| self.by_path.get_mut(p)) {
+            if let Some((path, _)) = &self.slots[index].facts.path {
+                let indices = self.by_path.entry(path.clone()).or_default();
                 let position = indices.partition_point(|&i| i < index);
                 indices.insert(position, index);
+                touched.push(path.clone());
             }
+        }
+        for path in &touched {
+            self.note_membership(path);
         }
         true
     }
@@ -977,6 +1175,18 @@ impl Incremental {
         self.slots[i].object.then(|| &self.slots[i].facts)
     }
 
+    /// The shortlist it keeps, written out (see `Shortlist::canonical`):
+    /// for tests, which compare it with that of a full analysis.
+    #[doc(hidden)]
+    pub fn shortlist_state(&self) -> Option<String> {
+        self.shortlist.as_ref().map(Shortlist::canonical)
+    }
+
+    /// How many shortlist edits were taken item by item.
+    pub fn shortlist_splices(&self) -> usize {
+        self.shortlist_splices
+    }
+
     pub(crate) fn shortlist(&self) -> Option<&Shortlist> {
         self.shortlist.as_ref()
     }
@@ -1006,11 +1216,11 @@ impl Incremental {
         {
             indices.retain(|&j| j != index);
         }
-        if let Some(new) = new
-            && let Some(indices) = self.by_path.get_mut(&new)
-            && let Err(at) = indices.binary_search(&index)
-        {
-            indices.insert(at, index);
+        if let Some(new) = new {
+            let indices = self.by_path.entry(new).or_default();
+            if let Err(at) = indices.binary_search(&index) {
+                indices.insert(at, index);
+            }
         }
     }
 
@@ -1295,6 +1505,82 @@ fn into_slots(entries: &mut Vec<EntryFacts>, mut items: Vec<(bool, bool, TextRan
     }
     slots.reverse();
     slots
+}
+
+/// The indices of the entries with each path.
+fn index_paths(slots: &[Slot]) -> HashMap<String, Vec<usize>> {
+    let mut by_path: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, slot) in slots.iter().enumerate() {
+        if let Some((path, _)) = &slot.facts.path {
+            by_path.entry(path.clone()).or_default().push(i);
+        }
+    }
+    by_path
+}
+
+/// The paths of entries that are not in the shortlist.
+fn missing_paths(
+    by_path: &HashMap<String, Vec<usize>>,
+    shortlist: Option<&Shortlist>,
+) -> HashSet<String> {
+    let Some(shortlist) = shortlist else {
+        return HashSet::new();
+    };
+    by_path
+        .iter()
+        .filter(|(p, indices)| !indices.is_empty() && !shortlist.contains(p))
+        .map(|(p, _)| p.clone())
+        .collect()
+}
+
+/// The items in `text`, which stands between two items, or an item and a
+/// bracket, of the shortlist (`before`, `after`: whether an item is kept
+/// there): whitespace, whole strings and `{…}` objects, and exactly the
+/// commas between them all. The ranges of the items, or None.
+fn split_items(text: &str, before: bool, after: bool) -> Option<Vec<std::ops::Range<usize>>> {
+    let bytes = text.as_bytes();
+    let mut items = Vec::new();
+    let mut want_comma = before;
+    let mut i = 0;
+    loop {
+        while i < bytes.len() && matches!(bytes[i], b' ' | b'\t' | b'\n' | b'\r') {
+            i += 1;
+        }
+        let Some(&byte) = bytes.get(i) else { break };
+        match byte {
+            b',' if want_comma => {
+                want_comma = false;
+                i += 1;
+            }
+            b'{' | b'"' if !want_comma => {
+                let end = match byte {
+                    b'{' => object_end(bytes, i)?,
+                    _ => string_end(bytes, i)?,
+                };
+                items.push(i..end);
+                want_comma = true;
+                i = end;
+            }
+            _ => return None,
+        }
+    }
+    // An array left empty needs no comma at all.
+    let empty = !before && !after && items.is_empty();
+    (want_comma != after || empty).then_some(items)
+}
+
+/// The offset past the quote that closes the string opened at `start`.
+fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let mut i = start + 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 1,
+            b'"' => return Some(i + 1),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// The index of the item range that holds `offset`.
