@@ -1318,6 +1318,29 @@ mod tests {
     }
 
     #[test]
+    fn a_burst_of_keystrokes_in_the_shortlist_is_one_edit() {
+        let mut host = DocumentHost::new(report(20, 0), None, REPORT);
+        let mut text = host.text().clone();
+        // Typing inside the first shortlist path: a path no entry has, then 😀.
+        let at = text.find("\"shortlist\": [").unwrap();
+        let at = at + text[at..].find("\"docs/").unwrap() + 6;
+        let mut edits = Vec::new();
+        for (i, c) in "新😀".char_indices() {
+            text.insert(at + i, c);
+            edits.push(ByteEdit {
+                range: TextRange::empty(at + i),
+                new_len: c.len_utf8(),
+            });
+        }
+        assert_eq!(
+            host.update(text, Some(&edits), REPORT),
+            UpdateKind::Incremental
+        );
+        assert_like_a_full_analysis(&host);
+        assert_eq!(host.status().full_analyses, 1);
+    }
+
+    #[test]
     fn a_burst_of_keystrokes_in_one_entry_is_one_edit() {
         let mut host = DocumentHost::new(report(20, 0), None, REPORT);
         let mut text = host.text().clone();

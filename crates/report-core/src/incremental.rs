@@ -30,6 +30,21 @@
 //! template that records where the index is written (found by checking the
 //! entry with two probe indices of the same width).
 //!
+//! An edit inside the shortlist array that replaces whole items and their
+//! commas (items added, deleted, pasted, changed) is taken the same way
+//! (see [`Incremental::splice_shortlist`]): the text between the kept items
+//! must be whitespace, whole strings or `{…}` objects that parse alone
+//! without syntax errors, and exactly the commas the array needs. The new
+//! items are checked alone; the items after them that have diagnostics
+//! (whose messages name `shortlist[i]`) are checked again for their new
+//! index; the [`Shortlist`]'s first occurrences, repeats and near-miss map
+//! follow; and the entries checked again are found through `by_path`, an
+//! index of every entry by path: those whose path became or stopped being
+//! a member, and those outside the shortlist (`missing`), whose membership
+//! diagnostic names the shortlist's range and appends at its end. No other
+//! check reads the shortlist as a whole (its item count is kept in
+//! `members`). Any other edit in the shortlist is an envelope edit.
+//!
 //! An edit in the envelope (outside the `entries` array) checks the text
 //! without the entries again (see [`Incremental::check_envelope`]); a new
 //! shortlist rechecks the entries whose membership it may change. Anything
@@ -620,6 +635,11 @@ impl Incremental {
             let (_, diagnostics) = check_item_alone(&read(*span), span.start, index).ok_or(true)?;
             renumbered.extend(diagnostics);
         }
+        // Past the cap a full analysis leaves some out: it is one.
+        let fresh_count = fresh.len() + renumbered.len();
+        if fresh_count > 0 && self.count() + fresh_count > Keep::DEFAULT.max {
+            return Err(true);
+        }
         let separator = match (at, ranges.first()) {
             (0, Some(first)) => Some(separator_after_bracket(&text, first.start)),
             (0, None) if removed < count => Some(separator_after_bracket(&text, text.len())),
@@ -851,9 +871,15 @@ impl Incremental {
     }
 
     /// Whether an edit of `range` would be tracked: it lies within one entry
-    /// object, braces included.
+    /// object, braces included, or inside the shortlist's brackets (where it
+    /// is tracked when it leaves whole items, see [`Incremental::shortlist_edit`]).
     pub fn accepts(&self, range: TextRange) -> bool {
         self.slot_holding(range).is_some()
+            || (!self.refused
+                && self.shortlist.is_some()
+                && self
+                    .array("shortlist")
+                    .is_some_and(|s| s.start < range.start && range.end < s.end))
     }
 
     fn slot_holding(&self, range: TextRange) -> Option<usize> {
