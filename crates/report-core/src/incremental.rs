@@ -39,7 +39,7 @@
 //! (whose messages name `shortlist[i]`) are checked again for their new
 //! index; the [`Shortlist`]'s first occurrences, repeats and near-miss map
 //! follow; and the entries checked again are found through `by_path`, an
-//! index of every entry by path: those whose path became or stopped being
+//! index of every entry by its path's hash: those whose path became or stopped being
 //! a member, and those outside the shortlist (`missing`), whose membership
 //! diagnostic names the shortlist's range and appends at its end. No other
 //! check reads the shortlist as a whole (its item count is kept in
@@ -55,7 +55,7 @@
 //! `tests/incremental.rs` compares both after random edits.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::OnceLock;
 
 use crate::Analysis;
@@ -87,9 +87,8 @@ pub struct Incremental {
     candidates: Vec<Candidate>,
     /// The report's own members (item counts as of the last full analysis).
     members: Vec<TopMember>,
-    /// The indices of the entries with each path, ascending (a path may
-    /// keep an empty list).
-    by_path: HashMap<String, Vec<usize>>,
+    /// The entries by path (see [`PathIndex`]).
+    by_path: PathIndex,
     /// The paths of entries that are not in the shortlist: those entries
     /// have a membership diagnostic, whose message and fix name the shortlist.
     missing: HashSet<String>,
@@ -294,8 +293,8 @@ impl Incremental {
                 outside.push(diagnostic);
             }
         }
-        let by_path = index_paths(&slots);
-        let missing = missing_paths(&by_path, cross.shortlist.as_ref());
+        let by_path = PathIndex::new(&slots);
+        let missing = missing_paths(&slots, cross.shortlist.as_ref());
         Ok(Incremental {
             len,
             slots,
@@ -672,9 +671,7 @@ impl Incremental {
             .iter()
             .map(|p| &**p)
             .chain(self.missing.iter().map(String::as_str))
-            .filter_map(|p| self.by_path.get(p))
-            .flatten()
-            .copied()
+            .flat_map(|p| self.by_path.find(p, &self.slots))
             .collect();
         indices.sort_unstable();
         indices.dedup();
@@ -685,7 +682,7 @@ impl Incremental {
     /// Records whether entries with `path` are outside the shortlist.
     fn note_membership(&mut self, path: &str) {
         let outside = self.shortlist.as_ref().is_some_and(|s| !s.contains(path))
-            && self.by_path.get(path).is_some_and(|v| !v.is_empty());
+            && !self.by_path.find(path, &self.slots).is_empty();
         if outside {
             if !self.missing.contains(path) {
                 self.missing.insert(path.to_string());
@@ -806,7 +803,7 @@ impl Incremental {
                 }
             }
             self.replace_shortlist(new, read)?;
-            self.missing = missing_paths(&self.by_path, self.shortlist.as_ref());
+            self.missing = missing_paths(&self.slots, self.shortlist.as_ref());
         }
         if candidates != self.candidates {
             self.candidates = candidates;
@@ -1026,22 +1023,15 @@ impl Incremental {
         {
             member.items = Some(count);
         }
-        // The candidates' entries: those removed go, those after move, the new come.
-        for indices in self.by_path.values_mut() {
-            indices.retain(|&i| i < at || at + removed <= i);
-            for i in indices.iter_mut().filter(|i| **i >= at) {
-                *i = *i - removed + added;
-            }
-        }
+        // The entries by path: those removed go, those after move, the new come.
+        self.by_path
+            .splice(at, removed, &self.slots[at..at + added]);
         let mut touched = removed_paths;
-        for index in at..at + added {
-            if let Some((path, _)) = &self.slots[index].facts.path {
-                let indices = self.by_path.entry(path.clone()).or_default();
-                let position = indices.partition_point(|&i| i < index);
-                indices.insert(position, index);
-                touched.push(path.clone());
-            }
-        }
+        touched.extend(
+            self.slots[at..at + added]
+                .iter()
+                .filter_map(|s| s.facts.path.as_ref().map(|(p, _)| p.clone())),
+        );
         for path in &touched {
             self.note_membership(path);
         }
@@ -1237,16 +1227,11 @@ impl Incremental {
     }
 
     fn move_path(&mut self, index: usize, old: Option<String>, new: Option<String>) {
-        if let Some(old) = old
-            && let Some(indices) = self.by_path.get_mut(&old)
-        {
-            indices.retain(|&j| j != index);
+        if let Some(old) = old {
+            self.by_path.remove(&old, index);
         }
         if let Some(new) = new {
-            let indices = self.by_path.entry(new).or_default();
-            if let Err(at) = indices.binary_search(&index) {
-                indices.insert(at, index);
-            }
+            self.by_path.insert(&new, index);
         }
     }
 
@@ -1255,7 +1240,8 @@ impl Incremental {
     fn rejudge(&mut self) {
         let (slots, by_path) = (&self.slots, &self.by_path);
         let named = |path: &str| {
-            let mut intact = by_path.get(path)?.iter().filter(|&&j| !slots[j].broken);
+            let indices = by_path.find(path, slots);
+            let mut intact = indices.iter().filter(|&&j| !slots[j].broken);
             let first = *intact.clone().next()?;
             let judged = intact.any(|&j| classifier_judged(&slots[j].facts));
             Some((judged, &slots[first].facts))
@@ -1533,29 +1519,103 @@ fn into_slots(entries: &mut Vec<EntryFacts>, mut items: Vec<(bool, bool, TextRan
     slots
 }
 
-/// The indices of the entries with each path.
-fn index_paths(slots: &[Slot]) -> HashMap<String, Vec<usize>> {
-    let mut by_path: HashMap<String, Vec<usize>> = HashMap::new();
-    for (i, slot) in slots.iter().enumerate() {
-        if let Some((path, _)) = &slot.facts.path {
-            by_path.entry(path.clone()).or_default().push(i);
+/// The entries by path: a hash of each entry's path with its index, in
+/// order, 16 bytes an entry. The entries with a path are those under its
+/// hash whose path it is (another path may share the hash).
+#[derive(Clone, Debug, Default)]
+struct PathIndex {
+    pairs: Vec<(u64, usize)>,
+}
+
+impl PathIndex {
+    fn new(slots: &[Slot]) -> PathIndex {
+        let mut pairs: Vec<(u64, usize)> = slots
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| Some((path_hash(&s.facts.path.as_ref()?.0), i)))
+            .collect();
+        pairs.sort_unstable();
+        PathIndex { pairs }
+    }
+
+    /// The indices of the entries with `path`, ascending.
+    fn find(&self, path: &str, slots: &[Slot]) -> Vec<usize> {
+        let hash = path_hash(path);
+        let from = self.pairs.partition_point(|&(h, _)| h < hash);
+        self.pairs[from..]
+            .iter()
+            .take_while(|&&(h, _)| h == hash)
+            .map(|&(_, i)| i)
+            .filter(|&i| slots[i].facts.path.as_ref().is_some_and(|(p, _)| p == path))
+            .collect()
+    }
+
+    fn remove(&mut self, path: &str, index: usize) {
+        if let Ok(at) = self.pairs.binary_search(&(path_hash(path), index)) {
+            self.pairs.remove(at);
         }
     }
-    by_path
+
+    fn insert(&mut self, path: &str, index: usize) {
+        let pair = (path_hash(path), index);
+        if let Err(at) = self.pairs.binary_search(&pair) {
+            self.pairs.insert(at, pair);
+        }
+    }
+
+    /// `removed` entries at `at` gave way to `added`: those after move.
+    fn splice(&mut self, at: usize, removed: usize, added: &[Slot]) {
+        let end = at + removed;
+        self.pairs.retain(|&(_, i)| !(at..end).contains(&i));
+        if added.len() != removed {
+            for (_, i) in self.pairs.iter_mut().filter(|(_, i)| *i >= end) {
+                *i = *i + added.len() - removed;
+            }
+        }
+        let mut new: Vec<(u64, usize)> = added
+            .iter()
+            .enumerate()
+            .filter_map(|(j, s)| Some((path_hash(&s.facts.path.as_ref()?.0), at + j)))
+            .collect();
+        if new.is_empty() {
+            return;
+        }
+        new.sort_unstable();
+        // One merge of two sorted lists.
+        let old = std::mem::take(&mut self.pairs);
+        let mut merged = Vec::with_capacity(old.len() + new.len());
+        let (mut a, mut b) = (old.into_iter().peekable(), new.into_iter().peekable());
+        loop {
+            let next = match (a.peek(), b.peek()) {
+                (Some(x), Some(y)) if x <= y => a.next(),
+                (Some(_), Some(_)) | (None, Some(_)) => b.next(),
+                (Some(_), None) => a.next(),
+                (None, None) => break,
+            };
+            merged.extend(next);
+        }
+        self.pairs = merged;
+    }
+}
+
+/// A fixed hash of a path (the same in every run).
+fn path_hash(path: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    path.hash(&mut hasher);
+    hasher.finish()
 }
 
 /// The paths of entries that are not in the shortlist.
-fn missing_paths(
-    by_path: &HashMap<String, Vec<usize>>,
-    shortlist: Option<&Shortlist>,
-) -> HashSet<String> {
+fn missing_paths(slots: &[Slot], shortlist: Option<&Shortlist>) -> HashSet<String> {
     let Some(shortlist) = shortlist else {
         return HashSet::new();
     };
-    by_path
+    slots
         .iter()
-        .filter(|(p, indices)| !indices.is_empty() && !shortlist.contains(p))
-        .map(|(p, _)| p.clone())
+        .filter_map(|s| s.facts.path.as_ref().map(|(p, _)| p))
+        .filter(|p| !shortlist.contains(p))
+        .cloned()
         .collect()
 }
 
