@@ -676,7 +676,35 @@ impl Incremental {
         indices.sort_unstable();
         indices.dedup();
         self.shortlist_splices += 1;
-        self.recheck(&indices, read).ok_or(false)
+        for i in indices {
+            self.recheck_membership(i, read).ok_or(false)?;
+        }
+        Ok(())
+    }
+
+    /// Checks the membership of entry `i` again: its membership diagnostic
+    /// is the only one that reads the shortlist, so it alone is made again
+    /// when the slot's diagnostics are written for its index (otherwise the
+    /// entry is checked again from its text).
+    fn recheck_membership(
+        &mut self,
+        i: usize,
+        read: &mut impl FnMut(TextRange) -> String,
+    ) -> Option<()> {
+        let slot = &self.slots[i];
+        if !slot.object || slot.broken || slot.rendered != slot.facts.index {
+            return self.recheck(&[i], read);
+        }
+        let shortlist = self.shortlist.as_ref()?;
+        let membership = check_membership(shortlist, &slot.facts);
+        let slot = &mut self.slots[i];
+        slot.diagnostics
+            .retain(|d| d.code != Code::EntryPathNotInShortlist);
+        slot.diagnostics.extend(membership);
+        slot.diagnostics.sort_by(Diagnostic::order);
+        // Its template, if made, holds the old one.
+        slot.template = OnceLock::new();
+        Some(())
     }
 
     /// Records whether entries with `path` are outside the shortlist.
