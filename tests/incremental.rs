@@ -23,6 +23,8 @@ struct Session {
     full: usize,
     /// Updates that took shortlist items alone.
     item_splices: usize,
+    /// Refused updates that put the state back as it was.
+    put_back: usize,
 }
 
 impl Session {
@@ -35,6 +37,7 @@ impl Session {
             incremental: 0,
             full: 0,
             item_splices: 0,
+            put_back: 0,
         }
     }
 
@@ -44,6 +47,7 @@ impl Session {
     fn apply(&mut self, edits: &[(TextRange, String)]) -> bool {
         let mut tracked = self.state.is_some();
         let splices = self.state.as_ref().map(Incremental::shortlist_splices);
+        let before = self.text.clone();
         for (range, new_text) in edits {
             if let Some(state) = &mut self.state {
                 tracked &= state.edit(*range, new_text.len());
@@ -64,6 +68,13 @@ impl Session {
             assert_same(self.state.as_ref().unwrap(), &full, &self.text);
         } else {
             self.full += 1;
+            // Put back as it was, it describes the text before the edits.
+            if let Some(state) = &mut self.state
+                && state.resume()
+            {
+                self.put_back += 1;
+                assert_same(state, &analyze(&before), &before);
+            }
             self.state = Incremental::new(&full);
         }
         if self.state.is_some() {
@@ -1168,4 +1179,21 @@ fn a_shortlist_emptied_and_filled_again_is_checked_alone() {
     )]));
     assert_eq!(session.state.as_ref().unwrap().shortlist_splices(), 2);
     assert_eq!(session.full, 0);
+}
+
+/// An edit that breaks an entry so that it no longer parses alone is
+/// refused, and the state is put back as it was before it: it describes
+/// the text before the edit, which a repair brings back.
+#[test]
+fn a_refused_edit_in_an_entry_puts_the_state_back() {
+    let mut session = Session::new(report(10, 5, 3));
+    let entry = value_range(&session.text, "/entries/4");
+    let brace = TextRange::new(entry.end - 1, entry.end);
+    assert!(!session.apply(&[(brace, String::new())]));
+    assert_eq!(session.put_back, 1);
+    // A typed character past a string's quote inside an entry, refused by its check too.
+    let mut session = Session::new(report(10, 6, 0));
+    let path = value_range(&session.text, "/entries/7/path");
+    assert!(!session.apply(&[(TextRange::empty(path.start + 1), "\"}, {".into())]));
+    assert_eq!(session.put_back, 1);
 }

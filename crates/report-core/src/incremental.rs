@@ -107,6 +107,12 @@ pub struct Incremental {
     refused: bool,
     /// How many shortlist edits were taken item by item.
     shortlist_splices: usize,
+    /// What puts the state back as it was before the one edit since the
+    /// last update, an edit within one entry (see [`Incremental::resume`]).
+    undo: Option<Box<Undo>>,
+    /// Set when a refused edit or update left or put the state as it was
+    /// before the edits since the last update.
+    back: bool,
     /// Whether the envelope looks like a report's: a broken text that does
     /// not is checked for its syntax alone, which only a full analysis does.
     looks_like_report: bool,
@@ -162,6 +168,16 @@ struct ShortlistPending {
     removed: usize,
     window: TextRange,
     shift: Shift,
+}
+
+/// The one edit since the last update, within entry `slot`: moved by
+/// `shift`, the entry was `old`, the text `len` long.
+#[derive(Clone, Debug)]
+struct Undo {
+    slot: usize,
+    shift: Shift,
+    old: Slot,
+    len: usize,
 }
 
 #[derive(Clone, Debug)]
@@ -311,6 +327,8 @@ impl Incremental {
             shortlist_pending: None,
             refused: false,
             shortlist_splices: 0,
+            undo: None,
+            back: false,
             looks_like_report,
             keep,
             omitted,
@@ -362,6 +380,13 @@ impl Incremental {
             (None, None, None) => self.slot_holding(range),
             _ => None,
         };
+        // Nothing tracked since the last update.
+        let untouched = !self.refused
+            && self.dirty.is_empty()
+            && self.pending.is_none()
+            && self.envelope.is_none()
+            && self.shortlist_pending.is_none();
+        self.undo = None;
         let Some(i) = held else {
             if self.splice(range, shift)
                 || self.shortlist_edit(range, shift)
@@ -370,8 +395,19 @@ impl Incremental {
                 return true;
             }
             self.refused = true;
+            self.back = untouched;
             return false;
         };
+        // After the entry's opening brace: everything outside it that the
+        // edit moves lies past it, and moves back exactly.
+        if untouched && range.start > self.slots[i].facts.range.start {
+            self.undo = Some(Box::new(Undo {
+                slot: i,
+                shift,
+                old: self.slots[i].clone(),
+                len: self.len,
+            }));
+        }
         for slot in &mut self.slots[i..] {
             slot.shift(shift);
         }
@@ -707,6 +743,48 @@ impl Incremental {
         Some(())
     }
 
+    /// After an edit within one entry whose text no longer parses alone:
+    /// the state as it was before the edit, for the text before it (the
+    /// entries after it, and what lies outside the entries, moved back; the
+    /// entry as it was).
+    fn put_back(&mut self) {
+        let Some(undo) = self.undo.take() else {
+            return;
+        };
+        let Undo {
+            slot,
+            shift,
+            old,
+            len,
+        } = *undo;
+        let inverse = Shift {
+            from: shift.offset(shift.from),
+            delta: -shift.delta,
+        };
+        for s in &mut self.slots[slot + 1..] {
+            s.shift(inverse);
+        }
+        self.shift_outside(inverse, true);
+        self.slots[slot] = old;
+        self.len = len;
+        self.back = true;
+    }
+
+    /// After [`Incremental::edit`] or [`Incremental::update`] returned
+    /// false: whether the state is as it was before the edits since the
+    /// last update, and so describes the text before them (it is then
+    /// usable again, for that text: a caller may keep it until the text
+    /// comes back, a broken entry repaired, say).
+    pub fn resume(&mut self) -> bool {
+        if !(self.refused && self.back) {
+            return false;
+        }
+        self.refused = false;
+        self.back = false;
+        self.dirty.clear();
+        true
+    }
+
     /// Records whether entries with `path` are outside the shortlist.
     fn note_membership(&mut self, path: &str) {
         let outside = self.shortlist.as_ref().is_some_and(|s| !s.contains(path))
@@ -957,6 +1035,7 @@ impl Incremental {
             let range = self.slots[i].facts.range;
             let Some(mut slot) = check_alone(read(range), range, i, self.shortlist.as_ref()) else {
                 self.refused = true;
+                self.put_back();
                 return false;
             };
             slot.diagnostics.sort_by(Diagnostic::order);
@@ -996,6 +1075,7 @@ impl Incremental {
         if rejudge {
             self.rejudge();
         }
+        self.undo = None;
         true
     }
 
