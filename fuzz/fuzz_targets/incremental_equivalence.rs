@@ -159,6 +159,7 @@ fuzz_target!(|rounds: Vec<Vec<Edit>>| {
     let mut text = BASE.to_string();
     let mut state = Incremental::new(&analyze(&text));
     for round in rounds.iter().take(16) {
+        let before = text.clone();
         let mut tracked = state.is_some();
         for edit in round.iter().take(4) {
             if let Some(items) = &edit.shortlist {
@@ -213,6 +214,22 @@ fuzz_target!(|rounds: Vec<Vec<Edit>>| {
                 assert_eq!(state.shortlist_state(), fresh.shortlist_state());
             }
         } else {
+            // Put back as it was, it describes the text before the round.
+            if let Some(state) = state.as_mut()
+                && state.resume()
+            {
+                let old = analyze(&before);
+                let read = |r: TextRange| before[r.as_range()].to_string();
+                let diagnostics: Vec<_> = state
+                    .diagnostics(&read)
+                    .into_iter()
+                    .map(|d| d.into_owned())
+                    .collect();
+                assert_eq!(diagnostics, old.diagnostics);
+                let entries: Vec<_> = state.entries().cloned().collect();
+                assert_eq!(entries, old.entries);
+                assert_eq!(state.len(), before.len());
+            }
             state = Incremental::new(&full);
         }
     }

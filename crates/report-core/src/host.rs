@@ -230,10 +230,12 @@ pub struct DocumentHost<T> {
     incremental: Option<Incremental>,
     /// A full analysis, kept when there is no incremental one.
     full: Option<Analysis>,
-    /// While an edit within one entry broke it: the text before that edit
-    /// and its per-entry analysis, taken back when the text comes back to
-    /// it, or to a text that differs from it within one entry (a repair).
-    parked: Option<Box<(T, Incremental)>>,
+    /// While an edit within one entry broke it: the text before that edit,
+    /// its per-entry analysis, and one edit that leads from it to the
+    /// current text when the edits since are known; taken back when the
+    /// text comes back to it, or to a text that differs from it within one
+    /// entry (a repair).
+    parked: Option<Box<(T, Incremental, Option<ByteEdit>)>>,
     /// What it was last told besides the text.
     options: HostOptions,
     incremental_updates: u64,
@@ -311,8 +313,19 @@ impl<T: SourceText> DocumentHost<T> {
             && options == self.options
             && text.len() <= options.max_document_bytes
         {
-            let (old_text, mut incremental) = *old;
-            let tracked = match changed_range(&old_text, &text) {
+            let (old_text, mut incremental, since) = *old;
+            // From the edits since (no need to compare the texts), else by comparing them.
+            let edit = match (since, edits) {
+                (Some(since), Some(edits)) => {
+                    let all: Vec<ByteEdit> = std::iter::once(since)
+                        .chain(edits.iter().copied())
+                        .collect();
+                    ByteEdit::compose(&all)
+                }
+                _ => None,
+            };
+            let edit = edit.or_else(|| changed_range(&old_text, &text));
+            let tracked = match edit {
                 None => true,
                 Some(edit) => {
                     incremental.accepts(edit.range)
@@ -330,7 +343,7 @@ impl<T: SourceText> DocumentHost<T> {
                 return UpdateKind::Incremental;
             }
             if incremental.resume() {
-                parked = Some(Box::new((old_text, incremental)));
+                parked = Some(Box::new((old_text, incremental, edit)));
             }
         }
         if let Some(edits) = edits
@@ -351,7 +364,7 @@ impl<T: SourceText> DocumentHost<T> {
             // An edit that broke an entry: kept for its repair.
             if options == self.options && incremental.resume() {
                 let old = std::mem::replace(&mut self.text, text);
-                self.parked = Some(Box::new((old, incremental)));
+                self.parked = Some(Box::new((old, incremental, ByteEdit::compose(edits))));
                 self.analyze_full(None, options);
                 return UpdateKind::Full;
             }
@@ -1393,7 +1406,12 @@ mod tests {
         let kind = edit(&mut host, TextRange::empty(brace), "}");
         assert_eq!(kind, UpdateKind::Incremental);
         assert_like_a_full_analysis(&host);
-        assert_eq!(host.status().full_analyses, 4, "{:?}", host.status());
+        // Repaired by a whole text (a formatter's, an undo): compared with the one kept.
+        edit(&mut host, TextRange::new(brace, brace + 1), "");
+        let kind = host.update(original.clone(), None, REPORT);
+        assert_eq!(kind, UpdateKind::Incremental);
+        assert_like_a_full_analysis(&host);
+        assert_eq!(host.status().full_analyses, 5, "{:?}", host.status());
     }
 
     #[test]
