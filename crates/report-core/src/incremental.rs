@@ -51,7 +51,10 @@
 //! else (an entry that no longer parses in place, syntax errors outside
 //! entries, an item that is no object; entries added or deleted and
 //! envelope edits while an entry is broken) is refused, and the caller
-//! analyses the whole text.
+//! analyses the whole text. A refused edit within one entry (one that
+//! leaves it no object that parses alone) puts the state back as it was
+//! before the edit ([`Incremental::resume`]): the caller may keep it with
+//! that text, for the repair.
 //! `tests/incremental.rs` compares both after random edits.
 
 use std::borrow::Cow;
