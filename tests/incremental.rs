@@ -22,6 +22,10 @@ struct Session {
     /// Updates that took the incremental path, and those that fell back.
     incremental: usize,
     full: usize,
+    /// Updates that took shortlist items alone.
+    item_splices: usize,
+    /// Refused updates that put the state back as it was.
+    put_back: usize,
 }
 
 impl Session {
@@ -33,6 +37,8 @@ impl Session {
             state,
             incremental: 0,
             full: 0,
+            item_splices: 0,
+            put_back: 0,
         }
     }
 
@@ -41,6 +47,8 @@ impl Session {
     /// the incremental path was taken.
     fn apply(&mut self, edits: &[(TextRange, String)]) -> bool {
         let mut tracked = self.state.is_some();
+        let splices = self.state.as_ref().map(Incremental::shortlist_splices);
+        let before = self.text.clone();
         for (range, new_text) in edits {
             if let Some(state) = &mut self.state {
                 tracked &= state.edit(*range, new_text.len());
@@ -56,9 +64,18 @@ impl Session {
         let full = analyze(&self.text);
         if updated {
             self.incremental += 1;
+            let now = self.state.as_ref().map(Incremental::shortlist_splices);
+            self.item_splices += usize::from(now != splices);
             assert_same(self.state.as_ref().unwrap(), &full, &self.text);
         } else {
             self.full += 1;
+            // Put back as it was, it describes the text before the edits.
+            if let Some(state) = &mut self.state
+                && state.resume()
+            {
+                self.put_back += 1;
+                assert_same(state, &analyze(&before), &before);
+            }
             self.state = Incremental::new(&full);
         }
         if self.state.is_some() {
@@ -109,6 +126,14 @@ fn assert_same(state: &Incremental, full: &Analysis, text: &str) {
         file_refs(state.entries(), &read),
         file_refs(full.entries.iter(), &read),
         "file references of:\n{text}"
+    );
+    // The shortlist (paths, first occurrences, repeats, the appender) that
+    // navigation, completion and the membership fixes read.
+    let fresh = Incremental::new(full).expect("a per-entry form");
+    assert_eq!(
+        state.shortlist_state(),
+        fresh.shortlist_state(),
+        "shortlist of:\n{text}"
     );
     // Hovers inside entries come from the entry's text alone.
     for offset in (0..=text.len())
@@ -624,6 +649,17 @@ enum Step {
         count: usize,
         delete: bool,
     },
+    /// Shortlist items: `count` of `SHORTLIST_ITEMS[item]` (or the path of
+    /// the `source`-th entry, or a copy of the `source`-th item) inserted
+    /// before the `which`-th item (or after the last), or `count` items from
+    /// the `which`-th deleted with their commas, or the `which`-th replaced.
+    Shortlist {
+        which: f64,
+        source: f64,
+        count: usize,
+        item: usize,
+        kind: usize,
+    },
     /// In the envelope: `kind` 0 `generated_at`, 1 `tool_version`, 2 a
     /// shortlist item added (the path of the `which`-th entry, perhaps
     /// loosened), 3 one deleted, 4 a candidate's path.
@@ -708,6 +744,110 @@ fn envelope_edit(text: &str, kind: usize, which: f64, value: usize) -> Option<(T
     }
 }
 
+/// Items a shortlist edit may add: paths, repeats, invalid paths, objects
+/// with a lifecycle (valid or not), items of the wrong type; `@` stands for
+/// an entry's path, `&` for a copy of an item.
+const SHORTLIST_ITEMS: &[&str] = &[
+    "@",
+    "@",
+    "&",
+    "\"docs/新しい/😀.md\"",
+    "\"/abs/path.md\"",
+    "\"../up.md\"",
+    "\"DOCS/A.MD\"",
+    "\"\"",
+    "{\"path\": @, \"lifecycle\": {\"rule_ref\": \"r\", \"lifetime\": \"temporary\"}}",
+    "{\"path\": @, \"lifecycle\": {\"rule_ref\": \"r\", \"lifetime\": \"keep\"}}",
+    "{\"path\": \"docs/dir/\", \"lifecycle\": {\"lifetime\": \"sometimes\"}, \"extra\": 1}",
+    "{\"lifecycle\": 3}",
+    "{}",
+    "1",
+    "\"esc\\\"aped\\u00e9.md\"",
+    "\"half",
+];
+
+/// A shortlist edit (see [`Step::Shortlist`]), worked out on `text`.
+fn shortlist_edit(
+    text: &str,
+    which: f64,
+    source: f64,
+    count: usize,
+    item: usize,
+    kind: usize,
+) -> Option<(TextRange, String)> {
+    let shortlist = items(text, "/shortlist");
+    let entries = items(text, "/entries");
+    let pick = |f: f64, n: usize| ((f * n as f64) as usize).min(n.saturating_sub(1));
+    let entry_path = || {
+        let i = pick(source, entries.len());
+        let parse = syntax::parse(text);
+        let node = parse.root()?.lookup(&format!("/entries/{i}/path"))?;
+        Some(text[node.range().as_range()].to_string())
+    };
+    let new_item = |k: usize| -> String {
+        let template = SHORTLIST_ITEMS[(item + k) % SHORTLIST_ITEMS.len()];
+        if template == "&" {
+            return shortlist
+                .get(pick(source, shortlist.len()))
+                .map_or("\"docs/x.md\"".to_string(), |r| {
+                    text[r.as_range()].to_string()
+                });
+        }
+        let path = entry_path().unwrap_or_else(|| "\"docs/x.md\"".into());
+        template.replace('@', &path)
+    };
+    let bracket = {
+        let parse = syntax::parse(text);
+        parse.root()?.get("shortlist")?.range()
+    };
+    match kind % 4 {
+        // Insert `count` items before the `which`-th, or after the last.
+        0 | 1 => {
+            let at = ((which * (shortlist.len() + 1) as f64) as usize).min(shortlist.len());
+            let items: Vec<String> = (0..count).map(new_item).collect();
+            let separator = [", ", ",\n    "][kind % 2];
+            Some(match shortlist.get(at) {
+                Some(next) => (
+                    TextRange::empty(next.start),
+                    items.iter().map(|i| format!("{i}{separator}")).collect(),
+                ),
+                None if at > 0 => (
+                    TextRange::empty(shortlist[at - 1].end),
+                    items.iter().map(|i| format!("{separator}{i}")).collect(),
+                ),
+                None => (TextRange::empty(bracket.start + 1), items.join(separator)),
+            })
+        }
+        // Delete `count` items from the `which`-th, with their commas.
+        2 => {
+            if shortlist.is_empty() {
+                return None;
+            }
+            let at = pick(which, shortlist.len());
+            let end = (at + count).min(shortlist.len());
+            Some(match shortlist.get(end) {
+                Some(next) => (
+                    TextRange::new(shortlist[at].start, next.start),
+                    String::new(),
+                ),
+                None if at > 0 => (
+                    TextRange::new(shortlist[at - 1].end, shortlist[end - 1].end),
+                    String::new(),
+                ),
+                None => (
+                    TextRange::new(shortlist[at].start, shortlist[end - 1].end),
+                    String::new(),
+                ),
+            })
+        }
+        // Replace the `which`-th item.
+        _ => {
+            let at = shortlist.get(pick(which, shortlist.len()))?;
+            Some((*at, new_item(0)))
+        }
+    }
+}
+
 /// What an edit at an entry's edge may put there: whole entries, separators, braces.
 const EDGE_PIECES: &[&str] = &["", " ", "{}", "{}, ", ", {}", "1, ", "{", "}", ",", "\n"];
 
@@ -721,6 +861,8 @@ fn step() -> impl Strategy<Value = Step> {
             .prop_map(|(which, source, count, delete)| Step::Entries { which, source, count, delete }),
         3 => (0usize..5, 0.0..1.0f64, 0usize..64)
             .prop_map(|(kind, which, value)| Step::Envelope { kind, which, value }),
+        4 => (0.0..1.0f64, 0.0..1.0f64, 1usize..4, 0..SHORTLIST_ITEMS.len(), 0usize..4)
+            .prop_map(|(which, source, count, item, kind)| Step::Shortlist { which, source, count, item, kind }),
     ]
 }
 
@@ -800,6 +942,14 @@ fn edit_of(text: &str, step: &Step) -> (TextRange, String) {
             let stop = floor_boundary(text, (start + len).min(text.len()));
             (TextRange::new(start, stop), EDGE_PIECES[piece].to_string())
         }
+        Step::Shortlist {
+            which,
+            source,
+            count,
+            item,
+            kind,
+        } => shortlist_edit(text, which, source, count, item, kind)
+            .unwrap_or((TextRange::empty(0), String::new())),
         Step::Envelope { kind, which, value } => {
             envelope_edit(text, kind, which, value).unwrap_or((TextRange::empty(0), String::new()))
         }
@@ -898,4 +1048,172 @@ fn random_value_edits_mostly_take_the_incremental_path() {
         session.incremental,
         session.full
     );
+}
+
+#[test]
+fn random_shortlist_edits_mostly_take_items_alone() {
+    // Nor may the shortlist steps of the property all fall back.
+    let mut session = Session::new(report(30, 10, 4));
+    let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    for _ in 0..300 {
+        session.restore_if_stuck();
+        let step = Step::Shortlist {
+            which: (next() % 10_000) as f64 / 10_000.0,
+            source: (next() % 10_000) as f64 / 10_000.0,
+            count: 1 + (next() % 3) as usize,
+            item: (next() % SHORTLIST_ITEMS.len() as u64) as usize,
+            kind: (next() % 4) as usize,
+        };
+        let edit = edit_of(&session.text, &step);
+        session.apply(&[edit]);
+    }
+    assert!(
+        session.item_splices > 150,
+        "{} item by item, {} incremental, {} full",
+        session.item_splices,
+        session.incremental,
+        session.full
+    );
+}
+
+/// Shortlist items added, deleted, pasted and changed are parsed alone:
+/// the items after them are numbered again in their messages
+/// (`shortlist[3]` becomes `shortlist[4]`), first occurrences follow
+/// repeats, and only the entries whose membership changed are checked again.
+#[test]
+fn shortlist_items_added_and_deleted_are_checked_alone() {
+    let mut session = Session::new(report(20, 12, 0));
+    let splices = |s: &Session| s.state.as_ref().unwrap().shortlist_splices();
+    let shortlist = items(&session.text, "/shortlist");
+    let last = shortlist.len() - 1;
+    // An invalid item at the end: its message names its index.
+    let end = shortlist[last].end;
+    assert!(session.apply(&[(TextRange::empty(end), ", \"/abs/😀.md\"".into())]));
+    let named = |s: &Session, i: usize| {
+        s.diagnostics().iter().any(|d| {
+            d.code == Code::PathNotRelative && d.message.contains(&format!("`shortlist[{i}]`"))
+        })
+    };
+    assert!(named(&session, last + 1));
+    // An item inserted first: the invalid one becomes `shortlist[last + 2]`.
+    let first = items(&session.text, "/shortlist")[0];
+    assert!(session.apply(&[(TextRange::empty(first.start), "\"docs/新.md\", ".into())]));
+    assert!(named(&session, last + 2), "{:?}", session.diagnostics());
+    // Entry 5's path removed (its first occurrence): the entry is reported, with a fix.
+    let path = value_range(&session.text, "/entries/5/path");
+    let path = session.text[path.as_range()].to_string();
+    let all = items(&session.text, "/shortlist");
+    let k = all
+        .iter()
+        .position(|r| session.text[r.as_range()] == path)
+        .unwrap();
+    // A repeat of it further on first, an object with a lifecycle.
+    let object = format!("{{\"path\": {path}, \"lifecycle\": {{\"lifetime\": \"keep\"}}}}, ");
+    assert!(session.apply(&[(TextRange::empty(all[k + 2].start), object.clone())]));
+    let all = items(&session.text, "/shortlist");
+    assert!(session.apply(&[(
+        TextRange::new(all[k].start, all[k + 1].start),
+        String::new()
+    )]));
+    // The repeat is now the first occurrence: the entry is still a member.
+    assert!(
+        !session
+            .diagnostics()
+            .iter()
+            .any(|d| d.code == Code::EntryPathNotInShortlist)
+    );
+    let all = items(&session.text, "/shortlist");
+    let repeat = all
+        .iter()
+        .position(|r| object.starts_with(&session.text[r.as_range()]))
+        .unwrap();
+    assert!(session.apply(&[(
+        TextRange::new(all[repeat].start, all[repeat + 1].start),
+        String::new()
+    )]));
+    let missing: Vec<_> = session
+        .diagnostics()
+        .into_iter()
+        .filter(|d| d.code == Code::EntryPathNotInShortlist)
+        .collect();
+    assert_eq!(missing.len(), 1, "{missing:?}");
+    assert!(
+        missing[0].message.contains("`entries[5].path`"),
+        "{missing:?}"
+    );
+    // Put back, pasted with another after the last item.
+    let all = items(&session.text, "/shortlist");
+    let end = all[all.len() - 1].end;
+    assert!(session.apply(&[(
+        TextRange::empty(end),
+        format!(",\n    {path},\n    \"日本語/😀.md\"")
+    )]));
+    assert!(
+        !session
+            .diagnostics()
+            .iter()
+            .any(|d| d.code == Code::EntryPathNotInShortlist)
+    );
+    // An item's path changed in place.
+    let all = items(&session.text, "/shortlist");
+    assert!(session.apply(&[(all[1], "\"DOCS/changed.md\"".into())]));
+    assert_eq!(session.full, 0);
+    assert_eq!(splices(&session), 7);
+    // Not whole items: checked again as an envelope edit (a number), or in full.
+    let all = items(&session.text, "/shortlist");
+    assert!(session.apply(&[(TextRange::empty(all[0].start), "1, ".into())]));
+    assert_eq!(splices(&session), 7);
+    let all = items(&session.text, "/shortlist");
+    assert!(!session.apply(&[(TextRange::empty(all[0].start), "\"open, ".into())]));
+    assert!(!session.apply(&[(TextRange::empty(all[0].end), ",".into())]));
+}
+
+/// Every item deleted, then one added to the empty shortlist: the appender
+/// of the membership fix follows.
+#[test]
+fn a_shortlist_emptied_and_filled_again_is_checked_alone() {
+    let mut session = Session::new(report(6, 3, 0));
+    let all = items(&session.text, "/shortlist");
+    let range = TextRange::new(all[0].start, all[all.len() - 1].end);
+    assert!(session.apply(&[(range, String::new())]));
+    assert_eq!(
+        session
+            .diagnostics()
+            .iter()
+            .filter(|d| d.code == Code::EntryPathNotInShortlist)
+            .count(),
+        6
+    );
+    let path = value_range(&session.text, "/entries/0/path");
+    let path = session.text[path.as_range()].to_string();
+    let bracket = value_range(&session.text, "/shortlist");
+    assert!(session.apply(&[(
+        TextRange::empty(bracket.start + 1),
+        format!("\n    {path}\n  ")
+    )]));
+    assert_eq!(session.state.as_ref().unwrap().shortlist_splices(), 2);
+    assert_eq!(session.full, 0);
+}
+
+/// An edit that breaks an entry so that it no longer parses alone is
+/// refused, and the state is put back as it was before it: it describes
+/// the text before the edit, which a repair brings back.
+#[test]
+fn a_refused_edit_in_an_entry_puts_the_state_back() {
+    let mut session = Session::new(report(10, 5, 3));
+    let entry = value_range(&session.text, "/entries/4");
+    let brace = TextRange::new(entry.end - 1, entry.end);
+    assert!(!session.apply(&[(brace, String::new())]));
+    assert_eq!(session.put_back, 1);
+    // A typed character past a string's quote inside an entry, refused by its check too.
+    let mut session = Session::new(report(10, 6, 0));
+    let path = value_range(&session.text, "/entries/7/path");
+    assert!(!session.apply(&[(TextRange::empty(path.start + 1), "\"}, {".into())]));
+    assert_eq!(session.put_back, 1);
 }

@@ -1,7 +1,9 @@
 //! Arbitrary edits to a report, analysed incrementally where the per-entry
 //! analysis accepts them: its diagnostics and entry facts equal those of a
 //! full analysis of the same text; where it refuses, it is rebuilt from one.
-//! Edits are bytes anywhere, or whole entries copied and deleted.
+//! Edits are bytes anywhere, whole entries copied and deleted, or shortlist
+//! items added (paths entries use, repeats, invalid paths, objects with a
+//! lifecycle), deleted and changed.
 #![no_main]
 
 use arbitrary::Arbitrary;
@@ -21,6 +23,107 @@ struct Edit {
     inserted: String,
     /// Instead, whole entries: copies of one inserted, or some deleted.
     entries: Option<EntriesEdit>,
+    /// Instead, shortlist items.
+    shortlist: Option<ShortlistEdit>,
+}
+
+#[derive(Arbitrary, Debug)]
+struct ShortlistEdit {
+    at: u8,
+    source: u8,
+    count: u8,
+    /// 0 insert, 1 delete, 2 replace.
+    kind: u8,
+    item: u8,
+    /// Put between the items inserted.
+    separator: bool,
+}
+
+/// Items a shortlist edit may add; `@` stands for an entry's path, `&`
+/// for a copy of an item.
+const ITEMS: &[&str] = &[
+    "@",
+    "&",
+    "\"docs/新しい/😀.md\"",
+    "\"/abs.md\"",
+    "\"a/../b.md\"",
+    "\"DOCS/Guide.MD\"",
+    "\"\"",
+    "{\"path\": @, \"lifecycle\": {\"rule_ref\": \"r\", \"lifetime\": \"temporary\"}}",
+    "{\"path\": @, \"lifecycle\": {\"lifetime\": \"keep\"}, \"x\": 1}",
+    "{\"lifecycle\": []}",
+    "{\"path\": 1}",
+    "2",
+    "\"e\\u00e9\\\"s.md\"",
+];
+
+/// The edit of shortlist items, as a range and its new text, if the text has a shortlist.
+fn shortlist_edit(text: &str, edit: &ShortlistEdit) -> Option<(TextRange, String)> {
+    let parse = syntax::parse(text);
+    let root = parse.root()?;
+    let shortlist = root.get("shortlist")?;
+    let items: Vec<TextRange> = shortlist.items()?.map(|item| item.range()).collect();
+    let paths: Vec<&str> = root
+        .get("entries")
+        .and_then(|e| e.items())
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.get("path"))
+        .map(|p| &text[p.range().as_range()])
+        .collect();
+    let new_item = |k: usize| -> String {
+        let template = ITEMS[(edit.item as usize + k) % ITEMS.len()];
+        let source = edit.source as usize + k;
+        match template {
+            "&" if !items.is_empty() => text[items[source % items.len()].as_range()].to_string(),
+            _ => {
+                let path = match paths.len() {
+                    0 => "\"docs/x.md\"",
+                    n => paths[source % n],
+                };
+                template.replace('@', path).replace('&', path)
+            }
+        }
+    };
+    let count = 1 + edit.count as usize % 3;
+    let separator = if edit.separator { ",\n    " } else { ", " };
+    match edit.kind % 3 {
+        0 => {
+            let at = edit.at as usize % (items.len() + 1);
+            let new: Vec<String> = (0..count).map(new_item).collect();
+            Some(match items.get(at) {
+                Some(next) => (
+                    TextRange::empty(next.start),
+                    new.iter().map(|i| format!("{i}{separator}")).collect(),
+                ),
+                None if at > 0 => (
+                    TextRange::empty(items[at - 1].end),
+                    new.iter().map(|i| format!("{separator}{i}")).collect(),
+                ),
+                None => (
+                    TextRange::empty(shortlist.range().start + 1),
+                    new.join(separator),
+                ),
+            })
+        }
+        1 if !items.is_empty() => {
+            let at = edit.at as usize % items.len();
+            let end = (at + count).min(items.len());
+            Some(match items.get(end) {
+                Some(next) => (TextRange::new(items[at].start, next.start), String::new()),
+                None if at > 0 => (
+                    TextRange::new(items[at - 1].end, items[end - 1].end),
+                    String::new(),
+                ),
+                None => (
+                    TextRange::new(items[at].start, items[end - 1].end),
+                    String::new(),
+                ),
+            })
+        }
+        2 if !items.is_empty() => Some((items[edit.at as usize % items.len()], new_item(0))),
+        _ => None,
+    }
 }
 
 #[derive(Arbitrary, Debug)]
@@ -50,14 +153,26 @@ fn entries_edit(text: &str, edit: &EntriesEdit) -> Option<(TextRange, String)> {
         let end = (at + count).min(entries.len());
         return Some(match entries.get(end) {
             Some(next) => (TextRange::new(entries[at].start, next.start), String::new()),
-            None if at > 0 => (TextRange::new(entries[at - 1].end, entries[end - 1].end), String::new()),
-            None => (TextRange::new(entries[at].start, entries[end - 1].end), String::new()),
+            None if at > 0 => (
+                TextRange::new(entries[at - 1].end, entries[end - 1].end),
+                String::new(),
+            ),
+            None => (
+                TextRange::new(entries[at].start, entries[end - 1].end),
+                String::new(),
+            ),
         });
     }
     let copy = &text[entries[edit.source as usize % entries.len()].as_range()];
     Some(match entries.get(at) {
-        Some(entry) => (TextRange::empty(entry.start), format!("{copy},\n").repeat(count)),
-        None => (TextRange::empty(entries[at - 1].end), format!(",\n{copy}").repeat(count)),
+        Some(entry) => (
+            TextRange::empty(entry.start),
+            format!("{copy},\n").repeat(count),
+        ),
+        None => (
+            TextRange::empty(entries[at - 1].end),
+            format!(",\n{copy}").repeat(count),
+        ),
     })
 }
 
@@ -65,8 +180,18 @@ fuzz_target!(|rounds: Vec<Vec<Edit>>| {
     let mut text = BASE.to_string();
     let mut state = Incremental::new(&analyze(&text));
     for round in rounds.iter().take(16) {
+        let before = text.clone();
         let mut tracked = state.is_some();
         for edit in round.iter().take(4) {
+            if let Some(items) = &edit.shortlist {
+                if let Some((range, inserted)) = shortlist_edit(&text, items) {
+                    if let Some(state) = &mut state {
+                        tracked &= state.edit(range, inserted.len());
+                    }
+                    text.replace_range(range.as_range(), &inserted);
+                }
+                continue;
+            }
             if let Some(entries) = &edit.entries {
                 if let Some((range, inserted)) = entries_edit(&text, entries) {
                     if let Some(state) = &mut state {
@@ -114,7 +239,27 @@ fuzz_target!(|rounds: Vec<Vec<Edit>>| {
                 refs
             };
             assert_eq!(refs(&mut state.entries()), refs(&mut full.entries.iter()));
+            // What navigation, completion and the membership fixes read.
+            if let Some(fresh) = Incremental::new(&full) {
+                assert_eq!(state.shortlist_state(), fresh.shortlist_state());
+            }
         } else {
+            // Put back as it was, it describes the text before the round.
+            if let Some(state) = state.as_mut()
+                && state.resume()
+            {
+                let old = analyze(&before);
+                let read = |r: TextRange| before[r.as_range()].to_string();
+                let diagnostics: Vec<_> = state
+                    .diagnostics(&read)
+                    .into_iter()
+                    .map(|d| d.into_owned())
+                    .collect();
+                assert_eq!(diagnostics, old.diagnostics);
+                let entries: Vec<_> = state.entries().cloned().collect();
+                assert_eq!(entries, old.entries);
+                assert_eq!(state.len(), before.len());
+            }
             state = Incremental::new(&full);
         }
     }

@@ -165,6 +165,20 @@ impl Appender {
     pub fn edit(&self, item_json: &str) -> TextEdit {
         TextEdit::insert(self.offset, format!("{}{item_json}", self.separator))
     }
+
+    pub(crate) fn set_separator(&mut self, separator: String) {
+        self.separator = separator;
+    }
+}
+
+/// The separator [`Appender::new`] finds for an array whose first item
+/// starts at `first` of `text`, the text from just after the array's `[`.
+pub(crate) fn separator_after_bracket(text: &str, first: usize) -> String {
+    match text[..first].rfind(['\n', '\r']) {
+        // On the bracket's line: not on a line of its own.
+        None => ", ".to_string(),
+        Some(_) => element_separator(text, first),
+    }
 }
 
 /// Removes the member at `index` of `object` with its separator, keeping the

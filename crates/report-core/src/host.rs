@@ -265,6 +265,12 @@ pub struct DocumentHost<T> {
     incremental: Option<Incremental>,
     /// A full analysis, kept when there is no incremental one.
     full: Option<Analysis>,
+    /// While an edit within one entry broke it: the text before that edit,
+    /// its per-entry analysis, and one edit that leads from it to the
+    /// current text when the edits since are known; taken back when the
+    /// text comes back to it, or to a text that differs from it within one
+    /// entry (a repair).
+    parked: Option<Box<(T, Incremental, Option<ByteEdit>)>>,
     /// What it was last told besides the text.
     options: HostOptions,
     incremental_updates: u64,
@@ -280,6 +286,7 @@ impl<T: SourceText> DocumentHost<T> {
             is_report: false,
             incremental: None,
             full: None,
+            parked: None,
             options,
             incremental_updates: 0,
             full_analyses: 0,
@@ -339,6 +346,46 @@ impl<T: SourceText> DocumentHost<T> {
             },
             edits => edits,
         };
+        // Back to the text before an edit that broke an entry, or within
+        // one entry of it: that text's per-entry analysis takes the edit.
+        let mut parked = None;
+        if let Some(old) = self.parked.take()
+            && options == self.options
+            && text.len() <= options.max_document_bytes
+        {
+            let (old_text, mut incremental, since) = *old;
+            // From the edits since (no need to compare the texts), else by comparing them.
+            let edit = match (since, edits) {
+                (Some(since), Some(edits)) => {
+                    let all: Vec<ByteEdit> = std::iter::once(since)
+                        .chain(edits.iter().copied())
+                        .collect();
+                    ByteEdit::compose(&all)
+                }
+                _ => None,
+            };
+            let edit = edit.or_else(|| changed_range(&old_text, &text));
+            let tracked = match edit {
+                None => true,
+                Some(edit) => {
+                    incremental.accepts(edit.range)
+                        && incremental.edit(edit.range, edit.new_len)
+                        && incremental.len() == text.len()
+                        && incremental.update(|range| text.slice(range))
+                }
+            };
+            if tracked {
+                self.incremental = Some(incremental);
+                self.full = None;
+                self.is_report = true;
+                self.text = text;
+                self.incremental_updates += 1;
+                return UpdateKind::Incremental;
+            }
+            if incremental.resume() {
+                parked = Some(Box::new((old_text, incremental, edit)));
+            }
+        }
         if let Some(edits) = edits
             && text.len() <= options.max_document_bytes
             && let Some(mut incremental) = self.incremental.take()
@@ -354,7 +401,15 @@ impl<T: SourceText> DocumentHost<T> {
                 self.incremental_updates += 1;
                 return UpdateKind::Incremental;
             }
+            // An edit that broke an entry: kept for its repair.
+            if options == self.options && incremental.resume() {
+                let old = std::mem::replace(&mut self.text, text);
+                self.parked = Some(Box::new((old, incremental, ByteEdit::compose(edits))));
+                self.analyze_full(None, options);
+                return UpdateKind::Full;
+            }
         }
+        self.parked = parked;
         self.text = text;
         self.analyze_full(None, options);
         UpdateKind::Full
@@ -364,6 +419,9 @@ impl<T: SourceText> DocumentHost<T> {
         // Dropped before the full analysis, which needs the memory.
         self.incremental = None;
         self.full = None;
+        if options != self.options {
+            self.parked = None;
+        }
         self.options = options;
         let whole = whole.unwrap_or_else(|| self.text.whole());
         let analysis = analyze_within(Arc::new(whole), options);
@@ -382,7 +440,10 @@ impl<T: SourceText> DocumentHost<T> {
         }
         // With an incremental analysis the full one is made again only on demand.
         match Incremental::from_analysis(analysis) {
-            Ok(incremental) => self.incremental = Some(incremental),
+            Ok(incremental) => {
+                self.incremental = Some(incremental);
+                self.parked = None;
+            }
             Err(analysis) => self.full = Some(*analysis),
         }
     }
@@ -1492,6 +1553,65 @@ mod tests {
             ..REPORT
         };
         assert_eq!(host.update(text, None, other), UpdateKind::Full);
+    }
+
+    #[test]
+    fn an_entry_broken_and_repaired_takes_back_the_analysis_before_the_break() {
+        let mut host = DocumentHost::new(report(12, 4), None, REPORT);
+        let original = host.text().clone();
+        // The last entry's closing brace deleted: a full analysis.
+        let brace = original.rfind("}\n  ],").unwrap();
+        let kind = edit(&mut host, TextRange::new(brace, brace + 1), "");
+        assert_eq!(kind, UpdateKind::Full);
+        assert_like_a_full_analysis(&host);
+        // Still broken after another edit elsewhere in it: a full analysis,
+        // the analysis before the break kept.
+        let path = host.text().rfind("\"path\": \"").unwrap() + 9;
+        let kind = edit(&mut host, TextRange::empty(path), "日本/");
+        assert_eq!(kind, UpdateKind::Full);
+        assert_like_a_full_analysis(&host);
+        // Repaired: an edit within that entry of the text before the break.
+        let kind = edit(&mut host, TextRange::empty(brace + "日本/".len()), "}");
+        assert_eq!(kind, UpdateKind::Incremental);
+        assert_like_a_full_analysis(&host);
+        // Broken and put back exactly.
+        let kind = edit(&mut host, TextRange::new(path, path + "日本/".len()), "");
+        assert_eq!(kind, UpdateKind::Incremental);
+        assert_eq!(host.text(), &original);
+        let kind = edit(&mut host, TextRange::new(brace, brace + 1), "");
+        assert_eq!(kind, UpdateKind::Full);
+        let kind = edit(&mut host, TextRange::empty(brace), "}");
+        assert_eq!(kind, UpdateKind::Incremental);
+        assert_like_a_full_analysis(&host);
+        // Repaired by a whole text (a formatter's, an undo): compared with the one kept.
+        edit(&mut host, TextRange::new(brace, brace + 1), "");
+        let kind = host.update(original.clone(), None, REPORT);
+        assert_eq!(kind, UpdateKind::Incremental);
+        assert_like_a_full_analysis(&host);
+        assert_eq!(host.status().full_analyses, 5, "{:?}", host.status());
+    }
+
+    #[test]
+    fn a_burst_of_keystrokes_in_the_shortlist_is_one_edit() {
+        let mut host = DocumentHost::new(report(20, 0), None, REPORT);
+        let mut text = host.text().clone();
+        // Typing inside the first shortlist path: a path no entry has, then 😀.
+        let at = text.find("\"shortlist\": [").unwrap();
+        let at = at + text[at..].find("\"docs/").unwrap() + 6;
+        let mut edits = Vec::new();
+        for (i, c) in "新😀".char_indices() {
+            text.insert(at + i, c);
+            edits.push(ByteEdit {
+                range: TextRange::empty(at + i),
+                new_len: c.len_utf8(),
+            });
+        }
+        assert_eq!(
+            host.update(text, Some(&edits), REPORT),
+            UpdateKind::Incremental
+        );
+        assert_like_a_full_analysis(&host);
+        assert_eq!(host.status().full_analyses, 1);
     }
 
     #[test]

@@ -30,28 +30,48 @@
 //! template that records where the index is written (found by checking the
 //! entry with two probe indices of the same width).
 //!
+//! An edit inside the shortlist array that replaces whole items and their
+//! commas (items added, deleted, pasted, changed) is taken the same way
+//! (see [`Incremental::splice_shortlist`]): the text between the kept items
+//! must be whitespace, whole strings or `{…}` objects that parse alone
+//! without syntax errors, and exactly the commas the array needs. The new
+//! items are checked alone; the items after them that have diagnostics
+//! (whose messages name `shortlist[i]`) are checked again for their new
+//! index; the [`Shortlist`]'s first occurrences, repeats and near-miss map
+//! follow; and the entries checked again are found through `by_path`, an
+//! index of every entry by its path's hash: those whose path became or stopped being
+//! a member, and those outside the shortlist (`missing`), whose membership
+//! diagnostic names the shortlist's range and appends at its end. No other
+//! check reads the shortlist as a whole (its item count is kept in
+//! `members`). Any other edit in the shortlist is an envelope edit.
+//!
 //! An edit in the envelope (outside the `entries` array) checks the text
 //! without the entries again (see [`Incremental::check_envelope`]); a new
 //! shortlist rechecks the entries whose membership it may change. Anything
 //! else (an entry that no longer parses in place, syntax errors outside
 //! entries, an item that is no object; entries added or deleted and
 //! envelope edits while an entry is broken) is refused, and the caller
-//! analyses the whole text.
+//! analyses the whole text. A refused edit within one entry (one that
+//! leaves it no object that parses alone) puts the state back as it was
+//! before the edit ([`Incremental::resume`]): the caller may keep it with
+//! that text, for the repair.
 //! `tests/incremental.rs` compares both after random edits.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::sync::OnceLock;
 
 use crate::Analysis;
 use crate::analysis::syntax_diagnostic;
 use crate::diagnostic::{Code, Diagnostic, Keep, rank};
 use crate::entry_text::{self, EntryText};
+use crate::fix::separator_after_bracket;
 use crate::selection::looks_like_report;
 use crate::syntax::{self, Value};
 use crate::text::{Shift, TextRange};
 use crate::validate::{
-    self, Candidate, EntryFacts, Shortlist, TopMember, check_membership, classifier_judged, judge,
+    self, Candidate, EntryFacts, Shortlist, ShortlistItem, TopMember, check_item_alone,
+    check_membership, classifier_judged, judge,
 };
 
 /// The analysis of a report kept per entry, updated edit by edit.
@@ -70,8 +90,11 @@ pub struct Incremental {
     candidates: Vec<Candidate>,
     /// The report's own members (item counts as of the last full analysis).
     members: Vec<TopMember>,
-    /// The indices of the entries with each path a candidate names, ascending.
-    by_path: HashMap<String, Vec<usize>>,
+    /// The entries by path (see [`PathIndex`]).
+    by_path: PathIndex,
+    /// The paths of entries that are not in the shortlist: those entries
+    /// have a membership diagnostic, whose message and fix name the shortlist.
+    missing: HashSet<String>,
     /// Entries edited since the last [`Incremental::update`], ascending.
     dirty: Vec<usize>,
     /// Entries removed and text put in their place (see [`Incremental::edit`]),
@@ -80,8 +103,19 @@ pub struct Incremental {
     /// Set by an edit in the envelope (outside the `entries` array): whether
     /// it left the shortlist alone. The envelope is checked again at the update.
     envelope: Option<bool>,
+    /// Shortlist items removed and text put in their place (see
+    /// [`Incremental::shortlist_edit`]), parsed at the next update.
+    shortlist_pending: Option<ShortlistPending>,
     /// Set when an edit was refused: nothing more can be tracked.
     refused: bool,
+    /// How many shortlist edits were taken item by item.
+    shortlist_splices: usize,
+    /// What puts the state back as it was before the one edit since the
+    /// last update, an edit within one entry (see [`Incremental::resume`]).
+    undo: Option<Box<Undo>>,
+    /// Set when a refused edit or update left or put the state as it was
+    /// before the edits since the last update.
+    back: bool,
     /// Whether the envelope looks like a report's: a broken text that does
     /// not is checked for its syntax alone, which only a full analysis does.
     looks_like_report: bool,
@@ -123,7 +157,30 @@ impl Omitted {
 struct Pending {
     at: usize,
     removed: usize,
+    /// The paths of the entries removed.
+    removed_paths: Vec<String>,
     window: TextRange,
+}
+
+/// Shortlist items replaced by new text: `removed` items at `at` gave way
+/// to `window`, which is to hold whole items and their commas. The
+/// shortlist itself is moved by `shift` only when it takes them.
+#[derive(Clone, Debug)]
+struct ShortlistPending {
+    at: usize,
+    removed: usize,
+    window: TextRange,
+    shift: Shift,
+}
+
+/// The one edit since the last update, within entry `slot`: moved by
+/// `shift`, the entry was `old`, the text `len` long.
+#[derive(Clone, Debug)]
+struct Undo {
+    slot: usize,
+    shift: Shift,
+    old: Slot,
+    len: usize,
 }
 
 #[derive(Clone, Debug)]
@@ -255,20 +312,8 @@ impl Incremental {
                 outside.push(diagnostic);
             }
         }
-        let mut by_path: HashMap<String, Vec<usize>> = cross
-            .candidates
-            .iter()
-            .map(|c| (c.path().to_string(), Vec::new()))
-            .collect();
-        if !by_path.is_empty() {
-            for (i, slot) in slots.iter().enumerate() {
-                if let Some((path, _)) = &slot.facts.path
-                    && let Some(indices) = by_path.get_mut(path)
-                {
-                    indices.push(i);
-                }
-            }
-        }
+        let by_path = PathIndex::new(&slots);
+        let missing = missing_paths(&slots, cross.shortlist.as_ref());
         Ok(Incremental {
             len,
             slots,
@@ -278,10 +323,15 @@ impl Incremental {
             candidates: cross.candidates,
             members: cross.members,
             by_path,
+            missing,
             dirty: Vec::new(),
             pending: None,
             envelope: None,
+            shortlist_pending: None,
             refused: false,
+            shortlist_splices: 0,
+            undo: None,
+            back: false,
             looks_like_report,
             keep,
             omitted,
@@ -329,33 +379,55 @@ impl Incremental {
             from: range.end,
             delta: new_len as isize - range.len() as isize,
         };
-        let held = match (&self.pending, self.envelope) {
-            (None, None) => self.slot_holding(range),
+        let held = match (&self.pending, self.envelope, &self.shortlist_pending) {
+            (None, None, None) => self.slot_holding(range),
             _ => None,
         };
+        // Nothing tracked since the last update.
+        let untouched = !self.refused
+            && self.dirty.is_empty()
+            && self.pending.is_none()
+            && self.envelope.is_none()
+            && self.shortlist_pending.is_none();
+        self.undo = None;
         let Some(i) = held else {
-            if self.splice(range, shift) || self.envelope_edit(range, shift) {
+            if self.splice(range, shift)
+                || self.shortlist_edit(range, shift)
+                || self.envelope_edit(range, shift)
+            {
                 return true;
             }
             self.refused = true;
+            self.back = untouched;
             return false;
         };
+        // After the entry's opening brace: everything outside it that the
+        // edit moves lies past it, and moves back exactly.
+        if untouched && range.start > self.slots[i].facts.range.start {
+            self.undo = Some(Box::new(Undo {
+                slot: i,
+                shift,
+                old: self.slots[i].clone(),
+                len: self.len,
+            }));
+        }
         for slot in &mut self.slots[i..] {
             slot.shift(shift);
         }
-        self.shift_outside(shift);
+        self.shift_outside(shift, true);
         if let Err(at) = self.dirty.binary_search(&i) {
             self.dirty.insert(at, i);
         }
         true
     }
 
-    /// Moves what lies outside the entries, and the length.
-    fn shift_outside(&mut self, shift: Shift) {
+    /// Moves what lies outside the entries (the shortlist too, when
+    /// `shortlist`), and the length.
+    fn shift_outside(&mut self, shift: Shift, shortlist: bool) {
         for diagnostic in self.outside.iter_mut().chain(&mut self.judged) {
             diagnostic.shift(shift);
         }
-        if let Some(shortlist) = &mut self.shortlist {
+        if shortlist && let Some(shortlist) = &mut self.shortlist {
             shortlist.shift(shift);
         }
         for candidate in &mut self.candidates {
@@ -373,6 +445,7 @@ impl Incremental {
         !self.refused
             && self.pending.is_none()
             && self.envelope.is_none()
+            && self.shortlist_pending.is_none()
             && self.dirty.is_empty()
             && range.end <= self.len
     }
@@ -414,14 +487,19 @@ impl Incremental {
             Some(slot) => slot.facts.range.start,
             None => array.end - 1,
         };
-        self.slots.drain(at..next);
+        let removed_paths = self
+            .slots
+            .drain(at..next)
+            .filter_map(|s| s.facts.path.map(|(p, _)| p))
+            .collect();
         for slot in &mut self.slots[at..] {
             slot.shift(shift);
         }
-        self.shift_outside(shift);
+        self.shift_outside(shift, true);
         self.pending = Some(Pending {
             at,
             removed: next - at,
+            removed_paths,
             window: TextRange::new(start, shift.offset(end)),
         });
         true
@@ -468,9 +546,259 @@ impl Incremental {
                 slot.shift(shift);
             }
         }
-        self.shift_outside(shift);
+        self.shift_outside(shift, true);
         self.envelope = Some(keeps_shortlist);
         true
+    }
+
+    /// An edit inside the shortlist array that replaces whole items and the
+    /// separators between them (items added, deleted, pasted, changed): the
+    /// items it touches are to be replaced, at the update, by the text from
+    /// the end of the item before them to the start of the one after (or
+    /// the brackets), parsed as items and commas (see
+    /// [`Incremental::splice_shortlist`]). Everything after that text moves
+    /// now; the shortlist itself at the update.
+    fn shortlist_edit(&mut self, range: TextRange, shift: Shift) -> bool {
+        if !self.may_take_an_edit_beside_entries(range) || self.omitted.count > 0 {
+            return false;
+        }
+        if self.slots.iter().any(|s| s.broken) {
+            return false;
+        }
+        let (Some(shortlist), Some(array), Some(entries)) = (
+            &self.shortlist,
+            self.array("shortlist"),
+            self.entries_array(),
+        ) else {
+            return false;
+        };
+        if !(array.start < range.start && range.end < array.end) || shortlist.range() != array {
+            return false;
+        }
+        let spans = shortlist.spans();
+        let at = spans.partition_point(|s| s.end <= range.start);
+        let next = spans.partition_point(|s| s.start < range.end);
+        let start = match at {
+            0 => array.start + 1,
+            _ => spans[at - 1].end,
+        };
+        let end = spans.get(next).map_or(array.end - 1, |s| s.start);
+        // What lies from the window's end on moves; the kept items before it not.
+        let shift = Shift {
+            from: end,
+            delta: shift.delta,
+        };
+        // The removed items' diagnostics go now, while their ranges are as they were.
+        let removed = &spans[at..next];
+        self.outside.retain(|d| {
+            let k = removed.partition_point(|s| s.start <= d.range.start);
+            k == 0 || d.range.end > removed[k - 1].end
+        });
+        if entries.start >= end {
+            for slot in &mut self.slots {
+                slot.shift(shift);
+            }
+        }
+        self.shift_outside(shift, false);
+        self.shortlist_pending = Some(ShortlistPending {
+            at,
+            removed: next - at,
+            window: TextRange::new(start, shift.offset(end)),
+            shift,
+        });
+        true
+    }
+
+    /// Takes the shortlist items that replaced removed ones (see
+    /// [`Incremental::shortlist_edit`]): the window must hold whole string
+    /// or object items, each parsing alone without syntax errors, and
+    /// exactly the commas the kept items around them need; the whole text
+    /// then parses as before with those items in place. Their diagnostics
+    /// are theirs checked alone; the items after them that have diagnostics
+    /// are checked again for their new index (their messages name
+    /// `shortlist[i]`); the shortlist's paths are updated, and the entries
+    /// are checked again whose path became or stopped being a member, and
+    /// those with a membership diagnostic (its message and fix name the
+    /// shortlist). Err(true) when the window is not that, before anything
+    /// changed; Err(false) when an entry could not be checked again.
+    fn splice_shortlist(
+        &mut self,
+        pending: ShortlistPending,
+        read: &mut impl FnMut(TextRange) -> String,
+    ) -> Result<(), bool> {
+        let ShortlistPending {
+            at,
+            removed,
+            window,
+            shift,
+        } = pending;
+        let shortlist = self.shortlist.as_ref().ok_or(true)?;
+        let text = read(window);
+        if text.len() != window.len() {
+            return Err(true);
+        }
+        let count = shortlist.spans().len();
+        let ranges = split_items(&text, at > 0, at + removed < count).ok_or(true)?;
+        let mut added = Vec::with_capacity(ranges.len());
+        let mut fresh = Vec::new();
+        for (j, range) in ranges.iter().enumerate() {
+            let (item, diagnostics) =
+                check_item_alone(&text[range.clone()], window.start + range.start, at + j)
+                    .ok_or(true)?;
+            added.push(item);
+            fresh.extend(diagnostics);
+        }
+        // The items after that have diagnostics, checked for their new index.
+        let kept = &shortlist.spans()[at + removed..];
+        let mut again: Vec<TextRange> = Vec::new();
+        if ranges.len() != removed {
+            for d in &self.outside {
+                if d.range.start < window.end {
+                    continue;
+                }
+                let k = kept.partition_point(|s| shift.offset(s.start) <= d.range.start);
+                let Some(span) = k.checked_sub(1).map(|k| shift.range(kept[k])) else {
+                    continue;
+                };
+                if d.range.end <= span.end && again.last() != Some(&span) {
+                    again.push(span);
+                }
+            }
+        }
+        again.dedup();
+        let mut renumbered = Vec::new();
+        for span in &again {
+            let k = kept.partition_point(|s| shift.offset(s.start) < span.start);
+            let index = at + ranges.len() + k;
+            let (_, diagnostics) = check_item_alone(&read(*span), span.start, index).ok_or(true)?;
+            renumbered.extend(diagnostics);
+        }
+        // Past the cap a full analysis leaves some out: it is one.
+        let fresh_count = fresh.len() + renumbered.len();
+        if fresh_count > 0 && self.count() + fresh_count > Keep::DEFAULT.max {
+            return Err(true);
+        }
+        let separator = match (at, ranges.first()) {
+            (0, Some(first)) => Some(separator_after_bracket(&text, first.start)),
+            (0, None) if removed < count => Some(separator_after_bracket(&text, text.len())),
+            _ => None,
+        };
+        // From here on the shortlist changes.
+        self.outside.retain(|d| {
+            !again
+                .iter()
+                .any(|s| s.start <= d.range.start && d.range.end <= s.end)
+        });
+        self.outside.extend(fresh);
+        self.outside.extend(renumbered);
+        self.outside.sort_by(Diagnostic::order);
+        let items: Vec<ShortlistItem> = added;
+        let shortlist = self.shortlist.as_mut().expect("checked above");
+        let changed = shortlist.splice(at, removed, items, shift, separator);
+        let total = shortlist.spans().len();
+        if let Some(member) = self
+            .members
+            .iter_mut()
+            .find(|m| m.key == "shortlist" && m.items.is_some())
+        {
+            member.items = Some(total);
+        }
+        for path in &changed {
+            self.note_membership(path);
+        }
+        let mut indices: Vec<usize> = changed
+            .iter()
+            .map(|p| &**p)
+            .chain(self.missing.iter().map(String::as_str))
+            .flat_map(|p| self.by_path.find(p, &self.slots))
+            .collect();
+        indices.sort_unstable();
+        indices.dedup();
+        self.shortlist_splices += 1;
+        for i in indices {
+            self.recheck_membership(i, read).ok_or(false)?;
+        }
+        Ok(())
+    }
+
+    /// Checks the membership of entry `i` again: its membership diagnostic
+    /// is the only one that reads the shortlist, so it alone is made again
+    /// when the slot's diagnostics are written for its index (otherwise the
+    /// entry is checked again from its text).
+    fn recheck_membership(
+        &mut self,
+        i: usize,
+        read: &mut impl FnMut(TextRange) -> String,
+    ) -> Option<()> {
+        let slot = &self.slots[i];
+        if !slot.object || slot.broken || slot.rendered != slot.facts.index {
+            return self.recheck(&[i], read);
+        }
+        let shortlist = self.shortlist.as_ref()?;
+        let membership = check_membership(shortlist, &slot.facts);
+        let slot = &mut self.slots[i];
+        slot.diagnostics
+            .retain(|d| d.code != Code::EntryPathNotInShortlist);
+        slot.diagnostics.extend(membership);
+        slot.diagnostics.sort_by(Diagnostic::order);
+        // Its template, if made, holds the old one.
+        slot.template = OnceLock::new();
+        Some(())
+    }
+
+    /// After an edit within one entry whose text no longer parses alone:
+    /// the state as it was before the edit, for the text before it (the
+    /// entries after it, and what lies outside the entries, moved back; the
+    /// entry as it was).
+    fn put_back(&mut self) {
+        let Some(undo) = self.undo.take() else {
+            return;
+        };
+        let Undo {
+            slot,
+            shift,
+            old,
+            len,
+        } = *undo;
+        let inverse = Shift {
+            from: shift.offset(shift.from),
+            delta: -shift.delta,
+        };
+        for s in &mut self.slots[slot + 1..] {
+            s.shift(inverse);
+        }
+        self.shift_outside(inverse, true);
+        self.slots[slot] = old;
+        self.len = len;
+        self.back = true;
+    }
+
+    /// After [`Incremental::edit`] or [`Incremental::update`] returned
+    /// false: whether the state is as it was before the edits since the
+    /// last update, and so describes the text before them (it is then
+    /// usable again, for that text: a caller may keep it until the text
+    /// comes back, a broken entry repaired, say).
+    pub fn resume(&mut self) -> bool {
+        if !(self.refused && self.back) {
+            return false;
+        }
+        self.refused = false;
+        self.back = false;
+        self.dirty.clear();
+        true
+    }
+
+    /// Records whether entries with `path` are outside the shortlist.
+    fn note_membership(&mut self, path: &str) {
+        let outside = self.shortlist.as_ref().is_some_and(|s| !s.contains(path))
+            && !self.by_path.find(path, &self.slots).is_empty();
+        if outside {
+            if !self.missing.contains(path) {
+                self.missing.insert(path.to_string());
+            }
+        } else {
+            self.missing.remove(path);
+        }
     }
 
     /// Checks the envelope again after an edit in it: the text without the
@@ -584,17 +912,10 @@ impl Incremental {
                 }
             }
             self.replace_shortlist(new, read)?;
+            self.missing = missing_paths(&self.slots, self.shortlist.as_ref());
         }
         if candidates != self.candidates {
-            let paths_changed = candidates.len() != self.candidates.len()
-                || candidates
-                    .iter()
-                    .zip(&self.candidates)
-                    .any(|(a, b)| a.path() != b.path());
             self.candidates = candidates;
-            if paths_changed {
-                self.index_candidate_paths();
-            }
             self.rejudge();
         }
         Some(())
@@ -655,29 +976,16 @@ impl Incremental {
         Some(())
     }
 
-    /// Indexes the entries by the paths candidates name.
-    fn index_candidate_paths(&mut self) {
-        let mut by_path: HashMap<String, Vec<usize>> = self
-            .candidates
-            .iter()
-            .map(|c| (c.path().to_string(), Vec::new()))
-            .collect();
-        if !by_path.is_empty() {
-            for (i, slot) in self.slots.iter().enumerate() {
-                if let Some((path, _)) = &slot.facts.path
-                    && let Some(indices) = by_path.get_mut(path)
-                {
-                    indices.push(i);
-                }
-            }
-        }
-        self.by_path = by_path;
-    }
-
     /// Whether an edit of `range` would be tracked: it lies within one entry
-    /// object, braces included.
+    /// object, braces included, or inside the shortlist's brackets (where it
+    /// is tracked when it leaves whole items, see [`Incremental::shortlist_edit`]).
     pub fn accepts(&self, range: TextRange) -> bool {
         self.slot_holding(range).is_some()
+            || (!self.refused
+                && self.shortlist.is_some()
+                && self
+                    .array("shortlist")
+                    .is_some_and(|s| s.start < range.start && range.end < s.end))
     }
 
     fn slot_holding(&self, range: TextRange) -> Option<usize> {
@@ -707,6 +1015,18 @@ impl Incremental {
             self.refused = true;
             return false;
         }
+        // Items that are not whole items checked alone: the envelope is checked again.
+        if let Some(pending) = self.shortlist_pending.take() {
+            let taken = match self.splice_shortlist(pending, &mut read) {
+                Ok(()) => true,
+                Err(true) => self.check_envelope(false, &mut read).is_some(),
+                Err(false) => false,
+            };
+            if !taken {
+                self.refused = true;
+                return false;
+            }
+        }
         if let Some(pending) = self.pending.take() {
             if !self.insert(pending, &mut read) {
                 self.refused = true;
@@ -718,6 +1038,7 @@ impl Incremental {
             let range = self.slots[i].facts.range;
             let Some(mut slot) = check_alone(read(range), range, i, self.shortlist.as_ref()) else {
                 self.refused = true;
+                self.put_back();
                 return false;
             };
             slot.diagnostics.sort_by(Diagnostic::order);
@@ -733,9 +1054,13 @@ impl Incremental {
             rejudge |= path_changed
                 || old.broken != new.broken
                 || classifier_judged(&old.facts) != classifier_judged(&new.facts);
-            if !self.candidates.is_empty() && path_changed {
+            if path_changed {
                 let new_path = new.facts.path.as_ref().map(|(p, _)| p.clone());
-                self.move_path(i, old.facts.path.map(|(p, _)| p), new_path);
+                let old_path = old.facts.path.map(|(p, _)| p);
+                self.move_path(i, old_path.clone(), new_path.clone());
+                for path in old_path.iter().chain(&new_path) {
+                    self.note_membership(path);
+                }
             }
         }
         // Judged again, the candidates' diagnostics might rank past some left out.
@@ -753,6 +1078,7 @@ impl Incremental {
         if rejudge {
             self.rejudge();
         }
+        self.undo = None;
         true
     }
 
@@ -765,6 +1091,7 @@ impl Incremental {
         let Pending {
             at,
             removed,
+            removed_paths,
             window,
         } = pending;
         let text = read(window);
@@ -807,19 +1134,17 @@ impl Incremental {
         {
             member.items = Some(count);
         }
-        // The candidates' entries: those removed go, those after move, the new come.
-        for indices in self.by_path.values_mut() {
-            indices.retain(|&i| i < at || at + removed <= i);
-            for i in indices.iter_mut().filter(|i| **i >= at) {
-                *i = *i - removed + added;
-            }
-        }
-        for index in at..at + added {
-            let path = self.slots[index].facts.path.as_ref().map(|(p, _)| p);
-            if let Some(indices) = path.and_then(|p| self.by_path.get_mut(p)) {
-                let position = indices.partition_point(|&i| i < index);
-                indices.insert(position, index);
-            }
+        // The entries by path: those removed go, those after move, the new come.
+        self.by_path
+            .splice(at, removed, &self.slots[at..at + added]);
+        let mut touched = removed_paths;
+        touched.extend(
+            self.slots[at..at + added]
+                .iter()
+                .filter_map(|s| s.facts.path.as_ref().map(|(p, _)| p.clone())),
+        );
+        for path in &touched {
+            self.note_membership(path);
         }
         true
     }
@@ -977,6 +1302,18 @@ impl Incremental {
         self.slots[i].object.then(|| &self.slots[i].facts)
     }
 
+    /// The shortlist it keeps, written out (see `Shortlist::canonical`):
+    /// for tests, which compare it with that of a full analysis.
+    #[doc(hidden)]
+    pub fn shortlist_state(&self) -> Option<String> {
+        self.shortlist.as_ref().map(Shortlist::canonical)
+    }
+
+    /// How many shortlist edits were taken item by item.
+    pub fn shortlist_splices(&self) -> usize {
+        self.shortlist_splices
+    }
+
     pub(crate) fn shortlist(&self) -> Option<&Shortlist> {
         self.shortlist.as_ref()
     }
@@ -1001,16 +1338,11 @@ impl Incremental {
     }
 
     fn move_path(&mut self, index: usize, old: Option<String>, new: Option<String>) {
-        if let Some(old) = old
-            && let Some(indices) = self.by_path.get_mut(&old)
-        {
-            indices.retain(|&j| j != index);
+        if let Some(old) = old {
+            self.by_path.remove(&old, index);
         }
-        if let Some(new) = new
-            && let Some(indices) = self.by_path.get_mut(&new)
-            && let Err(at) = indices.binary_search(&index)
-        {
-            indices.insert(at, index);
+        if let Some(new) = new {
+            self.by_path.insert(&new, index);
         }
     }
 
@@ -1019,7 +1351,8 @@ impl Incremental {
     fn rejudge(&mut self) {
         let (slots, by_path) = (&self.slots, &self.by_path);
         let named = |path: &str| {
-            let mut intact = by_path.get(path)?.iter().filter(|&&j| !slots[j].broken);
+            let indices = by_path.find(path, slots);
+            let mut intact = indices.iter().filter(|&&j| !slots[j].broken);
             let first = *intact.clone().next()?;
             let judged = intact.any(|&j| classifier_judged(&slots[j].facts));
             Some((judged, &slots[first].facts))
@@ -1295,6 +1628,156 @@ fn into_slots(entries: &mut Vec<EntryFacts>, mut items: Vec<(bool, bool, TextRan
     }
     slots.reverse();
     slots
+}
+
+/// The entries by path: a hash of each entry's path with its index, in
+/// order, 16 bytes an entry. The entries with a path are those under its
+/// hash whose path it is (another path may share the hash).
+#[derive(Clone, Debug, Default)]
+struct PathIndex {
+    pairs: Vec<(u64, usize)>,
+}
+
+impl PathIndex {
+    fn new(slots: &[Slot]) -> PathIndex {
+        let mut pairs: Vec<(u64, usize)> = slots
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| Some((path_hash(&s.facts.path.as_ref()?.0), i)))
+            .collect();
+        pairs.sort_unstable();
+        PathIndex { pairs }
+    }
+
+    /// The indices of the entries with `path`, ascending.
+    fn find(&self, path: &str, slots: &[Slot]) -> Vec<usize> {
+        let hash = path_hash(path);
+        let from = self.pairs.partition_point(|&(h, _)| h < hash);
+        self.pairs[from..]
+            .iter()
+            .take_while(|&&(h, _)| h == hash)
+            .map(|&(_, i)| i)
+            .filter(|&i| slots[i].facts.path.as_ref().is_some_and(|(p, _)| p == path))
+            .collect()
+    }
+
+    fn remove(&mut self, path: &str, index: usize) {
+        if let Ok(at) = self.pairs.binary_search(&(path_hash(path), index)) {
+            self.pairs.remove(at);
+        }
+    }
+
+    fn insert(&mut self, path: &str, index: usize) {
+        let pair = (path_hash(path), index);
+        if let Err(at) = self.pairs.binary_search(&pair) {
+            self.pairs.insert(at, pair);
+        }
+    }
+
+    /// `removed` entries at `at` gave way to `added`: those after move.
+    fn splice(&mut self, at: usize, removed: usize, added: &[Slot]) {
+        let end = at + removed;
+        self.pairs.retain(|&(_, i)| !(at..end).contains(&i));
+        if added.len() != removed {
+            for (_, i) in self.pairs.iter_mut().filter(|(_, i)| *i >= end) {
+                *i = *i + added.len() - removed;
+            }
+        }
+        let mut new: Vec<(u64, usize)> = added
+            .iter()
+            .enumerate()
+            .filter_map(|(j, s)| Some((path_hash(&s.facts.path.as_ref()?.0), at + j)))
+            .collect();
+        if new.is_empty() {
+            return;
+        }
+        new.sort_unstable();
+        // One merge of two sorted lists.
+        let old = std::mem::take(&mut self.pairs);
+        let mut merged = Vec::with_capacity(old.len() + new.len());
+        let (mut a, mut b) = (old.into_iter().peekable(), new.into_iter().peekable());
+        loop {
+            let next = match (a.peek(), b.peek()) {
+                (Some(x), Some(y)) if x <= y => a.next(),
+                (Some(_), Some(_)) | (None, Some(_)) => b.next(),
+                (Some(_), None) => a.next(),
+                (None, None) => break,
+            };
+            merged.extend(next);
+        }
+        self.pairs = merged;
+    }
+}
+
+/// A fixed hash of a path (the same in every run).
+fn path_hash(path: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    path.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// The paths of entries that are not in the shortlist.
+fn missing_paths(slots: &[Slot], shortlist: Option<&Shortlist>) -> HashSet<String> {
+    let Some(shortlist) = shortlist else {
+        return HashSet::new();
+    };
+    slots
+        .iter()
+        .filter_map(|s| s.facts.path.as_ref().map(|(p, _)| p))
+        .filter(|p| !shortlist.contains(p))
+        .cloned()
+        .collect()
+}
+
+/// The items in `text`, which stands between two items, or an item and a
+/// bracket, of the shortlist (`before`, `after`: whether an item is kept
+/// there): whitespace, whole strings and `{…}` objects, and exactly the
+/// commas between them all. The ranges of the items, or None.
+fn split_items(text: &str, before: bool, after: bool) -> Option<Vec<std::ops::Range<usize>>> {
+    let bytes = text.as_bytes();
+    let mut items = Vec::new();
+    let mut want_comma = before;
+    let mut i = 0;
+    loop {
+        while i < bytes.len() && matches!(bytes[i], b' ' | b'\t' | b'\n' | b'\r') {
+            i += 1;
+        }
+        let Some(&byte) = bytes.get(i) else { break };
+        match byte {
+            b',' if want_comma => {
+                want_comma = false;
+                i += 1;
+            }
+            b'{' | b'"' if !want_comma => {
+                let end = match byte {
+                    b'{' => object_end(bytes, i)?,
+                    _ => string_end(bytes, i)?,
+                };
+                items.push(i..end);
+                want_comma = true;
+                i = end;
+            }
+            _ => return None,
+        }
+    }
+    // An array left empty needs no comma at all.
+    let empty = !before && !after && items.is_empty();
+    (want_comma != after || empty).then_some(items)
+}
+
+/// The offset past the quote that closes the string opened at `start`.
+fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let mut i = start + 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 1,
+            b'"' => return Some(i + 1),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// The index of the item range that holds `offset`.

@@ -17,7 +17,7 @@ mod shortlist;
 pub(crate) use envelope::check_generated_at;
 pub(crate) use exact_edit::parse_canonical_ref;
 pub(crate) use promotion::{Candidate, classifier_judged, judge};
-pub(crate) use shortlist::{Shortlist, check_membership};
+pub(crate) use shortlist::{Item as ShortlistItem, Shortlist, check_item_alone, check_membership};
 
 use std::fmt;
 

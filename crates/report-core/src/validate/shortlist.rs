@@ -2,13 +2,13 @@
 //! entry's path is one of them.
 
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use super::{EntryFacts, Place, Sink, check_relative_path, lifecycle, relative_path_problem};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::fix::{self, Fix};
 use crate::schema::SHORTLIST_OBJECT_FIELDS;
-use crate::syntax::{Node, Value};
+use crate::syntax::{self, Node, Value};
 use crate::text::{Shift, TextRange};
 
 /// What the membership check needs of the shortlist: its paths, exactly as
@@ -16,16 +16,21 @@ use crate::text::{Shift, TextRange};
 #[derive(Clone, Debug)]
 pub(crate) struct Shortlist {
     /// Each path with the position of its first occurrence.
-    paths: HashMap<String, usize>,
+    paths: HashMap<Arc<str>, usize>,
     /// The range of each item's path value, in order (empty for an item
     /// without a string path).
     items: Vec<TextRange>,
+    /// Each item's path, in order.
+    names: Vec<Option<Arc<str>>>,
+    /// Each item's range, in order.
+    spans: Vec<TextRange>,
     /// Paths that occur again after their first occurrence, with the range
-    /// of each repeat: rare, so kept apart.
+    /// of each repeat, in order: rare, so kept apart.
     repeats: Vec<(String, TextRange)>,
-    /// The first path of each loose form (see [`normalize`]), built on the
-    /// first miss: only messages about near misses need it.
-    loose: OnceLock<HashMap<String, String>>,
+    /// The paths of each loose form (see [`normalize`]), built on the first
+    /// miss: only messages about near misses need it. The first of them
+    /// (the one that occurs first) is the near miss.
+    loose: OnceLock<HashMap<String, Vec<Arc<str>>>>,
     range: TextRange,
     appender: fix::Appender,
 }
@@ -38,7 +43,7 @@ impl Shortlist {
         }
         self.range = shift.range(self.range);
         self.appender.offset = shift.offset(self.appender.offset);
-        for range in &mut self.items {
+        for range in self.items.iter_mut().chain(&mut self.spans) {
             *range = shift.range(*range);
         }
         for (_, range) in &mut self.repeats {
@@ -49,6 +54,33 @@ impl Shortlist {
     /// Where `path` is in the shortlist: the range of its first occurrence's value.
     pub fn find(&self, path: &str) -> Option<TextRange> {
         self.paths.get(path).map(|&i| self.items[i])
+    }
+
+    /// Everything it holds but the lazily built near-miss map, in an order
+    /// that does not depend on hashing: two shortlists of the same text
+    /// give the same.
+    pub fn canonical(&self) -> String {
+        let mut paths: Vec<(&str, usize)> = self.paths.iter().map(|(p, &i)| (&**p, i)).collect();
+        paths.sort_unstable();
+        format!(
+            "paths {paths:?}\nitems {:?}\nnames {:?}\nspans {:?}\nrepeats {:?}\nrange {:?}\nappender {:?}",
+            self.items, self.names, self.spans, self.repeats, self.range, self.appender
+        )
+    }
+
+    /// Whether `path` is a member.
+    pub fn contains(&self, path: &str) -> bool {
+        self.paths.contains_key(path)
+    }
+
+    /// The range of each item, in order.
+    pub fn spans(&self) -> &[TextRange] {
+        &self.spans
+    }
+
+    /// The range of the shortlist's array.
+    pub fn range(&self) -> TextRange {
+        self.range
     }
 
     /// The range of each item's path value, in order (empty for an item
@@ -81,72 +113,271 @@ impl Shortlist {
         let missing = |a: &'a Shortlist, b: &'a Shortlist| {
             a.paths
                 .keys()
-                .filter(move |p| !b.paths.contains_key(*p))
-                .map(String::as_str)
+                .filter(move |p| !b.paths.contains_key(&***p))
+                .map(|p| &**p)
         };
         missing(self, other).chain(missing(other, self)).collect()
     }
 
     /// Every path, each once, in no particular order.
     pub fn paths(&self) -> impl Iterator<Item = &str> {
-        self.paths.keys().map(String::as_str)
+        self.paths.keys().map(|p| &**p)
     }
 
     fn near_miss(&self, path: &str) -> Option<&str> {
         let loose = self.loose.get_or_init(|| {
-            let mut loose: HashMap<String, (usize, &str)> = HashMap::new();
-            for (path, &position) in &self.paths {
-                let first = loose.entry(normalize(path)).or_insert((position, path));
-                if position < first.0 {
-                    *first = (position, path);
-                }
+            let mut loose: HashMap<String, Vec<Arc<str>>> = HashMap::new();
+            for path in self.paths.keys() {
+                loose.entry(normalize(path)).or_default().push(path.clone());
             }
             loose
-                .into_iter()
-                .map(|(form, (_, path))| (form, path.to_string()))
-                .collect()
         });
-        loose.get(&normalize(path)).map(String::as_str)
+        let paths = loose.get(&normalize(path))?;
+        paths
+            .iter()
+            .min_by_key(|p| self.paths.get(&***p).copied().unwrap_or(usize::MAX))
+            .map(|p| &**p)
     }
+
+    /// Replaces the items at `at..at + removed` (ranges as before the edit
+    /// that replaced them) by `added` (ranges after it): the items after
+    /// them move by `shift`, the first occurrence of each path they name is
+    /// found again, and the appender follows the last item (`separator` is
+    /// the one a new first item calls for). Returns the paths that became
+    /// members or stopped being members.
+    pub(crate) fn splice(
+        &mut self,
+        at: usize,
+        removed: usize,
+        added: Vec<Item>,
+        shift: Shift,
+        separator: Option<String>,
+    ) -> Vec<Arc<str>> {
+        let end = at + removed;
+        let mut touched: Vec<Arc<str>> = self.names[at..end].iter().flatten().cloned().collect();
+        touched.extend(
+            added
+                .iter()
+                .filter_map(|item| item.path.clone().map(|(p, _)| p)),
+        );
+        touched.sort_unstable();
+        touched.dedup();
+        let was: Vec<bool> = touched.iter().map(|p| self.paths.contains_key(p)).collect();
+        // What the removed items held goes, in the ranges before the edit.
+        let gone = |range: &TextRange| {
+            let k = self.spans.partition_point(|s| s.end <= range.start);
+            (at..end).contains(&k) && self.spans[k].start <= range.start
+        };
+        let repeats: Vec<(String, TextRange)> = std::mem::take(&mut self.repeats)
+            .into_iter()
+            .filter(|(_, r)| !gone(r))
+            .collect();
+        self.repeats = repeats;
+        for path in &touched {
+            if self
+                .paths
+                .get(path)
+                .is_some_and(|&i| (at..end).contains(&i))
+            {
+                self.paths.remove(path);
+            }
+        }
+        // The items after move, and so do their positions.
+        for range in self.items[end..].iter_mut().chain(&mut self.spans[end..]) {
+            *range = shift.range(*range);
+        }
+        for (_, range) in &mut self.repeats {
+            *range = shift.range(*range);
+        }
+        self.range = shift.range(self.range);
+        let count = added.len();
+        if count != removed {
+            for position in self.paths.values_mut().filter(|p| **p >= end) {
+                *position = *position + count - removed;
+            }
+        }
+        let (mut items, mut names, mut spans) = (Vec::new(), Vec::new(), Vec::new());
+        for item in added {
+            items.push(
+                item.path
+                    .as_ref()
+                    .map_or(TextRange::empty(item.span.start), |p| p.1),
+            );
+            names.push(item.path.map(|(p, _)| p));
+            spans.push(item.span);
+        }
+        self.items.splice(at..end, items);
+        self.names.splice(at..end, names);
+        self.spans.splice(at..end, spans);
+        // Each path named by an item removed or added: its first occurrence
+        // is a member, the others repeats.
+        for path in &touched {
+            let mut positions: Vec<usize> = self.paths.remove(path).into_iter().collect();
+            for (p, range) in &self.repeats {
+                if **p == **path {
+                    let k = self.items.partition_point(|r| r.start < range.start);
+                    positions.push(k);
+                }
+            }
+            self.repeats.retain(|(p, _)| **p != **path);
+            positions
+                .extend((at..at + count).filter(|&k| self.names[k].as_deref() == Some(&**path)));
+            positions.sort_unstable();
+            positions.dedup();
+            if let Some((&first, others)) = positions.split_first() {
+                self.paths.insert(path.clone(), first);
+                self.repeats
+                    .extend(others.iter().map(|&k| (path.to_string(), self.items[k])));
+            }
+        }
+        self.repeats.sort_by_key(|(_, r)| r.start);
+        let changed: Vec<Arc<str>> = touched
+            .into_iter()
+            .zip(was)
+            .filter(|(p, was)| self.paths.contains_key(p) != *was)
+            .map(|(p, _)| p)
+            .collect();
+        if let Some(loose) = self.loose.get_mut() {
+            for path in &changed {
+                let form = normalize(path);
+                if self.paths.contains_key(path) {
+                    loose.entry(form).or_default().push(path.clone());
+                } else if let Some(paths) = loose.get_mut(&form) {
+                    paths.retain(|p| p != path);
+                    if paths.is_empty() {
+                        loose.remove(&form);
+                    }
+                }
+            }
+        }
+        self.appender.offset = self
+            .spans
+            .last()
+            .map_or(self.range.start + 1, |last| last.end);
+        match (self.spans.is_empty(), separator) {
+            (true, _) => self.appender.set_separator(String::new()),
+            (false, Some(separator)) => self.appender.set_separator(separator),
+            (false, None) => {}
+        }
+        changed
+    }
+}
+
+/// A shortlist item as [`Shortlist::splice`] takes it.
+#[derive(Clone, Debug)]
+pub(crate) struct Item {
+    pub span: TextRange,
+    /// Its path and the range of the path's value, when it has a string path.
+    pub path: Option<(Arc<str>, TextRange)>,
+}
+
+/// What precedes a shortlist item parsed alone: the containers a report gives it.
+const ITEM_BEFORE: &str = "{\"shortlist\":[";
+const ITEM_AFTER: &str = "\n]}";
+
+/// Checks the shortlist item whose text is `text`, at `start` of the
+/// report, as item `index`: its diagnostics, in the report's offsets, and
+/// the item. None unless it parses alone without syntax errors as one
+/// complete value spanning the text (it then parses so in place, between
+/// commas or brackets).
+pub(crate) fn check_item_alone(
+    text: &str,
+    start: usize,
+    index: usize,
+) -> Option<(Item, Vec<Diagnostic>)> {
+    let whole = format!("{ITEM_BEFORE}{text}{ITEM_AFTER}");
+    let parse = syntax::parse(&whole);
+    if !parse.errors.is_empty() {
+        return None;
+    }
+    let root = parse.root()?;
+    let mut items = root.get("shortlist")?.items()?;
+    let item = items.next()?;
+    let range = TextRange::new(ITEM_BEFORE.len(), ITEM_BEFORE.len() + text.len());
+    if items.next().is_some()
+        || item.range() != range
+        || item.is_incomplete()
+        || root.is_incomplete()
+    {
+        return None;
+    }
+    let mut sink = Sink::new(&whole, crate::diagnostic::Keep::ALL);
+    let place = Place::ROOT.field("shortlist");
+    let path = check_item(&mut sink, item, &place.index(index));
+    let shift = Shift {
+        from: 0,
+        delta: start as isize - ITEM_BEFORE.len() as isize,
+    };
+    let mut diagnostics = sink.out.finish().0;
+    for diagnostic in &mut diagnostics {
+        diagnostic.shift(shift);
+    }
+    let item = Item {
+        span: shift.range(item.range()),
+        path: path.map(|(p, node)| (Arc::from(p), shift.range(node.range()))),
+    };
+    Some((item, diagnostics))
 }
 
 pub(super) fn check_shortlist(sink: &mut Sink, shortlist: Node<'_>) -> Shortlist {
     let place = Place::ROOT.field("shortlist");
-    let mut paths = HashMap::new();
+    let mut paths: HashMap<Arc<str>, usize> = HashMap::new();
     let mut items = Vec::new();
+    let mut names = Vec::new();
+    let mut spans = Vec::new();
     let mut repeats = Vec::new();
     for (i, item) in shortlist.items().into_iter().flatten().enumerate() {
-        let item_place = place.index(i);
-        let path = match item.value() {
-            Value::String(path) => Some((path, item)),
-            Value::Object => check_aggregate(sink, item, &item_place),
-            _ => {
-                sink.wrong_type(
-                    item,
-                    &item_place,
-                    "a path string or a {\"path\", \"lifecycle\"} object",
-                );
-                None
-            }
-        };
+        let path = check_item(sink, item, &place.index(i));
         items.push(path.map_or(TextRange::empty(item.range().start), |(_, n)| n.range()));
-        if let Some((path, node)) = path {
-            check_relative_path(sink, path, node, &item_place);
-            if paths.contains_key(path) {
-                repeats.push((path.to_string(), node.range()));
-            } else {
-                paths.insert(path.to_string(), i);
+        spans.push(item.range());
+        match path {
+            Some((path, node)) => {
+                if let Some((first, _)) = paths.get_key_value(path) {
+                    names.push(Some(first.clone()));
+                    repeats.push((path.to_string(), node.range()));
+                } else {
+                    let path: Arc<str> = Arc::from(path);
+                    names.push(Some(path.clone()));
+                    paths.insert(path, i);
+                }
             }
+            None => names.push(None),
         }
     }
     Shortlist {
         paths,
         items,
+        names,
+        spans,
         repeats,
         loose: OnceLock::new(),
         range: shortlist.range(),
         appender: fix::Appender::new(sink.text, shortlist),
     }
+}
+
+/// Checks one shortlist item: its path and that path's node, when it has one.
+fn check_item<'n>(
+    sink: &mut Sink,
+    item: Node<'n>,
+    place: &Place<'_>,
+) -> Option<(&'n str, Node<'n>)> {
+    let path = match item.value() {
+        Value::String(path) => Some((path, item)),
+        Value::Object => check_aggregate(sink, item, place),
+        _ => {
+            sink.wrong_type(
+                item,
+                place,
+                "a path string or a {\"path\", \"lifecycle\"} object",
+            );
+            None
+        }
+    };
+    if let Some((path, node)) = path {
+        check_relative_path(sink, path, node, place);
+    }
+    path
 }
 
 /// A `{path}` or `{path, lifecycle}` item: a file, or a directory-rule
@@ -168,7 +399,7 @@ fn check_aggregate<'n>(
 /// Every entry path is a shortlist member: exact string equality, no normalization.
 pub(crate) fn check_membership(shortlist: &Shortlist, entry: &EntryFacts) -> Option<Diagnostic> {
     let (path, range) = entry.path.as_ref()?;
-    if shortlist.paths.contains_key(path) {
+    if shortlist.paths.contains_key(path.as_str()) {
         return None;
     }
     let near = shortlist
