@@ -483,7 +483,13 @@ impl Worker {
             max_diagnostics,
             self.workspace.diagnostics(&uri, generation),
         );
-        if trim {
+        // A repair's retired full analysis: freed off this thread, which the next keystroke needs.
+        if let Some(retired) = state.host.take_retired() {
+            std::thread::spawn(move || {
+                drop(retired);
+                super::release_memory();
+            });
+        } else if trim {
             super::release_memory();
         }
     }

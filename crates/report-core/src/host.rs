@@ -271,6 +271,9 @@ pub struct DocumentHost<T> {
     /// text comes back to it, or to a text that differs from it within one
     /// entry (a repair).
     parked: Option<Box<(T, Incremental, Option<ByteEdit>)>>,
+    /// The full analysis a repair replaced, for the caller to free after it
+    /// has published (freeing a big one takes longer than the repair).
+    retired: Option<Analysis>,
     /// What it was last told besides the text.
     options: HostOptions,
     incremental_updates: u64,
@@ -287,6 +290,7 @@ impl<T: SourceText> DocumentHost<T> {
             incremental: None,
             full: None,
             parked: None,
+            retired: None,
             options,
             incremental_updates: 0,
             full_analyses: 0,
@@ -305,6 +309,8 @@ impl<T: SourceText> DocumentHost<T> {
         edits: Option<&[ByteEdit]>,
         options: HostOptions,
     ) -> UpdateKind {
+        // Left by the previous update and not taken: freed now.
+        self.retired = None;
         // No edits (the same text sent again): the analysis stands.
         if edits.is_some_and(<[ByteEdit]>::is_empty) && options == self.options {
             self.text = text;
@@ -376,7 +382,7 @@ impl<T: SourceText> DocumentHost<T> {
             };
             if tracked {
                 self.incremental = Some(incremental);
-                self.full = None;
+                self.retired = self.full.take();
                 self.is_report = true;
                 self.text = text;
                 self.incremental_updates += 1;
@@ -415,10 +421,17 @@ impl<T: SourceText> DocumentHost<T> {
         UpdateKind::Full
     }
 
+    /// The full analysis the last update replaced by a per-entry one, if it
+    /// did: the caller frees it when it suits (after publishing, elsewhere).
+    pub fn take_retired(&mut self) -> Option<Analysis> {
+        self.retired.take()
+    }
+
     fn analyze_full(&mut self, whole: Option<String>, options: HostOptions) {
         // Dropped before the full analysis, which needs the memory.
         self.incremental = None;
         self.full = None;
+        self.retired = None;
         if options != self.options {
             self.parked = None;
         }
@@ -1574,6 +1587,10 @@ mod tests {
         let kind = edit(&mut host, TextRange::empty(brace + "日本/".len()), "}");
         assert_eq!(kind, UpdateKind::Incremental);
         assert_like_a_full_analysis(&host);
+        // The broken text's analysis is the caller's to free, once.
+        let retired = host.take_retired().expect("the broken text's analysis");
+        assert!(retired.root().is_some_and(|root| root.is_broken()));
+        assert!(host.take_retired().is_none());
         // Broken and put back exactly.
         let kind = edit(&mut host, TextRange::new(path, path + "日本/".len()), "");
         assert_eq!(kind, UpdateKind::Incremental);
