@@ -271,8 +271,9 @@ pub struct DocumentHost<T> {
     /// text comes back to it, or to a text that differs from it within one
     /// entry (a repair).
     parked: Option<Box<(T, Incremental, Option<ByteEdit>)>>,
-    /// The full analysis a repair replaced, for the caller to free after it
-    /// has published (freeing a big one takes longer than the repair).
+    /// The full analysis a repair replaced, freed when the caller is idle
+    /// ([`DocumentHost::drop_retired`]) or before the next full analysis:
+    /// freeing a big one takes longer than the repair and the edits after it.
     retired: Option<Analysis>,
     /// What it was last told besides the text.
     options: HostOptions,
@@ -309,8 +310,6 @@ impl<T: SourceText> DocumentHost<T> {
         edits: Option<&[ByteEdit]>,
         options: HostOptions,
     ) -> UpdateKind {
-        // Left by the previous update and not taken: freed now.
-        self.retired = None;
         // No edits (the same text sent again): the analysis stands.
         if edits.is_some_and(<[ByteEdit]>::is_empty) && options == self.options {
             self.text = text;
@@ -421,10 +420,15 @@ impl<T: SourceText> DocumentHost<T> {
         UpdateKind::Full
     }
 
-    /// The full analysis the last update replaced by a per-entry one, if it
-    /// did: the caller frees it when it suits (after publishing, elsewhere).
-    pub fn take_retired(&mut self) -> Option<Analysis> {
-        self.retired.take()
+    /// Whether it keeps a retired full analysis (see [`DocumentHost::drop_retired`]).
+    pub fn holds_retired(&self) -> bool {
+        self.retired.is_some()
+    }
+
+    /// Frees the full analysis a repair replaced by the per-entry one, if it
+    /// keeps one: for a caller with nothing else to do.
+    pub fn drop_retired(&mut self) {
+        self.retired = None;
     }
 
     fn analyze_full(&mut self, whole: Option<String>, options: HostOptions) {
@@ -1587,10 +1591,10 @@ mod tests {
         let kind = edit(&mut host, TextRange::empty(brace + "日本/".len()), "}");
         assert_eq!(kind, UpdateKind::Incremental);
         assert_like_a_full_analysis(&host);
-        // The broken text's analysis is the caller's to free, once.
-        let retired = host.take_retired().expect("the broken text's analysis");
-        assert!(retired.root().is_some_and(|root| root.is_broken()));
-        assert!(host.take_retired().is_none());
+        // The broken text's analysis is kept to be freed when the caller is idle.
+        assert!(host.holds_retired());
+        host.drop_retired();
+        assert!(!host.holds_retired());
         // Broken and put back exactly.
         let kind = edit(&mut host, TextRange::new(path, path + "日本/".len()), "");
         assert_eq!(kind, UpdateKind::Incremental);
