@@ -229,8 +229,11 @@ fn file_uri(path: &std::path::Path) -> String {
     uri
 }
 
-#[test]
-fn links_and_definitions_open_the_named_files_inside_the_root_only() {
+/// A project whose report names files by every kind of reference: a CJK
+/// and emoji name, a canonical ref, a symlink leading outside the root and a
+/// missing destination. Returns the project, the folder outside it, the
+/// report's text and URI, and the CJK name.
+fn linked_project() -> (Project, tempfile::TempDir, String, String, &'static str) {
     let project = Project::new();
     let cjk = "文档/旧 🚀.md";
     project.write(cjk, "a\nb\nc\nd\n");
@@ -255,6 +258,67 @@ fn links_and_definitions_open_the_named_files_inside_the_root_only() {
         vec![],
     ));
     let uri = uri_of(&project.report_path());
+    (project, outside, text, uri, cjk)
+}
+
+/// The document links once the workspace check has found the root.
+fn links_when_rooted(editor: &mut Editor, uri: &str) -> Vec<Value> {
+    for _ in 0..100 {
+        let reply = editor.request(
+            "textDocument/documentLink",
+            json!({"textDocument": {"uri": uri}}),
+        );
+        let links = reply["result"].as_array().cloned().unwrap_or_default();
+        if !links.is_empty() {
+            return links;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    Vec::new()
+}
+
+#[test]
+fn document_links_stop_at_the_setting_entries_first_and_the_log_says_so_once() {
+    let (project, _outside, text, uri, cjk) = linked_project();
+    let mut editor = Editor::start_with_capabilities(
+        env!("CARGO_BIN_EXE_report-lsp"),
+        json!({}),
+        &[],
+        json!({"maxDocumentLinks": 2}),
+    );
+    editor.open(&uri, &text, 1);
+    let covered_texts = |links: &[Value]| -> Vec<String> {
+        links.iter().map(|l| covered(&text, &l["range"])).collect()
+    };
+    let links = links_when_rooted(&mut editor, &uri);
+    // The entries' first two references, not the shortlist's.
+    assert_eq!(covered_texts(&links), [cjk, "docs/keep.md#L2-L3"]);
+    let said = |logged: &str| logged.contains("maxDocumentLinks");
+    let logged = (0..5)
+        .map(|_| editor.log_message())
+        .find(|l| said(l))
+        .expect("the log says why links stop");
+    assert!(logged.contains("more files than the 2"), "{logged}");
+    // Asked again: the same links, said once only (the next log line is the
+    // one a refused setting causes, sent after the second request).
+    let again = links_when_rooted(&mut editor, &uri);
+    assert_eq!(covered_texts(&again), covered_texts(&links));
+    editor.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"maxDocumentLinks": 0}}),
+    );
+    let next = editor.log_message();
+    assert!(
+        next.contains("at least 1") && !next.contains("more files"),
+        "{next}"
+    );
+    let _ = project;
+    editor.shutdown();
+}
+
+#[test]
+fn links_and_definitions_open_the_named_files_inside_the_root_only() {
+    let (project, _outside, text, uri, cjk) = linked_project();
     let mut editor = Editor::start_with_capabilities(
         env!("CARGO_BIN_EXE_report-lsp"),
         json!({}),
@@ -263,18 +327,7 @@ fn links_and_definitions_open_the_named_files_inside_the_root_only() {
     );
     editor.open(&uri, &text, 1);
     // The links appear once the workspace check has found the root.
-    let mut links = Vec::new();
-    for _ in 0..100 {
-        let reply = editor.request(
-            "textDocument/documentLink",
-            json!({"textDocument": {"uri": uri}}),
-        );
-        links = reply["result"].as_array().cloned().unwrap_or_default();
-        if !links.is_empty() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    let links = links_when_rooted(&mut editor, &uri);
     let shown: Vec<(String, String)> = links
         .iter()
         .map(|l| {

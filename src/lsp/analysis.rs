@@ -124,6 +124,8 @@ pub struct DocState {
     /// for the status request (which says how the client gets them).
     pub pulls: u64,
     pub pushes: u64,
+    /// Whether the log has said that this opening's links were capped.
+    pub links_capped_said: bool,
 }
 
 /// Counts the documents' openings, for [`DocState::opened`].
@@ -576,6 +578,7 @@ fn update(previous: Option<DocState>, job: Job, options: HostOptions) -> (DocSta
             workspace: None,
             opened: OPENINGS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             links: Default::default(),
+            links_capped_said: false,
             pulls: 0,
             pushes: 0,
         };

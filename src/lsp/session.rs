@@ -129,6 +129,9 @@ pub struct Settings {
     /// How far `raw_tokens` may be from the workspace check's recount, as a
     /// fraction of the recount (`tokenTolerance`).
     pub token_tolerance: f64,
+    /// Document links per report at most (`maxDocumentLinks`); go to
+    /// definition opens any named file.
+    pub max_document_links: usize,
 }
 
 /// Well above the largest reports served (50 000 entries are about 42 MB),
@@ -139,6 +142,10 @@ const DEFAULT_MAX_DOCUMENT_BYTES: usize = 128 << 20;
 /// problems stays responsive.
 const DEFAULT_MAX_DIAGNOSTICS: usize = 1000;
 
+/// VS Code's JSON server computes at most 5,000 symbols and colours
+/// (`json.maxItemsComputed`); links are as costly to send after each change.
+const DEFAULT_MAX_DOCUMENT_LINKS: usize = 5000;
+
 impl Default for Settings {
     fn default() -> Settings {
         Settings {
@@ -146,6 +153,7 @@ impl Default for Settings {
             max_diagnostics: DEFAULT_MAX_DIAGNOSTICS,
             max_document_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
             token_tolerance: crate::workspace::tokens::DEFAULT_TOLERANCE,
+            max_document_links: DEFAULT_MAX_DOCUMENT_LINKS,
         }
     }
 }
@@ -181,6 +189,12 @@ impl Settings {
             match positive(max) {
                 Some(max) => self.max_document_bytes = max,
                 None => refused.push(refusal("maxDocumentBytes", max, POSITIVE)),
+            }
+        }
+        if let Some(max) = setting("maxDocumentLinks") {
+            match positive(max) {
+                Some(max) => self.max_document_links = max,
+                None => refused.push(refusal("maxDocumentLinks", max, POSITIVE)),
             }
         }
         if let Some(tolerance) = setting("tokenTolerance") {

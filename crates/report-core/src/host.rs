@@ -406,10 +406,16 @@ impl<T: SourceText> DocumentHost<T> {
                 self.incremental_updates += 1;
                 return UpdateKind::Incremental;
             }
-            // An edit that broke an entry: kept for its repair.
-            if options == self.options && incremental.resume() {
+            // An edit that broke an entry object: kept for its repair. Not
+            // another edit (in a scalar entry, say): a repair of it would be
+            // refused again, and the state would only add to the memory.
+            let edit = ByteEdit::compose(edits);
+            if options == self.options
+                && incremental.resume()
+                && edit.is_some_and(|e| incremental.accepts(e.range))
+            {
                 let old = std::mem::replace(&mut self.text, text);
-                self.parked = Some(Box::new((old, incremental, ByteEdit::compose(edits))));
+                self.parked = Some(Box::new((old, incremental, edit)));
                 self.analyze_full(None, options);
                 return UpdateKind::Full;
             }
@@ -988,6 +994,41 @@ impl<T: SourceText> DocumentHost<T> {
         refs.retain(|r| r.range.start <= range.end && range.start <= r.range.end);
         refs.sort_by_key(|r| r.range.start);
         refs
+    }
+
+    /// At most `limit` of the whole text's file references, in document
+    /// order: the entries' first, then, if there is room, the shortlist's
+    /// and the candidates'; and whether some were left out. A 50,000-entry
+    /// report names some 110,000 files: links for all of them make a 22 MB
+    /// answer after every change.
+    pub fn file_refs_up_to(&self, limit: usize) -> (Vec<FileRef>, bool) {
+        let Some(index) = self.index() else {
+            return (Vec::new(), false);
+        };
+        let read = |range: TextRange| self.text.slice(range);
+        let mut refs = Vec::new();
+        for facts in index.entries.iter() {
+            let from = refs.len();
+            links::entry_refs(facts, &read, &mut refs);
+            refs[from..].sort_by_key(|r| r.range.start);
+            if refs.len() > limit {
+                refs.truncate(limit);
+                return (refs, true);
+            }
+        }
+        let mut outside = Vec::new();
+        links::outside_entries(
+            &index,
+            &read,
+            TextRange::new(0, self.text.len()),
+            &mut outside,
+        );
+        outside.sort_by_key(|r| r.range.start);
+        let room = limit - refs.len();
+        let more = outside.len() > room;
+        refs.extend(outside.into_iter().take(room));
+        refs.sort_by_key(|r| r.range.start);
+        (refs, more)
     }
 
     /// The file the string value at `offset` names, if it names one.
@@ -1610,6 +1651,31 @@ mod tests {
         assert_eq!(kind, UpdateKind::Incremental);
         assert_like_a_full_analysis(&host);
         assert_eq!(host.status().full_analyses, 5, "{:?}", host.status());
+    }
+
+    #[test]
+    fn file_references_up_to_a_limit_are_the_entries_first_in_document_order() {
+        let host = DocumentHost::new(report(6, 0), None, REPORT);
+        let all = host.file_refs(TextRange::new(0, host.text().len()));
+        let (every, more) = host.file_refs_up_to(usize::MAX);
+        assert_eq!((every.clone(), more), (all.clone(), false));
+        let entries = host.incremental.as_ref().unwrap().entries_span().unwrap();
+        let in_entries: Vec<FileRef> = all
+            .iter()
+            .filter(|r| entries.start <= r.range.start && r.range.end <= entries.end)
+            .cloned()
+            .collect();
+        assert!(in_entries.len() > 3 && in_entries.len() < all.len());
+        for limit in [1, 3, in_entries.len()] {
+            let (some, more) = host.file_refs_up_to(limit);
+            assert_eq!(some, in_entries[..limit], "limit {limit}");
+            assert!(more);
+        }
+        // Room past the entries: the shortlist's and candidates' first.
+        let (some, more) = host.file_refs_up_to(in_entries.len() + 1);
+        assert_eq!(some.len(), in_entries.len() + 1);
+        assert_eq!(some[0], all[0]);
+        assert!(more || all.len() == in_entries.len() + 1);
     }
 
     #[test]

@@ -121,23 +121,38 @@ pub async fn document_link(
     params: lsp::DocumentLinkParams,
 ) -> Result<Option<Vec<lsp::DocumentLink>>> {
     let encoding = session.negotiated().encoding;
+    let max = crate::lsp::session::lock(&session.settings).max_document_links;
     let found = analysis
         .query(&params.text_document.uri, "documentLink", move |state| {
             let Some(root) = root(state) else {
                 return Ok(None);
             };
-            let whole = report_core::text::TextRange::new(0, state.host.text().0.len_bytes());
-            let refs = state.host.file_refs(whole);
+            let (refs, more) = state.host.file_refs_up_to(max);
+            let tell = more && !std::mem::replace(&mut state.links_capped_said, true);
             // The positions are converted off the analysis thread, in the
             // rope of the same text (a clone shares its nodes).
             let rope = state.host.text().0.clone();
             let cache = (state.links.clone(), state.workspace.clone());
-            Ok(Some((root, cache, refs, rope)))
+            Ok(Some((root, cache, refs, rope, tell)))
         })
         .await?;
-    let Some((root, (cache, facts), refs, rope)) = found else {
+    let Some((root, (cache, facts), refs, rope, tell)) = found else {
         return Ok(None);
     };
+    // Said once an opening, where the user looks for why links stop.
+    if tell {
+        let message = format!(
+            "report-lsp: {} names more files than the {max} that get document links (setting maxDocumentLinks); go to definition opens any of them",
+            params.text_document.uri.as_str()
+        );
+        session.publisher.notify(
+            "window/logMessage",
+            lsp::LogMessageParams {
+                typ: lsp::MessageType::INFO,
+                message,
+            },
+        );
+    }
     let links = blocking(move || {
         let positions = crate::lsp::convert::Positions::new(&rope, encoding);
         let mut cache = crate::lsp::session::lock(&cache);
