@@ -232,8 +232,18 @@ fn file_uri(path: &std::path::Path) -> String {
 /// A project whose report names files by every kind of reference: a CJK
 /// and emoji name, a canonical ref, a symlink leading outside the root and a
 /// missing destination. Returns the project, the folder outside it, the
-/// report's text and URI, and the CJK name.
-fn linked_project() -> (Project, tempfile::TempDir, String, String, &'static str) {
+/// report's text and URI, the CJK name, and a server (started with
+/// `options`) that has the report open.
+fn linked_project(
+    options: Value,
+) -> (
+    Project,
+    tempfile::TempDir,
+    String,
+    String,
+    &'static str,
+    Editor,
+) {
     let project = Project::new();
     let cjk = "文档/旧 🚀.md";
     project.write(cjk, "a\nb\nc\nd\n");
@@ -258,7 +268,10 @@ fn linked_project() -> (Project, tempfile::TempDir, String, String, &'static str
         vec![],
     ));
     let uri = uri_of(&project.report_path());
-    (project, outside, text, uri, cjk)
+    let mut editor =
+        Editor::start_with_capabilities(env!("CARGO_BIN_EXE_report-lsp"), json!({}), &[], options);
+    editor.open(&uri, &text, 1);
+    (project, outside, text, uri, cjk, editor)
 }
 
 /// The document links once the workspace check has found the root.
@@ -279,14 +292,8 @@ fn links_when_rooted(editor: &mut Editor, uri: &str) -> Vec<Value> {
 
 #[test]
 fn document_links_stop_at_the_setting_entries_first_and_the_log_says_so_once() {
-    let (project, _outside, text, uri, cjk) = linked_project();
-    let mut editor = Editor::start_with_capabilities(
-        env!("CARGO_BIN_EXE_report-lsp"),
-        json!({}),
-        &[],
-        json!({"maxDocumentLinks": 2}),
-    );
-    editor.open(&uri, &text, 1);
+    let (project, _outside, text, uri, cjk, mut editor) =
+        linked_project(json!({"maxDocumentLinks": 2}));
     let covered_texts = |links: &[Value]| -> Vec<String> {
         links.iter().map(|l| covered(&text, &l["range"])).collect()
     };
@@ -318,14 +325,7 @@ fn document_links_stop_at_the_setting_entries_first_and_the_log_says_so_once() {
 
 #[test]
 fn links_and_definitions_open_the_named_files_inside_the_root_only() {
-    let (project, _outside, text, uri, cjk) = linked_project();
-    let mut editor = Editor::start_with_capabilities(
-        env!("CARGO_BIN_EXE_report-lsp"),
-        json!({}),
-        &[],
-        Value::Null,
-    );
-    editor.open(&uri, &text, 1);
+    let (project, _outside, text, uri, cjk, mut editor) = linked_project(Value::Null);
     // The links appear once the workspace check has found the root.
     let links = links_when_rooted(&mut editor, &uri);
     let shown: Vec<(String, String)> = links
