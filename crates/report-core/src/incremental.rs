@@ -1554,6 +1554,30 @@ fn write_index(text: &str, at: &[usize], width: usize, digits: &str) -> String {
 /// entry is kept there): whitespace, whole `{…}` objects, and exactly the
 /// commas between them all. The ranges of the objects, or None.
 fn split_entries(text: &str, before: bool, after: bool) -> Option<Vec<std::ops::Range<usize>>> {
+    split_values(text, before, after, false)
+}
+
+/// Like [`split_entries`], for the shortlist's strings and objects; an
+/// array left empty needs no comma at all.
+fn split_items(text: &str, before: bool, after: bool) -> Option<Vec<std::ops::Range<usize>>> {
+    let blank = text
+        .bytes()
+        .all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+    if !before && !after && blank {
+        return Some(Vec::new());
+    }
+    split_values(text, before, after, true)
+}
+
+/// Whitespace, whole `{…}` objects (and strings, with `strings`), and
+/// exactly the commas JSON needs between them and the values kept before
+/// and after: the values' ranges, or None.
+fn split_values(
+    text: &str,
+    before: bool,
+    after: bool,
+    strings: bool,
+) -> Option<Vec<std::ops::Range<usize>>> {
     let bytes = text.as_bytes();
     let mut items = Vec::new();
     let mut want_comma = before;
@@ -1563,19 +1587,19 @@ fn split_entries(text: &str, before: bool, after: bool) -> Option<Vec<std::ops::
             i += 1;
         }
         let Some(&byte) = bytes.get(i) else { break };
-        match byte {
+        let end = match byte {
             b',' if want_comma => {
                 want_comma = false;
                 i += 1;
+                continue;
             }
-            b'{' if !want_comma => {
-                let end = object_end(bytes, i)?;
-                items.push(i..end);
-                want_comma = true;
-                i = end;
-            }
+            b'{' if !want_comma => object_end(bytes, i)?,
+            b'"' if !want_comma && strings => string_end(bytes, i)?,
             _ => return None,
-        }
+        };
+        items.push(i..end);
+        want_comma = true;
+        i = end;
     }
     (want_comma != after).then_some(items)
 }
@@ -1728,42 +1752,6 @@ fn missing_paths(slots: &[Slot], shortlist: Option<&Shortlist>) -> HashSet<Strin
         .filter(|p| !shortlist.contains(p))
         .cloned()
         .collect()
-}
-
-/// The items in `text`, which stands between two items, or an item and a
-/// bracket, of the shortlist (`before`, `after`: whether an item is kept
-/// there): whitespace, whole strings and `{…}` objects, and exactly the
-/// commas between them all. The ranges of the items, or None.
-fn split_items(text: &str, before: bool, after: bool) -> Option<Vec<std::ops::Range<usize>>> {
-    let bytes = text.as_bytes();
-    let mut items = Vec::new();
-    let mut want_comma = before;
-    let mut i = 0;
-    loop {
-        while i < bytes.len() && matches!(bytes[i], b' ' | b'\t' | b'\n' | b'\r') {
-            i += 1;
-        }
-        let Some(&byte) = bytes.get(i) else { break };
-        match byte {
-            b',' if want_comma => {
-                want_comma = false;
-                i += 1;
-            }
-            b'{' | b'"' if !want_comma => {
-                let end = match byte {
-                    b'{' => object_end(bytes, i)?,
-                    _ => string_end(bytes, i)?,
-                };
-                items.push(i..end);
-                want_comma = true;
-                i = end;
-            }
-            _ => return None,
-        }
-    }
-    // An array left empty needs no comma at all.
-    let empty = !before && !after && items.is_empty();
-    (want_comma != after || empty).then_some(items)
 }
 
 /// The offset past the quote that closes the string opened at `start`.
