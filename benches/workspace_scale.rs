@@ -86,7 +86,7 @@ fn main() {
     );
     pump.until(&mut editor, &uri, |_, d| !has(d, "path-missing"));
     let second_pass = sent.elapsed();
-    let peak = peak_memory_kb(editor.pid());
+    let peak = editor.memory_kb("VmHWM");
     editor.shutdown();
 
     let stats = |l: &[f64]| {
@@ -437,13 +437,4 @@ fn count_files(root: &Path) -> usize {
             .sum()
     }
     walk(root)
-}
-
-fn peak_memory_kb(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
 }
