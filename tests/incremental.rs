@@ -1022,11 +1022,14 @@ proptest! {
     }
 }
 
-#[test]
-fn random_value_edits_mostly_take_the_incremental_path() {
-    // The property above would pass vacuously if every edit fell back.
-    let mut session = Session::new(report(30, 9, 4));
-    let mut rng = 0x2545_f491_4f6c_dd1du64;
+/// 300 steps made by `step` from a seeded xorshift generator, each applied
+/// (the text put back first when an edit left it stuck broken).
+fn apply_random_steps(
+    session: &mut Session,
+    seed: u64,
+    mut step: impl FnMut(&mut dyn FnMut() -> u64) -> Step,
+) {
+    let mut rng = seed;
     let mut next = || {
         rng ^= rng << 13;
         rng ^= rng >> 7;
@@ -1035,13 +1038,20 @@ fn random_value_edits_mostly_take_the_incremental_path() {
     };
     for _ in 0..300 {
         session.restore_if_stuck();
-        let step = Step::Value {
-            which: (next() % 10_000) as f64 / 10_000.0,
-            value: (next() % VALUES.len() as u64) as usize,
-        };
+        let step = step(&mut next);
         let edit = edit_of(&session.text, &step);
         session.apply(&[edit]);
     }
+}
+
+#[test]
+fn random_value_edits_mostly_take_the_incremental_path() {
+    // The property above would pass vacuously if every edit fell back.
+    let mut session = Session::new(report(30, 9, 4));
+    apply_random_steps(&mut session, 0x2545_f491_4f6c_dd1d, |next| Step::Value {
+        which: (next() % 10_000) as f64 / 10_000.0,
+        value: (next() % VALUES.len() as u64) as usize,
+    });
     assert!(
         session.incremental > session.full,
         "{} incremental, {} full",
@@ -1054,25 +1064,15 @@ fn random_value_edits_mostly_take_the_incremental_path() {
 fn random_shortlist_edits_mostly_take_items_alone() {
     // Nor may the shortlist steps of the property all fall back.
     let mut session = Session::new(report(30, 10, 4));
-    let mut rng = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = || {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        rng
-    };
-    for _ in 0..300 {
-        session.restore_if_stuck();
-        let step = Step::Shortlist {
+    apply_random_steps(&mut session, 0x9e37_79b9_7f4a_7c15, |next| {
+        Step::Shortlist {
             which: (next() % 10_000) as f64 / 10_000.0,
             source: (next() % 10_000) as f64 / 10_000.0,
             count: 1 + (next() % 3) as usize,
             item: (next() % SHORTLIST_ITEMS.len() as u64) as usize,
             kind: (next() % 4) as usize,
-        };
-        let edit = edit_of(&session.text, &step);
-        session.apply(&[edit]);
-    }
+        }
+    });
     assert!(
         session.item_splices > 150,
         "{} item by item, {} incremental, {} full",
