@@ -168,10 +168,11 @@ fn file_refs<'a>(
 fn entry_hover(
     state: &Incremental,
     offset: usize,
-    read: impl FnOnce(TextRange) -> String,
+    read: impl Fn(TextRange) -> String,
 ) -> Option<Option<hover::HoverInfo>> {
     let facts = state.entry_around(offset)?;
-    Some(hover::hover_entry_text(facts, read(facts.range), offset))
+    let entry = state.entry_text(facts, read);
+    Some(entry.and_then(|entry| hover::hover_entry_text(facts, &entry, offset)))
 }
 
 fn report(entries: usize, seed: u64, violation_every: usize) -> String {
@@ -312,10 +313,11 @@ fn edits_it_cannot_prove_are_refused() {
     let text = report(10, 5, 0);
     let entry = value_range(&text, "/entries/4");
     let next = value_range(&text, "/entries/5");
+    let last = value_range(&text, "/entries/9");
     let cases: Vec<(&str, TextRange, &str)> = vec![
         (
-            "a closing brace deleted",
-            TextRange::new(entry.end - 1, entry.end),
+            "the last entry's closing brace deleted",
+            TextRange::new(last.end - 1, last.end),
             "",
         ),
         (
@@ -1207,13 +1209,44 @@ fn a_shortlist_emptied_and_filled_again_is_checked_alone() {
 #[test]
 fn a_refused_edit_in_an_entry_puts_the_state_back() {
     let mut session = Session::new(report(10, 5, 3));
-    let entry = value_range(&session.text, "/entries/4");
+    let entry = value_range(&session.text, "/entries/9");
     let brace = TextRange::new(entry.end - 1, entry.end);
     assert!(!session.apply(&[(brace, String::new())]));
     assert_eq!(session.put_back, 1);
+    // Before another entry, the entry is closed where its last value ends,
+    // and is checked alone (see `EntryText::parse_unclosed`).
+    let mut session = Session::new(report(10, 5, 3));
+    let entry = value_range(&session.text, "/entries/4");
+    let brace = TextRange::new(entry.end - 1, entry.end);
+    assert!(session.apply(&[(brace, String::new())]));
+    assert!(session.apply(&[(TextRange::empty(brace.start), "}".into())]));
+    assert_eq!((session.put_back, session.full), (0, 0));
     // A typed character past a string's quote inside an entry, refused by its check too.
     let mut session = Session::new(report(10, 6, 0));
     let path = value_range(&session.text, "/entries/7/path");
     assert!(!session.apply(&[(TextRange::empty(path.start + 1), "\"}, {".into())]));
     assert_eq!(session.put_back, 1);
+}
+
+/// Found by the proptest: a value edited inside an entry that a candidate
+/// names moves its lifecycle evidence from the entry's lifecycle to its exact
+/// edit's, and the judgement's related range must follow.
+#[test]
+fn a_candidate_judgement_follows_the_lifecycle_its_evidence_comes_from() {
+    let mut session = Session::new(report(12, 125, 3));
+    for step in [
+        Step::Envelope {
+            kind: 4,
+            which: 0.0,
+            value: 22,
+        },
+        Step::Value {
+            which: 0.921_884_376_011_035_2,
+            value: 0,
+        },
+    ] {
+        let edit = edit_of(&session.text, &step);
+        assert!(session.apply(&[edit]));
+    }
+    assert_eq!(session.full, 0);
 }

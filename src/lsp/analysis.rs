@@ -154,13 +154,33 @@ struct Job {
     base: u64,
     generation: u64,
     version: i32,
-    rope: ropey::Rope,
+    rope: JobRope,
     /// The changes since `base`, in order; None when the whole text must be
     /// analysed (an open, a whole-text change, new settings).
     edits: Option<Vec<ByteEdit>>,
     /// The whole text, when the handler had it at hand (an open): saves a copy.
-    text: Option<String>,
+    text: Option<Arc<String>>,
     name_matches: bool,
+}
+
+/// A job's text as a rope: at hand, or still being built by the handler
+/// that sent the job (an opening's, while its text is analysed).
+pub enum JobRope {
+    Ready(ropey::Rope),
+    Coming(std::sync::mpsc::Receiver<ropey::Rope>),
+}
+
+impl JobRope {
+    /// The rope, waiting for it if it is coming; made from `text` if the
+    /// handler never sent it.
+    fn get(self, text: Option<&str>) -> ropey::Rope {
+        match self {
+            JobRope::Ready(rope) => rope,
+            JobRope::Coming(coming) => coming
+                .recv()
+                .unwrap_or_else(|_| ropey::Rope::from_str(text.unwrap_or_default())),
+        }
+    }
 }
 
 impl Job {
@@ -232,18 +252,24 @@ impl AnalysisThread {
     }
 
     /// Queues the document's current text for analysis: `edits` (in bytes)
-    /// lead from the previous generation to it; None asks for a full analysis.
+    /// lead from the previous generation to it; None asks for a full
+    /// analysis. `text` is the whole text when the caller has it (an open),
+    /// with its rope, which the caller may still be building.
     pub fn schedule(
         &self,
         session: &Session,
         uri: &Uri,
         open: &mut OpenDocument,
         edits: Option<Vec<ByteEdit>>,
-        text: Option<String>,
+        text: Option<(Arc<String>, JobRope)>,
     ) {
         let name_matches = lock(&session.settings)
             .globs
             .matches(&convert::uri_path(uri));
+        let (text, rope) = match text {
+            Some((text, rope)) => (Some(text), rope),
+            None => (None, JobRope::Ready(open.document.rope.clone())),
+        };
         open.generation += 1;
         self.router.send(
             uri,
@@ -252,7 +278,7 @@ impl AnalysisThread {
                 base: open.generation - 1,
                 generation: open.generation,
                 version: open.document.version,
-                rope: open.document.rope.clone(),
+                rope,
                 edits,
                 text,
                 name_matches,
@@ -567,9 +593,16 @@ impl Worker {
 /// when the job's edits continue the state's text, anew otherwise. Says
 /// whether a full analysis was made or dropped (worth a trim when large).
 fn update(previous: Option<DocState>, job: Job, options: HostOptions) -> (DocState, bool) {
-    let text = RopeText(job.rope);
     let Some(mut state) = previous else {
-        let host = DocumentHost::new(text, job.text, options);
+        // The text is analysed while the handler builds its rope.
+        let host = match job.text {
+            Some(whole) => {
+                let rope = job.rope;
+                let fallback = whole.clone();
+                DocumentHost::open(whole, options, move || RopeText(rope.get(Some(&fallback))))
+            }
+            None => DocumentHost::new(RopeText(job.rope.get(None)), None, options),
+        };
         let state = DocState {
             generation: job.generation,
             version: job.version,
@@ -584,6 +617,7 @@ fn update(previous: Option<DocState>, job: Job, options: HostOptions) -> (DocSta
         };
         return (state, true);
     };
+    let text = RopeText(job.rope.get(job.text.as_deref().map(String::as_str)));
     let edits = job.edits.filter(|_| state.generation == job.base);
     let had_full = state.host.holds_full_analysis();
     // What the position cache needs of the text before the edits, as one.
@@ -675,4 +709,29 @@ pub(crate) fn capped(
         .collect();
     state.positions.keep_used();
     diagnostics
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rope_still_coming_is_waited_for_and_made_from_the_text_if_it_never_comes() {
+        let (send, coming) = mpsc::sync_channel(1);
+        let sender = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            send.send(ropey::Rope::from_str("sent 日本")).unwrap();
+        });
+        assert_eq!(
+            JobRope::Coming(coming).get(Some("text")).to_string(),
+            "sent 日本"
+        );
+        sender.join().unwrap();
+        let (send, coming) = mpsc::sync_channel::<ropey::Rope>(1);
+        drop(send);
+        let rope = JobRope::Coming(coming).get(Some("the text 😀"));
+        assert_eq!(rope.to_string(), "the text 😀");
+        let ready = JobRope::Ready(ropey::Rope::from_str("ready"));
+        assert_eq!(ready.get(None).to_string(), "ready");
+    }
 }

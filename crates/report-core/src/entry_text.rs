@@ -6,6 +6,14 @@
 //! entry stays one complete, braced object there, with every syntax error
 //! inside it, the whole report parses with that object in place and the
 //! rest as before; that is what lets one entry be checked on its own.
+//!
+//! An entry whose `}` is missing before the next entry (`{"path": "a.md",`
+//! then `{`) is closed by the parser where its last value ends, and the next
+//! entry's `{` starts the array's next item: the parser stands there as it
+//! does after any entry and its comma. So such an entry is parsed in place
+//! too, from its text up to the next entry's and that entry's text
+//! ([`EntryText::parse_unclosed`]), and the rest of the report parses as
+//! before.
 
 use std::sync::Arc;
 
@@ -33,6 +41,51 @@ pub struct EntryText {
     range: TextRange,
 }
 
+/// The range of the first entry of `parse` (of `text`), when it is an
+/// object closed where its last value ends, with every syntax error inside
+/// it or at its end, and the second entry, `next_len` long at `next_start`,
+/// is whole and unbroken.
+fn unclosed_entry(
+    text: &str,
+    parse: &Parse,
+    next_start: usize,
+    next_len: usize,
+) -> Option<TextRange> {
+    let root = parse.root()?;
+    let items: Vec<Node<'_>> = root.get("entries")?.items()?.collect();
+    let [item, following] = items[..] else {
+        return None;
+    };
+    let range = item.range();
+    let unclosed = matches!(item.value(), Value::Object)
+        && range.start == BEFORE.len()
+        && range.end <= next_start
+        && item.is_broken()
+        && !item.is_incomplete()
+        && !closed_by_its_brace(text, item)
+        && !root.is_incomplete();
+    let next_whole = matches!(following.value(), Value::Object)
+        && following.range() == TextRange::new(next_start, next_start + next_len)
+        && !following.is_broken()
+        && !following.is_incomplete();
+    let errors_inside = parse
+        .errors
+        .iter()
+        .all(|e| range.start < e.range.start && e.range.end <= range.end);
+    (unclosed && next_whole && errors_inside).then_some(range)
+}
+
+/// Whether an entry parsed at `range` ended at its own closing brace rather
+/// than where its last value ends (its `}` missing).
+fn closed_by_its_brace(text: &str, item: Node<'_>) -> bool {
+    let range = item.range();
+    let last_value_end = item
+        .members()
+        .and_then(|members| members.last())
+        .map_or(range.start + 1, |member| member.value.range().end);
+    range.len() >= 2 && text.as_bytes()[range.end - 1] == b'}' && last_value_end < range.end
+}
+
 impl EntryText {
     /// Parses `entry`, one entry object's text. None unless it parses as one
     /// complete object with its own braces, every syntax error inside it.
@@ -45,7 +98,9 @@ impl EntryText {
         let parse = syntax::parse_shared(text.clone());
         let parsed = EntryText { text, parse, range };
         let item = parsed.item()?;
-        let alone = matches!(item.value(), Value::Object)
+        let one = parsed.parse.root()?.get("entries")?.items()?.count() == 1;
+        let alone = one
+            && matches!(item.value(), Value::Object)
             && item.range() == range
             && !item.is_incomplete()
             && parsed.parse.errors.iter().all(|e| holds(range, e.range));
@@ -67,6 +122,24 @@ impl EntryText {
         (alone && (parsed.parse.errors.is_empty() || same_before_another())).then_some(parsed)
     }
 
+    /// Parses an entry whose closing brace is missing before the next entry:
+    /// `region` is the text from its `{` up to the next entry's `{`, and
+    /// `next` that entry's text, an object without syntax errors. None unless
+    /// the parser closes the entry where its last value ends (the syntax
+    /// error there and every other lying inside it) and `next` then parses
+    /// as the array's next item, whole and unbroken.
+    pub fn parse_unclosed(region: &str, next: &str) -> Option<EntryText> {
+        // The next entry's first line is what a string's recovery at a line
+        // break may look at; an entry holds a key, so a quote, before its end.
+        if !region.starts_with('{') || !next.starts_with('{') || !next.contains('"') {
+            return None;
+        }
+        let text = Arc::new(format!("{BEFORE}{region}{next}{AFTER}"));
+        let parse = syntax::parse_shared(text.clone());
+        let range = unclosed_entry(&text, &parse, BEFORE.len() + region.len(), next.len())?;
+        Some(EntryText { text, parse, range })
+    }
+
     /// The root of the parsed text: `{"entries": [the entry]}`, so that a
     /// path down from it names the entry's fields as in the report.
     pub fn root(&self) -> Option<Node<'_>> {
@@ -78,11 +151,9 @@ impl EntryText {
         self.range
     }
 
-    /// The entry's object.
+    /// The entry's object (the first of the array's items).
     pub fn item(&self) -> Option<Node<'_>> {
-        let mut items = self.parse.root()?.get("entries")?.items()?;
-        let item = items.next()?;
-        items.next().is_none().then_some(item)
+        self.parse.root()?.get("entries")?.items()?.next()
     }
 
     /// The syntax errors, all inside the entry.
@@ -116,5 +187,40 @@ mod tests {
         let inside = "{\"path\": \"a.md\", \"op\": tru}";
         assert!(EntryText::parse(inside).is_some());
         assert!(EntryText::parse("{\"path\": \"a.md\"}").is_some());
+    }
+
+    #[test]
+    fn an_entry_whose_brace_is_missing_parses_in_place_before_the_next() {
+        let next = "{\"path\": \"b.md\"}";
+        let region = "{\"path\": \"a.md\", \"op\": \"delete\"\n    ,\n    ";
+        let entry =
+            EntryText::parse_unclosed(region, next).expect("closed where its last value ends");
+        let last_value = region.find("\"delete\"").unwrap() + "\"delete\"".len();
+        assert_eq!(entry.range().len(), last_value);
+        assert_eq!(entry.errors().len(), 1);
+        assert!(entry.item().unwrap().is_broken());
+        // Without the comma too.
+        assert!(EntryText::parse_unclosed("{\"path\": \"a.md\"\n  ", next).is_some());
+        let refused = [
+            // Closed by its own brace: the comma missing is between entries.
+            "{\"path\": \"a.md\"} ",
+            // What lies after its last value is more than a comma.
+            "{\"path\": \"a.md\" x,\n",
+            // A stray bracket closes the array.
+            "{\"path\": \"a.md\" ],\n",
+            // The `{` is not the next item: an inner object takes it.
+            "{\"path\": \"a.md\", \"e\": [{\"k\": 1,\n",
+            "\"path\",\n",
+        ];
+        for region in refused {
+            assert!(
+                EntryText::parse_unclosed(region, next).is_none(),
+                "{region:?}"
+            );
+        }
+        // The next entry must hold a key, and parse whole.
+        let region = "{\"path\": \"a.md\",\n";
+        assert!(EntryText::parse_unclosed(region, "{}").is_none());
+        assert!(EntryText::parse_unclosed(region, "{\"path\": }").is_none());
     }
 }

@@ -11,7 +11,6 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::analysis::{self, Analysis};
 use crate::diagnostic::{Code, Diagnostic, Keep, Severity};
-use crate::entry_text::EntryText;
 use crate::envelope_text::EnvelopeText;
 use crate::fix::{Fix, TextEdit};
 use crate::fix_all::fix_all_edit;
@@ -210,6 +209,14 @@ impl HostOptions {
     }
 }
 
+/// What a repair replaced (see [`DocumentHost::drop_retired`]).
+#[derive(Debug)]
+#[expect(dead_code, reason = "held only to be freed later, never read")]
+enum Retired {
+    Full(Analysis),
+    PerEntry(Incremental),
+}
+
 /// How an update was analysed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UpdateKind {
@@ -271,10 +278,10 @@ pub struct DocumentHost<T> {
     /// text comes back to it, or to a text that differs from it within one
     /// entry (a repair).
     parked: Option<Box<(T, Incremental, Option<ByteEdit>)>>,
-    /// The full analysis a repair replaced, freed when the caller is idle
+    /// The analysis a repair replaced, freed when the caller is idle
     /// ([`DocumentHost::drop_retired`]) or before the next full analysis:
     /// freeing a big one takes longer than the repair and the edits after it.
-    retired: Option<Analysis>,
+    retired: Option<Retired>,
     /// The outline and the folding ranges of the current text, made on the
     /// first request: they read all of it (12 and 47 ms at 50,000 entries).
     outline: OnceLock<Vec<Symbol>>,
@@ -289,7 +296,28 @@ impl<T: SourceText> DocumentHost<T> {
     /// Analyses `text` in full. `whole` is the same text as a string when the
     /// caller holds it already (a didOpen's): it saves a copy of a huge report.
     pub fn new(text: T, whole: Option<String>, options: HostOptions) -> DocumentHost<T> {
-        let mut host = DocumentHost {
+        let mut host = DocumentHost::holding(text, options);
+        host.analyze_full(whole, options);
+        host
+    }
+
+    /// Analyses `whole` in full and only then takes the same text as `T`
+    /// from `text`: a caller that builds its `T` (a rope) from the string
+    /// can build it meanwhile, on another thread (as an opening does).
+    pub fn open(
+        whole: Arc<String>,
+        options: HostOptions,
+        text: impl FnOnce() -> T,
+    ) -> DocumentHost<T> {
+        let analysis = analyze_within(whole, options);
+        let mut host = DocumentHost::holding(text(), options);
+        host.adopt(analysis);
+        host
+    }
+
+    /// A host of `text` with no analysis yet.
+    fn holding(text: T, options: HostOptions) -> DocumentHost<T> {
+        DocumentHost {
             text,
             is_report: false,
             incremental: None,
@@ -301,9 +329,7 @@ impl<T: SourceText> DocumentHost<T> {
             options,
             incremental_updates: 0,
             full_analyses: 0,
-        };
-        host.analyze_full(whole, options);
-        host
+        }
     }
 
     /// Brings the analysis to `text`. `edits` (in bytes, in order) lead from
@@ -392,8 +418,11 @@ impl<T: SourceText> DocumentHost<T> {
                 }
             };
             if tracked {
-                self.incremental = Some(incremental);
-                self.retired = self.full.take();
+                let broken = self.incremental.replace(incremental);
+                self.retired = match (self.full.take(), broken) {
+                    (Some(full), _) => Some(Retired::Full(full)),
+                    (None, broken) => broken.map(Retired::PerEntry),
+                };
                 self.is_report = true;
                 self.text = text;
                 self.incremental_updates += 1;
@@ -460,10 +489,15 @@ impl<T: SourceText> DocumentHost<T> {
         self.options = options;
         let whole = whole.unwrap_or_else(|| self.text.whole());
         let analysis = analyze_within(Arc::new(whole), options);
+        self.adopt(analysis);
+    }
+
+    /// Keeps a full analysis of the text, per entry when it has that form.
+    fn adopt(&mut self, analysis: Analysis) {
         // Once taken for a report, a document stays one while a syntax error
         // may hide what it is: until it parses intact as something else.
         let was_report = self.is_report;
-        self.is_report = options.name_matches
+        self.is_report = self.options.name_matches
             || analysis.root().is_some_and(|root| {
                 looks_like_report(root) || (was_report && (root.is_broken() || root.is_error()))
             })
@@ -476,8 +510,13 @@ impl<T: SourceText> DocumentHost<T> {
         // With an incremental analysis the full one is made again only on demand.
         match Incremental::from_analysis(analysis) {
             Ok(incremental) => {
+                // Past the cap, the broken text's per-entry analysis refuses
+                // the repair (the candidates are judged again): keep the
+                // state before the break for it.
+                if incremental.omitted().count == 0 {
+                    self.parked = None;
+                }
                 self.incremental = Some(incremental);
-                self.parked = None;
             }
             Err(analysis) => self.full = Some(*analysis),
         }
@@ -628,7 +667,8 @@ impl<T: SourceText> DocumentHost<T> {
             return hover::hover(self.full.as_ref()?, offset);
         };
         if let Some(facts) = incremental.entry_around(offset) {
-            return hover::hover_entry_text(facts, self.text.slice(facts.range), offset);
+            let entry = incremental.entry_text(facts, |r| self.text.slice(r))?;
+            return hover::hover_entry_text(facts, &entry, offset);
         }
         // Outside every entry object, so no entry's facts are needed.
         let envelope = self.envelope_text(incremental, offset);
@@ -700,7 +740,7 @@ impl<T: SourceText> DocumentHost<T> {
         };
         let entry_facts = incremental.entry_around(offset)?;
         let start = entry_facts.range.start;
-        let entry = EntryText::parse(&self.text.slice(entry_facts.range))?;
+        let entry = incremental.entry_text(entry_facts, |r| self.text.slice(r))?;
         let inner = offset.checked_sub(start)? + entry.offset();
         let info = crate::workspace::hover(entry.item()?, Some(entry_facts), facts, inner)?;
         let shift = crate::text::Shift {
@@ -820,7 +860,7 @@ impl<T: SourceText> DocumentHost<T> {
     ) -> Option<(R, TreeAt)> {
         if let Some(incremental) = &self.incremental
             && let Some(facts) = incremental.entry_around(offset)
-            && let Some(entry) = EntryText::parse(&self.text.slice(facts.range))
+            && let Some(entry) = incremental.entry_text(facts, |r| self.text.slice(r))
         {
             let local = offset - facts.range.start + entry.offset();
             let result = f(entry.root()?, entry.text(), local);
@@ -971,7 +1011,7 @@ impl<T: SourceText> DocumentHost<T> {
                 .iter()
                 .take_while(|e| e.range.start <= range.end)
             {
-                if let Some(entry) = EntryText::parse(&self.text.slice(facts.range))
+                if let Some(entry) = incremental.entry_text(facts, |r| self.text.slice(r))
                     && let Some(item) = entry.item()
                 {
                     let shift = Shift {
@@ -1236,13 +1276,22 @@ mod tests {
 
     /// Replaces `range` of the host's text, telling the host the edit.
     fn edit(host: &mut DocumentHost<String>, range: TextRange, new_text: &str) -> UpdateKind {
+        edit_with(host, range, new_text, REPORT)
+    }
+
+    fn edit_with(
+        host: &mut DocumentHost<String>,
+        range: TextRange,
+        new_text: &str,
+        options: HostOptions,
+    ) -> UpdateKind {
         let mut text = host.text().clone();
         text.replace_range(range.as_range(), new_text);
         let edit = ByteEdit {
             range,
             new_len: new_text.len(),
         };
-        host.update(text, Some(&[edit]), REPORT)
+        host.update(text, Some(&[edit]), options)
     }
 
     fn assert_like_a_full_analysis(host: &DocumentHost<String>) {
@@ -1635,6 +1684,86 @@ mod tests {
             ..REPORT
         };
         assert_eq!(host.update(text, None, other), UpdateKind::Full);
+    }
+
+    #[test]
+    fn an_entry_whose_brace_is_missing_before_the_next_is_rechecked_alone() {
+        let mut host = DocumentHost::new(report(12, 4), None, REPORT);
+        let original = host.text().clone();
+        // A closing brace in the middle deleted: the entry ends where its
+        // last value does, and the next one starts the next item.
+        let brace = original.match_indices("}\n    },\n").nth(4).unwrap().0 + 6;
+        assert_eq!(&original[brace..brace + 2], "},");
+        let kind = edit(&mut host, TextRange::new(brace, brace + 1), "");
+        assert_eq!(kind, UpdateKind::Incremental);
+        assert!(
+            host.diagnostics()
+                .iter()
+                .any(|d| d.code == Code::SyntaxError)
+        );
+        assert_like_a_full_analysis(&host);
+        // Typed in while broken, before its comma, and the comma deleted.
+        let kind = edit(&mut host, TextRange::empty(brace), "\"日本\": 1");
+        assert_eq!(kind, UpdateKind::Incremental);
+        assert_like_a_full_analysis(&host);
+        let comma = brace + "\"日本\": 1".len();
+        assert_eq!(&host.text()[comma..comma + 1], ",");
+        let kind = edit(&mut host, TextRange::new(comma, comma + 1), "");
+        assert_eq!(kind, UpdateKind::Incremental);
+        assert_like_a_full_analysis(&host);
+        let kind = edit(&mut host, TextRange::empty(comma), ",");
+        assert_eq!(kind, UpdateKind::Incremental);
+        // Repaired: a whole entry again.
+        let kind = edit(&mut host, TextRange::new(brace, comma), "}");
+        assert_eq!(kind, UpdateKind::Incremental);
+        assert_eq!(host.text(), &original);
+        assert_like_a_full_analysis(&host);
+        // The entry after an unclosed one is not edited alone.
+        edit(&mut host, TextRange::new(brace, brace + 1), "");
+        let next_path = brace + host.text()[brace..].find("\"path\": \"").unwrap() + 9;
+        let kind = edit(&mut host, TextRange::empty(next_path), "x");
+        assert_eq!(kind, UpdateKind::Full);
+        assert_like_a_full_analysis(&host);
+        // A text opened broken that way is kept per entry, and repaired alone.
+        let mut host = DocumentHost::new(host.text().clone(), None, REPORT);
+        assert!(host.status().entries.is_some(), "kept per entry");
+        let kind = edit(&mut host, TextRange::new(next_path, next_path + 1), "");
+        assert_eq!(kind, UpdateKind::Full, "the next entry edited");
+        let kind = edit(&mut host, TextRange::empty(brace), "}");
+        assert_eq!(kind, UpdateKind::Incremental);
+        assert_eq!(host.text(), &original);
+        assert_like_a_full_analysis(&host);
+    }
+
+    #[test]
+    fn past_the_cap_a_break_judged_again_is_refused_and_its_repair_takes_the_state_back() {
+        let options = HostOptions {
+            max_diagnostics: 10,
+            max_document_bytes: 1 << 24,
+            ..REPORT
+        };
+        let text = report(1500, 1);
+        let mut host = DocumentHost::new(text.clone(), None, options);
+        assert!(host.omitted().0 > 0, "{:?}", host.omitted());
+        assert!(host.status().entries.is_some());
+        assert!(
+            text.contains("\"promotion_candidates\": [\n"),
+            "candidates to judge"
+        );
+        let brace = text.match_indices("}\n    },\n").nth(700).unwrap().0 + 6;
+        let edit = |host: &mut DocumentHost<String>, range, new_text| {
+            edit_with(host, range, new_text, options)
+        };
+        // Broken, the entry's path leaves the judgements: with diagnostics
+        // left out that is a full analysis, the state before it kept.
+        let kind = edit(&mut host, TextRange::new(brace, brace + 1), "");
+        assert_eq!(kind, UpdateKind::Full);
+        let kind = edit(&mut host, TextRange::empty(brace), "}");
+        assert_eq!(kind, UpdateKind::Incremental);
+        assert_eq!(host.text(), &text);
+        let fresh = DocumentHost::new(text, None, options);
+        assert_eq!(host.diagnostics(), fresh.diagnostics());
+        assert_eq!(host.omitted(), fresh.omitted());
     }
 
     #[test]

@@ -73,10 +73,9 @@ pub fn hover_entry(
 }
 
 /// The hover at `offset` (in the report) inside the entry `facts`
-/// describes, worked out from `text`, that entry's text alone.
-pub fn hover_entry_text(facts: &EntryFacts, text: String, offset: usize) -> Option<HoverInfo> {
+/// describes, worked out from `entry`, that entry's text parsed in place.
+pub fn hover_entry_text(facts: &EntryFacts, entry: &EntryText, offset: usize) -> Option<HoverInfo> {
     let start = facts.range.start;
-    let entry = EntryText::parse(&text)?;
     let inner = (offset.checked_sub(start)? + entry.offset()) as isize;
     let info = hover_entry(entry.item()?, Some(facts), inner as usize)?;
     let shift = Shift {

@@ -16,7 +16,13 @@
 //! one, and the checks of every other entry see the same nodes. A broken
 //! entry (one a syntax error broke) has its syntax errors and no checks, no
 //! membership, and makes the candidates naming its path unknowable, as in a
-//! full analysis.
+//! full analysis. An entry whose `}` is missing before the next entry (the
+//! break a person makes most) is one too: the parser closes it where its
+//! last value ends and takes the next entry's `{` as the array's next item,
+//! standing there as after any entry and its comma, so the entry is parsed
+//! in place from its text up to the next entry's ([`EntryText::parse_unclosed`]);
+//! that next entry must then stay whole, and is not edited alone until the
+//! brace is back.
 //!
 //! An edit inside the `entries` array that is not within one entry (entries
 //! added, deleted, pasted, spaces between them) removes the entries it
@@ -57,8 +63,8 @@
 //! that text, for the repair.
 //! `tests/incremental.rs` compares both after random edits.
 
+use foldhash::{HashSet, HashSetExt};
 use std::borrow::Cow;
-use std::collections::HashSet;
 use std::sync::OnceLock;
 
 use crate::Analysis;
@@ -202,6 +208,11 @@ struct Slot {
     /// Whether a syntax error broke it: it then has no checks, no
     /// membership, and makes the candidates naming its path unknowable.
     broken: bool,
+    /// Whether its `}` is missing before the next entry, which closes it
+    /// where its last value ends (see [`EntryText::parse_unclosed`]): its
+    /// text then runs up to the next entry's, which must stay whole and is
+    /// not edited while it is so.
+    unclosed: bool,
     /// How many syntax errors it holds.
     syntax_errors: u32,
     /// Its diagnostics the analysis left out, each ranking after every kept one.
@@ -220,33 +231,18 @@ impl Incremental {
     /// has no per-entry form.
     pub fn from_analysis(analysis: Analysis) -> Result<Incremental, Box<Analysis>> {
         let looks_like_report = analysis.root().is_some_and(looks_like_report);
-        let items: Option<Vec<(bool, bool, TextRange)>> = analysis
+        let nodes: Option<Vec<syntax::Node<'_>>> = analysis
             .cross
             .as_ref()
             .filter(|_| analysis.parse.errors.len() < syntax::MAX_SYNTAX_ERRORS)
             .and_then(|_| analysis.root()?.get("entries")?.items())
-            .map(|items| {
-                items
-                    .map(|item| {
-                        // An object whose braces the parser inferred is no
-                        // text that parses alone: edits in it are not tracked.
-                        let range = item.range();
-                        let bytes = analysis.text.as_bytes();
-                        let braced = bytes.get(range.start) == Some(&b'{')
-                            && range.end > range.start + 1
-                            && bytes.get(range.end - 1) == Some(&b'}');
-                        let object = matches!(item.value(), Value::Object)
-                            && braced
-                            && !item.is_incomplete();
-                        // A broken one must also parse in place as it does here.
-                        let broken = object && item.is_broken();
-                        let object = object
-                            && (!broken
-                                || EntryText::parse(&analysis.text[range.as_range()]).is_some());
-                        (object, broken && object, range)
-                    })
-                    .collect()
-            });
+            .map(Iterator::collect);
+        let items: Option<Vec<Item>> = nodes.map(|nodes| {
+            let text = analysis.text.as_str();
+            (0..nodes.len())
+                .map(|i| item_of(text, nodes[i], nodes.get(i + 1).copied()))
+                .collect()
+        });
         let items = match items {
             Some(items) if items.len() == analysis.entries.len() => items,
             _ => return Err(Box::new(analysis)),
@@ -254,10 +250,15 @@ impl Incremental {
         // Syntax errors are tracked inside entry objects only, and only in
         // an entry whose own text parses alone the way the whole text does.
         let errors_inside = analysis.parse.errors.iter().all(|error| {
-            let after = items.partition_point(|(_, _, range)| range.start <= error.range.start);
+            let after = items.partition_point(|item| item.extent.start <= error.range.start);
             after.checked_sub(1).is_some_and(|i| {
-                let (object, _, range) = items[i];
-                object && entry_text::holds(range, error.range)
+                let item = items[i];
+                let range = analysis.entries[i].range;
+                match item.unclosed {
+                    // The missing brace is reported where the entry ends.
+                    true => range.start < error.range.start && error.range.end <= range.end,
+                    false => item.object && entry_text::holds(range, error.range),
+                }
             })
         });
         if !errors_inside || analysis.root().is_some_and(|root| root.is_incomplete()) {
@@ -353,10 +354,70 @@ impl Incremental {
         read: impl FnOnce(TextRange) -> String,
     ) -> Option<Vec<Diagnostic>> {
         let i = slot_at(&self.slots, offset).filter(|&i| self.slots[i].object)?;
-        let range = self.slots[i].facts.range;
-        let mut slot = check_alone(read(range), range, i, self.shortlist.as_ref())?;
+        let mut read = Some(read);
+        let mut read_once = |range| read.take().map(|read| read(range)).unwrap_or_default();
+        let mut slot = match self.slots[i].unclosed {
+            // Its text and the next entry's: a broken entry has no fixes.
+            true => return Some(self.slots[i].diagnostics.clone()),
+            false => self.check_slot(i, false, &mut read_once)?,
+        };
         slot.diagnostics.sort_by(Diagnostic::order);
         Some(slot.diagnostics)
+    }
+
+    /// Checks entry `i` again from its text (see [`check_alone`]): a whole
+    /// object, or one whose `}` is missing before the next entry (unless
+    /// that one was edited too, `next_edited`, and is not checked yet).
+    fn check_slot(
+        &self,
+        i: usize,
+        next_edited: bool,
+        read: &mut impl FnMut(TextRange) -> String,
+    ) -> Option<Slot> {
+        let slot = &self.slots[i];
+        let shortlist = self.shortlist.as_ref();
+        if !slot.unclosed {
+            let range = slot.facts.range;
+            if let Some(fresh) = check_alone(read(range), range, i, shortlist) {
+                return Some(fresh);
+            }
+        }
+        let next = self
+            .slots
+            .get(i + 1)
+            .filter(|n| !next_edited && n.object && !n.broken && n.syntax_errors == 0)?;
+        let region = TextRange::new(slot.facts.range.start, next.facts.range.start);
+        let text = read(region);
+        if text.len() != region.len() {
+            return None;
+        }
+        // Closed again: one whole object and the comma before the next.
+        if let Some(items) = split_entries(&text, false, true) {
+            let [item] = &items[..] else { return None };
+            let range = TextRange::new(region.start + item.start, region.start + item.end);
+            return check_alone(text[item.clone()].to_string(), range, i, shortlist);
+        }
+        let entry = EntryText::parse_unclosed(&text, &read(next.facts.range))?;
+        let mut fresh = slot_of(&entry, region.start, i, shortlist)?;
+        fresh.unclosed = true;
+        Some(fresh)
+    }
+
+    /// The text of the entry `facts` describes parsed in place (see
+    /// [`EntryText`]), read with `read`.
+    pub fn entry_text(
+        &self,
+        facts: &EntryFacts,
+        read: impl Fn(TextRange) -> String,
+    ) -> Option<EntryText> {
+        let i = slot_at(&self.slots, facts.range.start)?;
+        let slot = &self.slots[i];
+        match (slot.unclosed, self.slots.get(i + 1)) {
+            (true, Some(next)) => {
+                EntryText::parse_unclosed(&read(extent(&self.slots, i)), &read(next.facts.range))
+            }
+            _ => EntryText::parse(&read(slot.facts.range)),
+        }
     }
 
     /// The length of the text it describes, after the edits recorded so far.
@@ -929,7 +990,7 @@ impl Incremental {
         read: &mut impl FnMut(TextRange) -> String,
     ) -> Option<()> {
         let old = std::mem::replace(&mut self.shortlist, new);
-        let changed: std::collections::HashSet<&str> = match (&old, &self.shortlist) {
+        let changed: HashSet<&str> = match (&old, &self.shortlist) {
             (Some(old), Some(new)) => old.changed_paths(new).into_iter().collect(),
             // No shortlist before or after: every entry's membership is new.
             _ => {
@@ -964,12 +1025,10 @@ impl Incremental {
         read: &mut impl FnMut(TextRange) -> String,
     ) -> Option<()> {
         for &i in indices {
-            let slot = &self.slots[i];
-            if !slot.object {
+            if !self.slots[i].object {
                 return None;
             }
-            let range = slot.facts.range;
-            let mut fresh = check_alone(read(range), range, i, self.shortlist.as_ref())?;
+            let mut fresh = self.check_slot(i, false, read)?;
             fresh.diagnostics.sort_by(Diagnostic::order);
             self.slots[i] = fresh;
         }
@@ -992,12 +1051,22 @@ impl Incremental {
         if self.refused || range.end > self.len {
             return None;
         }
-        slot_at(&self.slots, range.start).filter(|&i| {
-            let entry = self.slots[i].facts.range;
+        let held = slot_at(&self.slots, range.start).filter(|&i| {
+            let entry = extent(&self.slots, i);
             // An insertion right before the `{` lands between two entries.
             let before = range.is_empty() && range.start == entry.start;
             self.slots[i].object && range.end <= entry.end && !before
-        })
+        });
+        match held {
+            // The entry after an unclosed one stays as it is (see `Slot::unclosed`).
+            Some(i) if i > 0 && self.slots[i - 1].unclosed => None,
+            // An unclosed entry's text runs up to the next one's `{`.
+            None if range.is_empty() => {
+                let i = slot_at(&self.slots, range.start.checked_sub(1)?)?;
+                (self.slots[i].unclosed && extent(&self.slots, i).end == range.start).then_some(i)
+            }
+            held => held,
+        }
     }
 
     /// Parses and checks again the entries edited since the last update,
@@ -1034,14 +1103,22 @@ impl Incremental {
             }
             rejudge = !self.candidates.is_empty();
         }
-        for i in std::mem::take(&mut self.dirty) {
-            let range = self.slots[i].facts.range;
-            let Some(mut slot) = check_alone(read(range), range, i, self.shortlist.as_ref()) else {
+        let dirty = std::mem::take(&mut self.dirty);
+        for (k, &i) in dirty.iter().enumerate() {
+            let next_edited = dirty.get(k + 1) == Some(&(i + 1));
+            let Some(mut slot) = self.check_slot(i, next_edited, &mut read) else {
                 self.refused = true;
                 self.put_back();
                 return false;
             };
             slot.diagnostics.sort_by(Diagnostic::order);
+            // What refuses the edit below, found before anything changes:
+            // the state before the one edit can then be put back.
+            if self.undo.is_some() && self.refuses(&self.slots[i], &slot) {
+                self.refused = true;
+                self.put_back();
+                return false;
+            }
             let old = std::mem::replace(&mut self.slots[i], slot);
             self.omitted.remove(old.omitted);
             if self.omitted.count > 0 && !self.leave_out_past_the_kept(i) {
@@ -1051,9 +1128,7 @@ impl Incremental {
             let new = &self.slots[i];
             let path_changed =
                 old.facts.path.as_ref().map(|p| &p.0) != new.facts.path.as_ref().map(|p| &p.0);
-            rejudge |= path_changed
-                || old.broken != new.broken
-                || classifier_judged(&old.facts) != classifier_judged(&new.facts);
+            rejudge |= judged_again(&old, new);
             if path_changed {
                 let new_path = new.facts.path.as_ref().map(|(p, _)| p.clone());
                 let old_path = old.facts.path.map(|(p, _)| p);
@@ -1080,6 +1155,19 @@ impl Incremental {
         }
         self.undo = None;
         true
+    }
+
+    /// Whether the update refuses entry `old` checked again as `new`, the
+    /// only entry edited: the candidates judged again while diagnostics are
+    /// left out, syntax errors up to the parser's cap, or a broken entry in
+    /// a text that does not look like a report.
+    fn refuses(&self, old: &Slot, new: &Slot) -> bool {
+        let others_left_out = self.omitted.count > old.omitted.count;
+        let syntax_errors: usize = self.slots.iter().map(|s| s.syntax_errors as usize).sum();
+        let syntax_errors = syntax_errors - old.syntax_errors as usize + new.syntax_errors as usize;
+        (others_left_out && judged_again(old, new))
+            || syntax_errors >= syntax::MAX_SYNTAX_ERRORS
+            || (new.broken && !self.looks_like_report)
     }
 
     /// Parses the text that took the place of removed entries as whole
@@ -1383,6 +1471,18 @@ impl Incremental {
     }
 }
 
+/// Whether the candidates are judged again after entry `old` became `new`.
+fn judged_again(old: &Slot, new: &Slot) -> bool {
+    fn path(slot: &Slot) -> Option<&str> {
+        slot.facts.path.as_ref().map(|(p, _)| p.as_str())
+    }
+    // A judgement names the lifecycle the evidence came from.
+    path(old) != path(new)
+        || old.broken != new.broken
+        || old.facts.evidence != new.facts.evidence
+        || classifier_judged(&old.facts) != classifier_judged(&new.facts)
+}
+
 /// Parses and checks an entry's text on its own, in offsets of the whole
 /// text, with its membership when it is intact and there is a shortlist;
 /// unsorted. None unless it parses in place as one complete object (see
@@ -1398,12 +1498,23 @@ fn check_alone(
         return None;
     }
     let entry = EntryText::parse(&text)?;
+    slot_of(&entry, range.start, index, shortlist)
+}
+
+/// The slot of an entry parsed in place, its text starting at `start` in
+/// the whole text.
+fn slot_of(
+    entry: &EntryText,
+    start: usize,
+    index: usize,
+    shortlist: Option<&Shortlist>,
+) -> Option<Slot> {
     let item = entry.item()?;
     let (mut facts, mut diagnostics) = validate::check_entry_alone(entry.text(), item, index);
     diagnostics.extend(entry.errors().iter().map(syntax_diagnostic));
     let shift = Shift {
         from: 0,
-        delta: range.start as isize - entry.offset() as isize,
+        delta: start as isize - entry.offset() as isize,
     };
     facts.shift(shift);
     for diagnostic in &mut diagnostics {
@@ -1422,6 +1533,7 @@ fn check_alone(
         template: OnceLock::new(),
         object: true,
         broken,
+        unclosed: false,
         syntax_errors: entry.errors().len() as u32,
         omitted: Omitted::default(),
     })
@@ -1631,11 +1743,16 @@ fn object_end(bytes: &[u8], start: usize) -> Option<usize> {
 
 /// The entries' facts as slots. Taken from the end and freed as it goes, so
 /// that two million entries are not held twice at once.
-fn into_slots(entries: &mut Vec<EntryFacts>, mut items: Vec<(bool, bool, TextRange)>) -> Vec<Slot> {
+fn into_slots(entries: &mut Vec<EntryFacts>, mut items: Vec<Item>) -> Vec<Slot> {
     const STEP: usize = 1 << 16;
     let mut slots = Vec::with_capacity(entries.len());
     while let Some(facts) = entries.pop() {
-        let (object, broken, _) = items.pop().expect("as many items as entries");
+        let Item {
+            object,
+            broken,
+            unclosed,
+            ..
+        } = items.pop().expect("as many items as entries");
         slots.push(Slot {
             rendered: facts.index,
             facts,
@@ -1643,6 +1760,7 @@ fn into_slots(entries: &mut Vec<EntryFacts>, mut items: Vec<(bool, bool, TextRan
             template: OnceLock::new(),
             object,
             broken,
+            unclosed,
             syntax_errors: 0,
             omitted: Omitted::default(),
         });
@@ -1735,10 +1853,12 @@ impl PathIndex {
 
 /// A fixed hash of a path (the same in every run).
 fn path_hash(path: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    path.hash(&mut hasher);
-    hasher.finish()
+    use std::hash::BuildHasher;
+    // Fixed seeds: the index must hash a path the same way every time.
+    static SEEDS: std::sync::OnceLock<foldhash::fast::FixedState> = std::sync::OnceLock::new();
+    SEEDS
+        .get_or_init(|| foldhash::fast::FixedState::with_seed(fastrand::u64(..)))
+        .hash_one(path)
 }
 
 /// The paths of entries that are not in the shortlist.
@@ -1768,11 +1888,56 @@ fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
     None
 }
 
-/// The index of the item range that holds `offset`.
-fn slot_range_at(items: &[(bool, bool, TextRange)], offset: usize) -> Option<usize> {
-    let after = items.partition_point(|(_, _, range)| range.start <= offset);
+/// How a full analysis' entry `node` (of `text`) is kept, given the item
+/// after it.
+fn item_of(text: &str, node: syntax::Node<'_>, next: Option<syntax::Node<'_>>) -> Item {
+    // An object whose braces the parser inferred is no text that parses
+    // alone: edits in it are not tracked.
+    let range = node.range();
+    let bytes = text.as_bytes();
+    let braced = bytes.get(range.start) == Some(&b'{')
+        && range.end > range.start + 1
+        && bytes.get(range.end - 1) == Some(&b'}');
+    let is_object = matches!(node.value(), Value::Object) && !node.is_incomplete();
+    let broken = is_object && node.is_broken();
+    // A broken one must also parse in place as it does here.
+    let object =
+        is_object && braced && (!broken || EntryText::parse(&text[range.as_range()]).is_some());
+    let unclosed = !object
+        && broken
+        && next.is_some_and(|next| {
+            let next = next.range();
+            EntryText::parse_unclosed(&text[range.start..next.start], &text[next.as_range()])
+                .is_some_and(|entry| entry.range().len() == range.len())
+        });
+    let extent = match next {
+        Some(next) if unclosed => TextRange::new(range.start, next.range().start),
+        _ => range,
+    };
+    Item {
+        object: object || unclosed,
+        broken: broken && (object || unclosed),
+        unclosed,
+        extent,
+    }
+}
+
+/// An item of the `entries` array as a full analysis found it.
+#[derive(Clone, Copy)]
+struct Item {
+    /// An object whose text parses in place (see [`Slot::object`]).
+    object: bool,
+    broken: bool,
+    unclosed: bool,
+    /// Its text: the object's range, up to the next item's for one unclosed.
+    extent: TextRange,
+}
+
+/// The index of the item whose text holds `offset`.
+fn slot_range_at(items: &[Item], offset: usize) -> Option<usize> {
+    let after = items.partition_point(|item| item.extent.start <= offset);
     let i = after.checked_sub(1)?;
-    (offset < items[i].2.end).then_some(i)
+    (offset < items[i].extent.end).then_some(i)
 }
 
 /// Codes of syntax errors, which a broken entry keeps as its only diagnostics.
@@ -1783,11 +1948,21 @@ fn is_syntax(code: Code) -> bool {
     )
 }
 
-/// The slot whose range holds `offset`.
+/// The slot whose text holds `offset` (see [`extent`]).
 fn slot_at(slots: &[Slot], offset: usize) -> Option<usize> {
     let after = slots.partition_point(|s| s.facts.range.start <= offset);
     let i = after.checked_sub(1)?;
-    (offset < slots[i].facts.range.end).then_some(i)
+    (offset < extent(slots, i).end).then_some(i)
+}
+
+/// The text of slot `i`: its entry's range, and for one unclosed (see
+/// [`Slot::unclosed`]) up to the next entry's start.
+fn extent(slots: &[Slot], i: usize) -> TextRange {
+    let range = slots[i].facts.range;
+    match slots.get(i + 1) {
+        Some(next) if slots[i].unclosed => TextRange::new(range.start, next.facts.range.start),
+        _ => range,
+    }
 }
 
 /// Diagnostics of the promotion-candidate judgement, recomputed from the entries.

@@ -24,7 +24,9 @@
 //! errors are reported per container and [`MAX_SYNTAX_ERRORS`] in all.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+// foldhash: keys are paths and member names of the report, hashed by the
+// hundred thousand; its seeds are random per process.
+use foldhash::{HashMap, HashMapExt};
 use std::sync::Arc;
 
 use jsonc_parser::errors::{ParseError, ParseErrorKind};

@@ -3,10 +3,12 @@
 //! later changes cannot overtake them; the analysis thread then checks the
 //! new text. Each returns what to log when it rejected something.
 
+use std::sync::{Arc, mpsc};
+
 use report_core::host;
 use tower_lsp_server::ls_types as lsp;
 
-use crate::lsp::analysis::AnalysisThread;
+use crate::lsp::analysis::{AnalysisThread, JobRope};
 use crate::lsp::convert::{self, Positions};
 use crate::lsp::document::{Changed, Document};
 use crate::lsp::session::{OpenDocument, Session, lock};
@@ -25,9 +27,16 @@ pub fn open(
             generation: 0,
             published: false,
         });
-    open.document = Document::new(&doc.text, doc.version);
-    // The text the editor sent becomes the job's: no second copy of a huge report.
-    analysis.schedule(session, &doc.uri, open, None, Some(doc.text));
+    open.document = Document::new("", doc.version);
+    // The text the editor sent becomes the job's: no second copy of a huge
+    // report. It is analysed while its rope is built here, then sent on.
+    let text = Arc::new(doc.text);
+    let (rope, coming) = mpsc::sync_channel(1);
+    let job = (text.clone(), JobRope::Coming(coming));
+    analysis.schedule(session, &doc.uri, open, None, Some(job));
+    open.document = Document::new(&text, doc.version);
+    drop(text);
+    let _ = rope.send(open.document.rope.clone());
     None
 }
 

@@ -1,7 +1,9 @@
 //! Invariant 11: each promotion candidate has `path`, `name` and a one-line
 //! `pitch`, and its path names an entry whose lifecycle is classifier-judged.
 
-use std::collections::HashMap;
+// foldhash: keys are paths and member names of the report, hashed by the
+// hundred thousand; its seeds are random per process.
+use foldhash::{HashMap, HashMapExt};
 
 use super::{EntryFacts, Place, Sink};
 use crate::diagnostic::{Code, Diagnostic};

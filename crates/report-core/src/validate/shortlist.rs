@@ -1,7 +1,9 @@
 //! Invariant 4: the shortlist holds project-root-relative paths, and every
 //! entry's path is one of them.
 
-use std::collections::HashMap;
+// foldhash: keys are paths and member names of the report, hashed by the
+// hundred thousand; its seeds are random per process.
+use foldhash::{HashMap, HashMapExt};
 use std::sync::{Arc, OnceLock};
 
 use super::{EntryFacts, Place, Sink, check_relative_path, lifecycle, relative_path_problem};
