@@ -313,11 +313,11 @@ fn edits_it_cannot_prove_are_refused() {
     let text = report(10, 5, 0);
     let entry = value_range(&text, "/entries/4");
     let next = value_range(&text, "/entries/5");
-    let last = value_range(&text, "/entries/9");
+    let signals = value_range(&text, "/entries/4/signals");
     let cases: Vec<(&str, TextRange, &str)> = vec![
         (
-            "the last entry's closing brace deleted",
-            TextRange::new(last.end - 1, last.end),
+            "an array's `[` deleted: its `]` closes the entries",
+            TextRange::new(signals.start, signals.start + 1),
             "",
         ),
         (
@@ -1209,18 +1209,20 @@ fn a_shortlist_emptied_and_filled_again_is_checked_alone() {
 #[test]
 fn a_refused_edit_in_an_entry_puts_the_state_back() {
     let mut session = Session::new(report(10, 5, 3));
-    let entry = value_range(&session.text, "/entries/9");
-    let brace = TextRange::new(entry.end - 1, entry.end);
-    assert!(!session.apply(&[(brace, String::new())]));
+    let signals = value_range(&session.text, "/entries/4/signals");
+    let bracket = TextRange::new(signals.start, signals.start + 1);
+    assert!(!session.apply(&[(bracket, String::new())]));
     assert_eq!(session.put_back, 1);
-    // Before another entry, the entry is closed where its last value ends,
-    // and is checked alone (see `EntryText::parse_unclosed`).
-    let mut session = Session::new(report(10, 5, 3));
-    let entry = value_range(&session.text, "/entries/4");
-    let brace = TextRange::new(entry.end - 1, entry.end);
-    assert!(session.apply(&[(brace, String::new())]));
-    assert!(session.apply(&[(TextRange::empty(brace.start), "}".into())]));
-    assert_eq!((session.put_back, session.full), (0, 0));
+    // Before another entry or the array's `]`, the entry is closed where its
+    // last value ends, and is checked alone (see `EntryText::parse_unclosed`).
+    for index in [4, 9] {
+        let mut session = Session::new(report(10, 5, 3));
+        let entry = value_range(&session.text, &format!("/entries/{index}"));
+        let brace = TextRange::new(entry.end - 1, entry.end);
+        assert!(session.apply(&[(brace, String::new())]));
+        assert!(session.apply(&[(TextRange::empty(brace.start), "}".into())]));
+        assert_eq!((session.put_back, session.full), (0, 0));
+    }
     // A typed character past a string's quote inside an entry, refused by its check too.
     let mut session = Session::new(report(10, 6, 0));
     let path = value_range(&session.text, "/entries/7/path");
@@ -1248,5 +1250,39 @@ fn a_candidate_judgement_follows_the_lifecycle_its_evidence_comes_from() {
         let edit = edit_of(&session.text, &step);
         assert!(session.apply(&[edit]));
     }
+    assert_eq!(session.full, 0);
+}
+
+/// Found by review: an entry whose own syntax errors reached the parser's
+/// limit for one object hides the error of a `}` missing before the next
+/// entry, so it looked whole alone; an edit that then closes it at its last
+/// `}` brings back the missing comma before the next entry. Such an entry is
+/// not checked alone.
+#[test]
+fn an_entry_at_the_limit_of_errors_for_one_object_is_not_checked_alone() {
+    let text = report(2, 1, 0);
+    let entries = value_range(&text, "/entries");
+    let broken = concat!(
+        "[\n    {\"path\": \"a.md\", 1: 1, 2: 2, 3: 3, \"token_estimate\": {\"raw_tokens\": 5}",
+        "{\"path\": \"b.md\", \"token_estimate\": {\"raw_tokens\": 5}}\n  ]"
+    );
+    let text = format!("{}{broken}{}", &text[..entries.start], &text[entries.end..]);
+    let mut session = Session::new(text.clone());
+    // Closed by a brace of its own: the comma before the next is missing.
+    let inner = text.find("5}{").unwrap() + 1;
+    session.apply(&[(TextRange::empty(inner), "}".into())]);
+    assert!(session.text.contains("5}}{"));
+    // Repeated keys break nothing: such an entry is still checked alone
+    // (and its hovers are those of a full analysis; found by the proptest).
+    let text = report(3, 1, 0);
+    let path = value_range(&text, "/entries/1/path");
+    let repeated = format!(
+        ", \"op\": 1, \"op\": 2, \"op\": 3, \"path\": {}",
+        &text[path.as_range()]
+    );
+    let mut session = Session::new(text.clone());
+    assert!(session.apply(&[(TextRange::empty(path.end), repeated)]));
+    let op = value_range(&session.text, "/entries/1/op");
+    assert!(session.apply(&[(op, "4".into())]));
     assert_eq!(session.full, 0);
 }

@@ -13,7 +13,8 @@
 //! does after any entry and its comma. So such an entry is parsed in place
 //! too, from its text up to the next entry's and that entry's text
 //! ([`EntryText::parse_unclosed`]), and the rest of the report parses as
-//! before.
+//! before. The last entry's missing `}` is closed the same way by the
+//! array's `]`, which then closes the array ([`EntryText::parse_unclosed_last`]).
 
 use std::sync::Arc;
 
@@ -43,36 +44,43 @@ pub struct EntryText {
 
 /// The range of the first entry of `parse` (of `text`), when it is an
 /// object closed where its last value ends, with every syntax error inside
-/// it or at its end, and the second entry, `next_len` long at `next_start`,
-/// is whole and unbroken.
+/// it (or, at the array's end, up to the `]` that closed it), and what
+/// follows at `region_end` is the second entry, `next_len` long, whole and
+/// unbroken, or (None) the `]` of the array.
 fn unclosed_entry(
     text: &str,
     parse: &Parse,
-    next_start: usize,
-    next_len: usize,
+    region_end: usize,
+    next_len: Option<usize>,
 ) -> Option<TextRange> {
     let root = parse.root()?;
-    let items: Vec<Node<'_>> = root.get("entries")?.items()?.collect();
-    let [item, following] = items[..] else {
-        return None;
+    let entries = root.get("entries")?;
+    let items: Vec<Node<'_>> = entries.items()?.collect();
+    let (item, then_as_before, errors_end) = match (next_len, &items[..]) {
+        (Some(next_len), &[item, following]) => {
+            let next_whole = matches!(following.value(), Value::Object)
+                && following.range() == TextRange::new(region_end, region_end + next_len)
+                && !following.is_broken()
+                && !following.is_incomplete();
+            (item, next_whole, item.range().end)
+        }
+        // The mismatched `]` is reported from the entry's last value to it.
+        (None, &[item]) => (item, entries.range().end == region_end + 1, region_end + 1),
+        _ => return None,
     };
     let range = item.range();
     let unclosed = matches!(item.value(), Value::Object)
         && range.start == BEFORE.len()
-        && range.end <= next_start
+        && range.end <= region_end
         && item.is_broken()
         && !item.is_incomplete()
         && !closed_by_its_brace(text, item)
         && !root.is_incomplete();
-    let next_whole = matches!(following.value(), Value::Object)
-        && following.range() == TextRange::new(next_start, next_start + next_len)
-        && !following.is_broken()
-        && !following.is_incomplete();
     let errors_inside = parse
         .errors
         .iter()
-        .all(|e| range.start < e.range.start && e.range.end <= range.end);
-    (unclosed && next_whole && errors_inside).then_some(range)
+        .all(|e| range.start < e.range.start && e.range.end <= errors_end);
+    (unclosed && then_as_before && errors_inside).then_some(range)
 }
 
 /// Whether an entry parsed at `range` ended at its own closing brace rather
@@ -99,7 +107,13 @@ impl EntryText {
         let parsed = EntryText { text, parse, range };
         let item = parsed.item()?;
         let one = parsed.parse.root()?.get("entries")?.items()?.count() == 1;
+        // At the limit of errors for one object, the parser reports no more
+        // in it: a broken one may hide that it closed before the next entry
+        // (found by review). One unbroken (repeated keys) had no such error.
+        let reported_all = !item.is_broken()
+            || parsed.parse.errors.len() < usize::from(syntax::ERRORS_PER_CONTAINER);
         let alone = one
+            && reported_all
             && matches!(item.value(), Value::Object)
             && item.range() == range
             && !item.is_incomplete()
@@ -136,7 +150,23 @@ impl EntryText {
         }
         let text = Arc::new(format!("{BEFORE}{region}{next}{AFTER}"));
         let parse = syntax::parse_shared(text.clone());
-        let range = unclosed_entry(&text, &parse, BEFORE.len() + region.len(), next.len())?;
+        let range = unclosed_entry(&text, &parse, BEFORE.len() + region.len(), Some(next.len()))?;
+        Some(EntryText { text, parse, range })
+    }
+
+    /// Parses the last entry when its closing brace is missing: `region` is
+    /// the text from its `{` up to the array's `]`, and `bracket_line` what
+    /// follows that `]` on its line. None unless the parser closes the entry
+    /// where its last value ends, at the `]`, which then closes the array.
+    pub fn parse_unclosed_last(region: &str, bracket_line: &str) -> Option<EntryText> {
+        // A string's recovery at a line break may look at the next line, the
+        // bracket's: read the same here without a quote on it.
+        if !region.starts_with('{') || bracket_line.contains(['"', '\n', '\r']) {
+            return None;
+        }
+        let text = Arc::new(format!("{BEFORE}{region}]}}"));
+        let parse = syntax::parse_shared(text.clone());
+        let range = unclosed_entry(&text, &parse, BEFORE.len() + region.len(), None)?;
         Some(EntryText { text, parse, range })
     }
 
@@ -218,6 +248,13 @@ mod tests {
                 "{region:?}"
             );
         }
+        // The last entry, before the array's `]`.
+        let last = EntryText::parse_unclosed_last("{\"path\": \"a.md\",\n  ", ",").unwrap();
+        assert_eq!(last.range().len(), "{\"path\": \"a.md\"".len());
+        assert!(EntryText::parse_unclosed_last("{\"path\": \"a.md\"\n  ", "").is_some());
+        assert!(EntryText::parse_unclosed_last("{\"path\": \"a.md\"}\n  ", "").is_none());
+        assert!(EntryText::parse_unclosed_last("{\"path\": \"a.md\"\n  ", ", \"x\": 1").is_none());
+        assert!(EntryText::parse_unclosed_last("{\"e\": {\"k\": [1\n  ", "").is_none());
         // The next entry must hold a key, and parse whole.
         let region = "{\"path\": \"a.md\",\n";
         assert!(EntryText::parse_unclosed(region, "{}").is_none());

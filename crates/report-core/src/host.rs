@@ -1686,6 +1686,23 @@ mod tests {
         assert_eq!(host.update(text, None, other), UpdateKind::Full);
     }
 
+    /// Deletes the entry's closing brace at `brace`, then types `typed`
+    /// there: both per entry, and as a full analysis finds them.
+    fn delete_the_brace_and_type_in_its_place(
+        host: &mut DocumentHost<String>,
+        brace: usize,
+        typed: &str,
+    ) {
+        let kind = edit(host, TextRange::new(brace, brace + 1), "");
+        assert_eq!(kind, UpdateKind::Incremental);
+        let syntax_error = |d: &Cow<'_, Diagnostic>| d.code == Code::SyntaxError;
+        assert!(host.diagnostics().iter().any(syntax_error));
+        assert_like_a_full_analysis(host);
+        let kind = edit(host, TextRange::empty(brace), typed);
+        assert_eq!(kind, UpdateKind::Incremental);
+        assert_like_a_full_analysis(host);
+    }
+
     #[test]
     fn an_entry_whose_brace_is_missing_before_the_next_is_rechecked_alone() {
         let mut host = DocumentHost::new(report(12, 4), None, REPORT);
@@ -1694,18 +1711,8 @@ mod tests {
         // last value does, and the next one starts the next item.
         let brace = original.match_indices("}\n    },\n").nth(4).unwrap().0 + 6;
         assert_eq!(&original[brace..brace + 2], "},");
-        let kind = edit(&mut host, TextRange::new(brace, brace + 1), "");
-        assert_eq!(kind, UpdateKind::Incremental);
-        assert!(
-            host.diagnostics()
-                .iter()
-                .any(|d| d.code == Code::SyntaxError)
-        );
-        assert_like_a_full_analysis(&host);
         // Typed in while broken, before its comma, and the comma deleted.
-        let kind = edit(&mut host, TextRange::empty(brace), "\"日本\": 1");
-        assert_eq!(kind, UpdateKind::Incremental);
-        assert_like_a_full_analysis(&host);
+        delete_the_brace_and_type_in_its_place(&mut host, brace, "\"日本\": 1");
         let comma = brace + "\"日本\": 1".len();
         assert_eq!(&host.text()[comma..comma + 1], ",");
         let kind = edit(&mut host, TextRange::new(comma, comma + 1), "");
@@ -1732,6 +1739,35 @@ mod tests {
         let kind = edit(&mut host, TextRange::empty(brace), "}");
         assert_eq!(kind, UpdateKind::Incremental);
         assert_eq!(host.text(), &original);
+        assert_like_a_full_analysis(&host);
+    }
+
+    #[test]
+    fn the_last_entry_whose_brace_is_missing_before_the_bracket_is_rechecked_alone() {
+        let mut host = DocumentHost::new(report(12, 4), None, REPORT);
+        let original = host.text().clone();
+        let brace = original.rfind("}\n  ],").unwrap();
+        // Typed in while broken, right before the bracket.
+        delete_the_brace_and_type_in_its_place(&mut host, brace, ", \"😀\": 1");
+        let kind = edit(
+            &mut host,
+            TextRange::new(brace, brace + ", \"😀\": 1".len()),
+            "",
+        );
+        assert_eq!(kind, UpdateKind::Incremental);
+        // Opened broken: kept per entry, and repaired alone.
+        let mut host = DocumentHost::new(host.text().clone(), None, REPORT);
+        assert!(host.status().entries.is_some(), "kept per entry");
+        let kind = edit(&mut host, TextRange::empty(brace), "}");
+        assert_eq!(kind, UpdateKind::Incremental);
+        assert_eq!(host.text(), &original);
+        assert_like_a_full_analysis(&host);
+        // With a quote after the bracket on its line, a full analysis.
+        let mut text = original.clone();
+        text.replace_range(brace + 2..brace + 4, "], \"x\": 1,");
+        let mut host = DocumentHost::new(text, None, REPORT);
+        let kind = edit(&mut host, TextRange::new(brace, brace + 1), "");
+        assert_eq!(kind, UpdateKind::Full);
         assert_like_a_full_analysis(&host);
     }
 
@@ -1770,8 +1806,11 @@ mod tests {
     fn an_entry_broken_and_repaired_takes_back_the_analysis_before_the_break() {
         let mut host = DocumentHost::new(report(12, 4), None, REPORT);
         let original = host.text().clone();
-        // The last entry's closing brace deleted: a full analysis.
-        let brace = original.rfind("}\n  ],").unwrap();
+        // The last entry's `signals` bracket deleted: its `]` then closes
+        // the entries array, and the rest of the entry lands in the report
+        // itself, a full analysis.
+        let brace = original.rfind("\"signals\": [").unwrap() + 11;
+        assert_eq!(&original[brace..brace + 1], "[");
         let kind = edit(&mut host, TextRange::new(brace, brace + 1), "");
         assert_eq!(kind, UpdateKind::Full);
         assert_like_a_full_analysis(&host);
@@ -1782,7 +1821,7 @@ mod tests {
         assert_eq!(kind, UpdateKind::Full);
         assert_like_a_full_analysis(&host);
         // Repaired: an edit within that entry of the text before the break.
-        let kind = edit(&mut host, TextRange::empty(brace + "日本/".len()), "}");
+        let kind = edit(&mut host, TextRange::empty(brace + "日本/".len()), "[");
         assert_eq!(kind, UpdateKind::Incremental);
         assert_like_a_full_analysis(&host);
         // The broken text's analysis is kept to be freed when the caller is idle.
@@ -1795,7 +1834,7 @@ mod tests {
         assert_eq!(host.text(), &original);
         let kind = edit(&mut host, TextRange::new(brace, brace + 1), "");
         assert_eq!(kind, UpdateKind::Full);
-        let kind = edit(&mut host, TextRange::empty(brace), "}");
+        let kind = edit(&mut host, TextRange::empty(brace), "[");
         assert_eq!(kind, UpdateKind::Incremental);
         assert_like_a_full_analysis(&host);
         // Repaired by a whole text (a formatter's, an undo): compared with the one kept.

@@ -22,7 +22,8 @@
 //! standing there as after any entry and its comma, so the entry is parsed
 //! in place from its text up to the next entry's ([`EntryText::parse_unclosed`]);
 //! that next entry must then stay whole, and is not edited alone until the
-//! brace is back.
+//! brace is back. The last entry's `}` missing is closed the same way by the
+//! array's `]` ([`EntryText::parse_unclosed_last`]).
 //!
 //! An edit inside the `entries` array that is not within one entry (entries
 //! added, deleted, pasted, spaces between them) removes the entries it
@@ -208,11 +209,13 @@ struct Slot {
     /// Whether a syntax error broke it: it then has no checks, no
     /// membership, and makes the candidates naming its path unknowable.
     broken: bool,
-    /// Whether its `}` is missing before the next entry, which closes it
-    /// where its last value ends (see [`EntryText::parse_unclosed`]): its
-    /// text then runs up to the next entry's, which must stay whole and is
-    /// not edited while it is so.
+    /// Whether its `}` is missing before the next entry or the array's `]`,
+    /// which close it where its last value ends (see
+    /// [`EntryText::parse_unclosed`]): its text then runs up to `reach`, the
+    /// next entry's start (that entry must stay whole, and is not edited
+    /// while it is so) or the `]`.
     unclosed: bool,
+    reach: usize,
     /// How many syntax errors it holds.
     syntax_errors: u32,
     /// Its diagnostics the analysis left out, each ranking after every kept one.
@@ -231,17 +234,18 @@ impl Incremental {
     /// has no per-entry form.
     pub fn from_analysis(analysis: Analysis) -> Result<Incremental, Box<Analysis>> {
         let looks_like_report = analysis.root().is_some_and(looks_like_report);
-        let nodes: Option<Vec<syntax::Node<'_>>> = analysis
+        let entries = analysis
             .cross
             .as_ref()
             .filter(|_| analysis.parse.errors.len() < syntax::MAX_SYNTAX_ERRORS)
-            .and_then(|_| analysis.root()?.get("entries")?.items())
-            .map(Iterator::collect);
-        let items: Option<Vec<Item>> = nodes.map(|nodes| {
+            .and_then(|_| analysis.root()?.get("entries"));
+        let items: Option<Vec<Item>> = entries.and_then(|entries| {
+            let nodes: Vec<syntax::Node<'_>> = entries.items()?.collect();
             let text = analysis.text.as_str();
-            (0..nodes.len())
-                .map(|i| item_of(text, nodes[i], nodes.get(i + 1).copied()))
-                .collect()
+            let bracket = entries.range().end - 1;
+            let items = (0..nodes.len())
+                .map(|i| item_of(text, nodes[i], nodes.get(i + 1).copied(), bracket));
+            Some(items.collect())
         });
         let items = match items {
             Some(items) if items.len() == analysis.entries.len() => items,
@@ -255,8 +259,11 @@ impl Incremental {
                 let item = items[i];
                 let range = analysis.entries[i].range;
                 match item.unclosed {
-                    // The missing brace is reported where the entry ends.
-                    true => range.start < error.range.start && error.range.end <= range.end,
+                    // The missing brace is reported where the entry ends
+                    // (to the `]` that closes the last one).
+                    true => {
+                        range.start < error.range.start && error.range.end <= item.extent.end + 1
+                    }
                     false => item.object && entry_text::holds(range, error.range),
                 }
             })
@@ -382,25 +389,49 @@ impl Incremental {
                 return Some(fresh);
             }
         }
-        let next = self
-            .slots
-            .get(i + 1)
-            .filter(|n| !next_edited && n.object && !n.broken && n.syntax_errors == 0)?;
-        let region = TextRange::new(slot.facts.range.start, next.facts.range.start);
+        let next = self.slots.get(i + 1);
+        let end = match next {
+            Some(n) if next_edited || !n.object || n.broken || n.syntax_errors > 0 => return None,
+            Some(n) => n.facts.range.start,
+            None => self.entries_array()?.end.checked_sub(1)?,
+        };
+        let region = TextRange::new(slot.facts.range.start, end);
         let text = read(region);
         if text.len() != region.len() {
             return None;
         }
-        // Closed again: one whole object and the comma before the next.
-        if let Some(items) = split_entries(&text, false, true) {
+        // Closed again: one whole object (and the comma before the next).
+        if let Some(items) = split_entries(&text, false, next.is_some()) {
             let [item] = &items[..] else { return None };
             let range = TextRange::new(region.start + item.start, region.start + item.end);
             return check_alone(text[item.clone()].to_string(), range, i, shortlist);
         }
-        let entry = EntryText::parse_unclosed(&text, &read(next.facts.range))?;
+        let entry = match next {
+            Some(next) => EntryText::parse_unclosed(&text, &read(next.facts.range)),
+            None => EntryText::parse_unclosed_last(&text, &self.bracket_line(end, read)?),
+        }?;
         let mut fresh = slot_of(&entry, region.start, i, shortlist)?;
         fresh.unclosed = true;
+        fresh.reach = region.end;
         Some(fresh)
+    }
+
+    /// What follows the `entries` array's `]` at `bracket` on its line
+    /// (see [`EntryText::parse_unclosed_last`]); None past 256 bytes.
+    fn bracket_line(
+        &self,
+        bracket: usize,
+        read: &mut impl FnMut(TextRange) -> String,
+    ) -> Option<String> {
+        const LONGEST: usize = 256;
+        let read_to = (bracket + 1 + LONGEST).min(self.len);
+        let text = read(TextRange::new(bracket, read_to));
+        let after = text.strip_prefix(']')?;
+        match after.find(['\n', '\r']) {
+            Some(end) => Some(after[..end].to_string()),
+            None if read_to == self.len => Some(after.to_string()),
+            None => None,
+        }
     }
 
     /// The text of the entry `facts` describes parsed in place (see
@@ -412,11 +443,14 @@ impl Incremental {
     ) -> Option<EntryText> {
         let i = slot_at(&self.slots, facts.range.start)?;
         let slot = &self.slots[i];
+        let region = extent(&self.slots, i);
         match (slot.unclosed, self.slots.get(i + 1)) {
-            (true, Some(next)) => {
-                EntryText::parse_unclosed(&read(extent(&self.slots, i)), &read(next.facts.range))
+            (true, Some(next)) => EntryText::parse_unclosed(&read(region), &read(next.facts.range)),
+            (true, None) => {
+                let line = self.bracket_line(region.end, &mut |r| read(r))?;
+                EntryText::parse_unclosed_last(&read(region), &line)
             }
-            _ => EntryText::parse(&read(slot.facts.range)),
+            (false, _) => EntryText::parse(&read(slot.facts.range)),
         }
     }
 
@@ -1534,6 +1568,7 @@ fn slot_of(
         object: true,
         broken,
         unclosed: false,
+        reach: 0,
         syntax_errors: entry.errors().len() as u32,
         omitted: Omitted::default(),
     })
@@ -1543,6 +1578,9 @@ impl Slot {
     /// Moves every offset it holds.
     fn shift(&mut self, shift: Shift) {
         self.facts.shift(shift);
+        if self.unclosed {
+            self.reach = shift.offset(self.reach);
+        }
         for diagnostic in &mut self.diagnostics {
             diagnostic.shift(shift);
         }
@@ -1751,7 +1789,7 @@ fn into_slots(entries: &mut Vec<EntryFacts>, mut items: Vec<Item>) -> Vec<Slot> 
             object,
             broken,
             unclosed,
-            ..
+            extent,
         } = items.pop().expect("as many items as entries");
         slots.push(Slot {
             rendered: facts.index,
@@ -1761,6 +1799,7 @@ fn into_slots(entries: &mut Vec<EntryFacts>, mut items: Vec<Item>) -> Vec<Slot> 
             object,
             broken,
             unclosed,
+            reach: extent.end,
             syntax_errors: 0,
             omitted: Omitted::default(),
         });
@@ -1889,8 +1928,13 @@ fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
 }
 
 /// How a full analysis' entry `node` (of `text`) is kept, given the item
-/// after it.
-fn item_of(text: &str, node: syntax::Node<'_>, next: Option<syntax::Node<'_>>) -> Item {
+/// after it or (the last) the array's `]` at `bracket`.
+fn item_of(
+    text: &str,
+    node: syntax::Node<'_>,
+    next: Option<syntax::Node<'_>>,
+    bracket: usize,
+) -> Item {
     // An object whose braces the parser inferred is no text that parses
     // alone: edits in it are not tracked.
     let range = node.range();
@@ -1903,16 +1947,23 @@ fn item_of(text: &str, node: syntax::Node<'_>, next: Option<syntax::Node<'_>>) -
     // A broken one must also parse in place as it does here.
     let object =
         is_object && braced && (!broken || EntryText::parse(&text[range.as_range()]).is_some());
-    let unclosed = !object
-        && broken
-        && next.is_some_and(|next| {
-            let next = next.range();
-            EntryText::parse_unclosed(&text[range.start..next.start], &text[next.as_range()])
-                .is_some_and(|entry| entry.range().len() == range.len())
-        });
-    let extent = match next {
-        Some(next) if unclosed => TextRange::new(range.start, next.range().start),
-        _ => range,
+    let reach = next.map_or(bracket, |next| next.range().start);
+    let bracketed = next.is_some() || text.as_bytes().get(bracket) == Some(&b']');
+    let unclosed = !object && broken && bracketed && range.end <= reach && {
+        let region = &text[range.start..reach];
+        let entry = match next {
+            Some(next) => EntryText::parse_unclosed(region, &text[next.range().as_range()]),
+            None => {
+                let after = &text[bracket + 1..];
+                let line = &after[..after.find(['\n', '\r']).unwrap_or(after.len())];
+                EntryText::parse_unclosed_last(region, line)
+            }
+        };
+        entry.is_some_and(|entry| entry.range().len() == range.len())
+    };
+    let extent = match unclosed {
+        true => TextRange::new(range.start, reach),
+        false => range,
     };
     Item {
         object: object || unclosed,
@@ -1956,12 +2007,12 @@ fn slot_at(slots: &[Slot], offset: usize) -> Option<usize> {
 }
 
 /// The text of slot `i`: its entry's range, and for one unclosed (see
-/// [`Slot::unclosed`]) up to the next entry's start.
+/// [`Slot::unclosed`]) up to the next entry's start or the array's `]`.
 fn extent(slots: &[Slot], i: usize) -> TextRange {
-    let range = slots[i].facts.range;
-    match slots.get(i + 1) {
-        Some(next) if slots[i].unclosed => TextRange::new(range.start, next.facts.range.start),
-        _ => range,
+    let slot = &slots[i];
+    match slot.unclosed {
+        true => TextRange::new(slot.facts.range.start, slot.reach),
+        false => slot.facts.range,
     }
 }
 

@@ -487,7 +487,7 @@ pub const MAX_SYNTAX_ERRORS: usize = 100;
 
 /// Syntax errors reported at most directly inside one array or object (or
 /// around the root), so that one break cannot cascade through its siblings.
-const ERRORS_PER_CONTAINER: u16 = 3;
+pub(crate) const ERRORS_PER_CONTAINER: u16 = 3;
 
 /// Parses `text` as strict JSON into a positioned tree.
 pub fn parse(text: &str) -> Parse {
