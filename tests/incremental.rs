@@ -112,6 +112,13 @@ impl Session {
     fn diagnostics(&self) -> Vec<Diagnostic> {
         diagnostics_of(self.state.as_ref().unwrap(), &self.text)
     }
+
+    /// The entries' membership problems: paths not in the shortlist.
+    fn not_in_shortlist(&self) -> Vec<Diagnostic> {
+        let mut all = self.diagnostics();
+        all.retain(|d| d.code == Code::EntryPathNotInShortlist);
+        all
+    }
 }
 
 fn assert_same(state: &Incremental, full: &Analysis, text: &str) {
@@ -233,11 +240,7 @@ fn a_path_leaving_the_shortlist_is_reported_and_fixed() {
         "/entries/3/path",
         "\"docs/elsewhere/路径 😀.md\""
     ));
-    let missing: Vec<_> = session
-        .diagnostics()
-        .into_iter()
-        .filter(|d| d.code == Code::EntryPathNotInShortlist)
-        .collect();
+    let missing = session.not_in_shortlist();
     assert_eq!(missing.len(), 1);
     assert!(missing[0].fix.is_some());
     assert!(replace_value(
@@ -471,11 +474,7 @@ fn envelope_and_shortlist_edits_recheck_what_depends_on_them() {
         .find(|r| session.text[r.as_range()] == path)
         .unwrap();
     assert!(session.apply(&[(item, "\"docs/gone.md\"".into())]));
-    let missing: Vec<_> = session
-        .diagnostics()
-        .into_iter()
-        .filter(|d| d.code == Code::EntryPathNotInShortlist)
-        .collect();
+    let missing = session.not_in_shortlist();
     assert_eq!(missing.len(), 1, "{missing:?}");
     assert!(missing[0].message.contains("`entries[5].path`"));
     let item = TextRange::new(item.start, item.start + "\"docs/gone.md\"".len());
@@ -1124,12 +1123,7 @@ fn shortlist_items_added_and_deleted_are_checked_alone() {
         String::new()
     )]));
     // The repeat is now the first occurrence: the entry is still a member.
-    assert!(
-        !session
-            .diagnostics()
-            .iter()
-            .any(|d| d.code == Code::EntryPathNotInShortlist)
-    );
+    assert!(session.not_in_shortlist().is_empty());
     let all = items(&session.text, "/shortlist");
     let repeat = all
         .iter()
@@ -1139,11 +1133,7 @@ fn shortlist_items_added_and_deleted_are_checked_alone() {
         TextRange::new(all[repeat].start, all[repeat + 1].start),
         String::new()
     )]));
-    let missing: Vec<_> = session
-        .diagnostics()
-        .into_iter()
-        .filter(|d| d.code == Code::EntryPathNotInShortlist)
-        .collect();
+    let missing = session.not_in_shortlist();
     assert_eq!(missing.len(), 1, "{missing:?}");
     assert!(
         missing[0].message.contains("`entries[5].path`"),
@@ -1156,12 +1146,7 @@ fn shortlist_items_added_and_deleted_are_checked_alone() {
         TextRange::empty(end),
         format!(",\n    {path},\n    \"日本語/😀.md\"")
     )]));
-    assert!(
-        !session
-            .diagnostics()
-            .iter()
-            .any(|d| d.code == Code::EntryPathNotInShortlist)
-    );
+    assert!(session.not_in_shortlist().is_empty());
     // An item's path changed in place.
     let all = items(&session.text, "/shortlist");
     assert!(session.apply(&[(all[1], "\"DOCS/changed.md\"".into())]));
@@ -1184,14 +1169,7 @@ fn a_shortlist_emptied_and_filled_again_is_checked_alone() {
     let all = items(&session.text, "/shortlist");
     let range = TextRange::new(all[0].start, all[all.len() - 1].end);
     assert!(session.apply(&[(range, String::new())]));
-    assert_eq!(
-        session
-            .diagnostics()
-            .iter()
-            .filter(|d| d.code == Code::EntryPathNotInShortlist)
-            .count(),
-        6
-    );
+    assert_eq!(session.not_in_shortlist().len(), 6);
     let path = value_range(&session.text, "/entries/0/path");
     let path = session.text[path.as_range()].to_string();
     let bracket = value_range(&session.text, "/shortlist");

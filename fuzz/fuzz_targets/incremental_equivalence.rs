@@ -222,14 +222,7 @@ fuzz_target!(|rounds: Vec<Vec<Edit>>| {
         if updated {
             let state = state.as_ref().unwrap();
             let read = |r: TextRange| text[r.as_range()].to_string();
-            let diagnostics: Vec<_> = state
-                .diagnostics(&read)
-                .into_iter()
-                .map(|d| d.into_owned())
-                .collect();
-            assert_eq!(diagnostics, full.diagnostics);
-            let entries: Vec<_> = state.entries().cloned().collect();
-            assert_eq!(entries, full.entries);
+            assert_describes(state, &full, &text);
             // The file references (document links) read from those facts.
             let refs = |facts: &mut dyn Iterator<Item = &report_core::validate::EntryFacts>| {
                 let mut refs = Vec::new();
@@ -248,19 +241,24 @@ fuzz_target!(|rounds: Vec<Vec<Edit>>| {
             if let Some(state) = state.as_mut()
                 && state.resume()
             {
-                let old = analyze(&before);
-                let read = |r: TextRange| before[r.as_range()].to_string();
-                let diagnostics: Vec<_> = state
-                    .diagnostics(&read)
-                    .into_iter()
-                    .map(|d| d.into_owned())
-                    .collect();
-                assert_eq!(diagnostics, old.diagnostics);
-                let entries: Vec<_> = state.entries().cloned().collect();
-                assert_eq!(entries, old.entries);
-                assert_eq!(state.len(), before.len());
+                assert_describes(state, &analyze(&before), &before);
             }
             state = Incremental::new(&full);
         }
     }
 });
+
+/// The diagnostics and entry facts of `state` are those of `full`, the
+/// analysis of `text`, which it describes.
+fn assert_describes(state: &Incremental, full: &report_core::Analysis, text: &str) {
+    let read = |r: TextRange| text[r.as_range()].to_string();
+    let diagnostics: Vec<_> = state
+        .diagnostics(&read)
+        .into_iter()
+        .map(|d| d.into_owned())
+        .collect();
+    assert_eq!(diagnostics, full.diagnostics);
+    let entries: Vec<_> = state.entries().cloned().collect();
+    assert_eq!(entries, full.entries);
+    assert_eq!(state.len(), text.len());
+}

@@ -155,13 +155,15 @@ impl EntryText {
     }
 
     /// Parses the last entry when its closing brace is missing: `region` is
-    /// the text from its `{` up to the array's `]`, and `bracket_line` what
-    /// follows that `]` on its line. None unless the parser closes the entry
-    /// where its last value ends, at the `]`, which then closes the array.
-    pub fn parse_unclosed_last(region: &str, bracket_line: &str) -> Option<EntryText> {
+    /// the text from its `{` up to the array's `]`, and `after` what follows
+    /// that `]`, to the end of its line at least (or of the text). None
+    /// unless the parser closes the entry where its last value ends, at the
+    /// `]`, which then closes the array.
+    pub fn parse_unclosed_last(region: &str, after: &str) -> Option<EntryText> {
         // A string's recovery at a line break may look at the next line, the
         // bracket's: read the same here without a quote on it.
-        if !region.starts_with('{') || bracket_line.contains(['"', '\n', '\r']) {
+        let line = &after[..after.find(['\n', '\r']).unwrap_or(after.len())];
+        if !region.starts_with('{') || line.contains('"') {
             return None;
         }
         let text = Arc::new(format!("{BEFORE}{region}]}}"));
@@ -254,6 +256,10 @@ mod tests {
         assert!(EntryText::parse_unclosed_last("{\"path\": \"a.md\"\n  ", "").is_some());
         assert!(EntryText::parse_unclosed_last("{\"path\": \"a.md\"}\n  ", "").is_none());
         assert!(EntryText::parse_unclosed_last("{\"path\": \"a.md\"\n  ", ", \"x\": 1").is_none());
+        // Quotes on the lines after the bracket's are no matter.
+        assert!(
+            EntryText::parse_unclosed_last("{\"path\": \"a.md\"\n  ", ",\n  \"k\": []").is_some()
+        );
         assert!(EntryText::parse_unclosed_last("{\"e\": {\"k\": [1\n  ", "").is_none());
         // The next entry must hold a key, and parse whole.
         let region = "{\"path\": \"a.md\",\n";

@@ -209,13 +209,12 @@ struct Slot {
     /// Whether a syntax error broke it: it then has no checks, no
     /// membership, and makes the candidates naming its path unknowable.
     broken: bool,
-    /// Whether its `}` is missing before the next entry or the array's `]`,
+    /// When its `}` is missing before the next entry or the array's `]`,
     /// which close it where its last value ends (see
-    /// [`EntryText::parse_unclosed`]): its text then runs up to `reach`, the
-    /// next entry's start (that entry must stay whole, and is not edited
-    /// while it is so) or the `]`.
-    unclosed: bool,
-    reach: usize,
+    /// [`EntryText::parse_unclosed`]): where its text then ends, the next
+    /// entry's start (that entry must stay whole, and is not edited while it
+    /// is so) or the `]`.
+    unclosed: Option<usize>,
     /// How many syntax errors it holds.
     syntax_errors: u32,
     /// Its diagnostics the analysis left out, each ranking after every kept one.
@@ -358,16 +357,14 @@ impl Incremental {
     pub fn entry_diagnostics(
         &self,
         offset: usize,
-        read: impl FnOnce(TextRange) -> String,
+        mut read: impl FnMut(TextRange) -> String,
     ) -> Option<Vec<Diagnostic>> {
         let i = slot_at(&self.slots, offset).filter(|&i| self.slots[i].object)?;
-        let mut read = Some(read);
-        let mut read_once = |range| read.take().map(|read| read(range)).unwrap_or_default();
-        let mut slot = match self.slots[i].unclosed {
-            // Its text and the next entry's: a broken entry has no fixes.
-            true => return Some(self.slots[i].diagnostics.clone()),
-            false => self.check_slot(i, false, &mut read_once)?,
-        };
+        // A broken entry has no fixes: it keeps its syntax errors only.
+        if self.slots[i].unclosed.is_some() {
+            return Some(self.slots[i].diagnostics.clone());
+        }
+        let mut slot = self.check_slot(i, false, &mut read)?;
         slot.diagnostics.sort_by(Diagnostic::order);
         Some(slot.diagnostics)
     }
@@ -383,7 +380,7 @@ impl Incremental {
     ) -> Option<Slot> {
         let slot = &self.slots[i];
         let shortlist = self.shortlist.as_ref();
-        if !slot.unclosed {
+        if slot.unclosed.is_none() {
             let range = slot.facts.range;
             if let Some(fresh) = check_alone(read(range), range, i, shortlist) {
                 return Some(fresh);
@@ -406,32 +403,30 @@ impl Incremental {
             let range = TextRange::new(region.start + item.start, region.start + item.end);
             return check_alone(text[item.clone()].to_string(), range, i, shortlist);
         }
-        let entry = match next {
-            Some(next) => EntryText::parse_unclosed(&text, &read(next.facts.range)),
-            None => EntryText::parse_unclosed_last(&text, &self.bracket_line(end, read)?),
-        }?;
+        let entry = self.parse_unclosed(&text, i, read)?;
         let mut fresh = slot_of(&entry, region.start, i, shortlist)?;
-        fresh.unclosed = true;
-        fresh.reach = region.end;
+        fresh.unclosed = Some(region.end);
         Some(fresh)
     }
 
-    /// What follows the `entries` array's `]` at `bracket` on its line
-    /// (see [`EntryText::parse_unclosed_last`]); None past 256 bytes.
-    fn bracket_line(
+    /// Parses `region`, the text of entry `i` up to the next entry's start
+    /// or the `]` of the array, as an entry whose `}` is missing there.
+    fn parse_unclosed(
         &self,
-        bracket: usize,
+        region: &str,
+        i: usize,
         read: &mut impl FnMut(TextRange) -> String,
-    ) -> Option<String> {
-        const LONGEST: usize = 256;
-        let read_to = (bracket + 1 + LONGEST).min(self.len);
+    ) -> Option<EntryText> {
+        if let Some(next) = self.slots.get(i + 1) {
+            return EntryText::parse_unclosed(region, &read(next.facts.range));
+        }
+        // What follows the `]` on its line, up to 256 bytes.
+        let bracket = self.slots[i].facts.range.start + region.len();
+        let read_to = (bracket + 257).min(self.len);
         let text = read(TextRange::new(bracket, read_to));
         let after = text.strip_prefix(']')?;
-        match after.find(['\n', '\r']) {
-            Some(end) => Some(after[..end].to_string()),
-            None if read_to == self.len => Some(after.to_string()),
-            None => None,
-        }
+        let whole_line = after.contains(['\n', '\r']) || read_to == self.len;
+        whole_line.then(|| EntryText::parse_unclosed_last(region, after))?
     }
 
     /// The text of the entry `facts` describes parsed in place (see
@@ -442,15 +437,10 @@ impl Incremental {
         read: impl Fn(TextRange) -> String,
     ) -> Option<EntryText> {
         let i = slot_at(&self.slots, facts.range.start)?;
-        let slot = &self.slots[i];
         let region = extent(&self.slots, i);
-        match (slot.unclosed, self.slots.get(i + 1)) {
-            (true, Some(next)) => EntryText::parse_unclosed(&read(region), &read(next.facts.range)),
-            (true, None) => {
-                let line = self.bracket_line(region.end, &mut |r| read(r))?;
-                EntryText::parse_unclosed_last(&read(region), &line)
-            }
-            (false, _) => EntryText::parse(&read(slot.facts.range)),
+        match self.slots[i].unclosed {
+            Some(_) => self.parse_unclosed(&read(region), i, &mut |r| read(r)),
+            None => EntryText::parse(&read(region)),
         }
     }
 
@@ -1093,11 +1083,11 @@ impl Incremental {
         });
         match held {
             // The entry after an unclosed one stays as it is (see `Slot::unclosed`).
-            Some(i) if i > 0 && self.slots[i - 1].unclosed => None,
+            Some(i) if i > 0 && self.slots[i - 1].unclosed.is_some() => None,
             // An unclosed entry's text runs up to the next one's `{`.
             None if range.is_empty() => {
                 let i = slot_at(&self.slots, range.start.checked_sub(1)?)?;
-                (self.slots[i].unclosed && extent(&self.slots, i).end == range.start).then_some(i)
+                (self.slots[i].unclosed == Some(range.start)).then_some(i)
             }
             held => held,
         }
@@ -1567,8 +1557,7 @@ fn slot_of(
         template: OnceLock::new(),
         object: true,
         broken,
-        unclosed: false,
-        reach: 0,
+        unclosed: None,
         syntax_errors: entry.errors().len() as u32,
         omitted: Omitted::default(),
     })
@@ -1578,8 +1567,8 @@ impl Slot {
     /// Moves every offset it holds.
     fn shift(&mut self, shift: Shift) {
         self.facts.shift(shift);
-        if self.unclosed {
-            self.reach = shift.offset(self.reach);
+        if let Some(end) = &mut self.unclosed {
+            *end = shift.offset(*end);
         }
         for diagnostic in &mut self.diagnostics {
             diagnostic.shift(shift);
@@ -1798,8 +1787,7 @@ fn into_slots(entries: &mut Vec<EntryFacts>, mut items: Vec<Item>) -> Vec<Slot> 
             template: OnceLock::new(),
             object,
             broken,
-            unclosed,
-            reach: extent.end,
+            unclosed: unclosed.then_some(extent.end),
             syntax_errors: 0,
             omitted: Omitted::default(),
         });
@@ -1953,11 +1941,7 @@ fn item_of(
         let region = &text[range.start..reach];
         let entry = match next {
             Some(next) => EntryText::parse_unclosed(region, &text[next.range().as_range()]),
-            None => {
-                let after = &text[bracket + 1..];
-                let line = &after[..after.find(['\n', '\r']).unwrap_or(after.len())];
-                EntryText::parse_unclosed_last(region, line)
-            }
+            None => EntryText::parse_unclosed_last(region, &text[bracket + 1..]),
         };
         entry.is_some_and(|entry| entry.range().len() == range.len())
     };
@@ -2011,8 +1995,8 @@ fn slot_at(slots: &[Slot], offset: usize) -> Option<usize> {
 fn extent(slots: &[Slot], i: usize) -> TextRange {
     let slot = &slots[i];
     match slot.unclosed {
-        true => TextRange::new(slot.facts.range.start, slot.reach),
-        false => slot.facts.range,
+        Some(end) => TextRange::new(slot.facts.range.start, end),
+        None => slot.facts.range,
     }
 }
 
