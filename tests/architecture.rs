@@ -1,6 +1,6 @@
 //! The layering of ARCHITECTURE.md, checked: the core crate's dependency
 //! tree holds no protocol, async runtime, rope, thread pool or file walker,
-//! so the compiler keeps it pure.
+//! so the compiler keeps it pure; and the binary can start no program.
 
 use std::process::Command;
 
@@ -20,8 +20,8 @@ const SERVER_ONLY: &[&str] = &[
     "sha2",
 ];
 
-#[test]
-fn the_core_depends_on_no_server_crate() {
+/// `cargo tree` of a package's normal dependencies: the listing, and each crate's name.
+fn dependencies(package: &str) -> (String, Vec<String>) {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let output = Command::new(cargo)
         .args([
@@ -29,14 +29,11 @@ fn the_core_depends_on_no_server_crate() {
             "--offline",
             "--locked",
             "-p",
-            "report-core",
+            package,
             "-e",
             "normal",
-            "--prefix",
-            "none",
-            "--format",
-            "{p}",
         ])
+        .args(["--prefix", "none", "--format", "{p}"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .unwrap();
@@ -46,10 +43,18 @@ fn the_core_depends_on_no_server_crate() {
         String::from_utf8_lossy(&output.stderr)
     );
     let tree = String::from_utf8(output.stdout).unwrap();
-    let names: Vec<&str> = tree
+    let names = tree
         .lines()
         .filter_map(|line| line.split_whitespace().next())
+        .map(str::to_string)
         .collect();
+    (tree, names)
+}
+
+#[test]
+fn the_core_depends_on_no_server_crate() {
+    let (tree, names) = dependencies("report-core");
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
     assert!(names.contains(&"report-core"), "{tree}");
     assert!(names.contains(&"serde_json"), "{tree}");
     // The owner's named tokenizer: syntax.rs is its only user.
@@ -70,4 +75,79 @@ fn the_core_forbids_unsafe_code() {
     ))
     .unwrap();
     assert!(lib.contains("#![forbid(unsafe_code)]"));
+}
+
+/// Crates that can start a program (gitoxide's command, filter, credential
+/// and transport layers, libgit2's bindings, and `gix`, which links them):
+/// none may be built into the binary, so the workspace layer can only read.
+const RUNS_PROGRAMS: &[&str] = &[
+    "gix",
+    "gix-command",
+    "gix-filter",
+    "gix-credentials",
+    "gix-transport",
+    "gix-prompt",
+    "gix-protocol",
+    "git2",
+    "libgit2-sys",
+];
+
+#[test]
+fn the_binary_links_no_crate_that_starts_git_programs() {
+    let (tree, names) = dependencies("report-lsp");
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    // The in-process reader's crates are there …
+    assert!(names.contains(&"gix-index"), "{tree}");
+    assert!(names.contains(&"gix-odb"), "{tree}");
+    // … and none that can run what a repository's config names.
+    for forbidden in RUNS_PROGRAMS {
+        assert!(
+            !names.contains(forbidden),
+            "report-lsp depends on {forbidden}:\n{tree}"
+        );
+    }
+}
+
+/// The code of `src/` before its test module, file by file.
+fn shipped_sources(dir: &std::path::Path, out: &mut Vec<(String, String)>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            shipped_sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs")
+            && path.file_name().is_some_and(|n| n != "tests.rs")
+        {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let shipped = match text.find("#[cfg(test)]\nmod tests") {
+                Some(at) => text[..at].to_string(),
+                None => text,
+            };
+            out.push((path.display().to_string(), shipped));
+        }
+    }
+}
+
+#[test]
+fn nothing_shipped_starts_a_process() {
+    let mut sources = Vec::new();
+    shipped_sources(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut sources,
+    );
+    assert!(sources.len() > 20);
+    for (path, text) in &sources {
+        for forbidden in [
+            "process::Command",
+            "Command::new",
+            "process::Stdio",
+            "libc::exec",
+            "libc::fork",
+            "posix_spawn",
+        ] {
+            assert!(
+                !text.contains(forbidden),
+                "{path} uses {forbidden}: the server and the CLI start no program"
+            );
+        }
+    }
 }

@@ -113,7 +113,7 @@ fn the_server_checks_the_project_and_refreshes_when_files_change() {
         "{markdown}"
     );
     assert!(
-        markdown.contains("- clean: yes, no change in git status"),
+        markdown.contains("- clean: yes, the worktree matches the index and HEAD"),
         "{markdown}"
     );
     assert!(

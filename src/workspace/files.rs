@@ -306,7 +306,7 @@ mod tests {
             path: path.into(),
             text: true,
             hash: true,
-            last_commit: false,
+            lifecycle: false,
         }
     }
 

@@ -1,8 +1,9 @@
 //! The workspace checks' I/O, shared by the CLI and the server: where the
 //! project is (`root`), the facts about the files a report names (`files`,
 //! bounded, inside the root only, hashes cached) and git's view of the root
-//! (`git`, read-only, with a timeout). The judgement is the core's
-//! (`report_core::workspace`); nothing here writes anything.
+//! (`git`, read in-process: no program is ever started, with a timeout).
+//! The judgement is the core's (`report_core::workspace`); nothing here
+//! writes anything, and nothing the project or a report names is run.
 
 pub mod files;
 pub mod git;
@@ -22,9 +23,9 @@ pub use files::HashCache;
 pub struct Cache {
     pub files: HashCache,
     pub tokens: tokens::TokenCache,
-    /// The last commit of each path, by HEAD's commit and path: one git
-    /// call each, so a pass after the first makes none while HEAD stays.
-    pub last_commits: std::collections::HashMap<(String, String), Option<String>>,
+    /// The last commit of each path, by HEAD's commit and path, so a pass
+    /// after the first walks no history while HEAD stays.
+    pub last_commits: git::HistoryCache,
     /// Check 8's tolerance: a fraction of the recount.
     pub token_tolerance: f64,
 }
@@ -64,11 +65,20 @@ pub fn gather_with_progress(
         };
     };
     let requests = workspace::requested_paths(tree);
-    let (git, git_absent) = match git::query(root) {
-        Ok(git) => (Some(git), None),
+    let lifecycle: Vec<String> = requests
+        .iter()
+        .filter(|r| r.lifecycle)
+        .map(|r| r.path.clone())
+        .collect();
+    let (git, git_absent) = match git::read(root, lifecycle, &mut cache.last_commits) {
+        Ok(read) => (Some(read), None),
         Err(why) => (None, Some(why)),
     };
     let canonical_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let (git, mut last_commits) = match git {
+        Some(read) => (Some(read.facts), read.last_commits),
+        None => (None, Default::default()),
+    };
     let mut facts = WorkspaceFacts {
         root: Some(root.display().to_string()),
         git,
@@ -76,8 +86,6 @@ pub fn gather_with_progress(
         conventions: files::read_conventions(&canonical_root),
         ..Default::default()
     };
-    let mut commits_left = git::MAX_LAST_COMMITS;
-    let head = facts.git.as_ref().and_then(|_| git::head(root));
     let total = requests.len();
     progress(0, total);
     for (done, request) in requests.into_iter().enumerate() {
@@ -85,17 +93,7 @@ pub fn gather_with_progress(
             progress(done, total);
         }
         let mut file = files::facts(&canonical_root, &request, &mut cache.files);
-        if request.last_commit && facts.git.is_some() && commits_left > 0 {
-            commits_left -= 1;
-            file.last_commit = match &head {
-                Some(head) => cache
-                    .last_commits
-                    .entry((head.clone(), request.path.clone()))
-                    .or_insert_with(|| git::last_commit(root, &request.path))
-                    .clone(),
-                None => git::last_commit(root, &request.path),
-            };
-        }
+        file.last_commit = last_commits.remove(&request.path).flatten();
         facts.files.insert(request.path, file);
     }
     let spans = workspace::token_spans(tree);
@@ -116,25 +114,7 @@ pub fn check(analysis: &Analysis, root: Option<&Path>, cache: &mut Cache) -> Vec
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn git(root: &Path, args: &[&str]) {
-        let status = std::process::Command::new("git")
-            .arg("-C")
-            .arg(root)
-            .args([
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "-c",
-                "commit.gpgsign=false",
-            ])
-            .args(args)
-            .stdout(std::process::Stdio::null())
-            .status()
-            .unwrap();
-        assert!(status.success());
-    }
+    use crate::workspace::git::tests::git;
 
     #[test]
     fn a_deletes_last_commit_is_cached_until_head_moves() {

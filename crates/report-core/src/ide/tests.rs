@@ -539,7 +539,7 @@ fn the_file_ref_under_the_cursor_is_the_value_it_stands_in() {
 }
 
 fn live_facts(changes: &[(&str, &str)], git: bool) -> crate::workspace::WorkspaceFacts {
-    use crate::workspace::{FileFacts, FileKind, GitFacts, WorkspaceFacts};
+    use crate::workspace::{FileFacts, FileKind, GitFacts, WorkspaceFacts, Worktree};
     let mut facts = WorkspaceFacts {
         root: Some("/p".into()),
         ..Default::default()
@@ -552,9 +552,9 @@ fn live_facts(changes: &[(&str, &str)], git: bool) -> crate::workspace::Workspac
         .insert("done.md".into(), FileFacts::of_kind(FileKind::File));
     if git {
         let mut tracked = GitFacts::default();
-        tracked.tracked.insert("plan.md".into());
+        tracked.insert("plan.md", true, Worktree::Clean);
         for (path, what) in changes {
-            tracked.changes.insert(path.to_string(), what.to_string());
+            tracked.insert(path, true, Worktree::Changed(what.to_string()));
         }
         facts.git = Some(tracked);
     }
@@ -596,7 +596,12 @@ fn the_live_tier_shows_when_the_tree_now_gives_another() {
         hint.tooltip
     );
     let mut untracked = live_facts(&[], true);
-    untracked.git.as_mut().unwrap().tracked.clear();
+    let git = untracked.git.as_mut().unwrap();
+    git.insert(
+        "plan.md",
+        false,
+        crate::workspace::Worktree::Changed("untracked".into()),
+    );
     expect![[r#"
         18: auto→confirm: untracked
     "#]]

@@ -529,7 +529,7 @@ pub(super) fn format_ms(ms: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workspace::{FileFacts, GitFacts};
+    use crate::workspace::{FileFacts, GitFacts, Worktree};
 
     const REPORT: &str = r#"{"schema_version": "1.0", "tool_version": "t", "generated_at": "2099-01-01T00:00:00Z",
 "scan": {"project_root": ".", "scope_globs": [], "excluded_dirs": [], "files_scanned": 1},
@@ -561,13 +561,40 @@ mod tests {
         let analysis = crate::analyze(REPORT);
         assert!(analysis.is_valid(), "{:?}", analysis.diagnostics);
         let mut git = GitFacts::default();
-        git.tracked.insert("p.md".into());
+        git.insert("p.md", true, Worktree::Clean);
         assert_eq!(check(&analysis, &facts(Some(git.clone()))), vec![]);
-        git.changes
-            .insert("p.md".into(), "modified in the worktree".into());
+        git.insert(
+            "p.md",
+            true,
+            Worktree::Changed("modified in the worktree".into()),
+        );
         let found = check(&analysis, &facts(Some(git)));
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].code, Code::LiveTierConfirm);
+        // Undecided by reading (a filter applies): unknown, so confirm, but
+        // no fact of the tree changed.
+        let mut filtered = GitFacts::default();
+        filtered.insert("p.md", true, Worktree::Undecided("a filter applies".into()));
+        let entry = analysis.root().unwrap().lookup("/entries/0").unwrap();
+        let live = live_derivation(
+            &facts(Some(filtered.clone())),
+            entry,
+            analysis.entries.first(),
+        )
+        .unwrap();
+        assert_eq!(live.derivation.tier, SafetyTier::Confirm);
+        assert_eq!(live.clean.fact, Fact::Unknown);
+        assert_eq!(live.clean.source, "a filter applies");
+        assert_eq!(check(&analysis, &facts(Some(filtered))), vec![]);
+        // A path git was not asked about is unknown too, never clean.
+        let live = live_derivation(
+            &facts(Some(GitFacts::default())),
+            entry,
+            analysis.entries.first(),
+        )
+        .unwrap();
+        assert_eq!(live.derivation.tier, SafetyTier::Confirm);
+        assert_eq!(live.tracked.fact, Fact::Unknown);
         // Without git the facts are unknown: the tier is confirm, but no fact changed.
         let entry = analysis.root().unwrap().lookup("/entries/0").unwrap();
         let live = live_derivation(&facts(None), entry, analysis.entries.first()).unwrap();
@@ -593,7 +620,7 @@ mod tests {
     fn raw_tokens_far_from_the_recount_get_a_hint_and_both_show_in_the_hover() {
         let analysis = crate::analyze(REPORT);
         let mut git = GitFacts::default();
-        git.tracked.insert("p.md".into());
+        git.insert("p.md", true, Worktree::Clean);
         let plain = facts(Some(git));
         // Nothing recounted: silent.
         assert_eq!(check(&analysis, &plain), vec![]);

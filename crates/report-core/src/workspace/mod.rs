@@ -11,7 +11,7 @@ mod conventions;
 mod preview;
 mod tokens;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::syntax::Node;
@@ -66,14 +66,34 @@ impl FileFacts {
     }
 }
 
-/// Git's view of the root, gathered once per root (not per file).
+/// Git's view of the paths the live derivation asks about (each lifecycle
+/// entry's `path`), read once per pass. A path not in `paths` was not
+/// asked about, and its facts are unknown.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GitFacts {
-    /// Root-relative paths of the files in the index.
-    pub tracked: HashSet<String>,
-    /// Root-relative paths with a change in the index or worktree, and what
-    /// the change is ("modified in the worktree", "untracked", …).
-    pub changes: HashMap<String, String>,
+    /// Keyed by the path as the report writes it (`dir/` for a folder).
+    pub paths: HashMap<String, GitPath>,
+}
+
+/// What git's data says about one path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GitPath {
+    /// In the index (a folder: some file under it is); None when reading
+    /// cannot tell (inside a submodule: the worktree's reason says why).
+    pub tracked: Option<bool>,
+    pub worktree: Worktree,
+}
+
+/// The worktree at a path against the index and HEAD.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Worktree {
+    /// The worktree's bytes are the index's blob, and the index's entry is HEAD's.
+    Clean,
+    /// A change, in words ("modified in the worktree", "untracked", …).
+    Changed(String),
+    /// Reading cannot decide it (a filter would transform the content, a
+    /// submodule, a sparse checkout, …), and why.
+    Undecided(String),
 }
 
 /// One fact of the live derivation, with where it came from.
@@ -84,39 +104,51 @@ pub struct Sourced {
 }
 
 impl GitFacts {
+    /// Records what git's data says about `path`.
+    pub fn insert(&mut self, path: &str, tracked: impl Into<Option<bool>>, worktree: Worktree) {
+        let tracked = tracked.into();
+        self.paths
+            .insert(path.to_string(), GitPath { tracked, worktree });
+    }
+
     /// Whether git tracks `path` (a folder, `dir/`: any file under it).
     pub fn tracked(&self, path: &str) -> Sourced {
-        let yes = match path.strip_suffix('/') {
-            Some(_) => self.tracked.iter().any(|t| t.starts_with(path)),
-            None => self.tracked.contains(path),
-        };
-        sourced(yes, "from the git index", "not in the git index")
+        match self.paths.get(path) {
+            Some(GitPath {
+                tracked: Some(yes), ..
+            }) => sourced(*yes, "from the git index", "not in the git index"),
+            Some(GitPath {
+                worktree: Worktree::Undecided(why),
+                ..
+            }) => Sourced {
+                fact: crate::tier::Fact::Unknown,
+                source: why.clone(),
+            },
+            _ => not_asked(),
+        }
     }
 
     /// Whether the worktree at `path` (under it, for a folder) is clean.
     pub fn clean(&self, path: &str) -> Sourced {
-        let change = match path.strip_suffix('/') {
-            Some(_) => {
-                let mut under: Vec<_> = self
-                    .changes
-                    .iter()
-                    .filter(|(p, _)| p.starts_with(path))
-                    .collect();
-                under.sort();
-                under.first().map(|(p, what)| format!("{p}: {what}"))
-            }
-            None => self.changes.get(path).cloned(),
+        let Some(found) = self.paths.get(path) else {
+            return not_asked();
         };
-        match change {
-            None => Sourced {
-                fact: crate::tier::Fact::Yes,
-                source: "no change in git status".into(),
-            },
-            Some(what) => Sourced {
-                fact: crate::tier::Fact::No,
-                source: what,
-            },
-        }
+        let (fact, source) = match &found.worktree {
+            Worktree::Clean => (
+                crate::tier::Fact::Yes,
+                "the worktree matches the index and HEAD".to_string(),
+            ),
+            Worktree::Changed(what) => (crate::tier::Fact::No, what.clone()),
+            Worktree::Undecided(why) => (crate::tier::Fact::Unknown, why.clone()),
+        };
+        Sourced { fact, source }
+    }
+}
+
+fn not_asked() -> Sourced {
+    Sourced {
+        fact: crate::tier::Fact::Unknown,
+        source: "git's data was not read for this path".into(),
     }
 }
 
@@ -163,25 +195,26 @@ pub struct PathRequest {
     pub text: bool,
     /// Its sha256 is needed (an exact edit's `expected_sha256`).
     pub hash: bool,
-    /// Its last commit is shown (a `delete` preview).
-    pub last_commit: bool,
+    /// A lifecycle delete: its git state (tracked, clean) and its last
+    /// commit (the preview) are wanted.
+    pub lifecycle: bool,
 }
 
 /// The paths the checks need facts about, each once, in a stable order.
 pub fn requested_paths(root: Node<'_>) -> Vec<PathRequest> {
     let mut wanted: std::collections::BTreeMap<String, PathRequest> = Default::default();
-    let mut want = |path: &str, text: bool, hash: bool, last_commit: bool| {
+    let mut want = |path: &str, text: bool, hash: bool, lifecycle: bool| {
         let entry = wanted
             .entry(path.to_string())
             .or_insert_with(|| PathRequest {
                 path: path.to_string(),
                 text: false,
                 hash: false,
-                last_commit: false,
+                lifecycle: false,
             });
         entry.text |= text;
         entry.hash |= hash;
-        entry.last_commit |= last_commit;
+        entry.lifecycle |= lifecycle;
     };
     for item in items(root, "shortlist") {
         if let Some(path) = item

@@ -1,0 +1,422 @@
+//! The in-process reader against real git, on throw-away repositories:
+//! each case reads as `git status` would, or is undecided with its reason.
+
+use std::path::Path;
+use std::process::Command;
+
+use super::*;
+
+/// Runs the real git in a test repository (tests may; the reader never does).
+pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
+    git_dated(dir, None, args)
+}
+
+/// [`git`] with the author and committer date set (None: now).
+fn git_dated(dir: &Path, date: Option<&str>, args: &[&str]) -> String {
+    let mut command = Command::new("git");
+    if let Some(date) = date {
+        command
+            .env("GIT_AUTHOR_DATE", date)
+            .env("GIT_COMMITTER_DATE", date);
+    }
+    let output = command
+        .arg("-C")
+        .arg(dir)
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args([
+            "-c",
+            "init.defaultBranch=main",
+            "-c",
+            "protocol.file.allow=always",
+        ])
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).trim().to_string()
+}
+
+fn write(dir: &Path, path: &str, text: &str) {
+    let at = dir.join(path);
+    std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+    std::fs::write(at, text).unwrap();
+}
+
+/// A repository with `files` committed.
+fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    git(dir.path(), &["init", "-q"]);
+    for (path, text) in files {
+        write(dir.path(), path, text);
+    }
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-q", "-m", "first"]);
+    dir
+}
+
+fn state(root: &Path, path: &str) -> (Option<bool>, Worktree) {
+    let read = read(root, vec![path.to_string()], &mut HistoryCache::default())
+        .unwrap_or_else(|why| panic!("{why}"));
+    let found = &read.facts.paths[path];
+    (found.tracked, found.worktree.clone())
+}
+
+fn changed(what: &str) -> Worktree {
+    Worktree::Changed(what.into())
+}
+
+fn undecided(root: &Path, path: &str) -> String {
+    match state(root, path).1 {
+        Worktree::Undecided(why) => why,
+        other => panic!("{path}: {other:?}"),
+    }
+}
+
+#[test]
+fn tracked_clean_and_each_kind_of_change_read_as_git_status_says() {
+    let dir = repo(&[
+        ("a.md", "a\n"),
+        ("b.md", "b\n"),
+        ("c.md", "c\n"),
+        ("d.md", "d\n"),
+    ]);
+    let root = dir.path();
+    assert_eq!(state(root, "a.md"), (Some(true), Worktree::Clean));
+    write(root, "a.md", "a, edited\n");
+    assert_eq!(
+        state(root, "a.md"),
+        (Some(true), changed("modified in the worktree"))
+    );
+    write(root, "b.md", "b, staged\n");
+    git(root, &["add", "b.md"]);
+    assert_eq!(
+        state(root, "b.md"),
+        (Some(true), changed("modified in the index, not committed"))
+    );
+    std::fs::remove_file(root.join("c.md")).unwrap();
+    assert_eq!(
+        state(root, "c.md"),
+        (Some(true), changed("deleted in the worktree"))
+    );
+    write(root, "new.md", "new\n");
+    assert_eq!(state(root, "new.md"), (Some(false), changed("untracked")));
+    git(root, &["add", "new.md"]);
+    assert_eq!(
+        state(root, "new.md"),
+        (Some(true), changed("added to the index, not committed"))
+    );
+    assert_eq!(
+        state(root, "gone.md"),
+        (Some(false), changed("not in the git index"))
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(root.join("d.md"), std::fs::Permissions::from_mode(0o755))
+            .unwrap();
+        assert_eq!(
+            state(root, "d.md"),
+            (
+                Some(true),
+                changed("its executable bit changed in the worktree")
+            )
+        );
+    }
+    // Same content, new stat data: hashed, and clean.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    write(root, "a.md", "a\n");
+    assert_eq!(state(root, "a.md"), (Some(true), Worktree::Clean));
+    // git agrees on every one of them.
+    let status = git(root, &["status", "--porcelain"]);
+    assert!(
+        status.contains(" M b.md") || status.contains("M  b.md"),
+        "{status}"
+    );
+    assert!(!status.contains("a.md"), "{status}");
+}
+
+#[test]
+fn a_root_below_the_top_reads_its_own_paths_and_a_folder_reads_everything_under_it() {
+    let dir = repo(&[
+        ("sub/plans/a.md", "a\n"),
+        ("sub/plans/b.md", "b\n"),
+        ("sub/.gitignore", "*.log\n"),
+    ]);
+    let root = dir.path().join("sub");
+    assert_eq!(state(&root, "plans/"), (Some(true), Worktree::Clean));
+    // Ignored files are not changes, as in `git status`.
+    write(&root, "plans/x.log", "log\n");
+    assert_eq!(state(&root, "plans/"), (Some(true), Worktree::Clean));
+    write(&root, "plans/c.md", "c\n");
+    assert_eq!(
+        state(&root, "plans/"),
+        (Some(true), changed("plans/c.md: untracked"))
+    );
+    std::fs::remove_file(root.join("plans/c.md")).unwrap();
+    git(&root, &["rm", "-q", "--cached", "plans/b.md"]);
+    // b.md is untracked now and deleted in the index: the first by path says it.
+    let (_, now) = state(&root, "plans/");
+    assert!(
+        matches!(&now, Worktree::Changed(what) if what.starts_with("plans/b.md: ")),
+        "{now:?}"
+    );
+    assert_eq!(
+        state(&root, "empty/"),
+        (Some(false), changed("nothing under it is in the git index"))
+    );
+}
+
+#[test]
+fn a_path_git_would_transform_is_undecided_never_clean() {
+    let dir = repo(&[
+        ("a.md", "a\n"),
+        ("crlf.md", "a\r\nb\r\n"),
+        ("lf.md", "a\nb\n"),
+    ]);
+    let root = dir.path();
+    write(root, ".git/info/attributes", "a.md filter=x\n");
+    assert!(undecided(root, "a.md").contains("`filter=x`"));
+    write(root, ".git/info/attributes", "a.md ident\n");
+    assert!(undecided(root, "a.md").contains("`ident`"));
+    write(
+        root,
+        ".git/info/attributes",
+        "a.md working-tree-encoding=UTF-16\n",
+    );
+    assert!(undecided(root, "a.md").contains("working-tree-encoding"));
+    // Line endings: decided by the bytes when they hold no CR.
+    write(root, ".git/info/attributes", "* text=auto\n");
+    assert_eq!(state(root, "lf.md").1, Worktree::Clean);
+    assert!(undecided(root, "crlf.md").contains("`text=auto`"));
+    // No attribute, but CRLF in the worktree against LF in the index: what
+    // core.autocrlf would check out. Undecided, not "modified".
+    write(root, ".git/info/attributes", "");
+    write(root, "lf.md", "a\r\nb\r\n");
+    assert!(undecided(root, "lf.md").contains("line endings"));
+    write(root, "lf.md", "a\r\nc\r\n");
+    assert_eq!(state(root, "lf.md").1, changed("modified in the worktree"));
+}
+
+#[test]
+fn submodules_and_sparse_checkouts_are_undecided() {
+    let inner = repo(&[("doc.md", "inner\n")]);
+    let dir = repo(&[
+        ("top.md", "top\n"),
+        ("wide/a.md", "a\n"),
+        ("narrow/b.md", "b\n"),
+    ]);
+    let root = dir.path();
+    git(
+        root,
+        &[
+            "submodule",
+            "add",
+            "-q",
+            inner.path().to_str().unwrap(),
+            "mod",
+        ],
+    );
+    git(root, &["commit", "-q", "-m", "submodule"]);
+    assert!(undecided(root, "mod/doc.md").contains("inside the submodule `mod`"));
+    assert!(undecided(root, "mod").contains("a submodule"));
+    assert_eq!(state(root, "mod/doc.md").0, None);
+    // Cone mode with a sparse index: `narrow/` is one entry of the index.
+    git(
+        root,
+        &["sparse-checkout", "init", "--cone", "--sparse-index"],
+    );
+    git(root, &["sparse-checkout", "set", "wide"]);
+    assert_eq!(state(root, "wide/a.md").1, Worktree::Clean);
+    assert!(undecided(root, "narrow/b.md").contains("sparse"));
+    // Without the sparse index, entries outside are skip-worktree.
+    git(
+        root,
+        &["sparse-checkout", "init", "--cone", "--no-sparse-index"],
+    );
+    assert!(undecided(root, "narrow/b.md").contains("skip-worktree"));
+}
+
+#[test]
+fn split_and_version_4_indexes_linked_worktrees_and_foreign_owners_read_correctly() {
+    let dir = repo(&[("a.md", "a\n"), ("b.md", "b\n")]);
+    let root = dir.path();
+    write(root, "b.md", "b, edited\n");
+    let expect = |root: &Path| {
+        assert_eq!(state(root, "a.md"), (Some(true), Worktree::Clean));
+        assert_eq!(
+            state(root, "b.md"),
+            (Some(true), changed("modified in the worktree"))
+        );
+    };
+    git(root, &["update-index", "--index-version", "4"]);
+    expect(root);
+    git(root, &["update-index", "--split-index"]);
+    assert!(std::fs::read_dir(root.join(".git")).unwrap().any(|e| {
+        e.unwrap()
+            .file_name()
+            .to_string_lossy()
+            .starts_with("sharedindex.")
+    }));
+    write(root, "a.md", "a\n");
+    expect(root);
+    // A linked worktree: `.git` is a file naming its git directory.
+    let linked = tempfile::tempdir().unwrap();
+    let at = linked.path().join("w");
+    git(root, &["worktree", "add", "-q", at.to_str().unwrap()]);
+    assert!(at.join(".git").is_file());
+    assert_eq!(state(&at, "b.md"), (Some(true), Worktree::Clean));
+    write(&at, "a.md", "a, edited there\n");
+    assert_eq!(
+        state(&at, "a.md"),
+        (Some(true), changed("modified in the worktree"))
+    );
+    // Owned by someone else (git itself would refuse: dubious ownership):
+    // nothing is run, so it is read like any other.
+    #[cfg(unix)]
+    if running_as_root() {
+        let status = Command::new("chown")
+            .args(["-R", "65534:65534"])
+            .arg(root)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        expect(root);
+    }
+}
+
+#[cfg(unix)]
+fn running_as_root() -> bool {
+    std::env::var("USER").is_ok_and(|u| u == "root")
+        || Command::new("id")
+            .arg("-u")
+            .output()
+            .is_ok_and(|o| o.stdout.starts_with(b"0\n"))
+}
+
+#[test]
+fn repositories_that_cannot_be_read_say_why() {
+    let not_a_repo = tempfile::tempdir().unwrap();
+    let why = read(not_a_repo.path(), vec![], &mut HistoryCache::default()).unwrap_err();
+    assert_eq!(why, "the root is not inside a git work tree");
+
+    let bare = tempfile::tempdir().unwrap();
+    git(bare.path(), &["init", "-q", "--bare"]);
+    let why = read(bare.path(), vec![], &mut HistoryCache::default()).unwrap_err();
+    assert!(why.contains("bare"), "{why}");
+
+    let sha256 = tempfile::tempdir().unwrap();
+    git(sha256.path(), &["init", "-q", "--object-format=sha256"]);
+    let why = read(sha256.path(), vec![], &mut HistoryCache::default()).unwrap_err();
+    assert!(why.contains("SHA-256"), "{why}");
+
+    let corrupt = repo(&[("a.md", "a\n")]);
+    let index = corrupt.path().join(".git/index");
+    let mut bytes = std::fs::read(&index).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0xff;
+    std::fs::write(&index, bytes).unwrap();
+    let why = read(corrupt.path(), vec![], &mut HistoryCache::default()).unwrap_err();
+    assert!(why.contains("the git index cannot be read"), "{why}");
+
+    let locked = repo(&[("a.md", "a\n"), ("b.md", "b\n")]);
+    write(locked.path(), ".git/index.lock", "");
+    assert!(undecided(locked.path(), "a.md").contains("index.lock"));
+    write(locked.path(), "b.md", "b, edited\n");
+    assert_eq!(
+        state(locked.path(), "b.md").1,
+        changed("modified in the worktree")
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_in_git_never_hangs_the_caller() {
+    let dir = repo(&[("a.md", "a\n")]);
+    let mkfifo = |path: &Path| {
+        let status = Command::new("mkfifo").arg(path).status().unwrap();
+        assert!(status.success());
+    };
+    let index = dir.path().join(".git/index");
+    std::fs::remove_file(&index).unwrap();
+    mkfifo(&index);
+    let why = read(
+        dir.path(),
+        vec!["a.md".into()],
+        &mut HistoryCache::default(),
+    )
+    .unwrap_err();
+    assert_eq!(why, "the git index is not a regular file");
+
+    let dir = repo(&[("a.md", "a\n")]);
+    let head = dir.path().join(".git/HEAD");
+    std::fs::remove_file(&head).unwrap();
+    mkfifo(&head);
+    let started = std::time::Instant::now();
+    let result = read_within(
+        dir.path(),
+        vec!["a.md".into()],
+        &mut HistoryCache::default(),
+        Duration::from_millis(500),
+    );
+    // Either refused at once or abandoned at the deadline, never waited on.
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let why = result.unwrap_err();
+    assert!(why.contains("took more than"), "{why}");
+}
+
+#[test]
+fn the_last_commit_is_the_one_git_log_names_through_merges() {
+    // Once with every commit in the same second (ties broken as git does),
+    // once with the side branch older than the main line's last commit.
+    for dates in [
+        [None; 4],
+        [
+            "2020-01-02T00:00:00Z",
+            "2020-01-03T00:00:00Z",
+            "2020-01-04T00:00:00Z",
+            "2020-01-05T00:00:00Z",
+        ]
+        .map(Some),
+    ] {
+        let dir = repo(&[("plans/a.md", "a\n"), ("other.md", "o\n")]);
+        let root = dir.path();
+        write(root, "plans/a.md", "a2\n");
+        git_dated(root, dates[0], &["commit", "-qam", "second: a changes"]);
+        git(root, &["checkout", "-qb", "side"]);
+        write(root, "plans/a.md", "a3\n");
+        git_dated(root, dates[1], &["commit", "-qam", "on the side"]);
+        git(root, &["checkout", "-q", "main"]);
+        write(root, "other.md", "o2\n");
+        git_dated(root, dates[2], &["commit", "-qam", "main moves on"]);
+        git_dated(root, dates[3], &["merge", "-q", "--no-edit", "side"]);
+        let paths = ["plans/a.md", "other.md", "plans/"];
+        let mut cache = HistoryCache::default();
+        let read = read(
+            root,
+            paths.iter().map(|p| p.to_string()).collect(),
+            &mut cache,
+        )
+        .unwrap();
+        for path in paths {
+            let expected = git(root, &["log", "-1", "--format=%h %s (%as)", "--", path]);
+            assert_eq!(
+                read.last_commits[path].as_deref(),
+                Some(expected.as_str()),
+                "{path}"
+            );
+        }
+        assert_eq!(cache.len(), 3);
+    }
+}

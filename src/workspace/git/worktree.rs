@@ -1,0 +1,419 @@
+//! Whether each asked path is tracked and clean: the worktree's bytes
+//! hashed raw (as a blob) against the index's entry, with git's stat data
+//! as the fast path, and the index's entry against HEAD's tree. A path
+//! whose attributes could transform its content, a submodule, a sparse or
+//! skip-worktree entry, or an index being rewritten is undecided, never
+//! clean.
+
+use std::path::Path;
+
+use gix_hash::ObjectId;
+use gix_index::entry::{Flags, Mode, Stage};
+use gix_object::FindExt;
+use report_core::workspace::Worktree;
+
+use super::attributes::{Attributes, Transform};
+use super::repo::Repo;
+use crate::workspace::files::{MAX_HASH_BYTES, refusal};
+
+/// Files and folders listed under one asked folder, at most (HEAD's and the worktree's).
+const MAX_UNDER_FOLDER: usize = 200_000;
+
+/// git compares every stat field it keeps; so do we (never more lenient).
+const STAT: gix_index::entry::stat::Options = gix_index::entry::stat::Options {
+    trust_ctime: true,
+    check_stat: true,
+    use_nsec: true,
+    use_stdev: false,
+};
+
+pub struct Examiner<'r> {
+    repo: &'r Repo,
+    attributes: Attributes,
+    head_tree: Option<ObjectId>,
+}
+
+impl<'r> Examiner<'r> {
+    pub fn new(repo: &'r Repo) -> Examiner<'r> {
+        let mut buf = Vec::new();
+        let head_tree = repo
+            .head
+            .and_then(|head| repo.odb.find_commit(&head, &mut buf).ok().map(|c| c.tree()));
+        Examiner {
+            repo,
+            attributes: Attributes::new(&repo.work_dir, &repo.info_attributes),
+            head_tree,
+        }
+    }
+
+    /// `path` as the report writes it (root-relative, `dir/` for a folder):
+    /// whether it is tracked (None: undecided too) and its worktree state.
+    pub fn examine(&mut self, path: &str) -> (Option<bool>, Worktree) {
+        if let Some(why) = refusal(path) {
+            return (None, Worktree::Undecided(format!("not read: {why}")));
+        }
+        let inside = path.trim_end_matches('/');
+        let repo_path = format!("{}{inside}", self.repo.prefix);
+        if let Some(why) = self.enclosing(&repo_path) {
+            return (None, Worktree::Undecided(why));
+        }
+        let (tracked, state) = if path.ends_with('/') {
+            self.folder(&repo_path)
+        } else {
+            self.file(&repo_path)
+        };
+        match (&self.repo.undecided, state) {
+            (Some(why), Worktree::Clean) => (tracked, Worktree::Undecided(why.clone())),
+            (_, state) => (tracked, state),
+        }
+    }
+
+    /// Why a folder above `repo_path` keeps it out of reach: a submodule, or
+    /// a folder a sparse index holds as one entry.
+    fn enclosing(&self, repo_path: &str) -> Option<String> {
+        let index = &self.repo.index;
+        let mut end = 0;
+        while let Some(slash) = repo_path[end..].find('/') {
+            end += slash;
+            let folder = &repo_path[..end];
+            if index
+                .entry_by_path(folder.into())
+                .is_some_and(|e| e.mode == Mode::COMMIT)
+            {
+                return Some(format!(
+                    "inside the submodule `{}`, a repository of its own",
+                    self.shown(folder)
+                ));
+            }
+            if index
+                .entry_by_path(format!("{folder}/").as_str().into())
+                .is_some_and(|e| e.mode == Mode::DIR)
+            {
+                return Some("outside the sparse checkout (a sparse index folder)".into());
+            }
+            end += 1;
+        }
+        None
+    }
+
+    fn file(&mut self, repo_path: &str) -> (Option<bool>, Worktree) {
+        let index = &self.repo.index;
+        let entries: Vec<&gix_index::Entry> = index
+            .prefixed_entries(repo_path.into())
+            .unwrap_or_default()
+            .iter()
+            .filter(|e| e.path(index) == repo_path)
+            .collect();
+        let Some(entry) = entries.first() else {
+            let there = std::fs::symlink_metadata(self.on_disk(repo_path)).is_ok();
+            let what = if there {
+                "untracked"
+            } else {
+                "not in the git index"
+            };
+            return (Some(false), Worktree::Changed(what.into()));
+        };
+        if entries.len() > 1 || entry.stage() != Stage::Unconflicted {
+            return (
+                Some(true),
+                Worktree::Changed("unmerged: a conflict is not resolved".into()),
+            );
+        }
+        (Some(true), self.entry(repo_path, entry))
+    }
+
+    /// One index entry against the worktree, then against HEAD.
+    fn entry(&mut self, repo_path: &str, entry: &gix_index::Entry) -> Worktree {
+        if entry.mode == Mode::COMMIT {
+            return Worktree::Undecided("a submodule, a repository of its own".into());
+        }
+        if entry.flags.contains(Flags::SKIP_WORKTREE) {
+            return Worktree::Undecided("outside the sparse checkout (skip-worktree)".into());
+        }
+        if entry.flags.contains(Flags::INTENT_TO_ADD) {
+            return Worktree::Changed("added with --intent-to-add, not committed".into());
+        }
+        let worktree = self.against_worktree(repo_path, entry);
+        if worktree != Worktree::Clean {
+            return worktree;
+        }
+        match self.in_head(repo_path) {
+            None => Worktree::Changed("added to the index, not committed".into()),
+            Some((id, mode)) if id != entry.id || mode != entry.mode => {
+                Worktree::Changed("modified in the index, not committed".into())
+            }
+            Some(_) => Worktree::Clean,
+        }
+    }
+
+    fn against_worktree(&mut self, repo_path: &str, entry: &gix_index::Entry) -> Worktree {
+        let on_disk = self.on_disk(repo_path);
+        let metadata = match std::fs::symlink_metadata(&on_disk) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Worktree::Changed("deleted in the worktree".into());
+            }
+            Err(e) => return Worktree::Undecided(format!("cannot be read: {e}")),
+        };
+        let modified = || Worktree::Changed("modified in the worktree".into());
+        if entry.mode == Mode::SYMLINK {
+            if !metadata.file_type().is_symlink() {
+                return Worktree::Changed("its type changed in the worktree".into());
+            }
+            return match std::fs::read_link(&on_disk) {
+                Ok(target) if blob_id(target.as_os_str().as_encoded_bytes()) == entry.id => {
+                    Worktree::Clean
+                }
+                Ok(_) => modified(),
+                Err(e) => Worktree::Undecided(format!("cannot be read: {e}")),
+            };
+        }
+        if !metadata.is_file() {
+            return Worktree::Changed("its type changed in the worktree".into());
+        }
+        if is_executable(&metadata) != (entry.mode == Mode::FILE_EXECUTABLE) {
+            return Worktree::Changed("its executable bit changed in the worktree".into());
+        }
+        let transform = self.attributes.transform(repo_path);
+        if let Transform::Always(why) = transform {
+            return Worktree::Undecided(why);
+        }
+        if metadata.len() > MAX_HASH_BYTES {
+            return Worktree::Undecided(format!(
+                "larger than {} MiB: not compared",
+                MAX_HASH_BYTES >> 20
+            ));
+        }
+        if transform == Transform::None && self.stat_unchanged(&on_disk, entry) {
+            return Worktree::Clean;
+        }
+        let bytes = match std::fs::read(&on_disk) {
+            Ok(bytes) => bytes,
+            Err(e) => return Worktree::Undecided(format!("cannot be read: {e}")),
+        };
+        let has_cr = memchr::memchr(b'\r', &bytes).is_some();
+        let raw_equal = blob_id(&bytes) == entry.id;
+        match transform {
+            Transform::LineEndings(attribute) if has_cr => Worktree::Undecided(format!(
+                "the `{attribute}` attribute applies and the file holds CR bytes: git may convert its line endings, so a raw comparison cannot decide"
+            )),
+            _ if raw_equal => Worktree::Clean,
+            Transform::None if has_cr && blob_id(&crlf_to_lf(&bytes)) == entry.id => {
+                Worktree::Undecided(
+                    "differs from the index only in its line endings, which git may convert (core.autocrlf): a raw comparison cannot decide"
+                        .into(),
+                )
+            }
+            _ => modified(),
+        }
+    }
+
+    /// git's fast path: every stat field as the index recorded it, and not
+    /// racy (changed in the index's own second).
+    fn stat_unchanged(&self, on_disk: &Path, entry: &gix_index::Entry) -> bool {
+        let Ok(metadata) = gix_index::fs::Metadata::from_path_no_follow(on_disk) else {
+            return false;
+        };
+        let Ok(stat) = gix_index::entry::Stat::from_fs(&metadata) else {
+            return false;
+        };
+        entry.stat.matches(&stat, STAT) && !entry.stat.is_racy(self.repo.index.timestamp(), STAT)
+    }
+
+    /// A folder: every entry under it, HEAD's files the index lost, and the
+    /// worktree's untracked files (ignored ones left out, as `git status`
+    /// does). The first change by path decides; else the first undecided.
+    fn folder(&mut self, repo_path: &str) -> (Option<bool>, Worktree) {
+        let prefix = if repo_path.is_empty() {
+            String::new()
+        } else {
+            format!("{repo_path}/")
+        };
+        let index = &self.repo.index;
+        let under: Vec<&gix_index::Entry> = index
+            .prefixed_entries(prefix.as_str().into())
+            .unwrap_or_default()
+            .iter()
+            .collect();
+        let mut found: Vec<(String, Worktree)> = Vec::new();
+        let mut i = 0;
+        while i < under.len() {
+            let path = under[i].path(index).to_string();
+            let mut j = i + 1;
+            while j < under.len() && under[j].path(index) == path.as_str() {
+                j += 1;
+            }
+            let state = if j - i > 1 || under[i].stage() != Stage::Unconflicted {
+                Worktree::Changed("unmerged: a conflict is not resolved".into())
+            } else {
+                self.entry(&path, under[i])
+            };
+            if state != Worktree::Clean {
+                found.push((path, state));
+            }
+            i = j;
+        }
+        for path in self.head_files_under(repo_path) {
+            if index.entry_by_path(path.as_str().into()).is_none() {
+                found.push((path, Worktree::Changed("deleted in the index".into())));
+            }
+        }
+        for path in self.untracked_under(repo_path) {
+            found.push((path, Worktree::Changed("untracked".into())));
+        }
+        found.sort_by(|a, b| a.0.cmp(&b.0));
+        let first = |changed: bool| {
+            found
+                .iter()
+                .find(|(_, s)| matches!(s, Worktree::Changed(_)) == changed)
+        };
+        let tracked = !under.is_empty();
+        let state = match first(true).or_else(|| first(false)) {
+            Some((path, Worktree::Changed(what))) => {
+                Worktree::Changed(format!("{}: {what}", self.shown(path)))
+            }
+            Some((path, Worktree::Undecided(why))) => {
+                Worktree::Undecided(format!("{}: {why}", self.shown(path)))
+            }
+            _ if !tracked && found.is_empty() => {
+                Worktree::Changed("nothing under it is in the git index".into())
+            }
+            _ => Worktree::Clean,
+        };
+        (Some(tracked), state)
+    }
+
+    /// The id and mode HEAD's tree records for `repo_path`.
+    fn in_head(&self, repo_path: &str) -> Option<(ObjectId, Mode)> {
+        let tree = self.head_tree?;
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let iter = self.repo.odb.find_tree_iter(&tree, &mut a).ok()?;
+        let entry = iter
+            .lookup_entry_by_path(&self.repo.odb, &mut b, repo_path)
+            .ok()??;
+        Some((entry.oid, Mode::from(entry.mode)))
+    }
+
+    /// The files HEAD's tree holds under the folder `repo_path`.
+    fn head_files_under(&self, repo_path: &str) -> Vec<String> {
+        let Some(tree) = self.head_tree else {
+            return Vec::new();
+        };
+        let start = if repo_path.is_empty() {
+            Some(tree)
+        } else {
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            self.repo
+                .odb
+                .find_tree_iter(&tree, &mut a)
+                .ok()
+                .and_then(|iter| {
+                    iter.lookup_entry_by_path(&self.repo.odb, &mut b, repo_path)
+                        .ok()?
+                })
+                .filter(|e| e.mode.is_tree())
+                .map(|e| e.oid)
+        };
+        let mut files = Vec::new();
+        let mut stack: Vec<(ObjectId, String)> = start
+            .map(|id| (id, repo_path.to_string()))
+            .into_iter()
+            .collect();
+        let mut buf = Vec::new();
+        while let Some((id, folder)) = stack.pop() {
+            let Ok(tree) = self.repo.odb.find_tree(&id, &mut buf) else {
+                continue;
+            };
+            for entry in &tree.entries {
+                let path = if folder.is_empty() {
+                    entry.filename.to_string()
+                } else {
+                    format!("{folder}/{}", entry.filename)
+                };
+                if entry.mode.is_tree() {
+                    stack.push((entry.oid.to_owned(), path));
+                } else if files.len() < MAX_UNDER_FOLDER {
+                    files.push(path);
+                }
+            }
+        }
+        files
+    }
+
+    /// Files under the folder `repo_path` on disk that the index lacks,
+    /// honouring `.gitignore`, `info/exclude` and the user's excludes.
+    fn untracked_under(&self, repo_path: &str) -> Vec<String> {
+        let folder = self.on_disk(repo_path);
+        if !folder.is_dir() {
+            return Vec::new();
+        }
+        let walk = ignore::WalkBuilder::new(&folder)
+            .hidden(false)
+            .parents(true)
+            .git_ignore(true)
+            .git_exclude(true)
+            .git_global(true)
+            .require_git(false)
+            .follow_links(false)
+            .filter_entry(|e| e.file_name() != ".git")
+            .build();
+        let mut untracked = Vec::new();
+        for entry in walk.flatten().take(MAX_UNDER_FOLDER) {
+            if entry.file_type().is_none_or(|t| t.is_dir()) {
+                continue;
+            }
+            let Ok(relative) = entry.path().strip_prefix(&self.repo.work_dir) else {
+                continue;
+            };
+            let path = relative.to_string_lossy().replace('\\', "/");
+            if self
+                .repo
+                .index
+                .prefixed_entries(path.as_str().into())
+                .is_none_or(|es| !es.iter().any(|e| e.path(&self.repo.index) == path.as_str()))
+            {
+                untracked.push(path);
+            }
+        }
+        untracked
+    }
+
+    fn on_disk(&self, repo_path: &str) -> std::path::PathBuf {
+        self.repo.work_dir.join(repo_path)
+    }
+
+    /// A repository path as the report writes it (root-relative).
+    fn shown<'p>(&self, repo_path: &'p str) -> &'p str {
+        repo_path
+            .strip_prefix(self.repo.prefix.as_str())
+            .unwrap_or(repo_path)
+    }
+}
+
+/// git's blob id of `bytes`, as `git hash-object --no-filters` computes it.
+fn blob_id(bytes: &[u8]) -> ObjectId {
+    gix_object::compute_hash(gix_hash::Kind::Sha1, gix_object::Kind::Blob, bytes)
+        .unwrap_or_else(|_| ObjectId::null(gix_hash::Kind::Sha1))
+}
+
+fn crlf_to_lf(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
+            continue;
+        }
+        out.push(b);
+    }
+    out
+}
+
+#[cfg(unix)]
+fn is_executable(metadata: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    metadata.permissions().mode() & 0o100 != 0
+}
+
+#[cfg(not(unix))]
+fn is_executable(_: &std::fs::Metadata) -> bool {
+    false
+}
