@@ -95,3 +95,28 @@ fn workspace_folder_of(folder: &Path, workspace_folders: &[PathBuf]) -> Option<P
 pub fn in_a_workspace_folder(report: Option<&Path>, workspace_folders: &[PathBuf]) -> bool {
     report_folder(report).is_some_and(|f| workspace_folder_of(&f, workspace_folders).is_some())
 }
+
+/// Whether the server may read `root`: it lies inside one of the workspace
+/// folders, symlinks resolved (with none, inside the report's own folder).
+/// A report without a path (an unsaved buffer) and no folder has none.
+pub fn inside_a_workspace_folder(
+    root: &Path,
+    report: Option<&Path>,
+    workspace_folders: &[PathBuf],
+) -> bool {
+    let Ok(root) = root.canonicalize() else {
+        return false;
+    };
+    let own;
+    let folders = match workspace_folders {
+        [] => {
+            own = report_folder(report).into_iter().collect::<Vec<_>>();
+            own.as_slice()
+        }
+        folders => folders,
+    };
+    folders
+        .iter()
+        .filter_map(|f| f.canonicalize().ok())
+        .any(|f| root.starts_with(f))
+}
