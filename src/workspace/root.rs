@@ -120,3 +120,56 @@ pub fn inside_a_workspace_folder(
         .filter_map(|f| f.canonicalize().ok())
         .any(|f| root.starts_with(f))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_root_is_inside_a_folder_only_after_symlinks_and_the_reports_folder_stands_in_for_none() {
+        let base = tempfile::tempdir().unwrap();
+        let folder = base.path().join("w");
+        let away = base.path().join("away");
+        std::fs::create_dir_all(folder.join("sub")).unwrap();
+        std::fs::create_dir_all(&away).unwrap();
+        std::os::unix::fs::symlink(&away, folder.join("link")).unwrap();
+        let report = folder.join("r.report.json");
+        let folders = [folder.clone()];
+        assert!(inside_a_workspace_folder(
+            &folder.join("sub/.."),
+            Some(&report),
+            &folders
+        ));
+        assert!(inside_a_workspace_folder(
+            &folder.join("sub"),
+            None,
+            &folders
+        ));
+        // A link in the folder leading out, `..`, a folder elsewhere: outside.
+        assert!(!inside_a_workspace_folder(
+            &folder.join("link"),
+            Some(&report),
+            &folders
+        ));
+        assert!(!inside_a_workspace_folder(
+            &folder.join(".."),
+            Some(&report),
+            &folders
+        ));
+        assert!(!inside_a_workspace_folder(&away, Some(&report), &folders));
+        // No folder: the report's own folder is the folder; no report, none.
+        assert!(inside_a_workspace_folder(
+            &folder.join("."),
+            Some(&report),
+            &[]
+        ));
+        assert!(!inside_a_workspace_folder(&away, Some(&report), &[]));
+        assert!(!inside_a_workspace_folder(&folder, None, &[]));
+        // A root that is not there is not inside anything.
+        assert!(!inside_a_workspace_folder(
+            &folder.join("gone"),
+            Some(&report),
+            &folders
+        ));
+    }
+}
