@@ -443,6 +443,10 @@ fn wrong_typed_settings_are_refused_with_a_log_line_and_the_previous_value_kept(
         ("maxDocumentBytes", json!(0)),
         ("files", json!("**/*.json")),
         ("files", json!(["[unclosed"])),
+        ("workspaceChecks", json!("maybe")),
+        ("workspaceChecks", json!(false)),
+        ("allowRootOutsideWorkspace", json!("yes")),
+        ("restrictedWorkspace", json!(1)),
     ] {
         editor.notify(
             "workspace/didChangeConfiguration",

@@ -750,3 +750,227 @@ fn a_client_without_work_done_progress_gets_no_progress() {
     );
     editor.shutdown();
 }
+
+/// The hover's text at the first `needle` of `text`, asked until it
+/// contains `wanted` (a workspace result lands a moment after its pass).
+fn hover_until(editor: &mut Editor, uri: &str, text: &str, needle: &str, wanted: &str) -> String {
+    let mut markdown = String::new();
+    for _ in 0..100 {
+        let hover = editor.request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": position(text, needle)}),
+        );
+        markdown = hover["result"]["contents"]["value"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        if markdown.contains(wanted) {
+            return markdown;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    panic!("the hover never said {wanted:?}: {markdown}");
+}
+
+/// The workspace checks' codes in `diagnostics`, and in the publications
+/// for `uri` waiting in the backlog; the refusal of a root aside.
+fn workspace_codes(editor: &Editor, uri: &str, diagnostics: &[Value]) -> Vec<String> {
+    let waiting = editor
+        .backlog
+        .iter()
+        .filter(|m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri)
+        .flat_map(|m| m["params"]["diagnostics"].as_array().unwrap().clone());
+    diagnostics
+        .iter()
+        .cloned()
+        .chain(waiting)
+        .filter_map(|d| d["code"].as_str().map(str::to_string))
+        .filter(|code| code != "root-outside-workspace")
+        .filter(|code| {
+            report_core::diagnostic::Code::parse(code).is_some_and(|c| c.invariant() == 13)
+        })
+        .collect()
+}
+
+/// A project whose report is stale (a named file changed after the
+/// commit: a stale hash, a dirty worktree) and has a structural problem.
+fn stale_project() -> (Project, String) {
+    let (project, _) = project();
+    let mut value: Value =
+        serde_json::from_str(&std::fs::read_to_string(project.report_path()).unwrap()).unwrap();
+    value["an_unknown_field"] = json!(1);
+    let text = project.write_report(&value);
+    project.write("docs/setup.md", "one\ntwo\n");
+    (project, text)
+}
+
+#[test]
+fn workspace_checks_off_read_nothing_and_say_why_in_the_hover_until_turned_on() {
+    let (project, text) = stale_project();
+    let uri = uri_of(&project.report_path());
+    let mut editor = Editor::start_with_capabilities(
+        env!("CARGO_BIN_EXE_report-lsp"),
+        json!({}),
+        &[],
+        json!({"workspaceChecks": "off"}),
+    );
+    editor.open(&uri, &text, 1);
+    // The structural checks run.
+    let (_, diagnostics) = editor.diagnostics(&uri);
+    assert!(has(&diagnostics, "unknown-field"), "{diagnostics:?}");
+    // Where the workspace facts would show, the hover says why there are none.
+    let edit_at = "\"exact_edit\"";
+    let markdown = hover_until(&mut editor, &uri, &text, edit_at, "**Project not read**");
+    assert!(
+        markdown
+            .contains("the workspace checks are off (the setting `workspaceChecks` is `\"off\"`)"),
+        "{markdown}"
+    );
+    assert!(!markdown.contains("Edit preview"), "{markdown}");
+    let markdown = hover_until(
+        &mut editor,
+        &uri,
+        &text,
+        "\"raw_tokens\"",
+        "**Project not read**",
+    );
+    assert!(!markdown.contains("Token recount"), "{markdown}");
+    // A watched file's change or a save reads nothing either.
+    editor.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri_of(&project.path().join("docs/setup.md")), "type": 2}]}),
+    );
+    editor.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    hover_until(&mut editor, &uri, &text, edit_at, "**Project not read**");
+    assert_eq!(
+        workspace_codes(&editor, &uri, &diagnostics),
+        Vec::<String>::new()
+    );
+
+    // Turned on: the project is read, and its diagnostics come.
+    editor.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"reportLsp": {"workspaceChecks": "on"}}}),
+    );
+    let diagnostics = until(&mut editor, &uri, |d| has(d, "stale-exact-edit"));
+    assert!(has(&diagnostics, "live-tier-confirm"), "{diagnostics:?}");
+    assert!(has(&diagnostics, "unknown-field"), "{diagnostics:?}");
+    hover_until(&mut editor, &uri, &text, edit_at, "**Edit preview**");
+
+    // Off again: they are withdrawn, the structural ones stay.
+    editor.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"reportLsp": {"workspaceChecks": "off"}}}),
+    );
+    let diagnostics = until(&mut editor, &uri, |d| !has(d, "stale-exact-edit"));
+    assert!(!has(&diagnostics, "live-tier-confirm"), "{diagnostics:?}");
+    assert!(has(&diagnostics, "unknown-field"), "{diagnostics:?}");
+    hover_until(&mut editor, &uri, &text, edit_at, "**Project not read**");
+
+    // A restricted workspace (the VS Code extension's word) is off whatever
+    // workspaceChecks says, and the hover says so.
+    editor.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"reportLsp": {"workspaceChecks": "on", "restrictedWorkspace": true}}}),
+    );
+    let markdown = hover_until(&mut editor, &uri, &text, edit_at, "restricted");
+    assert!(
+        markdown.contains("workspace is restricted (not trusted)"),
+        "{markdown}"
+    );
+    editor.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"reportLsp": {"restrictedWorkspace": false}}}),
+    );
+    until(&mut editor, &uri, |d| has(d, "stale-exact-edit"));
+    editor.shutdown();
+}
+
+#[test]
+fn a_project_root_outside_every_workspace_folder_is_not_read_unless_allowed() {
+    let (elsewhere, _) = stale_project();
+    let folder = Project::new();
+    let mut value: Value =
+        serde_json::from_str(&std::fs::read_to_string(elsewhere.report_path()).unwrap()).unwrap();
+    value["scan"]["project_root"] = json!(elsewhere.path().display().to_string());
+    let text = folder.write_report(&value);
+    let uri = uri_of(&folder.report_path());
+    let binary = env!("CARGO_BIN_EXE_report-lsp");
+    let mut editor = Editor::start_in_folders(binary, &[folder.path()], Value::Null);
+    editor.open(&uri, &text, 1);
+    let diagnostics = until(&mut editor, &uri, |d| has(d, "root-outside-workspace"));
+    let said = diagnostics
+        .iter()
+        .find(|d| d["code"] == "root-outside-workspace")
+        .unwrap();
+    assert_eq!(said["severity"], 3);
+    let value_at = text.find("\"project_root\": ").unwrap() + "\"project_root\": ".len();
+    assert_eq!(said["range"]["start"], position_at(&text, value_at));
+    let message = said["message"].as_str().unwrap();
+    assert!(
+        message.contains("outside every workspace folder and is not read")
+            && message.contains("allowRootOutsideWorkspace"),
+        "{message}"
+    );
+    assert!(has(&diagnostics, "unknown-field"), "{diagnostics:?}");
+    let markdown = hover_until(
+        &mut editor,
+        &uri,
+        &text,
+        "\"exact_edit\"",
+        "**Project not read**",
+    );
+    // Nothing from that folder: no workspace diagnostic but this one.
+    assert_eq!(
+        workspace_codes(&editor, &uri, &diagnostics),
+        Vec::<String>::new()
+    );
+    assert!(
+        markdown.contains("lies outside every workspace folder (the setting `allowRootOutsideWorkspace` allows it)"),
+        "{markdown}"
+    );
+
+    // Allowed: the checks run there.
+    editor.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"reportLsp": {"allowRootOutsideWorkspace": true}}}),
+    );
+    let diagnostics = until(&mut editor, &uri, |d| has(d, "stale-exact-edit"));
+    assert!(
+        !has(&diagnostics, "root-outside-workspace"),
+        "{diagnostics:?}"
+    );
+    assert!(has(&diagnostics, "live-tier-confirm"), "{diagnostics:?}");
+    hover_until(
+        &mut editor,
+        &uri,
+        &text,
+        "\"exact_edit\"",
+        "**Edit preview**",
+    );
+    editor.shutdown();
+
+    // With no workspace folder, the report's own folder is the folder: a
+    // root beside it (`../name`) is refused, and `.` is read (every test above).
+    let name = elsewhere.path().file_name().unwrap().to_str().unwrap();
+    value["scan"]["project_root"] = json!(format!("../{name}"));
+    let text = folder.write_report(&value);
+    let mut editor = Editor::start_with_capabilities(binary, json!({}), &[], Value::Null);
+    editor.open(&uri, &text, 1);
+    let diagnostics = until(&mut editor, &uri, |d| has(d, "root-outside-workspace"));
+    hover_until(
+        &mut editor,
+        &uri,
+        &text,
+        "\"exact_edit\"",
+        "**Project not read**",
+    );
+    assert_eq!(
+        workspace_codes(&editor, &uri, &diagnostics),
+        Vec::<String>::new()
+    );
+    editor.shutdown();
+}

@@ -132,6 +132,26 @@ pub struct Settings {
     /// Document links per report at most (`maxDocumentLinks`); go to
     /// definition opens any named file.
     pub max_document_links: usize,
+    /// Whether the workspace checks run at all (`workspaceChecks`: `"on"`,
+    /// `"off"`): off, nothing under a project is read.
+    pub workspace_checks: bool,
+    /// Set by the VS Code extension in a restricted (untrusted) workspace
+    /// (`restrictedWorkspace`): the workspace checks are off, whatever
+    /// `workspaceChecks` says, and the hover says the workspace is restricted.
+    pub restricted_workspace: bool,
+    /// Whether a project root outside every workspace folder is read
+    /// (`allowRootOutsideWorkspace`).
+    pub allow_root_outside_workspace: bool,
+}
+
+/// What the workspace checks take of the settings: a change of it checks
+/// every open report against its project again.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WorkspaceSettings {
+    pub token_tolerance: f64,
+    /// Why the checks are off, for the hover; None when they run.
+    pub off: Option<&'static str>,
+    pub allow_root_outside_workspace: bool,
 }
 
 /// Well above the largest reports served (50 000 entries are about 42 MB),
@@ -154,6 +174,9 @@ impl Default for Settings {
             max_document_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
             token_tolerance: crate::workspace::tokens::DEFAULT_TOLERANCE,
             max_document_links: DEFAULT_MAX_DOCUMENT_LINKS,
+            workspace_checks: true,
+            restricted_workspace: false,
+            allow_root_outside_workspace: false,
         }
     }
 }
@@ -203,9 +226,51 @@ impl Settings {
                 None => refused.push(refusal("tokenTolerance", tolerance, FRACTION)),
             }
         }
+        if let Some(checks) = setting("workspaceChecks") {
+            match checks.as_str() {
+                Some("on") => self.workspace_checks = true,
+                Some("off") => self.workspace_checks = false,
+                _ => refused.push(refusal("workspaceChecks", checks, ON_OFF)),
+            }
+        }
+        for (name, field) in [
+            ("restrictedWorkspace", &mut self.restricted_workspace),
+            (
+                "allowRootOutsideWorkspace",
+                &mut self.allow_root_outside_workspace,
+            ),
+        ] {
+            if let Some(value) = setting(name) {
+                match value.as_bool() {
+                    Some(yes) => *field = yes,
+                    None => refused.push(refusal(name, value, BOOLEAN)),
+                }
+            }
+        }
         refused
     }
+
+    pub fn workspace(&self) -> WorkspaceSettings {
+        let off = if self.restricted_workspace {
+            Some(
+                "the workspace checks are off because the editor's workspace is restricted (not trusted); they run once you trust it",
+            )
+        } else if !self.workspace_checks {
+            Some("the workspace checks are off (the setting `workspaceChecks` is `\"off\"`)")
+        } else {
+            None
+        };
+        WorkspaceSettings {
+            token_tolerance: self.token_tolerance,
+            off,
+            allow_root_outside_workspace: self.allow_root_outside_workspace,
+        }
+    }
 }
+
+const ON_OFF: &str = "expected \"on\" or \"off\"";
+
+const BOOLEAN: &str = "expected true or false";
 
 const FRACTION: &str = "expected a fraction of at least 0, such as 0.1 for 10%";
 

@@ -170,6 +170,14 @@ impl Worker {
             let open = documents.get(uri).filter(|o| !o.document.out_of_sync)?;
             (open.document.rope.clone(), open.generation)
         };
+        let settings = lock(&self.session.settings).workspace();
+        // Turned off (a setting, a restricted workspace): nothing under the
+        // project is read, not even whether its root is there; what was
+        // published is withdrawn by this empty result.
+        if let Some(why) = settings.off {
+            self.watched.remove(uri);
+            return Some(not_read(uri, generation, Vec::new(), why.to_string()));
+        }
         let report = uri.to_file_path().map(|p| p.into_owned());
         // A report that names a root which is not here gets no workspace
         // checks: its envelope, at the start, says so without a full analysis
@@ -205,7 +213,20 @@ impl Worker {
                 facts: Arc::new(WorkspaceFacts::default()),
             });
         };
-        self.cache.token_tolerance = lock(&self.session.settings).token_tolerance;
+        // A root outside every workspace folder was not chosen by the user
+        // (the report names it): it is not read unless a setting allows it.
+        if !settings.allow_root_outside_workspace
+            && !root::inside_a_workspace_folder(found, report.as_deref(), &folders)
+        {
+            self.watched.remove(uri);
+            let shown = found.display().to_string();
+            let said = report_core::workspace::root_outside_workspace(&analysis, &shown);
+            let why = format!(
+                "the project root `{shown}` lies outside every workspace folder (the setting `allowRootOutsideWorkspace` allows it)"
+            );
+            return Some(not_read(uri, generation, vec![said], why));
+        }
+        self.cache.token_tolerance = settings.token_tolerance;
         // A report's first pass reads every file it names: shown as progress
         // where the client shows it; later passes mostly hit the cache.
         let first = !self.watched.contains_key(uri);
@@ -240,6 +261,24 @@ impl Worker {
             diagnostics,
             facts: Arc::new(facts),
         })
+    }
+}
+
+/// A result for a report whose project is not read, and why.
+fn not_read(
+    uri: &Uri,
+    generation: u64,
+    diagnostics: Vec<Diagnostic>,
+    why: String,
+) -> WorkspaceResult {
+    WorkspaceResult {
+        uri: uri.clone(),
+        generation,
+        diagnostics,
+        facts: Arc::new(WorkspaceFacts {
+            not_read: Some(why),
+            ..WorkspaceFacts::default()
+        }),
     }
 }
 

@@ -95,3 +95,81 @@ fn workspace_folder_of(folder: &Path, workspace_folders: &[PathBuf]) -> Option<P
 pub fn in_a_workspace_folder(report: Option<&Path>, workspace_folders: &[PathBuf]) -> bool {
     report_folder(report).is_some_and(|f| workspace_folder_of(&f, workspace_folders).is_some())
 }
+
+/// Whether the server may read `root`: it lies inside one of the workspace
+/// folders, symlinks resolved (with none, inside the report's own folder).
+/// A report without a path (an unsaved buffer) and no folder has none.
+pub fn inside_a_workspace_folder(
+    root: &Path,
+    report: Option<&Path>,
+    workspace_folders: &[PathBuf],
+) -> bool {
+    let Ok(root) = root.canonicalize() else {
+        return false;
+    };
+    let own;
+    let folders = match workspace_folders {
+        [] => {
+            own = report_folder(report).into_iter().collect::<Vec<_>>();
+            own.as_slice()
+        }
+        folders => folders,
+    };
+    folders
+        .iter()
+        .filter_map(|f| f.canonicalize().ok())
+        .any(|f| root.starts_with(f))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_root_is_inside_a_folder_only_after_symlinks_and_the_reports_folder_stands_in_for_none() {
+        let base = tempfile::tempdir().unwrap();
+        let folder = base.path().join("w");
+        let away = base.path().join("away");
+        std::fs::create_dir_all(folder.join("sub")).unwrap();
+        std::fs::create_dir_all(&away).unwrap();
+        std::os::unix::fs::symlink(&away, folder.join("link")).unwrap();
+        let report = folder.join("r.report.json");
+        let folders = [folder.clone()];
+        assert!(inside_a_workspace_folder(
+            &folder.join("sub/.."),
+            Some(&report),
+            &folders
+        ));
+        assert!(inside_a_workspace_folder(
+            &folder.join("sub"),
+            None,
+            &folders
+        ));
+        // A link in the folder leading out, `..`, a folder elsewhere: outside.
+        assert!(!inside_a_workspace_folder(
+            &folder.join("link"),
+            Some(&report),
+            &folders
+        ));
+        assert!(!inside_a_workspace_folder(
+            &folder.join(".."),
+            Some(&report),
+            &folders
+        ));
+        assert!(!inside_a_workspace_folder(&away, Some(&report), &folders));
+        // No folder: the report's own folder is the folder; no report, none.
+        assert!(inside_a_workspace_folder(
+            &folder.join("."),
+            Some(&report),
+            &[]
+        ));
+        assert!(!inside_a_workspace_folder(&away, Some(&report), &[]));
+        assert!(!inside_a_workspace_folder(&folder, None, &[]));
+        // A root that is not there is not inside anything.
+        assert!(!inside_a_workspace_folder(
+            &folder.join("gone"),
+            Some(&report),
+            &folders
+        ));
+    }
+}

@@ -75,7 +75,25 @@ impl Editor {
         Editor::start_command(command, capabilities, options)
     }
 
-    fn start_command(mut command: Command, capabilities: Value, options: Value) -> Editor {
+    /// Starts `binary` with these workspace folders (absolute paths).
+    pub fn start_in_folders(binary: &str, folders: &[&std::path::Path], options: Value) -> Editor {
+        let folders: Vec<Value> = folders
+            .iter()
+            .map(|f| json!({"uri": format!("file://{}", f.display()), "name": "folder"}))
+            .collect();
+        Editor::start_command_in(Command::new(binary), json!({}), options, json!(folders))
+    }
+
+    fn start_command(command: Command, capabilities: Value, options: Value) -> Editor {
+        Editor::start_command_in(command, capabilities, options, Value::Null)
+    }
+
+    fn start_command_in(
+        mut command: Command,
+        capabilities: Value,
+        options: Value,
+        folders: Value,
+    ) -> Editor {
         let mut child = command
             .arg("--stdio")
             .stdin(Stdio::piped())
@@ -120,7 +138,7 @@ impl Editor {
         };
         let init = editor.request(
             "initialize",
-            json!({"processId": null, "rootUri": null, "capabilities": capabilities, "initializationOptions": options}),
+            json!({"processId": null, "rootUri": null, "workspaceFolders": folders, "capabilities": capabilities, "initializationOptions": options}),
         );
         assert_eq!(init["result"]["serverInfo"]["name"], "report-lsp");
         editor.notify("initialized", json!({}));

@@ -116,6 +116,7 @@ codes! {
     ModifiedAfterCheck = "modified-after-check", 13, Hint;
     ReplaceMatchMissing = "replace-match-missing", 13, Warning;
     TokenCountMismatch = "token-count-mismatch", 13, Hint;
+    RootOutsideWorkspace = "root-outside-workspace", 13, Information;
 }
 
 impl std::fmt::Display for Code {

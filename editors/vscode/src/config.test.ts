@@ -3,12 +3,14 @@ import assert from "node:assert/strict";
 
 import {
   DEFAULT_FILES,
+  configurationAnswers,
   describeStatus,
   documentSelectorFor,
   filesFor,
   initializationOptionsFor,
   launchFor,
   restartNeeded,
+  sectionFor,
   unavailableMessage,
 } from "./config";
 
@@ -45,7 +47,31 @@ test("file globs default to the server's and can be replaced", () => {
   assert.deepEqual(filesFor({}), DEFAULT_FILES);
   assert.deepEqual(filesFor({ files: [] }), DEFAULT_FILES);
   assert.deepEqual(filesFor({ files: ["**/*.audit.json", ""] }), ["**/*.audit.json"]);
-  assert.deepEqual(initializationOptionsFor({ files: ["a/*.json"] }), { files: ["a/*.json"] });
+  assert.deepEqual(initializationOptionsFor({ files: ["a/*.json"] }), { files: ["a/*.json"], restrictedWorkspace: false });
+});
+
+test("a restricted workspace turns the workspace checks off, whatever the settings say", () => {
+  const settings = { files: ["a/*.json"], workspaceChecks: "on", allowRootOutsideWorkspace: true };
+  assert.deepEqual(initializationOptionsFor(settings, true), { ...settings, restrictedWorkspace: false });
+  assert.deepEqual(initializationOptionsFor(settings, false), {
+    files: ["a/*.json"],
+    workspaceChecks: "off",
+    allowRootOutsideWorkspace: true,
+    restrictedWorkspace: true,
+  });
+  // The answers to workspace/configuration, and the change notifications.
+  const held = { workspaceChecks: "on", maxDiagnostics: 5, restrictedWorkspace: false };
+  assert.deepEqual(sectionFor(held, false), { workspaceChecks: "off", maxDiagnostics: 5, restrictedWorkspace: true });
+  assert.deepEqual(sectionFor(held, true), held);
+  assert.deepEqual(sectionFor(null, false), { workspaceChecks: "off", restrictedWorkspace: true });
+  assert.deepEqual(
+    configurationAnswers([{ section: "reportLsp" }, { section: "editor" }], [{ workspaceChecks: "on" }, { tabSize: 2 }], false),
+    [{ workspaceChecks: "off", restrictedWorkspace: true }, { tabSize: 2 }],
+  );
+  // Trust granted: the user's setting holds again.
+  assert.deepEqual(configurationAnswers([{ section: "reportLsp" }], [{ workspaceChecks: "off" }], true), [
+    { workspaceChecks: "off", restrictedWorkspace: false },
+  ]);
 });
 
 test("documents are selected by glob for files and unsaved buffers", () => {

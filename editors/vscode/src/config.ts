@@ -8,6 +8,10 @@ export interface Settings {
   path?: string;
   /** `reportLsp.files`: globs of report files. */
   files?: string[];
+  /** `reportLsp.workspaceChecks`: "on" or "off". */
+  workspaceChecks?: string;
+  /** `reportLsp.allowRootOutsideWorkspace`. */
+  allowRootOutsideWorkspace?: boolean;
 }
 
 export interface Launch {
@@ -72,9 +76,59 @@ export function documentSelectorFor(settings: Settings): DocumentFilter[] {
   ]);
 }
 
-/** What the server reads at start-up (the same shape as `workspace/didChangeConfiguration`). */
-export function initializationOptionsFor(settings: Settings): { files: string[] } {
-  return { files: filesFor(settings) };
+/** The settings the workspace's trust decides, laid over the user's. */
+export interface Trust {
+  /** "off" in a restricted (untrusted) workspace; absent, the setting holds. */
+  workspaceChecks?: "off";
+  /** Tells the server why the checks are off, for its hover. */
+  restrictedWorkspace: boolean;
+}
+
+/**
+ * In a restricted (untrusted) workspace the server reads nothing of the
+ * project: the workspace checks are off, and the server says the workspace is
+ * restricted. Trusted, the user's settings hold.
+ */
+export function trustFor(trusted: boolean): Trust {
+  return trusted ? { restrictedWorkspace: false } : { workspaceChecks: "off", restrictedWorkspace: true };
+}
+
+export interface InitializationOptions {
+  files: string[];
+  workspaceChecks?: string;
+  allowRootOutsideWorkspace?: boolean;
+  restrictedWorkspace?: boolean;
+}
+
+/**
+ * What the server reads at start-up (the same shape as
+ * `workspace/didChangeConfiguration`): the globs, the workspace checks'
+ * settings, and the trust over them, so that no report opened before the
+ * server asks for its settings is checked against an untrusted project.
+ */
+export function initializationOptionsFor(settings: Settings, trusted = true): InitializationOptions {
+  const options: InitializationOptions = { files: filesFor(settings) };
+  if (settings.workspaceChecks !== undefined) {
+    options.workspaceChecks = settings.workspaceChecks;
+  }
+  if (settings.allowRootOutsideWorkspace !== undefined) {
+    options.allowRootOutsideWorkspace = settings.allowRootOutsideWorkspace;
+  }
+  return { ...options, ...trustFor(trusted) };
+}
+
+/** The `reportLsp` section as the server gets it: VS Code's values with the trust laid over them. */
+export function sectionFor(value: unknown, trusted: boolean): Record<string, unknown> {
+  const values = value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  return { ...values, ...trustFor(trusted) };
+}
+
+/**
+ * The answers to the server's `workspace/configuration` request: those for
+ * the `reportLsp` section with the trust laid over them, the others as VS Code gave them.
+ */
+export function configurationAnswers(items: { section?: string }[], answers: unknown[], trusted: boolean): unknown[] {
+  return answers.map((value, i) => (items[i]?.section === "reportLsp" ? sectionFor(value, trusted) : value));
 }
 
 /** Whether a settings change needs a restart (the binary) or only a notification (the globs). */

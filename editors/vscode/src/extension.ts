@@ -5,22 +5,33 @@
 // that setting, when no server can be started. It contributes the report's
 // JSON Schema to VS Code's JSON language server (see schema.ts): the full
 // schema only while report-lsp is not running, so nothing is shown twice.
+// In a restricted (untrusted) workspace the server's workspace checks are
+// off (it reads nothing of the project, and its hover says why); they are
+// turned on when the user trusts the workspace.
 
 import { accessSync, chmodSync, constants, existsSync, readFileSync } from "node:fs";
 import * as path from "node:path";
 
 import * as vscode from "vscode";
-import { LanguageClient, LanguageClientOptions, ServerOptions, State } from "vscode-languageclient/node";
+import {
+  DidChangeConfigurationNotification,
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  State,
+} from "vscode-languageclient/node";
 
 import {
   DocumentStatus,
   Settings,
+  configurationAnswers,
   describeStatus,
   documentSelectorFor,
   initializationOptionsFor,
   Launch,
   launchFor,
   restartNeeded,
+  sectionFor,
   serverName,
   unavailableMessage,
 } from "./config";
@@ -34,7 +45,30 @@ let schema: SchemaSwitch;
 
 function readSettings(): Settings {
   const config = vscode.workspace.getConfiguration("reportLsp");
-  return { path: config.get<string>("path"), files: config.get<string[]>("files") };
+  return {
+    path: config.get<string>("path"),
+    files: config.get<string[]>("files"),
+    workspaceChecks: config.get<string>("workspaceChecks"),
+    allowRootOutsideWorkspace: config.get<boolean>("allowRootOutsideWorkspace"),
+  };
+}
+
+/**
+ * Sends the `reportLsp` section with the workspace's trust laid over it (the
+ * server asks for it again, and gets the same through the middleware).
+ * Sent here rather than by the client's `synchronize`, which knows no trust.
+ */
+function sendSettings(): void {
+  if (!client) {
+    return;
+  }
+  // A plain object of the values: the configuration object also holds functions.
+  const values: unknown = JSON.parse(JSON.stringify(vscode.workspace.getConfiguration("reportLsp")));
+  void client
+    .sendNotification(DidChangeConfigurationNotification.type, {
+      settings: { reportLsp: sectionFor(values, vscode.workspace.isTrusted) },
+    })
+    .catch((error) => output.appendLine(`The settings could not be sent: ${error}`));
 }
 
 /** The server shipped in the platform .vsix, if this is one. */
@@ -102,8 +136,16 @@ async function start(): Promise<void> {
   const serverOptions: ServerOptions = { command: launch.command, args: launch.args };
   const clientOptions: LanguageClientOptions = {
     documentSelector: documentSelectorFor(current),
-    initializationOptions: initializationOptionsFor(current),
-    synchronize: { configurationSection: "reportLsp" },
+    initializationOptions: initializationOptionsFor(current, vscode.workspace.isTrusted),
+    middleware: {
+      workspace: {
+        // The server's workspace/configuration pulls: the trust is laid over VS Code's answer.
+        configuration: async (params, token, next) => {
+          const answers = await next(params, token);
+          return Array.isArray(answers) ? configurationAnswers(params.items, answers, vscode.workspace.isTrusted) : answers;
+        },
+      },
+    },
     outputChannel: output,
   };
   const started = new LanguageClient("reportLsp", "Report LSP", serverOptions, clientOptions);
@@ -189,11 +231,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       output.show(true);
     }),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
-      if (event.affectsConfiguration("reportLsp") && restartNeeded(current, readSettings())) {
+      if (!event.affectsConfiguration("reportLsp")) {
+        return;
+      }
+      if (restartNeeded(current, readSettings())) {
         await stop();
         await start();
+      } else {
+        current = readSettings();
+        sendSettings();
       }
     }),
+    // Trusted now: the workspace checks run (unless the setting turns them off).
+    vscode.workspace.onDidGrantWorkspaceTrust(() => sendSettings()),
   );
   await start();
 }

@@ -24,15 +24,15 @@ pub async fn changed(
     analysis: &AnalysisThread,
     params: lsp::DidChangeConfigurationParams,
 ) -> Vec<String> {
-    let before = lock(&session.settings).token_tolerance;
+    let before = lock(&session.settings).workspace();
     let mut lines = guard(|| lock(&session.settings).apply(Some(&params.settings)));
     if session.negotiated().pulls_configuration {
         lines.extend(pulled(client, session).await);
     }
     // Both carry the same values when a client sends and answers alike: say it once.
     lines.dedup();
-    let tolerance_changed = lock(&session.settings).token_tolerance != before;
-    lines.extend(guard(|| recheck(session, analysis, tolerance_changed)));
+    let workspace_changed = lock(&session.settings).workspace() != before;
+    lines.extend(guard(|| recheck(session, analysis, workspace_changed)));
     lines
 }
 
@@ -45,10 +45,10 @@ pub async fn initialized(
     if !session.negotiated().pulls_configuration {
         return Vec::new();
     }
-    let before = lock(&session.settings).token_tolerance;
+    let before = lock(&session.settings).workspace();
     let mut lines = pulled(client, session).await;
-    let tolerance_changed = lock(&session.settings).token_tolerance != before;
-    lines.extend(guard(|| recheck(session, analysis, tolerance_changed)));
+    let workspace_changed = lock(&session.settings).workspace() != before;
+    lines.extend(guard(|| recheck(session, analysis, workspace_changed)));
     lines
 }
 
@@ -69,7 +69,9 @@ async fn pulled(client: &Client, session: &Session) -> Vec<String> {
 }
 
 /// Checks every open document again; with `workspace`, against its project
-/// too (a workspace setting changed).
+/// too (a workspace setting changed: the tolerance, the checks turned off,
+/// which withdraws their diagnostics, or on again, a root outside the
+/// folders allowed or not).
 fn recheck(session: &Session, analysis: &AnalysisThread, workspace: bool) -> Vec<String> {
     let mut documents = lock(&session.documents);
     for (uri, open) in documents.iter_mut() {

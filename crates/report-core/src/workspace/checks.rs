@@ -17,6 +17,23 @@ use crate::text::TextRange;
 use crate::tier::{self, Derivation, Evidence, Fact, LifecycleInput, Outcome, TierInputs};
 use crate::validate::EntryFacts;
 
+/// The editor refuses to read the project root `shown` (as shown to people):
+/// it lies outside every workspace folder. One information diagnostic on
+/// `scan.project_root` says so and names the setting that allows it.
+pub fn root_outside_workspace(analysis: &Analysis, shown: &str) -> Diagnostic {
+    let range = analysis
+        .root()
+        .and_then(|r| r.lookup("/scan/project_root"))
+        .map_or(TextRange::empty(0), |n| n.range());
+    Diagnostic::new(
+        Code::RootOutsideWorkspace,
+        range,
+        format!(
+            "the project root `{shown}` lies outside every workspace folder and is not read: the report is not checked against its files and git (the setting allowRootOutsideWorkspace allows it)"
+        ),
+    )
+}
+
 /// Every workspace diagnostic of `analysis` under `facts`, sorted.
 pub fn check(analysis: &Analysis, facts: &WorkspaceFacts) -> Vec<Diagnostic> {
     let Some(root) = analysis.root() else {
@@ -664,5 +681,40 @@ mod tests {
         let found = check(&analysis, &WorkspaceFacts::default());
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].code, Code::WorkspaceRootUnknown);
+    }
+
+    #[test]
+    fn a_root_outside_the_workspace_is_said_on_project_root_and_the_hover_says_why() {
+        let analysis = crate::analyze(REPORT);
+        let said = root_outside_workspace(&analysis, "/elsewhere");
+        assert_eq!(said.code, Code::RootOutsideWorkspace);
+        assert_eq!(said.severity, crate::diagnostic::Severity::Information);
+        assert_eq!(&REPORT[said.range.start..said.range.end], "\".\"");
+        assert!(
+            said.message.contains("`/elsewhere`")
+                && said.message.contains("allowRootOutsideWorkspace"),
+            "{}",
+            said.message
+        );
+
+        // Facts not read: where they would show, the hover says why, and nothing else.
+        let not_read = WorkspaceFacts {
+            not_read: Some("the workspace checks are off".into()),
+            ..facts(None)
+        };
+        let entry = analysis.root().unwrap().lookup("/entries/0").unwrap();
+        let hover = |needle: &str| {
+            let at = REPORT.find(needle).unwrap() + 2;
+            crate::workspace::hover(entry, analysis.entries.first(), &not_read, at)
+                .map(|h| h.markdown)
+        };
+        for needle in ["\"exact_edit\"", "\"raw_tokens\""] {
+            assert_eq!(
+                hover(needle).as_deref(),
+                Some("**Project not read**: the workspace checks are off.\n"),
+                "{needle}"
+            );
+        }
+        assert_eq!(hover("\"op_type\""), None);
     }
 }

@@ -16,8 +16,8 @@ use std::sync::Arc;
 
 use crate::syntax::Node;
 
-pub use checks::check;
 pub(crate) use checks::{LiveFacts, live_derivation};
+pub use checks::{check, root_outside_workspace};
 pub use conventions::{Convention, parse_conventions};
 pub use preview::hover;
 pub use tokens::{TokenCounts, TokenSpan, span_text, token_span, token_spans};
@@ -179,6 +179,10 @@ pub struct WorkspaceFacts {
     /// The tokenizer's recounts of the spans `raw_tokens` claims; None when
     /// nothing was recounted (check 8 is then silent).
     pub tokens: Option<TokenCounts>,
+    /// Why nothing of the project was read although it may be at hand (the
+    /// editor's workspace checks are off, or its root lies outside every
+    /// workspace folder): the hover says so where facts would show.
+    pub not_read: Option<String>,
 }
 
 impl WorkspaceFacts {

@@ -22,6 +22,9 @@ pub fn hover(
     facts: &WorkspaceFacts,
     offset: usize,
 ) -> Option<HoverInfo> {
+    if let Some(why) = &facts.not_read {
+        return not_read_hover(entry, why, offset);
+    }
     if let Some(info) = tokens_hover(entry, facts, offset) {
         return Some(info);
     }
@@ -80,6 +83,23 @@ pub fn hover(
     Some(HoverInfo {
         range,
         markdown: text,
+    })
+}
+
+/// Where the edit preview, the live derivation or the recount would show:
+/// why the project was not read.
+fn not_read_hover(entry: Node<'_>, why: &str, offset: usize) -> Option<HoverInfo> {
+    let raw_tokens = entry
+        .get("token_estimate")
+        .and_then(|t| t.member("raw_tokens"));
+    let range = [entry.member("exact_edit"), raw_tokens]
+        .into_iter()
+        .flatten()
+        .map(|m| m.range())
+        .find(|r| r.start <= offset && offset <= r.end)?;
+    Some(HoverInfo {
+        range,
+        markdown: format!("**Project not read**: {why}.\n"),
     })
 }
 
