@@ -64,11 +64,11 @@ enum Verdict {
     /// Nothing transforms the named files' content: the live derivation is
     /// `auto`, and the CLI reports no workspace diagnostic at all.
     Auto,
-    /// An attribute names a filter for the named files (or the `.git` is a
-    /// file): the in-process reader says *unknown* (never clean, so live
-    /// `confirm`, the hover says why), today's `git status` says clean.
-    /// Only that the checks finished, with every hash true, is asserted.
-    Either,
+    /// An attribute names a filter for the named files: cleanliness is
+    /// *unknown* (never clean), so the live derivation is `confirm` and the
+    /// hover names the attribute; an unknown fact is no warning, so the
+    /// CLI still reports no diagnostic at all.
+    Filtered,
 }
 
 /// The o200k_base count of `text`.
@@ -322,23 +322,9 @@ fn assert_cli_verdict(planted: &Planted, verdict: Verdict) {
             assert_eq!(checked.all, vec![], "a consistent report");
             assert_eq!(checked.status, 0);
         }
-        Verdict::Either => {
-            assert!(
-                checked.status == 0 || checked.status == 1,
-                "{}: {:?}",
-                checked.status,
-                checked.all
-            );
-            // Hashes, anchors and the served path are the files' own: true
-            // whatever git says; only the live tier may be unknown.
-            assert!(
-                checked
-                    .workspace
-                    .iter()
-                    .all(|(code, _)| code == "live-tier-confirm"),
-                "{:?}",
-                checked.all
-            );
+        Verdict::Filtered => {
+            assert_eq!(checked.all, vec![], "unknown facts warn of nothing");
+            assert_eq!(checked.status, 0);
         }
     }
 }
@@ -473,11 +459,17 @@ fn hover_every_edit(editor: &mut Editor, planted: &Planted, verdict: Verdict) {
                         assert!(markdown.contains("- clean: yes, "), "{markdown}");
                         assert!(markdown.contains("Last commit: "), "{markdown}");
                     }
-                    Verdict::Either => {
+                    Verdict::Filtered => {
                         // Unknown cleanliness is said, with why.
-                        if !markdown.contains("**Live derivation** (from the tree now): `auto`") {
-                            assert!(markdown.contains("`confirm` because "), "{markdown}");
-                        }
+                        assert!(
+                            markdown.contains("**Live derivation** (from the tree now): `confirm`"),
+                            "{markdown}"
+                        );
+                        assert!(markdown.contains("- tracked: yes, "), "{markdown}");
+                        assert!(
+                            markdown.contains("- clean: unknown, the `filter="),
+                            "{markdown}"
+                        );
                     }
                 }
             }
@@ -601,7 +593,7 @@ fn a_clean_filter_on_stale_stat_data_is_never_run() {
     planted.config(&section);
     planted.attributes("* filter=x\n");
     planted.make_stat_stale();
-    assert_inert(&planted, Verdict::Either);
+    assert_inert(&planted, Verdict::Filtered);
     assert_reachable(&planted, &["status"]);
 }
 
@@ -613,7 +605,7 @@ fn a_long_running_filter_process_is_never_started() {
     planted.config(&section);
     planted.attributes("* filter=x\n");
     planted.make_stat_stale();
-    assert_inert(&planted, Verdict::Either);
+    assert_inert(&planted, Verdict::Filtered);
     assert_reachable(&planted, &["status"]);
 }
 
@@ -628,7 +620,7 @@ fn an_included_config_inside_the_tree_defining_a_filter_is_never_run() {
     planted.config("[include]\n\tpath = ../tools/git.inc\n");
     planted.attributes("plans/* filter=x\ndocs/* filter=y\n");
     planted.make_stat_stale();
-    assert_inert(&planted, Verdict::Either);
+    assert_inert(&planted, Verdict::Filtered);
     assert_reachable(&planted, &["status"]);
 }
 
@@ -647,7 +639,7 @@ fn a_dot_git_file_pointing_elsewhere_whose_config_defines_a_filter_is_never_run(
     planted.append(&elsewhere.join("config"), &section);
     planted.append(&elsewhere.join("info/attributes"), "* filter=x\n");
     planted.make_stat_stale();
-    assert_inert(&planted, Verdict::Either);
+    assert_inert(&planted, Verdict::Filtered);
     assert_reachable(&planted, &["status"]);
 }
 
@@ -809,7 +801,7 @@ fn conditionally_included_configs_defining_filters_are_never_run() {
     ));
     planted.attributes("plans/* filter=g\ndocs/setup.md filter=b\ndocs/notes.md filter=h\n");
     planted.make_stat_stale();
-    assert_inert(&planted, Verdict::Either);
+    assert_inert(&planted, Verdict::Filtered);
     assert_reachable(&planted, &["status"]);
 }
 
