@@ -50,6 +50,8 @@ fn main() {
         setup.elapsed().as_secs_f64()
     );
 
+    git_facts(root, &text);
+
     // Away from the project: no workspace pass.
     let away = text.replace(&root.display().to_string(), "/nowhere/at/all");
     let mut editor = start(&binary);
@@ -416,6 +418,64 @@ fn project(root: &Path, entries: usize) -> (String, String, String) {
         .replace("2026-11-29T18:42:07Z", "2099-01-01T00:00:00Z");
     let changed = paths[paths.len() / 3].clone();
     (out, missing, changed)
+}
+
+/// git's facts alone, in one run: the in-process reader (issue 24) over the
+/// report's lifecycle paths, first and with its history cached, beside what
+/// the workspace pass ran before it, the git binary's `ls-files` and
+/// `status` of the whole tree and one `log -1` per delete (up to 200).
+fn git_facts(root: &Path, text: &str) {
+    let value: Value = serde_json::from_str(text).unwrap();
+    let paths: Vec<String> = value["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| {
+            matches!(
+                e["exact_edit"]["kind"].as_str(),
+                Some("delete" | "extract-then-delete")
+            )
+        })
+        .filter_map(|e| e["path"].as_str().map(str::to_string))
+        .collect();
+    let mut history = report_lsp::workspace::git::HistoryCache::default();
+    let started = Instant::now();
+    let read = report_lsp::workspace::git::read(root, paths.clone(), &mut history).unwrap();
+    let first = started.elapsed();
+    let started = Instant::now();
+    report_lsp::workspace::git::read(root, paths.clone(), &mut history).unwrap();
+    let again = started.elapsed();
+    assert_eq!(read.facts.paths.len(), paths.len());
+    let git = |args: &[&str]| {
+        let status = Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(["-c", "core.fsmonitor=false", "-c", "core.quotepath=off"])
+            .args(args)
+            .env("GIT_OPTIONAL_LOCKS", "0")
+            .stdout(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success());
+    };
+    let started = Instant::now();
+    git(&["ls-files", "-z"]);
+    git(&["status", "--porcelain=v1", "-z", "--untracked-files=all"]);
+    let tree = started.elapsed();
+    let started = Instant::now();
+    for path in paths.iter().take(200) {
+        git(&["log", "-1", "--format=%h %s (%as)", "--", path]);
+    }
+    let logs = started.elapsed();
+    println!(
+        "workspace_scale git facts of {} lifecycle paths: in-process first={:.0}ms again={:.0}ms; the git binary as before: ls-files+status={:.0}ms, then {} log -1={:.0}ms",
+        paths.len(),
+        first.as_secs_f64() * 1e3,
+        again.as_secs_f64() * 1e3,
+        tree.as_secs_f64() * 1e3,
+        paths.len().min(200),
+        logs.as_secs_f64() * 1e3,
+    );
 }
 
 fn count_files(root: &Path) -> usize {

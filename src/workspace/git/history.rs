@@ -11,7 +11,7 @@ use std::collections::{BinaryHeap, HashMap, HashSet};
 use gix_hash::ObjectId;
 use gix_object::FindExt;
 
-use super::repo::Repo;
+use super::repo::{Repo, Trees};
 
 /// Last commits by (HEAD's commit, path): a pass while HEAD stays walks nothing.
 pub type HistoryCache = HashMap<(String, String), Option<String>>;
@@ -64,9 +64,8 @@ struct Commit {
 struct Walk<'r> {
     repo: &'r Repo,
     commits: HashMap<ObjectId, Option<Commit>>,
-    /// (tree, name) → the entry's id there: unchanged subtrees are shared
-    /// between commits, so each is decoded about once.
-    children: HashMap<(ObjectId, String), Option<ObjectId>>,
+    /// Unchanged subtrees are shared between commits: each is decoded once.
+    trees: Trees,
     buf: Vec<u8>,
 }
 
@@ -75,7 +74,7 @@ impl<'r> Walk<'r> {
         Walk {
             repo,
             commits: HashMap::new(),
-            children: HashMap::new(),
+            trees: Trees::default(),
             buf: Vec::new(),
         }
     }
@@ -163,29 +162,6 @@ impl<'r> Walk<'r> {
 
     /// The id of the entry at `repo_path` in `tree` (a blob or a subtree).
     fn entry(&mut self, tree: ObjectId, repo_path: &str) -> Option<ObjectId> {
-        let mut at = tree;
-        for name in repo_path.split('/') {
-            let key = (at, name.to_string());
-            let child = match self.children.get(&key) {
-                Some(child) => *child,
-                None => {
-                    let child = self
-                        .repo
-                        .odb
-                        .find_tree(&at, &mut self.buf)
-                        .ok()
-                        .and_then(|t| {
-                            t.entries
-                                .iter()
-                                .find(|e| e.filename == name)
-                                .map(|e| e.oid.to_owned())
-                        });
-                    self.children.insert(key, child);
-                    child
-                }
-            };
-            at = child?;
-        }
-        Some(at)
+        Some(self.trees.entry(&self.repo.odb, tree, repo_path)?.0)
     }
 }

@@ -1,9 +1,12 @@
 //! Finding and opening the repository around a root: its work tree, git
 //! directories, index, objects and HEAD, each read as a file, never run.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use gix_hash::ObjectId;
+use gix_object::FindExt;
+use gix_object::tree::EntryMode;
 
 /// Files of `.git` read whole (the config, `commondir`) larger than this are not read.
 const MAX_SMALL_FILE: u64 = 1 << 20;
@@ -149,4 +152,49 @@ fn is_sha256(config: &[u8]) -> bool {
         let line = line.trim();
         line.starts_with("objectformat") && line.contains("sha256")
     })
+}
+
+/// Trees decoded once each (an object is inflated on every find): the
+/// index is compared with HEAD, and history walked, path by path.
+#[derive(Default)]
+pub struct Trees {
+    decoded: HashMap<ObjectId, Option<HashMap<String, (ObjectId, EntryMode)>>>,
+    buf: Vec<u8>,
+}
+
+impl Trees {
+    /// The entries of the tree `id`, by name; None when it cannot be read.
+    pub fn entries(
+        &mut self,
+        odb: &gix_odb::Handle,
+        id: ObjectId,
+    ) -> Option<&HashMap<String, (ObjectId, EntryMode)>> {
+        if !self.decoded.contains_key(&id) {
+            let entries = odb.find_tree(&id, &mut self.buf).ok().map(|tree| {
+                tree.entries
+                    .iter()
+                    .map(|e| (e.filename.to_string(), (e.oid.to_owned(), e.mode)))
+                    .collect()
+            });
+            self.decoded.insert(id, entries);
+        }
+        self.decoded.get(&id)?.as_ref()
+    }
+
+    /// The entry at `path` (`a/b/c`) under the tree `id`.
+    pub fn entry(
+        &mut self,
+        odb: &gix_odb::Handle,
+        id: ObjectId,
+        path: &str,
+    ) -> Option<(ObjectId, EntryMode)> {
+        let mut found = (id, EntryMode::from(gix_object::tree::EntryKind::Tree));
+        for name in path.split('/') {
+            if !found.1.is_tree() {
+                return None;
+            }
+            found = *self.entries(odb, found.0)?.get(name)?;
+        }
+        Some(found)
+    }
 }

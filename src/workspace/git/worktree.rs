@@ -13,7 +13,7 @@ use gix_object::FindExt;
 use report_core::workspace::Worktree;
 
 use super::attributes::{Attributes, Transform};
-use super::repo::Repo;
+use super::repo::{Repo, Trees};
 use crate::workspace::files::{MAX_HASH_BYTES, refusal};
 
 /// Files and folders listed under one asked folder, at most (HEAD's and the worktree's).
@@ -31,6 +31,7 @@ pub struct Examiner<'r> {
     repo: &'r Repo,
     attributes: Attributes,
     head_tree: Option<ObjectId>,
+    trees: Trees,
 }
 
 impl<'r> Examiner<'r> {
@@ -43,6 +44,7 @@ impl<'r> Examiner<'r> {
             repo,
             attributes: Attributes::new(&repo.work_dir, &repo.info_attributes),
             head_tree,
+            trees: Trees::default(),
         }
     }
 
@@ -284,54 +286,43 @@ impl<'r> Examiner<'r> {
     }
 
     /// The id and mode HEAD's tree records for `repo_path`.
-    fn in_head(&self, repo_path: &str) -> Option<(ObjectId, Mode)> {
-        let tree = self.head_tree?;
-        let (mut a, mut b) = (Vec::new(), Vec::new());
-        let iter = self.repo.odb.find_tree_iter(&tree, &mut a).ok()?;
-        let entry = iter
-            .lookup_entry_by_path(&self.repo.odb, &mut b, repo_path)
-            .ok()??;
-        Some((entry.oid, Mode::from(entry.mode)))
+    fn in_head(&mut self, repo_path: &str) -> Option<(ObjectId, Mode)> {
+        let (id, mode) = self
+            .trees
+            .entry(&self.repo.odb, self.head_tree?, repo_path)?;
+        Some((id, Mode::from(mode)))
     }
 
     /// The files HEAD's tree holds under the folder `repo_path`.
-    fn head_files_under(&self, repo_path: &str) -> Vec<String> {
+    fn head_files_under(&mut self, repo_path: &str) -> Vec<String> {
         let Some(tree) = self.head_tree else {
             return Vec::new();
         };
         let start = if repo_path.is_empty() {
             Some(tree)
         } else {
-            let (mut a, mut b) = (Vec::new(), Vec::new());
-            self.repo
-                .odb
-                .find_tree_iter(&tree, &mut a)
-                .ok()
-                .and_then(|iter| {
-                    iter.lookup_entry_by_path(&self.repo.odb, &mut b, repo_path)
-                        .ok()?
-                })
-                .filter(|e| e.mode.is_tree())
-                .map(|e| e.oid)
+            self.trees
+                .entry(&self.repo.odb, tree, repo_path)
+                .filter(|(_, mode)| mode.is_tree())
+                .map(|(id, _)| id)
         };
         let mut files = Vec::new();
         let mut stack: Vec<(ObjectId, String)> = start
             .map(|id| (id, repo_path.to_string()))
             .into_iter()
             .collect();
-        let mut buf = Vec::new();
         while let Some((id, folder)) = stack.pop() {
-            let Ok(tree) = self.repo.odb.find_tree(&id, &mut buf) else {
+            let Some(entries) = self.trees.entries(&self.repo.odb, id) else {
                 continue;
             };
-            for entry in &tree.entries {
+            for (name, (oid, mode)) in entries {
                 let path = if folder.is_empty() {
-                    entry.filename.to_string()
+                    name.clone()
                 } else {
-                    format!("{folder}/{}", entry.filename)
+                    format!("{folder}/{name}")
                 };
-                if entry.mode.is_tree() {
-                    stack.push((entry.oid.to_owned(), path));
+                if mode.is_tree() {
+                    stack.push((*oid, path));
                 } else if files.len() < MAX_UNDER_FOLDER {
                     files.push(path);
                 }
