@@ -154,11 +154,14 @@ fn is_sha256(config: &[u8]) -> bool {
     })
 }
 
+/// One tree's entries by name: each entry's id and mode.
+pub type TreeEntries = HashMap<String, (ObjectId, EntryMode)>;
+
 /// Trees decoded once each (an object is inflated on every find): the
 /// index is compared with HEAD, and history walked, path by path.
 #[derive(Default)]
 pub struct Trees {
-    decoded: HashMap<ObjectId, Option<HashMap<String, (ObjectId, EntryMode)>>>,
+    decoded: HashMap<ObjectId, Option<TreeEntries>>,
     buf: Vec<u8>,
 }
 
@@ -168,7 +171,7 @@ impl Trees {
         &mut self,
         odb: &gix_odb::Handle,
         id: ObjectId,
-    ) -> Option<&HashMap<String, (ObjectId, EntryMode)>> {
+    ) -> Option<&TreeEntries> {
         if !self.decoded.contains_key(&id) {
             let entries = odb.find_tree(&id, &mut self.buf).ok().map(|tree| {
                 tree.entries
