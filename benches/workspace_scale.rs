@@ -438,7 +438,7 @@ fn git_facts(root: &Path, text: &str) {
         })
         .filter_map(|e| e["path"].as_str().map(str::to_string))
         .collect();
-    let mut history = report_lsp::workspace::git::HistoryCache::default();
+    let mut history = report_lsp::workspace::git::GitCache::default();
     let started = Instant::now();
     let read = report_lsp::workspace::git::read(root, paths.clone(), &mut history).unwrap();
     let first = started.elapsed();

@@ -23,9 +23,9 @@ pub use files::HashCache;
 pub struct Cache {
     pub files: HashCache,
     pub tokens: tokens::TokenCache,
-    /// The last commit of each path, by HEAD's commit and path, so a pass
-    /// after the first walks no history while HEAD stays.
-    pub last_commits: git::HistoryCache,
+    /// git's last commits by HEAD and path (a pass after the first walks no
+    /// history while HEAD stays) and blob ids by stat.
+    pub git: git::GitCache,
     /// Check 8's tolerance: a fraction of the recount.
     pub token_tolerance: f64,
 }
@@ -35,7 +35,7 @@ impl Default for Cache {
         Cache {
             files: HashCache::default(),
             tokens: tokens::TokenCache::default(),
-            last_commits: Default::default(),
+            git: Default::default(),
             token_tolerance: tokens::DEFAULT_TOLERANCE,
         }
     }
@@ -70,7 +70,7 @@ pub fn gather_with_progress(
         .filter(|r| r.lifecycle)
         .map(|r| r.path.clone())
         .collect();
-    let (git, git_absent) = match git::read(root, lifecycle, &mut cache.last_commits) {
+    let (git, git_absent) = match git::read(root, lifecycle, &mut cache.git) {
         Ok(read) => (Some(read), None),
         Err(why) => (None, Some(why)),
     };
@@ -137,15 +137,15 @@ mod tests {
         assert!(
             last(&mut cache).contains(" first ("),
             "{:?}",
-            cache.last_commits
+            cache.git.history
         );
-        assert_eq!(cache.last_commits.len(), 1);
+        assert_eq!(cache.git.history.len(), 1);
         assert!(last(&mut cache).contains(" first ("));
-        assert_eq!(cache.last_commits.len(), 1);
+        assert_eq!(cache.git.history.len(), 1);
         // A new commit moves HEAD: asked again.
         std::fs::write(root.join("plan.md"), "# plan, done\n").unwrap();
         git(root, &["commit", "-q", "-am", "second"]);
         assert!(last(&mut cache).contains(" second ("));
-        assert_eq!(cache.last_commits.len(), 2);
+        assert_eq!(cache.git.history.len(), 2);
     }
 }

@@ -11,7 +11,9 @@
 //!   that nothing under `src/` outside the tests does;
 //! - the crates it uses read files and decode them: none of them links
 //!   `gix-command`, `gix-filter`, `gix-credentials` or `gix-transport`, the
-//!   gitoxide crates that can start programs (also checked there);
+//!   gitoxide crates that start programs (also checked there); `gix-path`
+//!   can run `git config` to find git's installation (its `env` module),
+//!   which nothing here calls, and the test bans by name;
 //! - git's configuration is not read at all, so `include`, `includeIf` and
 //!   every command setting are inert text. Where configuration or
 //!   attributes could change what "clean" means (a filter, a line-ending
@@ -22,6 +24,7 @@
 //! the editor).
 
 mod attributes;
+mod blobs;
 mod history;
 mod repo;
 mod worktree;
@@ -37,6 +40,13 @@ use report_core::workspace::GitFacts;
 use report_core::workspace::Worktree;
 
 pub use history::HistoryCache;
+
+/// What one read keeps for the next: last commits by HEAD, blob ids by stat.
+#[derive(Default)]
+pub struct GitCache {
+    pub history: HistoryCache,
+    blobs: blobs::BlobCache,
+}
 
 /// How long one read of git's data may take before it is abandoned.
 pub const TIMEOUT: Duration = Duration::from_secs(20);
@@ -59,18 +69,14 @@ pub struct GitRead {
 /// folder) under `root`: tracked, clean, and the last commit of the first
 /// [`MAX_LAST_COMMITS`] of them. Err says why there are no git facts at all
 /// (no work tree, a bare or SHA-256 repository, an unreadable index, …).
-pub fn read(
-    root: &Path,
-    paths: Vec<String>,
-    history: &mut HistoryCache,
-) -> Result<GitRead, String> {
-    read_within(root, paths, history, TIMEOUT)
+pub fn read(root: &Path, paths: Vec<String>, cache: &mut GitCache) -> Result<GitRead, String> {
+    read_within(root, paths, cache, TIMEOUT)
 }
 
 fn read_within(
     root: &Path,
     paths: Vec<String>,
-    history: &mut HistoryCache,
+    kept: &mut GitCache,
     timeout: Duration,
 ) -> Result<GitRead, String> {
     // A reader stuck on a FIFO cannot be stopped, only abandoned: past a
@@ -82,7 +88,7 @@ fn read_within(
     }
     let (send, receive) = mpsc::channel();
     let root = root.to_path_buf();
-    let mut cache = std::mem::take(history);
+    let mut cache = std::mem::take(kept);
     READING.fetch_add(1, Ordering::SeqCst);
     let spawned = std::thread::Builder::new()
         .name("git-read".into())
@@ -97,7 +103,7 @@ fn read_within(
     }
     match receive.recv_timeout(timeout) {
         Ok((read, cache)) => {
-            *history = cache;
+            *kept = cache;
             read
         }
         Err(mpsc::RecvTimeoutError::Timeout) => Err(format!(
@@ -110,10 +116,10 @@ fn read_within(
     }
 }
 
-fn read_now(root: &Path, paths: &[String], history: &mut HistoryCache) -> Result<GitRead, String> {
+fn read_now(root: &Path, paths: &[String], cache: &mut GitCache) -> Result<GitRead, String> {
     let repo = repo::Repo::open(root)?;
     let mut read = GitRead::default();
-    let mut examiner = worktree::Examiner::new(&repo);
+    let mut examiner = worktree::Examiner::new(&repo, &mut cache.blobs);
     for path in paths {
         let (tracked, state) = examiner.examine(path);
         read.facts.insert(path, tracked, state);
@@ -123,7 +129,7 @@ fn read_now(root: &Path, paths: &[String], history: &mut HistoryCache) -> Result
         .take(MAX_LAST_COMMITS)
         .map(String::as_str)
         .collect();
-    read.last_commits = history::last_commits(&repo, &wanted, history);
+    read.last_commits = history::last_commits(&repo, &wanted, &mut cache.history);
     Ok(read)
 }
 

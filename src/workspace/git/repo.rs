@@ -167,11 +167,7 @@ pub struct Trees {
 
 impl Trees {
     /// The entries of the tree `id`, by name; None when it cannot be read.
-    pub fn entries(
-        &mut self,
-        odb: &gix_odb::Handle,
-        id: ObjectId,
-    ) -> Option<&TreeEntries> {
+    pub fn entries(&mut self, odb: &gix_odb::Handle, id: ObjectId) -> Option<&TreeEntries> {
         if !self.decoded.contains_key(&id) {
             let entries = odb.find_tree(&id, &mut self.buf).ok().map(|tree| {
                 tree.entries

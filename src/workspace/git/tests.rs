@@ -67,7 +67,7 @@ fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
 }
 
 fn state(root: &Path, path: &str) -> (Option<bool>, Worktree) {
-    let read = read(root, vec![path.to_string()], &mut HistoryCache::default())
+    let read = read(root, vec![path.to_string()], &mut GitCache::default())
         .unwrap_or_else(|why| panic!("{why}"));
     let found = &read.facts.paths[path];
     (found.tracked, found.worktree.clone())
@@ -308,17 +308,17 @@ fn running_as_root() -> bool {
 #[test]
 fn repositories_that_cannot_be_read_say_why() {
     let not_a_repo = tempfile::tempdir().unwrap();
-    let why = read(not_a_repo.path(), vec![], &mut HistoryCache::default()).unwrap_err();
+    let why = read(not_a_repo.path(), vec![], &mut GitCache::default()).unwrap_err();
     assert_eq!(why, "the root is not inside a git work tree");
 
     let bare = tempfile::tempdir().unwrap();
     git(bare.path(), &["init", "-q", "--bare"]);
-    let why = read(bare.path(), vec![], &mut HistoryCache::default()).unwrap_err();
+    let why = read(bare.path(), vec![], &mut GitCache::default()).unwrap_err();
     assert!(why.contains("bare"), "{why}");
 
     let sha256 = tempfile::tempdir().unwrap();
     git(sha256.path(), &["init", "-q", "--object-format=sha256"]);
-    let why = read(sha256.path(), vec![], &mut HistoryCache::default()).unwrap_err();
+    let why = read(sha256.path(), vec![], &mut GitCache::default()).unwrap_err();
     assert!(why.contains("SHA-256"), "{why}");
 
     let corrupt = repo(&[("a.md", "a\n")]);
@@ -327,7 +327,7 @@ fn repositories_that_cannot_be_read_say_why() {
     let middle = bytes.len() / 2;
     bytes[middle] ^= 0xff;
     std::fs::write(&index, bytes).unwrap();
-    let why = read(corrupt.path(), vec![], &mut HistoryCache::default()).unwrap_err();
+    let why = read(corrupt.path(), vec![], &mut GitCache::default()).unwrap_err();
     assert!(why.contains("the git index cannot be read"), "{why}");
 
     let locked = repo(&[("a.md", "a\n"), ("b.md", "b\n")]);
@@ -351,12 +351,7 @@ fn a_fifo_in_git_never_hangs_the_caller() {
     let index = dir.path().join(".git/index");
     std::fs::remove_file(&index).unwrap();
     mkfifo(&index);
-    let why = read(
-        dir.path(),
-        vec!["a.md".into()],
-        &mut HistoryCache::default(),
-    )
-    .unwrap_err();
+    let why = read(dir.path(), vec!["a.md".into()], &mut GitCache::default()).unwrap_err();
     assert_eq!(why, "the git index is not a regular file");
 
     let dir = repo(&[("a.md", "a\n")]);
@@ -367,7 +362,7 @@ fn a_fifo_in_git_never_hangs_the_caller() {
     let result = read_within(
         dir.path(),
         vec!["a.md".into()],
-        &mut HistoryCache::default(),
+        &mut GitCache::default(),
         Duration::from_millis(500),
     );
     // Either refused at once or abandoned at the deadline, never waited on.
@@ -402,7 +397,7 @@ fn the_last_commit_is_the_one_git_log_names_through_merges() {
         git_dated(root, dates[2], &["commit", "-qam", "main moves on"]);
         git_dated(root, dates[3], &["merge", "-q", "--no-edit", "side"]);
         let paths = ["plans/a.md", "other.md", "plans/"];
-        let mut cache = HistoryCache::default();
+        let mut cache = GitCache::default();
         let read = read(
             root,
             paths.iter().map(|p| p.to_string()).collect(),
@@ -417,6 +412,158 @@ fn the_last_commit_is_the_one_git_log_names_through_merges() {
                 "{path}"
             );
         }
-        assert_eq!(cache.len(), 3);
+        assert_eq!(cache.history.len(), 3);
     }
+}
+
+#[test]
+fn a_folders_untracked_files_are_what_git_status_lists() {
+    let outer = tempfile::tempdir().unwrap();
+    // A .gitignore above the work tree is not the repository's.
+    write(outer.path(), ".gitignore", "new.md\n");
+    let root = outer.path().join("repo");
+    std::fs::create_dir(&root).unwrap();
+    git(&root, &["init", "-q"]);
+    write(&root, "dir/a.md", "a\n");
+    // Nor is an `.ignore` file (ripgrep's, not git's).
+    write(&root, "dir/.ignore", "*.md\n");
+    write(&root, "dir/.gitignore", "*.log\n");
+    git(&root, &["add", "-A"]);
+    git(&root, &["commit", "-q", "-m", "first"]);
+    write(&root, "dir/x.log", "ignored\n");
+    assert_eq!(state(&root, "dir/"), (Some(true), Worktree::Clean));
+    write(&root, "dir/new.md", "new\n");
+    assert_eq!(state(&root, "dir/").1, changed("dir/new.md: untracked"));
+    assert!(git(&root, &["status", "--porcelain"]).contains("?? dir/new.md"));
+    std::fs::remove_file(root.join("dir/new.md")).unwrap();
+    // A nested repository is one untracked folder, whatever it ignores.
+    let nested = root.join("dir/nested");
+    std::fs::create_dir_all(&nested).unwrap();
+    git(&nested, &["init", "-q"]);
+    write(&nested, "work.md", "work\n");
+    write(&nested, ".gitignore", "*\n");
+    assert_eq!(state(&root, "dir/").1, changed("dir/nested/: untracked"));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlinked_folder_on_the_way_is_a_deletion_as_in_git() {
+    let dir = repo(&[("dir/plan.md", "plan\n"), ("keep.md", "keep\n")]);
+    let root = dir.path();
+    std::fs::rename(root.join("dir"), root.join("real")).unwrap();
+    std::os::unix::fs::symlink("real", root.join("dir")).unwrap();
+    let expected = changed("deleted in the worktree: `dir` on its way is a symlink");
+    assert_eq!(state(root, "dir/plan.md"), (Some(true), expected));
+    assert!(git(root, &["status", "--porcelain"]).contains("D dir/plan.md"));
+    let (_, folder) = state(root, "dir/");
+    assert!(
+        matches!(&folder, Worktree::Changed(what) if what.starts_with("dir/plan.md: deleted")),
+        "{folder:?}"
+    );
+}
+
+#[test]
+fn a_tree_that_names_itself_is_listed_once() {
+    let dir = repo(&[("keep.md", "keep\n")]);
+    let root = dir.path();
+    // A loose tree object whose two entries are itself: its id cannot be
+    // its hash, but nothing checks a loose object's hash on reading.
+    let id = "c72108e1fc1b6a6a0b14a1b3bd8a1c8e1a1c0a0f";
+    let script = format!(
+        "import zlib,os\nid=bytes.fromhex('{id}')\nbody=b'40000 a\\0'+id+b'40000 b\\0'+id\n\
+         data=b'tree %d\\0'%len(body)+body\np='{}/.git/objects/{}/{}'\nos.makedirs(os.path.dirname(p),exist_ok=True)\n\
+         open(p,'wb').write(zlib.compress(data))\n",
+        root.display(),
+        &id[..2],
+        &id[2..]
+    );
+    let status = Command::new("python3")
+        .args(["-c", &script])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let keep = git(root, &["rev-parse", "HEAD:keep.md"]);
+    let tree = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["mktree", "--missing"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            let listing = format!("040000 tree {id}\tdir\n100644 blob {keep}\tkeep.md\n");
+            child.stdin.take().unwrap().write_all(listing.as_bytes())?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    let tree = String::from_utf8(tree.stdout).unwrap().trim().to_string();
+    let commit = git(root, &["commit-tree", &tree, "-p", "HEAD", "-m", "loop"]);
+    git(root, &["update-ref", "HEAD", &commit]);
+    let started = std::time::Instant::now();
+    let (_, folder) = state(root, "dir/");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_ne!(folder, Worktree::Clean);
+}
+
+#[test]
+fn checked_out_line_endings_are_undecided_though_stat_data_matches() {
+    let dir = repo(&[("plan.md", "a\nb\n")]);
+    let root = dir.path();
+    git(root, &["config", "core.autocrlf", "true"]);
+    std::fs::remove_file(root.join("plan.md")).unwrap();
+    git(root, &["checkout", "--", "plan.md"]);
+    assert_eq!(std::fs::read(root.join("plan.md")).unwrap(), b"a\r\nb\r\n");
+    git(root, &["update-index", "--refresh"]);
+    // git calls it clean; its bytes are not the blob's.
+    assert_eq!(git(root, &["status", "--porcelain"]), "");
+    assert!(undecided(root, "plan.md").contains("line endings"));
+}
+
+#[test]
+fn a_sparse_folder_entry_under_a_folder_delete_is_undecided() {
+    let dir = repo(&[("top/wide/a.md", "a\n"), ("top/narrow/b.md", "b\n")]);
+    let root = dir.path();
+    git(
+        root,
+        &["sparse-checkout", "init", "--cone", "--sparse-index"],
+    );
+    git(root, &["sparse-checkout", "set", "top/wide"]);
+    assert!(
+        undecided(root, "top/").contains("sparse"),
+        "{:?}",
+        state(root, "top/")
+    );
+}
+
+#[test]
+fn a_same_size_rewrite_right_after_a_read_is_seen() {
+    let dir = repo(&[("plan.md", "aaaa\n")]);
+    let root = dir.path();
+    let mut cache = GitCache::default();
+    let read = |cache: &mut GitCache| {
+        read(root, vec!["plan.md".into()], cache)
+            .unwrap()
+            .facts
+            .paths["plan.md"]
+            .worktree
+            .clone()
+    };
+    assert_eq!(read(&mut cache), Worktree::Clean);
+    // Same size, same second: a stat key alone cannot tell, so nothing this
+    // fresh was kept.
+    write(root, "plan.md", "bbbb\n");
+    assert_eq!(read(&mut cache), changed("modified in the worktree"));
+}
+
+#[test]
+fn a_file_over_the_read_limit_is_undecided() {
+    let dir = repo(&[("big.md", "small\n")]);
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(dir.path().join("big.md"))
+        .unwrap();
+    file.set_len(crate::workspace::files::MAX_HASH_BYTES + 1)
+        .unwrap();
+    assert!(undecided(dir.path(), "big.md").contains("larger than 256 MiB"));
 }

@@ -5,7 +5,8 @@
 //! skip-worktree entry, or an index being rewritten is undecided, never
 //! clean.
 
-use std::path::Path;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use gix_hash::ObjectId;
 use gix_index::entry::{Flags, Mode, Stage};
@@ -13,29 +14,31 @@ use gix_object::FindExt;
 use report_core::workspace::Worktree;
 
 use super::attributes::{Attributes, Transform};
+use super::blobs::{BlobCache, blob_id};
 use super::repo::{Repo, Trees};
 use crate::workspace::files::{MAX_HASH_BYTES, refusal};
 
-/// Files and folders listed under one asked folder, at most (HEAD's and the worktree's).
+/// Files and folders listed under one asked folder, at most (HEAD's and the
+/// worktree's); past it the folder is undecided.
 const MAX_UNDER_FOLDER: usize = 200_000;
 
-/// git compares every stat field it keeps; so do we (never more lenient).
-const STAT: gix_index::entry::stat::Options = gix_index::entry::stat::Options {
-    trust_ctime: true,
-    check_stat: true,
-    use_nsec: true,
-    use_stdev: false,
-};
+fn too_many() -> String {
+    format!("more than {MAX_UNDER_FOLDER} files under it: not compared")
+}
 
 pub struct Examiner<'r> {
     repo: &'r Repo,
     attributes: Attributes,
     head_tree: Option<ObjectId>,
     trees: Trees,
+    blobs: &'r mut BlobCache,
+    /// Folders on the way to a path that are symlinks (git treats what lies
+    /// beyond one as deleted), by repository-relative folder.
+    symlinked: HashMap<String, bool>,
 }
 
 impl<'r> Examiner<'r> {
-    pub fn new(repo: &'r Repo) -> Examiner<'r> {
+    pub fn new(repo: &'r Repo, blobs: &'r mut BlobCache) -> Examiner<'r> {
         let mut buf = Vec::new();
         let head_tree = repo
             .head
@@ -45,6 +48,8 @@ impl<'r> Examiner<'r> {
             attributes: Attributes::new(&repo.work_dir, &repo.info_attributes),
             head_tree,
             trees: Trees::default(),
+            blobs,
+            symlinked: HashMap::new(),
         }
     }
 
@@ -129,6 +134,11 @@ impl<'r> Examiner<'r> {
         if entry.mode == Mode::COMMIT {
             return Worktree::Undecided("a submodule, a repository of its own".into());
         }
+        if entry.mode == Mode::DIR {
+            return Worktree::Undecided(
+                "outside the sparse checkout (a sparse index folder)".into(),
+            );
+        }
         if entry.flags.contains(Flags::SKIP_WORKTREE) {
             return Worktree::Undecided("outside the sparse checkout (skip-worktree)".into());
         }
@@ -149,6 +159,12 @@ impl<'r> Examiner<'r> {
     }
 
     fn against_worktree(&mut self, repo_path: &str, entry: &gix_index::Entry) -> Worktree {
+        if let Some(folder) = self.leading_symlink(repo_path) {
+            return Worktree::Changed(format!(
+                "deleted in the worktree: `{}` on its way is a symlink",
+                self.shown(&folder)
+            ));
+        }
         let on_disk = self.on_disk(repo_path);
         let metadata = match std::fs::symlink_metadata(&on_disk) {
             Ok(m) => m,
@@ -186,40 +202,21 @@ impl<'r> Examiner<'r> {
                 MAX_HASH_BYTES >> 20
             ));
         }
-        if transform == Transform::None && self.stat_unchanged(&on_disk, entry) {
-            return Worktree::Clean;
-        }
-        let bytes = match std::fs::read(&on_disk) {
-            Ok(bytes) => bytes,
-            Err(e) => return Worktree::Undecided(format!("cannot be read: {e}")),
+        let blob = match self.blobs.blob(&on_disk, &metadata) {
+            Ok(blob) => blob,
+            Err(why) => return Worktree::Undecided(why),
         };
-        let has_cr = memchr::memchr(b'\r', &bytes).is_some();
-        let raw_equal = blob_id(&bytes) == entry.id;
         match transform {
-            Transform::LineEndings(attribute) if has_cr => Worktree::Undecided(format!(
+            Transform::LineEndings(attribute) if blob.has_cr => Worktree::Undecided(format!(
                 "the `{attribute}` attribute applies and the file holds CR bytes: git may convert its line endings, so a raw comparison cannot decide"
             )),
-            _ if raw_equal => Worktree::Clean,
-            Transform::None if has_cr && blob_id(&crlf_to_lf(&bytes)) == entry.id => {
-                Worktree::Undecided(
-                    "differs from the index only in its line endings, which git may convert (core.autocrlf): a raw comparison cannot decide"
-                        .into(),
-                )
-            }
+            _ if blob.raw == entry.id => Worktree::Clean,
+            Transform::None if blob.lf == Some(entry.id) => Worktree::Undecided(
+                "differs from the index only in its line endings, which git may convert (core.autocrlf): a raw comparison cannot decide"
+                    .into(),
+            ),
             _ => modified(),
         }
-    }
-
-    /// git's fast path: every stat field as the index recorded it, and not
-    /// racy (changed in the index's own second).
-    fn stat_unchanged(&self, on_disk: &Path, entry: &gix_index::Entry) -> bool {
-        let Ok(metadata) = gix_index::fs::Metadata::from_path_no_follow(on_disk) else {
-            return false;
-        };
-        let Ok(stat) = gix_index::entry::Stat::from_fs(&metadata) else {
-            return false;
-        };
-        entry.stat.matches(&stat, STAT) && !entry.stat.is_racy(self.repo.index.timestamp(), STAT)
     }
 
     /// A folder: every entry under it, HEAD's files the index lost, and the
@@ -255,12 +252,30 @@ impl<'r> Examiner<'r> {
             }
             i = j;
         }
-        for path in self.head_files_under(repo_path) {
-            if index.entry_by_path(path.as_str().into()).is_none() {
+        // A sparse index holds a folder outside the cone as one entry: HEAD's
+        // files under it are in the index, as that entry.
+        let sparse: Vec<String> = under
+            .iter()
+            .filter(|e| e.mode == Mode::DIR)
+            .map(|e| e.path(index).to_string())
+            .collect();
+        let listed = self
+            .head_files_under(repo_path)
+            .and_then(|head| Ok((head, self.untracked_under(repo_path)?)));
+        let (head, untracked) = match listed {
+            Ok(lists) => lists,
+            Err(why) => return (Some(!under.is_empty()), Worktree::Undecided(why)),
+        };
+        for path in head {
+            if !sparse
+                .iter()
+                .any(|folder| path.starts_with(folder.as_str()))
+                && index.entry_by_path(path.as_str().into()).is_none()
+            {
                 found.push((path, Worktree::Changed("deleted in the index".into())));
             }
         }
-        for path in self.untracked_under(repo_path) {
+        for path in untracked {
             found.push((path, Worktree::Changed("untracked".into())));
         }
         found.sort_by(|a, b| a.0.cmp(&b.0));
@@ -293,10 +308,12 @@ impl<'r> Examiner<'r> {
         Some((id, Mode::from(mode)))
     }
 
-    /// The files HEAD's tree holds under the folder `repo_path`.
-    fn head_files_under(&mut self, repo_path: &str) -> Vec<String> {
+    /// The files HEAD's tree holds under the folder `repo_path`. Each tree
+    /// is listed once (a crafted tree naming itself is no loop), and past
+    /// [`MAX_UNDER_FOLDER`] files the folder is undecided, never clean.
+    fn head_files_under(&mut self, repo_path: &str) -> Result<Vec<String>, String> {
         let Some(tree) = self.head_tree else {
-            return Vec::new();
+            return Ok(Vec::new());
         };
         let start = if repo_path.is_empty() {
             Some(tree)
@@ -307,13 +324,20 @@ impl<'r> Examiner<'r> {
                 .map(|(id, _)| id)
         };
         let mut files = Vec::new();
+        let mut listed = std::collections::HashSet::new();
         let mut stack: Vec<(ObjectId, String)> = start
             .map(|id| (id, repo_path.to_string()))
             .into_iter()
             .collect();
         while let Some((id, folder)) = stack.pop() {
-            let Some(entries) = self.trees.entries(&self.repo.odb, id) else {
+            if !listed.insert(id) {
                 continue;
+            }
+            let Some(entries) = self.trees.entries(&self.repo.odb, id) else {
+                return Err(format!(
+                    "HEAD's tree at `{}` cannot be read",
+                    self.shown(&folder)
+                ));
             };
             for (name, (oid, mode)) in entries {
                 let path = if folder.is_empty() {
@@ -323,50 +347,119 @@ impl<'r> Examiner<'r> {
                 };
                 if mode.is_tree() {
                     stack.push((*oid, path));
-                } else if files.len() < MAX_UNDER_FOLDER {
+                } else {
                     files.push(path);
+                }
+                if files.len() + stack.len() > MAX_UNDER_FOLDER {
+                    return Err(too_many());
                 }
             }
         }
-        files
+        Ok(files)
     }
 
-    /// Files under the folder `repo_path` on disk that the index lacks,
-    /// honouring `.gitignore`, `info/exclude` and the user's excludes.
-    fn untracked_under(&self, repo_path: &str) -> Vec<String> {
-        let folder = self.on_disk(repo_path);
-        if !folder.is_dir() {
-            return Vec::new();
+    /// Files under the folder `repo_path` on disk that the index lacks, as
+    /// `git status` lists them: its ignore rules (each `.gitignore` from the
+    /// top of the work tree down, `info/exclude`, the user's excludes; no
+    /// `.ignore` file, nothing above the work tree), and a nested repository
+    /// as one untracked folder, never entered.
+    fn untracked_under(&mut self, repo_path: &str) -> Result<Vec<String>, String> {
+        if self.leading_symlink(&format!("{repo_path}/")).is_some()
+            || !self.on_disk(repo_path).is_dir()
+        {
+            // Beyond a symlink every entry is already a deletion.
+            return Ok(Vec::new());
         }
-        let walk = ignore::WalkBuilder::new(&folder)
-            .hidden(false)
-            .parents(true)
+        let work_dir = self.repo.work_dir.clone();
+        let target = work_dir.join(repo_path);
+        let nested: Arc<Mutex<Vec<std::path::PathBuf>>> = Arc::default();
+        let found_nested = Arc::clone(&nested);
+        let walk = ignore::WalkBuilder::new(&work_dir)
+            .standard_filters(false)
             .git_ignore(true)
             .git_exclude(true)
             .git_global(true)
             .require_git(false)
             .follow_links(false)
-            .filter_entry(|e| e.file_name() != ".git")
+            .filter_entry(move |entry| {
+                let path = entry.path();
+                // Only the way down to the folder, and what is under it.
+                if !(target.starts_with(path) || path.starts_with(&target)) {
+                    return false;
+                }
+                if entry.file_name() == ".git" {
+                    return false;
+                }
+                let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+                if is_dir && path != work_dir && path.join(".git").exists() {
+                    if path.starts_with(&target) {
+                        found_nested.lock().unwrap().push(path.to_path_buf());
+                    }
+                    return false;
+                }
+                true
+            })
             .build();
         let mut untracked = Vec::new();
-        for entry in walk.flatten().take(MAX_UNDER_FOLDER) {
-            if entry.file_type().is_none_or(|t| t.is_dir()) {
+        let mut seen = 0;
+        for entry in walk.flatten() {
+            seen += 1;
+            if seen > MAX_UNDER_FOLDER {
+                return Err(too_many());
+            }
+            if entry.file_type().is_none_or(|t| t.is_dir())
+                || !entry.path().starts_with(self.on_disk(repo_path))
+            {
                 continue;
             }
-            let Ok(relative) = entry.path().strip_prefix(&self.repo.work_dir) else {
-                continue;
-            };
-            let path = relative.to_string_lossy().replace('\\', "/");
-            if self
-                .repo
-                .index
-                .prefixed_entries(path.as_str().into())
-                .is_none_or(|es| !es.iter().any(|e| e.path(&self.repo.index) == path.as_str()))
-            {
+            let path = self.relative(entry.path());
+            if !self.in_index(&path) {
                 untracked.push(path);
             }
         }
-        untracked
+        for folder in nested.lock().unwrap().iter() {
+            let path = self.relative(folder);
+            // A submodule is the index's gitlink entry; any other is untracked.
+            if !self.in_index(&path) {
+                untracked.push(format!("{path}/"));
+            }
+        }
+        Ok(untracked)
+    }
+
+    fn in_index(&self, path: &str) -> bool {
+        let index = &self.repo.index;
+        index
+            .prefixed_entries(path.into())
+            .is_some_and(|es| es.iter().any(|e| e.path(index) == path))
+    }
+
+    /// A path under the work tree, relative to its top, with `/`.
+    fn relative(&self, path: &std::path::Path) -> String {
+        path.strip_prefix(&self.repo.work_dir)
+            .unwrap_or(path)
+            .to_string_lossy()
+            .replace('\\', "/")
+    }
+
+    /// The first folder on the way to `repo_path` (the folder itself
+    /// included for a folder's files) that is a symlink.
+    fn leading_symlink(&mut self, repo_path: &str) -> Option<String> {
+        let mut end = 0;
+        while let Some(slash) = repo_path[end..].find('/') {
+            end += slash;
+            let folder = &repo_path[..end];
+            let work_dir = &self.repo.work_dir;
+            let is_link = *self.symlinked.entry(folder.to_string()).or_insert_with(|| {
+                std::fs::symlink_metadata(work_dir.join(folder))
+                    .is_ok_and(|m| m.file_type().is_symlink())
+            });
+            if is_link {
+                return Some(folder.to_string());
+            }
+            end += 1;
+        }
+        None
     }
 
     fn on_disk(&self, repo_path: &str) -> std::path::PathBuf {
@@ -379,23 +472,6 @@ impl<'r> Examiner<'r> {
             .strip_prefix(self.repo.prefix.as_str())
             .unwrap_or(repo_path)
     }
-}
-
-/// git's blob id of `bytes`, as `git hash-object --no-filters` computes it.
-fn blob_id(bytes: &[u8]) -> ObjectId {
-    gix_object::compute_hash(gix_hash::Kind::Sha1, gix_object::Kind::Blob, bytes)
-        .unwrap_or_else(|_| ObjectId::null(gix_hash::Kind::Sha1))
-}
-
-fn crlf_to_lf(bytes: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(bytes.len());
-    for (i, &b) in bytes.iter().enumerate() {
-        if b == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
-            continue;
-        }
-        out.push(b);
-    }
-    out
 }
 
 #[cfg(unix)]
