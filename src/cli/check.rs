@@ -1,0 +1,196 @@
+//! `check` itself: the targets read and analysed (in parallel), the
+//! workspace checks added, fixes applied.
+
+use std::io::{self, Read, Write};
+use std::path::Path;
+
+use report_core::Analysis;
+use report_core::diagnostic::{Diagnostic, Keep};
+use report_core::selection::looks_like_report;
+
+use super::targets::{Source, display_path, find_targets};
+use super::*;
+
+/// Runs `check`, writing the report to `out` and failures to `err`; returns the exit code.
+pub fn run_check(
+    options: &CheckOptions,
+    stdin: &mut dyn Read,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> u8 {
+    let mut failures = Vec::new();
+    let mut notes = Vec::new();
+    let (targets, searched_folders) = find_targets(&options.paths, &mut failures, &mut notes);
+    for note in &notes {
+        let _ = writeln!(err, "note: {note}");
+    }
+    let stdin_name = options
+        .stdin_filename
+        .clone()
+        .unwrap_or_else(|| "<stdin>".to_string());
+    if options.fix == FixMode::Write && targets.iter().any(|t| t.source == Source::Stdin) {
+        failures.push(Failure {
+            path: Some(stdin_name.clone()),
+            message: "--fix cannot write standard input; use --diff to see the fixes".into(),
+        });
+    }
+    let stdin_bytes = if targets.iter().any(|t| t.source == Source::Stdin) {
+        let mut bytes = Vec::new();
+        match stdin.read_to_end(&mut bytes) {
+            Ok(_) => Some(bytes),
+            Err(error) => {
+                failures.push(Failure {
+                    path: Some(stdin_name.clone()),
+                    message: format!("cannot read standard input: {error}"),
+                });
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let keep = Keep::at_most(options.max_diagnostics);
+    // Files are analysed in parallel; results keep the targets' order, so output is stable.
+    let outcomes: Vec<Result<Option<Checked>, Failure>> = analysis_pool().install(|| {
+        use rayon::prelude::*;
+        targets
+            .par_iter()
+            .map(|target| match target.source {
+                Source::Stdin => Ok(stdin_bytes.clone().map(|bytes| Checked {
+                    path: stdin_name.clone(),
+                    file: None,
+                    analysis: report_core::analyze_bytes_keeping(bytes, keep),
+                })),
+                Source::File { only_if_report } => check_file(&target.path, only_if_report, keep),
+            })
+            .collect()
+    });
+    let mut files = Vec::with_capacity(outcomes.len());
+    let mut diffs = Vec::new();
+    for outcome in outcomes {
+        match outcome {
+            Ok(Some(checked)) => {
+                let result = match options.fix {
+                    FixMode::Off => FileResult {
+                        path: checked.path,
+                        analysis: checked.analysis,
+                        fixed: 0,
+                    },
+                    mode => fix::fix_file(checked, mode, keep, &mut diffs, &mut failures),
+                };
+                files.push(result);
+            }
+            Ok(None) => {}
+            Err(failure) => failures.push(failure),
+        }
+    }
+    add_workspace_diagnostics(&mut files, options, &stdin_name);
+    if files.is_empty() && searched_folders > 0 && !options.allow_empty {
+        failures.push(Failure {
+            path: None,
+            message: "no report found in the given folders (hidden and ignored files are skipped); pass --allow-empty if that is expected".into(),
+        });
+    }
+    for failure in &failures {
+        let _ = writeln!(err, "error: {}", failure_text(failure));
+    }
+    let outcome = Outcome { files, failures };
+    let written = if options.fix == FixMode::Diff {
+        diffs
+            .iter()
+            .try_for_each(|diff| out.write_all(diff.as_bytes()))
+    } else {
+        match options.format {
+            Format::Human => human::write(out, &outcome, options),
+            Format::Json => json::write(out, &outcome),
+            Format::Sarif => sarif::write(out, &outcome),
+            Format::Github => github::write(out, &outcome),
+        }
+    };
+    if let Err(error) = written.and_then(|_| out.flush()) {
+        // A reader that stopped early (`check dir | head`) is not an error worth a message.
+        if error.kind() != io::ErrorKind::BrokenPipe {
+            let _ = writeln!(err, "error: cannot write the report: {error}");
+            return EXIT_USAGE_OR_IO;
+        }
+    }
+    if options.fix == FixMode::Diff && outcome.failures.is_empty() {
+        return if diffs.is_empty() {
+            EXIT_OK
+        } else {
+            EXIT_INVALID
+        };
+    }
+    outcome.exit_code(options.fail_at)
+}
+
+/// Checks each report against the project it describes (invariant 13),
+/// with one hash cache for all of them; the diagnostics join the file's own.
+fn add_workspace_diagnostics(files: &mut [FileResult], options: &CheckOptions, stdin_name: &str) {
+    let root = options.root.as_deref();
+    let mut cache = crate::workspace::Cache {
+        token_tolerance: options.token_tolerance,
+        ..Default::default()
+    };
+    for file in files {
+        let report = (file.path != stdin_name).then(|| Path::new(&file.path));
+        let resolution = crate::workspace::root::resolve(&file.analysis, report, root, &[]);
+        let Some(root) = resolution.root() else {
+            continue;
+        };
+        let found = crate::workspace::check(&file.analysis, root, &mut cache);
+        if !found.is_empty() {
+            file.analysis.diagnostics.extend(found);
+            file.analysis.diagnostics.sort_by(Diagnostic::order);
+        }
+    }
+}
+
+/// "PATH: MESSAGE", or the message alone when no path is concerned.
+pub(crate) fn failure_text(failure: &Failure) -> String {
+    match &failure.path {
+        Some(path) => format!("{path}: {}", failure.message),
+        None => failure.message.clone(),
+    }
+}
+
+/// A pool whose threads have the stack an analysis may need.
+fn analysis_pool() -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .stack_size(report_core::ANALYSIS_STACK_BYTES)
+        .build()
+        .expect("the analysis threads start")
+}
+
+/// A file read and analysed, before any fixing.
+pub(crate) struct Checked {
+    pub path: String,
+    /// The file on disk and what it held when read; None for standard input.
+    pub file: Option<fix::ReadFile>,
+    pub analysis: Analysis,
+}
+
+/// Checks one file; None for found JSON that turns out not to be a report
+/// (so each file is read and parsed once, on the pool).
+fn check_file(path: &Path, only_if_report: bool, keep: Keep) -> Result<Option<Checked>, Failure> {
+    let (read, bytes) = match fix::ReadFile::read(path) {
+        Ok(read) => read,
+        // An unreadable file that only might have been a report is not one.
+        Err(_) if only_if_report => return Ok(None),
+        Err(error) => {
+            return Err(Failure {
+                path: Some(display_path(path)),
+                message: format!("cannot read: {error}"),
+            });
+        }
+    };
+    let analysis = report_core::analyze_bytes_keeping(bytes, keep);
+    if only_if_report && !analysis.root().is_some_and(looks_like_report) {
+        return Ok(None);
+    }
+    Ok(Some(Checked {
+        path: display_path(path),
+        file: Some(read),
+        analysis,
+    }))
+}
