@@ -8,6 +8,7 @@ use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use super::links;
 use crate::lsp::analysis::AnalysisThread;
+use crate::lsp::file_links;
 use crate::lsp::session::Session;
 
 pub async fn definition(
@@ -40,7 +41,7 @@ pub async fn definition(
         return Ok(None);
     };
     if let Some((root, path, lines)) = file
-        && let Some(Some(uri)) = links::blocking(move || links::file_uri(&root, &path)).await
+        && let Some(Some(uri)) = links::blocking(move || file_links::file_uri(&root, &path)).await
     {
         locations.push(lsp::Location::new(uri, links::lines_range(lines)));
     }
