@@ -10,6 +10,7 @@ use tower_lsp_server::ls_types::Uri;
 
 use super::state::Lookup;
 use crate::lsp::document::ByteEdit;
+use crate::lsp::session::Settings;
 use crate::lsp::workspace::WorkspaceResult;
 
 pub(super) enum Message {
@@ -35,7 +36,9 @@ pub(super) struct Job {
     pub edits: Option<Vec<ByteEdit>>,
     /// The whole text, when the handler had it at hand (an open): saves a copy.
     pub text: Option<Arc<String>>,
-    pub name_matches: bool,
+    /// The settings as they were when the job was queued: its analysis
+    /// (and the publication after it) reads no others.
+    pub settings: Arc<Settings>,
 }
 
 /// A job's text as a rope: at hand, or still being built by the handler
@@ -72,7 +75,7 @@ impl Job {
         self.version = later.version;
         self.rope = later.rope;
         self.text = later.text;
-        self.name_matches = later.name_matches;
+        self.settings = later.settings;
     }
 }
 

@@ -15,7 +15,6 @@ use tower_lsp_server::ls_types::Uri;
 use super::job::{Job, JobRope, Message, Query};
 use super::state::{DocState, Lookup};
 use super::worker;
-use crate::lsp::convert;
 use crate::lsp::document::ByteEdit;
 use crate::lsp::guard::guarded;
 use crate::lsp::session::{OpenDocument, Session, lock};
@@ -137,9 +136,6 @@ impl AnalysisThread {
         edits: Option<Vec<ByteEdit>>,
         text: Option<(Arc<String>, JobRope)>,
     ) {
-        let name_matches = lock(&session.settings)
-            .globs
-            .matches(&convert::uri_path(uri));
         let (text, rope) = match text {
             Some((text, rope)) => (Some(text), rope),
             None => (None, JobRope::Ready(open.document.rope.clone())),
@@ -155,7 +151,7 @@ impl AnalysisThread {
                 rope,
                 edits,
                 text,
-                name_matches,
+                settings: session.settings(),
             }),
         );
     }

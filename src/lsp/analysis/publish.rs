@@ -22,12 +22,7 @@ pub(super) struct Target<'a> {
 impl Target<'_> {
     /// Publishes the state's diagnostics, unless a newer generation exists
     /// (its own publication follows) or there is nothing to say.
-    pub(super) fn publish(
-        self,
-        state: &mut DocState,
-        max_diagnostics: usize,
-        workspace: &[Diagnostic],
-    ) {
+    pub(super) fn publish(self, state: &mut DocState, workspace: &[Diagnostic]) {
         let is_current = |documents: &HashMap<Uri, OpenDocument>| {
             documents
                 .get(&self.uri)
@@ -41,12 +36,12 @@ impl Target<'_> {
             return;
         }
         // A client that pulls diagnostics asks for them itself.
-        if self.session.negotiated().pull_diagnostics {
+        if self.session.pulls_diagnostics() {
             return;
         }
         // Converted outside the lock: handlers applying changes do not wait for it.
-        let encoding = self.session.negotiated().encoding;
-        let diagnostics = capped(state, &self.uri, encoding, max_diagnostics, workspace);
+        let encoding = self.session.capabilities().encoding;
+        let diagnostics = capped(state, &self.uri, encoding, workspace);
         let mut documents = lock(&self.session.documents);
         if is_current(&documents).is_none() {
             return;
@@ -62,12 +57,12 @@ impl Target<'_> {
     }
 }
 
-/// The host's capped diagnostics in protocol form, through the position cache.
+/// The host's capped diagnostics (under the cap of the settings its
+/// analysis was made with) in protocol form, through the position cache.
 pub fn capped(
     state: &mut DocState,
     uri: &Uri,
     encoding: report_core::text::Encoding,
-    max: usize,
     workspace: &[Diagnostic],
 ) -> Vec<lsp::Diagnostic> {
     let positions = Positions {
@@ -75,7 +70,7 @@ pub fn capped(
         encoding,
         cache: Some(&state.positions),
     };
-    let published = state.host.published(max);
+    let published = state.host.published(state.settings.max_diagnostics);
     let diagnostics = published
         .diagnostics
         .iter()

@@ -9,6 +9,7 @@ use report_core::host::DocumentHost;
 use crate::lsp::convert::{PositionCache, Positions};
 use crate::lsp::document::RopeText;
 use crate::lsp::file_links::UriCache;
+use crate::lsp::session::Settings;
 
 /// One document as the analysis thread knows it.
 pub struct DocState {
@@ -17,6 +18,8 @@ pub struct DocState {
     /// The client's version of that text, for edits tied to it.
     pub version: i32,
     pub host: DocumentHost<RopeText>,
+    /// The settings its host's analysis was made with (its job's).
+    pub settings: Arc<Settings>,
     /// Positions of the last publication, for the next one.
     pub(super) positions: PositionCache,
     /// The facts of the last workspace check, for the hover.
@@ -39,11 +42,17 @@ static OPENINGS: AtomicU64 = AtomicU64::new(0);
 
 impl DocState {
     /// A document just opened, described by `host`.
-    pub(super) fn new(generation: u64, version: i32, host: DocumentHost<RopeText>) -> DocState {
+    pub(super) fn new(
+        generation: u64,
+        version: i32,
+        host: DocumentHost<RopeText>,
+        settings: Arc<Settings>,
+    ) -> DocState {
         DocState {
             generation,
             version,
             host,
+            settings,
             positions: PositionCache::default(),
             workspace: None,
             opened: OPENINGS.fetch_add(1, Ordering::Relaxed),

@@ -13,10 +13,10 @@ use tower_lsp_server::ls_types::Uri;
 use super::job::{Job, Message, Query};
 use super::publish::Target;
 use super::state::{DocState, Lookup};
-use crate::lsp::convert::PositionCache;
+use crate::lsp::convert::{self, PositionCache};
 use crate::lsp::document::{ByteEdit, RopeText};
 use crate::lsp::release_memory;
-use crate::lsp::session::{Session, lock};
+use crate::lsp::session::{Session, Settings, lock};
 use crate::lsp::workspace::{WorkspaceResult, WorkspaceResults, WorkspaceThread};
 
 /// How long a document's analysis thread waits for work before it frees
@@ -159,15 +159,7 @@ impl Worker {
     }
 
     fn analyze(&mut self, job: Job) {
-        let (max_diagnostics, max_document_bytes) = {
-            let settings = lock(&self.session.settings);
-            (settings.max_diagnostics, settings.max_document_bytes)
-        };
-        let options = HostOptions {
-            name_matches: job.name_matches,
-            max_document_bytes,
-            max_diagnostics,
-        };
+        let options = host_options(&job.settings, &job.uri);
         let uri = job.uri.clone();
         let (generation, version) = (job.generation, job.version);
         let previous = self.states.remove(&uri);
@@ -198,11 +190,7 @@ impl Worker {
             generation,
             version,
         };
-        target.publish(
-            state,
-            max_diagnostics,
-            self.workspace.diagnostics(&uri, generation),
-        );
+        target.publish(state, self.workspace.diagnostics(&uri, generation));
         if trim {
             release_memory();
         }
@@ -238,18 +226,23 @@ impl Worker {
         else {
             return;
         };
-        let max_diagnostics = lock(&self.session.settings).max_diagnostics;
         let target = Target {
             session: &self.session,
             uri: uri.clone(),
             generation: state.generation,
             version,
         };
-        target.publish(
-            state,
-            max_diagnostics,
-            self.workspace.diagnostics(&uri, state.generation),
-        );
+        let workspace = self.workspace.diagnostics(&uri, state.generation);
+        target.publish(state, workspace);
+    }
+}
+
+/// What the host is told besides the text, from the job's settings.
+fn host_options(settings: &Settings, uri: &Uri) -> HostOptions {
+    HostOptions {
+        name_matches: settings.globs.matches(&convert::uri_path(uri)),
+        max_document_bytes: settings.max_document_bytes,
+        max_diagnostics: settings.max_diagnostics,
     }
 }
 
@@ -267,7 +260,8 @@ fn update(previous: Option<DocState>, job: Job, options: HostOptions) -> (DocSta
             }
             None => DocumentHost::new(RopeText(job.rope.get(None)), None, options),
         };
-        return (DocState::new(job.generation, job.version, host), true);
+        let state = DocState::new(job.generation, job.version, host, job.settings);
+        return (state, true);
     };
     let text = RopeText(job.rope.get(job.text.as_deref().map(String::as_str)));
     let edits = job.edits.filter(|_| state.generation == job.base);
@@ -288,5 +282,6 @@ fn update(previous: Option<DocState>, job: Job, options: HostOptions) -> (DocSta
     }
     state.generation = job.generation;
     state.version = job.version;
+    state.settings = job.settings;
     (state, had_full || kind == UpdateKind::Full)
 }

@@ -61,8 +61,8 @@ pub async fn document_link(
     analysis: &AnalysisThread,
     params: lsp::DocumentLinkParams,
 ) -> Result<Option<Vec<lsp::DocumentLink>>> {
-    let encoding = session.negotiated().encoding;
-    let max = crate::lsp::session::lock(&session.settings).max_document_links;
+    let encoding = session.capabilities().encoding;
+    let max = session.settings().max_document_links;
     let found = analysis
         .query(&params.text_document.uri, "documentLink", move |state| {
             let Some(root) = root(state) else {

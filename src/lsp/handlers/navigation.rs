@@ -17,7 +17,7 @@ pub async fn definition(
     params: lsp::GotoDefinitionParams,
 ) -> Result<Option<lsp::GotoDefinitionResponse>> {
     let at = params.text_document_position_params;
-    let encoding = session.negotiated().encoding;
+    let encoding = session.capabilities().encoding;
     let uri = at.text_document.uri.clone();
     let found = analysis
         .query(&at.text_document.uri, "definition", move |state| {
@@ -55,7 +55,7 @@ pub async fn references(
 ) -> Result<Option<Vec<lsp::Location>>> {
     let at = params.text_document_position;
     let declaration = params.context.include_declaration;
-    let encoding = session.negotiated().encoding;
+    let encoding = session.capabilities().encoding;
     let uri = at.text_document.uri.clone();
     analysis
         .query(&at.text_document.uri, "references", move |state| {
@@ -78,7 +78,7 @@ pub async fn prepare_rename(
     analysis: &AnalysisThread,
     params: lsp::TextDocumentPositionParams,
 ) -> Result<Option<lsp::PrepareRenameResponse>> {
-    let encoding = session.negotiated().encoding;
+    let encoding = session.capabilities().encoding;
     analysis
         .query(&params.text_document.uri, "prepareRename", move |state| {
             let positions = state.positions(encoding);
@@ -100,7 +100,7 @@ pub async fn rename(
     params: lsp::RenameParams,
 ) -> Result<Option<lsp::WorkspaceEdit>> {
     let at = params.text_document_position;
-    let encoding = session.negotiated().encoding;
+    let encoding = session.capabilities().encoding;
     let uri: Uri = at.text_document.uri.clone();
     analysis
         .query(&at.text_document.uri, "rename", move |state| {
