@@ -4,7 +4,9 @@
 
 use std::collections::HashMap;
 
-use report_core::diagnostic::Diagnostic;
+use report_core::diagnostic::{Code, Diagnostic};
+use report_core::host::LeftOut;
+use report_core::text::TextRange;
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use super::state::DocState;
@@ -58,7 +60,8 @@ impl Target<'_> {
 }
 
 /// The host's capped diagnostics (under the cap of the settings its
-/// analysis was made with) in protocol form, through the position cache.
+/// analysis was made with) and the summary of those left out, in protocol
+/// form, through the position cache.
 pub fn capped(
     state: &mut DocState,
     uri: &Uri,
@@ -70,15 +73,53 @@ pub fn capped(
         encoding,
         cache: Some(&state.positions),
     };
-    let published = state.host.published(state.settings.max_diagnostics);
+    let published = state.host.published();
+    let summary = published
+        .left_out
+        .map(|left_out| summary(left_out, state.settings.max_diagnostics));
     let diagnostics = published
         .diagnostics
         .iter()
         .map(|d| &**d)
-        .chain(&published.summary)
+        .chain(&summary)
         .chain(workspace)
         .map(|d| positions.diagnostic(uri, d))
         .collect();
     state.positions.keep_used();
     diagnostics
+}
+
+/// The `too-many-diagnostics` summary at the document's start: worded here,
+/// since it names the server's setting (the CLI words its own).
+fn summary(left_out: LeftOut, max: usize) -> Diagnostic {
+    let LeftOut { count, total } = left_out;
+    Diagnostic::new(
+        Code::TooManyDiagnostics,
+        TextRange::empty(0),
+        format!(
+            "{count} more problems are not shown ({total} in all; the limit is the reportLsp.maxDiagnostics setting, {max}); `report-lsp check` lists them, up to its --max-diagnostics"
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_names_the_setting_and_counts_what_was_left_out() {
+        let summary = summary(
+            LeftOut {
+                count: 57,
+                total: 60,
+            },
+            3,
+        );
+        assert_eq!(summary.code, Code::TooManyDiagnostics);
+        assert_eq!(summary.range, TextRange::empty(0));
+        assert_eq!(
+            summary.message,
+            "57 more problems are not shown (60 in all; the limit is the reportLsp.maxDiagnostics setting, 3); `report-lsp check` lists them, up to its --max-diagnostics"
+        );
+    }
 }
