@@ -170,44 +170,12 @@ pub fn encoding_kind(encoding: Encoding) -> lsp::PositionEncodingKind {
     }
 }
 
-/// UTF-8 when the client offers it (fewer conversions), UTF-16 otherwise.
-pub fn negotiate_encoding(capabilities: &lsp::ClientCapabilities) -> Encoding {
-    let offered = capabilities
-        .general
-        .as_ref()
-        .and_then(|g| g.position_encodings.as_ref());
-    match offered {
-        Some(kinds) if kinds.contains(&lsp::PositionEncodingKind::UTF8) => Encoding::Utf8,
-        _ => Encoding::Utf16,
-    }
-}
-
 /// A filesystem-like path for glob matching: the file path of a `file:` URI, else the URI's path.
 pub fn uri_path(uri: &lsp::Uri) -> String {
     match uri.to_file_path() {
         Some(path) => path.to_string_lossy().replace('\\', "/"),
         None => uri.path().as_str().to_string(),
     }
-}
-
-/// Whether the client fills in a code action's `edit` with `codeAction/resolve`.
-pub fn resolves_edits(capabilities: &lsp::ClientCapabilities) -> bool {
-    capabilities
-        .text_document
-        .as_ref()
-        .and_then(|t| t.code_action.as_ref())
-        .and_then(|c| c.resolve_support.as_ref())
-        .is_some_and(|r| r.properties.iter().any(|p| p == "edit"))
-}
-
-/// Whether the client announced `workspace.workspaceEdit.documentChanges`.
-pub fn takes_document_changes(capabilities: &lsp::ClientCapabilities) -> bool {
-    capabilities
-        .workspace
-        .as_ref()
-        .and_then(|w| w.workspace_edit.as_ref())
-        .and_then(|e| e.document_changes)
-        .unwrap_or(false)
 }
 
 #[cfg(test)]

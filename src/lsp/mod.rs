@@ -9,6 +9,7 @@
 mod analysis;
 mod convert;
 pub mod document;
+mod file_links;
 mod guard;
 mod handlers;
 mod server;

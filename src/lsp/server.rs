@@ -101,7 +101,7 @@ impl LanguageServer for Server {
         self.client
             .log_message(lsp::MessageType::INFO, message)
             .await;
-        handlers::watched_files::register(&self.client, &self.analysis);
+        handlers::watched_files::register(&self.client, &self.session);
         let refused =
             handlers::configuration::initialized(&self.client, &self.session, &self.analysis).await;
         self.warn(refused).await;

@@ -9,7 +9,6 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -54,8 +53,6 @@ pub struct WorkspaceThread {
     requests: mpsc::Sender<Request>,
     /// The folders the client named (`rootUri`, `workspaceFolders`).
     pub folders: Arc<Mutex<Vec<PathBuf>>>,
-    /// Whether the client lets watchers be registered dynamically.
-    pub dynamic_watch: Arc<AtomicBool>,
 }
 
 impl WorkspaceThread {
@@ -79,11 +76,7 @@ impl WorkspaceThread {
             .name("workspace".into())
             .spawn(move || worker.run(received))
             .expect("the workspace thread starts");
-        WorkspaceThread {
-            requests,
-            folders,
-            dynamic_watch: Arc::new(AtomicBool::new(false)),
-        }
+        WorkspaceThread { requests, folders }
     }
 
     /// Checks the report at `uri` against its project (again).
@@ -170,7 +163,7 @@ impl Worker {
             let open = documents.get(uri).filter(|o| !o.document.out_of_sync)?;
             (open.document.rope.clone(), open.generation)
         };
-        let settings = lock(&self.session.settings).workspace();
+        let settings = self.session.settings().workspace();
         // Turned off (a setting, a restricted workspace): nothing under the
         // project is read, not even whether its root is there; what was
         // published is withdrawn by this empty result.
@@ -231,7 +224,7 @@ impl Worker {
         // where the client shows it; later passes mostly hit the cache.
         let first = !self.watched.contains_key(uri);
         let mut progress = match (&self.progress, first) {
-            (Some(client), true) if self.session.negotiated().work_done_progress => {
+            (Some(client), true) if self.session.capabilities().work_done_progress => {
                 self.passes += 1;
                 Progress::start(client, &self.session, self.passes)
             }

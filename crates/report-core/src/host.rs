@@ -231,8 +231,18 @@ pub enum UpdateKind {
 pub struct Published<'h> {
     /// In document order.
     pub diagnostics: Vec<Cow<'h, Diagnostic>>,
-    /// Stands for the diagnostics left out, when any were.
-    pub summary: Option<Diagnostic>,
+    /// How many were left out, when any were: the caller words the
+    /// `too-many-diagnostics` summary, naming its own setting of the cap.
+    pub left_out: Option<LeftOut>,
+}
+
+/// The diagnostics a capped publication left out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LeftOut {
+    /// Those not published.
+    pub count: usize,
+    /// The problems in all, those published and those left out.
+    pub total: usize,
 }
 
 /// A quick fix offered for a diagnostic: one the host keeps, or one worked
@@ -605,17 +615,21 @@ impl<T: SourceText> DocumentHost<T> {
         }
     }
 
-    /// At most `max` diagnostics, errors before lesser severities, and a
-    /// `too-many-diagnostics` summary for those left out (those the
-    /// analysis only counted among them). Only those published are
-    /// rendered: a keystroke that renumbers 50,000 entries renders `max`.
-    pub fn published(&self, max: usize) -> Published<'_> {
+    /// At most [`HostOptions::max_diagnostics`] diagnostics, errors before
+    /// lesser severities, and how many were left out (those the analysis
+    /// only counted among them). Only those published are rendered: a
+    /// keystroke that renumbers 50,000 entries renders the cap.
+    pub fn published(&self) -> Published<'_> {
+        self.published_at_most(self.options.max_diagnostics)
+    }
+
+    fn published_at_most(&self, max: usize) -> Published<'_> {
         let kept = self.count();
         let total = kept + self.omitted().0;
         if total <= max {
             return Published {
                 diagnostics: self.diagnostics(),
-                summary: None,
+                left_out: None,
             };
         }
         let mut chosen = Vec::with_capacity(max.min(kept));
@@ -632,17 +646,13 @@ impl<T: SourceText> DocumentHost<T> {
             chosen.extend(self.diagnostics_where(&|d| d.severity == severity, left));
         }
         chosen.sort_by(|a, b| Diagnostic::order(a, b));
-        let summary = Diagnostic::new(
-            Code::TooManyDiagnostics,
-            TextRange::empty(0),
-            format!(
-                "{} more problems are not shown ({total} in all; the limit is the reportLsp.maxDiagnostics setting, {max}); `report-lsp check` lists them, up to its --max-diagnostics",
-                total - chosen.len(),
-            ),
-        );
+        let left_out = LeftOut {
+            count: total - chosen.len(),
+            total,
+        };
         Published {
             diagnostics: chosen,
-            summary: Some(summary),
+            left_out: Some(left_out),
         }
     }
 
@@ -1419,7 +1429,7 @@ mod tests {
         let host = DocumentHost::new(report(40, 2), None, REPORT);
         let all = host.diagnostics().len();
         assert!(all > 3, "{all}");
-        let published = host.published(3);
+        let published = host.published_at_most(3);
         assert_eq!(published.diagnostics.len(), 3);
         assert!(
             published
@@ -1439,18 +1449,13 @@ mod tests {
                 .iter()
                 .all(|d| d.severity == crate::diagnostic::Severity::Error)
         );
-        let summary = published.summary.expect("a summary");
-        assert_eq!(summary.code, Code::TooManyDiagnostics);
-        assert_eq!(summary.range, TextRange::empty(0));
-        assert!(
-            summary.message.starts_with(&format!(
-                "{} more problems are not shown ({all} in all;",
-                all - 3
-            )),
-            "{}",
-            summary.message
-        );
-        assert!(host.published(all).summary.is_none());
+        let left_out = LeftOut {
+            count: all - 3,
+            total: all,
+        };
+        assert_eq!(published.left_out, Some(left_out));
+        assert!(host.published_at_most(all).left_out.is_none());
+        assert!(host.published().left_out.is_none(), "under REPORT's cap");
     }
 
     #[test]
@@ -1478,17 +1483,14 @@ mod tests {
                 .iter()
                 .any(|d| d.code == Code::TierMismatch)
         );
-        let published = host.published(10);
+        let published = host.published();
         assert_eq!(published.diagnostics.len(), 10);
-        let summary = published.summary.unwrap().message;
         let total = full.problems();
-        assert!(
-            summary.starts_with(&format!(
-                "{} more problems are not shown ({total} in all;",
-                total - 10
-            )),
-            "{summary}"
-        );
+        let left_out = LeftOut {
+            count: total - 10,
+            total,
+        };
+        assert_eq!(published.left_out, Some(left_out));
         // The fix at the cursor is worked out again from its entry.
         let titles: Vec<String> = host
             .quick_fixes(TextRange::empty(offset))
@@ -1518,7 +1520,7 @@ mod tests {
             Keep::at_most(options.kept_diagnostics()),
         );
         let published: Vec<Diagnostic> = host
-            .published(10)
+            .published_at_most(10)
             .diagnostics
             .into_iter()
             .map(Cow::into_owned)
@@ -1546,9 +1548,9 @@ mod tests {
         assert_like_a_full_analysis(&host);
         let fresh = DocumentHost::new(host.text().clone(), None, REPORT);
         for max in [1, 3, 10, 1000] {
-            let (ours, theirs) = (host.published(max), fresh.published(max));
+            let (ours, theirs) = (host.published_at_most(max), fresh.published_at_most(max));
             assert_eq!(ours.diagnostics, theirs.diagnostics, "max {max}");
-            assert_eq!(ours.summary, theirs.summary, "max {max}");
+            assert_eq!(ours.left_out, theirs.left_out, "max {max}");
         }
         let at = |h: &DocumentHost<String>| {
             h.quick_fixes(TextRange::new(0, h.text().len()))

@@ -8,7 +8,7 @@ use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use crate::lsp::analysis::{AnalysisThread, DocState};
-use crate::lsp::session::{Negotiated, Session};
+use crate::lsp::session::{ResolvedClientCapabilities, Session};
 
 /// The kind of the fix-all source action.
 pub const FIX_ALL_KIND: &str = "source.fixAll.report-lsp";
@@ -25,11 +25,11 @@ pub async fn code_action(
     analysis: &AnalysisThread,
     params: lsp::CodeActionParams,
 ) -> Result<Option<lsp::CodeActionResponse>> {
-    let negotiated = session.negotiated();
+    let client = session.capabilities();
     let uri = params.text_document.uri.clone();
     analysis
         .query(&uri, "codeAction", move |state| {
-            let positions = state.positions(negotiated.encoding);
+            let positions = state.positions(client.encoding);
             let uri = &params.text_document.uri;
             let wants = |kind: &str| {
                 params.context.only.as_ref().is_none_or(|only| {
@@ -49,7 +49,7 @@ pub async fn code_action(
                         diagnostics: Some(vec![positions.diagnostic(uri, &quick.diagnostic)]),
                         edit: Some(workspace_edit(
                             uri,
-                            negotiated.versioned_edits.then_some(state.version),
+                            client.versioned_edits.then_some(state.version),
                             edits.collect(),
                         )),
                         is_preferred: Some(fix.preferred),
@@ -65,14 +65,14 @@ pub async fn code_action(
                 kind: Some(lsp::CodeActionKind::new(FIX_ALL_KIND)),
                 ..Default::default()
             };
-            if negotiated.resolves_edits {
+            if client.resolves_edits {
                 let target = FixAllTarget {
                     uri: uri.clone(),
                     generation: state.generation,
                 };
                 action.data = serde_json::to_value(target).ok();
                 actions.push(lsp::CodeActionOrCommand::CodeAction(action));
-            } else if let Some(edit) = fix_all_edit(state, negotiated, uri) {
+            } else if let Some(edit) = fix_all_edit(state, client, uri) {
                 action.edit = Some(edit);
                 actions.push(lsp::CodeActionOrCommand::CodeAction(action));
             }
@@ -95,7 +95,7 @@ pub async fn resolve(
         // Nothing of ours to resolve: the action is complete as it is.
         return Ok(action);
     };
-    let negotiated = session.negotiated();
+    let client = session.capabilities();
     let uri = target.uri.clone();
     let resolved = analysis
         .query(&uri, "codeActionResolve", move |state| {
@@ -104,7 +104,7 @@ pub async fn resolve(
                     "the document changed since the action was offered",
                 ));
             }
-            let edit = fix_all_edit(state, negotiated, &target.uri);
+            let edit = fix_all_edit(state, client, &target.uri);
             Ok(Some(lsp::CodeAction { edit, ..action }))
         })
         .await?;
@@ -119,12 +119,16 @@ fn content_modified(message: &'static str) -> Error {
     }
 }
 
-fn fix_all_edit(state: &DocState, negotiated: Negotiated, uri: &Uri) -> Option<lsp::WorkspaceEdit> {
+fn fix_all_edit(
+    state: &DocState,
+    client: ResolvedClientCapabilities,
+    uri: &Uri,
+) -> Option<lsp::WorkspaceEdit> {
     let edit = state.host.fix_all()?;
     Some(workspace_edit(
         uri,
-        negotiated.versioned_edits.then_some(state.version),
-        vec![state.positions(negotiated.encoding).text_edit(&edit)],
+        client.versioned_edits.then_some(state.version),
+        vec![state.positions(client.encoding).text_edit(&edit)],
     ))
 }
 

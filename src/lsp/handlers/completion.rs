@@ -15,16 +15,16 @@ pub async fn completion(
     params: lsp::CompletionParams,
 ) -> Result<Option<lsp::CompletionResponse>> {
     let at = params.text_document_position;
-    let negotiated = session.negotiated();
+    let client = session.capabilities();
     analysis
         .query(&at.text_document.uri, "completion", move |state| {
-            let positions = state.positions(negotiated.encoding);
+            let positions = state.positions(client.encoding);
             let items = state.host.completions(positions.offset(at.position));
             let items = items
                 .into_iter()
                 .map(|item| {
-                    let snippet = item.snippet && negotiated.snippets;
-                    let new_text = match item.snippet && !negotiated.snippets {
+                    let snippet = item.snippet && client.snippets;
+                    let new_text = match item.snippet && !client.snippets {
                         true => strip_snippet(&item.edit.new_text),
                         false => item.edit.new_text.clone(),
                     };

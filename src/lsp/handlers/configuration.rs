@@ -24,14 +24,14 @@ pub async fn changed(
     analysis: &AnalysisThread,
     params: lsp::DidChangeConfigurationParams,
 ) -> Vec<String> {
-    let before = lock(&session.settings).workspace();
-    let mut lines = guard(|| lock(&session.settings).apply(Some(&params.settings)));
-    if session.negotiated().pulls_configuration {
+    let before = session.settings().workspace();
+    let mut lines = guard(|| session.apply_settings(Some(&params.settings)));
+    if session.capabilities().pulls_configuration {
         lines.extend(pulled(client, session).await);
     }
     // Both carry the same values when a client sends and answers alike: say it once.
     lines.dedup();
-    let workspace_changed = lock(&session.settings).workspace() != before;
+    let workspace_changed = session.settings().workspace() != before;
     lines.extend(guard(|| recheck(session, analysis, workspace_changed)));
     lines
 }
@@ -42,12 +42,12 @@ pub async fn initialized(
     session: &Session,
     analysis: &AnalysisThread,
 ) -> Vec<String> {
-    if !session.negotiated().pulls_configuration {
+    if !session.capabilities().pulls_configuration {
         return Vec::new();
     }
-    let before = lock(&session.settings).workspace();
+    let before = session.settings().workspace();
     let mut lines = pulled(client, session).await;
-    let workspace_changed = lock(&session.settings).workspace() != before;
+    let workspace_changed = session.settings().workspace() != before;
     lines.extend(guard(|| recheck(session, analysis, workspace_changed)));
     lines
 }
@@ -60,7 +60,7 @@ async fn pulled(client: &Client, session: &Session) -> Vec<String> {
     };
     match client.configuration(vec![item]).await {
         // A client without these settings answers null: nothing changes.
-        Ok(values) => guard(|| lock(&session.settings).apply(values.first())),
+        Ok(values) => guard(|| session.apply_settings(values.first())),
         Err(error) => vec![format!(
             "report-lsp: the client did not answer workspace/configuration: {}",
             error.message

@@ -10,15 +10,14 @@ use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types as lsp;
 
 use crate::lsp::analysis::{AnalysisThread, capped};
-use crate::lsp::session::{Session, lock};
+use crate::lsp::session::Session;
 
 pub async fn diagnostic(
     session: &Session,
     analysis: &AnalysisThread,
     params: lsp::DocumentDiagnosticParams,
 ) -> Result<lsp::DocumentDiagnosticReportResult> {
-    let encoding = session.negotiated().encoding;
-    let max = lock(&session.settings).max_diagnostics;
+    let encoding = session.capabilities().encoding;
     let uri = params.text_document.uri.clone();
     let previous = params.previous_result_id;
     // For the latest text, after its analysis: a change queued behind the
@@ -41,7 +40,7 @@ pub async fn diagnostic(
                 }
                 // The report's own diagnostics and the workspace checks' of
                 // this text; later checks ask the client to pull again.
-                let items = capped(state, &uri, encoding, max, workspace);
+                let items = capped(state, &uri, encoding, workspace);
                 Ok(Some(full(Some(result_id), items)))
             },
         )

@@ -12,7 +12,7 @@ pub async fn hover(
     params: lsp::HoverParams,
 ) -> Result<Option<lsp::Hover>> {
     let at = params.text_document_position_params;
-    let encoding = session.negotiated().encoding;
+    let encoding = session.capabilities().encoding;
     analysis
         .query(&at.text_document.uri, "hover", move |state| {
             let positions = state.positions(encoding);

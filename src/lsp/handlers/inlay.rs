@@ -12,7 +12,7 @@ pub async fn inlay_hint(
     analysis: &AnalysisThread,
     params: lsp::InlayHintParams,
 ) -> Result<Option<Vec<lsp::InlayHint>>> {
-    let encoding = session.negotiated().encoding;
+    let encoding = session.capabilities().encoding;
     analysis
         .query(&params.text_document.uri, "inlayHint", move |state| {
             let positions = state.positions(encoding);
@@ -41,7 +41,7 @@ pub async fn code_lens(
     analysis: &AnalysisThread,
     params: lsp::CodeLensParams,
 ) -> Result<Option<Vec<lsp::CodeLens>>> {
-    let encoding = session.negotiated().encoding;
+    let encoding = session.capabilities().encoding;
     analysis
         .query(&params.text_document.uri, "codeLens", move |state| {
             let positions = state.positions(encoding);

@@ -4,19 +4,14 @@
 //! workspace root the workspace checks found, off the message loop, and
 //! only a file that is there and inside the root becomes a link.
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Weak};
-
-use report_core::workspace::WorkspaceFacts;
+use std::path::PathBuf;
 
 use report_core::ide::links::FileRef;
 use tower_lsp_server::jsonrpc::Result;
-use tower_lsp_server::ls_types::{self as lsp, Uri};
+use tower_lsp_server::ls_types as lsp;
 
 use crate::lsp::analysis::{AnalysisThread, DocState};
 use crate::lsp::session::Session;
-use crate::workspace::files;
 
 /// A file reference with its range in protocol form.
 pub struct Named {
@@ -43,60 +38,6 @@ pub fn named(positions: &crate::lsp::convert::Positions<'_>, r: FileRef) -> Name
     }
 }
 
-/// The file's URI, when it is there inside `root`. Its name is
-/// percent-encoded (non-ASCII bytes as UTF-8) by the URI type.
-pub fn file_uri(root: &Path, path: &str) -> Option<Uri> {
-    // `scan.project_root` "." leaves a `/./` in the root: components drop it.
-    let path: PathBuf = files::inside(root, path)?.components().collect();
-    Uri::from_file_path(path)
-}
-
-/// The URIs of the files a document names, each looked up once per
-/// workspace check: kept until the workspace thread reports new facts for
-/// the document (its first check, a save, a named file changed on disk),
-/// so that the links asked for after every change cost no file-system call.
-#[derive(Default)]
-pub struct UriCache {
-    /// The facts and root it was filled under: the facts by identity (a
-    /// weak reference, so that their address is not reused while it is kept).
-    under: Option<(Weak<WorkspaceFacts>, PathBuf)>,
-    inside: Option<files::Inside>,
-    uris: HashMap<String, Option<Uri>>,
-}
-
-impl UriCache {
-    /// Forgets what it knows unless it was filled under these facts and root.
-    fn renew(&mut self, facts: Option<&Arc<WorkspaceFacts>>, root: &Path) {
-        let same = match (&self.under, facts) {
-            (Some((kept, kept_root)), Some(facts)) => {
-                Weak::ptr_eq(kept, &Arc::downgrade(facts)) && kept_root == root
-            }
-            _ => false,
-        };
-        if !same {
-            *self = UriCache {
-                under: facts.map(|f| (Arc::downgrade(f), root.to_path_buf())),
-                inside: files::Inside::new(root),
-                uris: HashMap::new(),
-            };
-        }
-    }
-
-    /// [`file_uri`] of `path`, looked up once.
-    fn uri(&mut self, path: &str) -> Option<Uri> {
-        if let Some(uri) = self.uris.get(path) {
-            return uri.clone();
-        }
-        let uri = self
-            .inside
-            .as_mut()
-            .and_then(|inside| inside.get(path))
-            .and_then(|found| Uri::from_file_path(found.components().collect::<PathBuf>()));
-        self.uris.insert(path.to_string(), uri.clone());
-        uri
-    }
-}
-
 /// The range a location opens at: the lines named (1-based, inclusive), or the file's start.
 pub fn lines_range(lines: Option<(u64, u64)>) -> lsp::Range {
     let line = |n: u64| u32::try_from(n.saturating_sub(1)).unwrap_or(u32::MAX);
@@ -120,8 +61,8 @@ pub async fn document_link(
     analysis: &AnalysisThread,
     params: lsp::DocumentLinkParams,
 ) -> Result<Option<Vec<lsp::DocumentLink>>> {
-    let encoding = session.negotiated().encoding;
-    let max = crate::lsp::session::lock(&session.settings).max_document_links;
+    let encoding = session.capabilities().encoding;
+    let max = session.settings().max_document_links;
     let found = analysis
         .query(&params.text_document.uri, "documentLink", move |state| {
             let Some(root) = root(state) else {

@@ -8,6 +8,7 @@ use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use super::links;
 use crate::lsp::analysis::AnalysisThread;
+use crate::lsp::file_links;
 use crate::lsp::session::Session;
 
 pub async fn definition(
@@ -16,7 +17,7 @@ pub async fn definition(
     params: lsp::GotoDefinitionParams,
 ) -> Result<Option<lsp::GotoDefinitionResponse>> {
     let at = params.text_document_position_params;
-    let encoding = session.negotiated().encoding;
+    let encoding = session.capabilities().encoding;
     let uri = at.text_document.uri.clone();
     let found = analysis
         .query(&at.text_document.uri, "definition", move |state| {
@@ -40,7 +41,7 @@ pub async fn definition(
         return Ok(None);
     };
     if let Some((root, path, lines)) = file
-        && let Some(Some(uri)) = links::blocking(move || links::file_uri(&root, &path)).await
+        && let Some(Some(uri)) = links::blocking(move || file_links::file_uri(&root, &path)).await
     {
         locations.push(lsp::Location::new(uri, links::lines_range(lines)));
     }
@@ -54,7 +55,7 @@ pub async fn references(
 ) -> Result<Option<Vec<lsp::Location>>> {
     let at = params.text_document_position;
     let declaration = params.context.include_declaration;
-    let encoding = session.negotiated().encoding;
+    let encoding = session.capabilities().encoding;
     let uri = at.text_document.uri.clone();
     analysis
         .query(&at.text_document.uri, "references", move |state| {
@@ -77,7 +78,7 @@ pub async fn prepare_rename(
     analysis: &AnalysisThread,
     params: lsp::TextDocumentPositionParams,
 ) -> Result<Option<lsp::PrepareRenameResponse>> {
-    let encoding = session.negotiated().encoding;
+    let encoding = session.capabilities().encoding;
     analysis
         .query(&params.text_document.uri, "prepareRename", move |state| {
             let positions = state.positions(encoding);
@@ -99,7 +100,7 @@ pub async fn rename(
     params: lsp::RenameParams,
 ) -> Result<Option<lsp::WorkspaceEdit>> {
     let at = params.text_document_position;
-    let encoding = session.negotiated().encoding;
+    let encoding = session.capabilities().encoding;
     let uri: Uri = at.text_document.uri.clone();
     analysis
         .query(&at.text_document.uri, "rename", move |state| {

@@ -17,7 +17,7 @@ pub async fn document_symbol(
     analysis: &AnalysisThread,
     params: lsp::DocumentSymbolParams,
 ) -> Result<Option<lsp::DocumentSymbolResponse>> {
-    let encoding = session.negotiated().encoding;
+    let encoding = session.capabilities().encoding;
     analysis
         .query(&params.text_document.uri, "documentSymbol", move |state| {
             let positions = state.positions(encoding);
@@ -58,11 +58,11 @@ pub async fn folding_range(
     analysis: &AnalysisThread,
     params: lsp::FoldingRangeParams,
 ) -> Result<Option<Vec<lsp::FoldingRange>>> {
-    let negotiated = session.negotiated();
-    let limit = negotiated.folding_limit.unwrap_or(DEFAULT_FOLDING_LIMIT);
+    let client = session.capabilities();
+    let limit = client.folding_limit.unwrap_or(DEFAULT_FOLDING_LIMIT);
     analysis
         .query(&params.text_document.uri, "foldingRange", move |state| {
-            let positions = state.positions(negotiated.encoding);
+            let positions = state.positions(client.encoding);
             let ranges = state
                 .host
                 .folding_ranges(limit)
@@ -86,7 +86,7 @@ pub async fn selection_range(
     analysis: &AnalysisThread,
     params: lsp::SelectionRangeParams,
 ) -> Result<Option<Vec<lsp::SelectionRange>>> {
-    let encoding = session.negotiated().encoding;
+    let encoding = session.capabilities().encoding;
     analysis
         .query(&params.text_document.uri, "selectionRange", move |state| {
             let positions = state.positions(encoding);

@@ -12,7 +12,7 @@ pub async fn status(
     analysis: &AnalysisThread,
     params: lsp::TextDocumentIdentifier,
 ) -> Result<serde_json::Value> {
-    let pulled = session.negotiated().pull_diagnostics;
+    let pulled = session.pulls_diagnostics();
     let status = analysis
         .query(&params.uri, "status", move |state| {
             let status = state.host.status();

@@ -48,7 +48,7 @@ pub fn change(
     analysis: &AnalysisThread,
     params: lsp::DidChangeTextDocumentParams,
 ) -> Option<String> {
-    let encoding = session.negotiated().encoding;
+    let encoding = session.capabilities().encoding;
     let uri = params.text_document.uri;
     let mut documents = lock(&session.documents);
     let Some(open) = documents.get_mut(&uri) else {

@@ -4,19 +4,17 @@
 //! workspace thread.
 
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
 
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types as lsp;
 
 use crate::lsp::analysis::AnalysisThread;
-use crate::lsp::session::lock;
+use crate::lsp::session::{Session, lock};
 
 /// The registration's id, so a client can tell it apart.
 const REGISTRATION_ID: &str = "report-lsp/watched-files";
 
-/// `initialize`: the workspace folders (else `rootUri`) and whether the
-/// client lets watchers be registered.
+/// `initialize`: the workspace folders (else `rootUri`).
 #[allow(deprecated)] // root_uri: older clients send only that.
 pub fn initialize(analysis: &AnalysisThread, params: &lsp::InitializeParams) {
     let mut folders: Vec<PathBuf> = params
@@ -34,25 +32,14 @@ pub fn initialize(analysis: &AnalysisThread, params: &lsp::InitializeParams) {
         );
     }
     *lock(&analysis.workspace.folders) = folders;
-    let dynamic = params
-        .capabilities
-        .workspace
-        .as_ref()
-        .and_then(|w| w.did_change_watched_files.as_ref())
-        .and_then(|d| d.dynamic_registration)
-        .unwrap_or(false);
-    analysis
-        .workspace
-        .dynamic_watch
-        .store(dynamic, Ordering::Relaxed);
 }
 
 /// `initialized`: registers the watchers when the client allows it. One
 /// registration covers every file of the workspace (the named paths, git's
 /// index and HEAD, conventions.json); the workspace thread keeps only the
 /// changes an open report names, so reports opened later need no new one.
-pub fn register(client: &Client, analysis: &AnalysisThread) {
-    if !analysis.workspace.dynamic_watch.load(Ordering::Relaxed) {
+pub fn register(client: &Client, session: &Session) {
+    if !session.capabilities().watches_files {
         return;
     }
     let watcher = |glob: &str| lsp::FileSystemWatcher {

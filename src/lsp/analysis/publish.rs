@@ -1,0 +1,125 @@
+//! What an analysis thread sends the client: a document's capped
+//! diagnostics, with the workspace checks' merged in, converted through the
+//! position cache and published in the order of the document's versions.
+
+use std::collections::HashMap;
+
+use report_core::diagnostic::{Code, Diagnostic};
+use report_core::host::LeftOut;
+use report_core::text::TextRange;
+use tower_lsp_server::ls_types::{self as lsp, Uri};
+
+use super::state::DocState;
+use crate::lsp::convert::Positions;
+use crate::lsp::session::{OpenDocument, Session, lock};
+
+/// Where an analysis of one generation of a document is published.
+pub(super) struct Target<'a> {
+    pub session: &'a Session,
+    pub uri: Uri,
+    pub generation: u64,
+    pub version: i32,
+}
+
+impl Target<'_> {
+    /// Publishes the state's diagnostics, unless a newer generation exists
+    /// (its own publication follows) or there is nothing to say.
+    pub(super) fn publish(self, state: &mut DocState, workspace: &[Diagnostic]) {
+        let is_current = |documents: &HashMap<Uri, OpenDocument>| {
+            documents
+                .get(&self.uri)
+                .filter(|e| e.generation == self.generation)
+                .map(|e| e.published)
+        };
+        let Some(was_published) = is_current(&lock(&self.session.documents)) else {
+            return;
+        };
+        if !state.host.is_report() && !was_published {
+            return;
+        }
+        // A client that pulls diagnostics asks for them itself.
+        if self.session.pulls_diagnostics() {
+            return;
+        }
+        // Converted outside the lock: handlers applying changes do not wait for it.
+        let encoding = self.session.capabilities().encoding;
+        let diagnostics = capped(state, &self.uri, encoding, workspace);
+        let mut documents = lock(&self.session.documents);
+        if is_current(&documents).is_none() {
+            return;
+        }
+        if let Some(open) = documents.get_mut(&self.uri) {
+            open.published = !diagnostics.is_empty();
+        }
+        state.pushes += 1;
+        // Sent under the lock, so publications keep the order of versions.
+        self.session
+            .publisher
+            .publish(self.uri, Some(self.version), diagnostics);
+    }
+}
+
+/// The host's capped diagnostics (under the cap of the settings its
+/// analysis was made with) and the summary of those left out, in protocol
+/// form, through the position cache.
+pub fn capped(
+    state: &mut DocState,
+    uri: &Uri,
+    encoding: report_core::text::Encoding,
+    workspace: &[Diagnostic],
+) -> Vec<lsp::Diagnostic> {
+    let positions = Positions {
+        rope: &state.host.text().0,
+        encoding,
+        cache: Some(&state.positions),
+    };
+    let published = state.host.published();
+    let summary = published
+        .left_out
+        .map(|left_out| summary(left_out, state.settings.max_diagnostics));
+    let diagnostics = published
+        .diagnostics
+        .iter()
+        .map(|d| &**d)
+        .chain(&summary)
+        .chain(workspace)
+        .map(|d| positions.diagnostic(uri, d))
+        .collect();
+    state.positions.keep_used();
+    diagnostics
+}
+
+/// The `too-many-diagnostics` summary at the document's start: worded here,
+/// since it names the server's setting (the CLI words its own).
+fn summary(left_out: LeftOut, max: usize) -> Diagnostic {
+    let LeftOut { count, total } = left_out;
+    Diagnostic::new(
+        Code::TooManyDiagnostics,
+        TextRange::empty(0),
+        format!(
+            "{count} more problems are not shown ({total} in all; the limit is the reportLsp.maxDiagnostics setting, {max}); `report-lsp check` lists them, up to its --max-diagnostics"
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_names_the_setting_and_counts_what_was_left_out() {
+        let summary = summary(
+            LeftOut {
+                count: 57,
+                total: 60,
+            },
+            3,
+        );
+        assert_eq!(summary.code, Code::TooManyDiagnostics);
+        assert_eq!(summary.range, TextRange::empty(0));
+        assert_eq!(
+            summary.message,
+            "57 more problems are not shown (60 in all; the limit is the reportLsp.maxDiagnostics setting, 3); `report-lsp check` lists them, up to its --max-diagnostics"
+        );
+    }
+}

@@ -1,0 +1,87 @@
+//! What an analysis thread keeps of each open document ([`DocState`]), and
+//! what a request finds of its document ([`Lookup`]).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use report_core::host::DocumentHost;
+
+use crate::lsp::convert::{PositionCache, Positions};
+use crate::lsp::document::RopeText;
+use crate::lsp::file_links::UriCache;
+use crate::lsp::session::Settings;
+
+/// One document as the analysis thread knows it.
+pub struct DocState {
+    /// The generation of the document its host describes.
+    pub generation: u64,
+    /// The client's version of that text, for edits tied to it.
+    pub version: i32,
+    pub host: DocumentHost<RopeText>,
+    /// The settings its host's analysis was made with (its job's).
+    pub settings: Arc<Settings>,
+    /// Positions of the last publication, for the next one.
+    pub(super) positions: PositionCache,
+    /// The facts of the last workspace check, for the hover.
+    pub workspace: Option<Arc<report_core::workspace::WorkspaceFacts>>,
+    /// Tells this opening of the document from earlier ones (whose
+    /// generations counted from 1 too), for pulled diagnostics' result ids.
+    pub opened: u64,
+    /// The named files' URIs for its document links, kept per workspace check.
+    pub links: Arc<Mutex<UriCache>>,
+    /// Diagnostics pulls answered and publications sent for this opening,
+    /// for the status request (which says how the client gets them).
+    pub pulls: u64,
+    pub pushes: u64,
+    /// Whether the log has said that this opening's links were capped.
+    pub links_capped_said: bool,
+}
+
+/// Counts the documents' openings, for [`DocState::opened`].
+static OPENINGS: AtomicU64 = AtomicU64::new(0);
+
+impl DocState {
+    /// A document just opened, described by `host`.
+    pub(super) fn new(
+        generation: u64,
+        version: i32,
+        host: DocumentHost<RopeText>,
+        settings: Arc<Settings>,
+    ) -> DocState {
+        DocState {
+            generation,
+            version,
+            host,
+            settings,
+            positions: PositionCache::default(),
+            workspace: None,
+            opened: OPENINGS.fetch_add(1, Ordering::Relaxed),
+            links: Default::default(),
+            links_capped_said: false,
+            pulls: 0,
+            pushes: 0,
+        }
+    }
+
+    pub fn positions(&self, encoding: report_core::text::Encoding) -> Positions<'_> {
+        Positions::new(&self.host.text().0, encoding)
+    }
+}
+
+/// What a query finds of its document.
+pub(super) enum Lookup<'a> {
+    NotOpen,
+    /// Open, but its text is not known (out of sync, or its analysis failed).
+    Unknown,
+    Current(&'a mut DocState),
+}
+
+impl Lookup<'_> {
+    /// The generation of the state found, 0 when there is none.
+    pub(super) fn generation(&self) -> u64 {
+        match self {
+            Lookup::Current(state) => state.generation,
+            _ => 0,
+        }
+    }
+}

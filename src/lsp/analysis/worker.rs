@@ -1,0 +1,287 @@
+//! An analysis thread's loop: changes queued together are analysed once,
+//! a request first brings its document up to date, and a workspace check's
+//! result is moved through the changes before it and published.
+
+use std::collections::HashMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, mpsc};
+use std::time::Duration;
+
+use report_core::host::{DocumentHost, HostOptions, UpdateKind};
+use tower_lsp_server::ls_types::Uri;
+
+use super::job::{Job, Message, Query};
+use super::publish::Target;
+use super::state::{DocState, Lookup};
+use crate::lsp::convert::{self, PositionCache};
+use crate::lsp::document::{ByteEdit, RopeText};
+use crate::lsp::release_memory;
+use crate::lsp::session::{Session, Settings, lock};
+use crate::lsp::workspace::{WorkspaceResult, WorkspaceResults, WorkspaceThread};
+
+/// How long a document's analysis thread waits for work before it frees
+/// what a repair retired: less than the pause between a person's keystrokes,
+/// so the freeing (up to 30 ms at 50,000 entries) falls in it.
+const FREE_WHEN_IDLE_FOR: Duration = Duration::from_millis(50);
+
+/// Texts from this size on are worth a trim after their analysis replaces the previous one.
+const LARGE_TEXT_BYTES: usize = 16 << 20;
+
+/// Runs the analysis thread until the message loop drops its handle.
+pub(super) fn run(
+    messages: mpsc::Receiver<Message>,
+    session: Arc<Session>,
+    checks: WorkspaceThread,
+) {
+    let mut worker = Worker {
+        states: HashMap::new(),
+        session,
+        checks,
+        workspace: WorkspaceResults::default(),
+    };
+    loop {
+        // A repair's retired full analysis is freed once nothing has come
+        // for a while: freeing it takes longer than the keystrokes after it.
+        let first = if worker.states.values().any(|s| s.host.holds_retired()) {
+            match messages.recv_timeout(FREE_WHEN_IDLE_FOR) {
+                Ok(first) => first,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    worker
+                        .states
+                        .values_mut()
+                        .for_each(|s| s.host.drop_retired());
+                    release_memory();
+                    continue;
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        } else {
+            match messages.recv() {
+                Ok(first) => first,
+                Err(_) => break,
+            }
+        };
+        // Changes queued together are analysed once; a request first brings
+        // its document up to date.
+        let mut pending: Vec<Job> = Vec::new();
+        // Queries for the latest text of a document whose change is queued
+        // behind them: answered once this batch is analysed.
+        let mut deferred: Vec<Query> = Vec::new();
+        for message in std::iter::once(first).chain(std::iter::from_fn(|| messages.try_recv().ok()))
+        {
+            match message {
+                Message::Analyze(job) => match pending.iter_mut().find(|p| p.uri == job.uri) {
+                    Some(earlier) => earlier.absorb(job),
+                    None => pending.push(job),
+                },
+                Message::Query(query) => {
+                    if let Some(i) = pending.iter().position(|p| p.uri == query.uri) {
+                        worker.analyze(pending.remove(i));
+                    }
+                    if query.latest && worker.is_behind(&query.uri) {
+                        deferred.push(query);
+                    } else {
+                        worker.answer(query);
+                    }
+                }
+                Message::Workspace(result) => {
+                    // Changes queued before it are applied first, so it is moved through them.
+                    if let Some(i) = pending.iter().position(|p| p.uri == result.uri) {
+                        worker.analyze(pending.remove(i));
+                    }
+                    worker.workspace_result(result);
+                }
+                Message::Close(uri) => {
+                    worker.workspace.forget(&uri);
+                    worker.checks.closed(&uri);
+                    pending.retain(|p| p.uri != uri);
+                    if worker.states.remove(&uri).is_some() {
+                        release_memory();
+                    }
+                }
+            }
+        }
+        for job in pending {
+            worker.analyze(job);
+        }
+        for query in deferred {
+            worker.answer(query);
+        }
+    }
+}
+
+/// One analysis thread's documents, and what it shares.
+struct Worker {
+    states: HashMap<Uri, DocState>,
+    session: Arc<Session>,
+    checks: WorkspaceThread,
+    workspace: WorkspaceResults,
+}
+
+impl Worker {
+    /// Whether the document's state is of an older text than the session's,
+    /// whose job is then queued already (generations are counted and queued
+    /// under the documents' lock).
+    fn is_behind(&self, uri: &Uri) -> bool {
+        let latest = lock(&self.session.documents)
+            .get(uri)
+            .filter(|o| !o.document.out_of_sync)
+            .map(|o| o.generation);
+        match (latest, self.states.get(uri)) {
+            (Some(latest), Some(state)) => state.generation < latest,
+            (Some(_), None) => true,
+            (None, _) => false,
+        }
+    }
+
+    fn answer(&mut self, query: Query) {
+        let lookup = {
+            let documents = lock(&self.session.documents);
+            match documents.get(&query.uri) {
+                None => None,
+                Some(open) if open.document.out_of_sync => Some(None),
+                Some(open) => Some(Some(open.generation)),
+            }
+        };
+        let state = self.states.get_mut(&query.uri);
+        let lookup = match (lookup, state) {
+            (None, _) => Lookup::NotOpen,
+            (Some(Some(generation)), Some(state)) if state.generation == generation => {
+                Lookup::Current(state)
+            }
+            _ => Lookup::Unknown,
+        };
+        let workspace = self.workspace.diagnostics(&query.uri, lookup.generation());
+        // A panic is caught by the query's own guard; this one keeps the thread alive regardless.
+        if catch_unwind(AssertUnwindSafe(|| (query.run)(lookup, workspace))).is_err() {
+            eprintln!("report-lsp: a request on {} panicked", query.uri.as_str());
+        }
+    }
+
+    fn analyze(&mut self, job: Job) {
+        let options = host_options(&job.settings, &job.uri);
+        let uri = job.uri.clone();
+        let (generation, version) = (job.generation, job.version);
+        let previous = self.states.remove(&uri);
+        self.workspace
+            .record_job(&uri, job.base, job.generation, job.edits.as_deref());
+        // A new document, or a text unrelated to the last: its project is checked (again).
+        if previous.is_none() || job.edits.is_none() {
+            self.workspace.track(&uri);
+            self.checks.check(&uri);
+        }
+        let updated = catch_unwind(AssertUnwindSafe(|| update(previous, job, options)));
+        let (state, freed) = match updated {
+            Ok(updated) => updated,
+            Err(_) => {
+                eprintln!("report-lsp: analysis of {} panicked", uri.as_str());
+                return;
+            }
+        };
+        let state = self
+            .states
+            .entry(uri.clone())
+            .insert_entry(state)
+            .into_mut();
+        let trim = freed && state.host.text().0.len_bytes() >= LARGE_TEXT_BYTES;
+        let target = Target {
+            session: &self.session,
+            uri: uri.clone(),
+            generation,
+            version,
+        };
+        target.publish(state, self.workspace.diagnostics(&uri, generation));
+        if trim {
+            release_memory();
+        }
+    }
+
+    /// Merges a workspace check's result and publishes it with the
+    /// document's current diagnostics; asks for a new check when the result
+    /// cannot be moved to the current text.
+    fn workspace_result(&mut self, result: WorkspaceResult) {
+        let uri = result.uri.clone();
+        let Some(state) = self.states.get_mut(&uri) else {
+            return;
+        };
+        let facts = result.facts.clone();
+        let Some(changed) = self.workspace.accept(result, state.generation) else {
+            self.checks.check(&uri);
+            return;
+        };
+        // New facts may change the live tier in the inlay hints.
+        if state.workspace.as_deref() != Some(&*facts) {
+            self.session.refresh_inlay_hints();
+        }
+        state.workspace = Some(facts);
+        // Publishing the same diagnostics again would only make the editor redraw.
+        if !changed {
+            return;
+        }
+        // A client that pulls is told to pull again.
+        self.session.refresh_diagnostics();
+        let Some(version) = lock(&self.session.documents)
+            .get(&uri)
+            .map(|o| o.document.version)
+        else {
+            return;
+        };
+        let target = Target {
+            session: &self.session,
+            uri: uri.clone(),
+            generation: state.generation,
+            version,
+        };
+        let workspace = self.workspace.diagnostics(&uri, state.generation);
+        target.publish(state, workspace);
+    }
+}
+
+/// What the host is told besides the text, from the job's settings.
+fn host_options(settings: &Settings, uri: &Uri) -> HostOptions {
+    HostOptions {
+        name_matches: settings.globs.matches(&convert::uri_path(uri)),
+        max_document_bytes: settings.max_document_bytes,
+        max_diagnostics: settings.max_diagnostics,
+    }
+}
+
+/// Brings a document's state to the job's text: through its host's update
+/// when the job's edits continue the state's text, anew otherwise. Says
+/// whether a full analysis was made or dropped (worth a trim when large).
+fn update(previous: Option<DocState>, job: Job, options: HostOptions) -> (DocState, bool) {
+    let Some(mut state) = previous else {
+        // The text is analysed while the handler builds its rope.
+        let host = match job.text {
+            Some(whole) => {
+                let rope = job.rope;
+                let fallback = whole.clone();
+                DocumentHost::open(whole, options, move || RopeText(rope.get(Some(&fallback))))
+            }
+            None => DocumentHost::new(RopeText(job.rope.get(None)), None, options),
+        };
+        let state = DocState::new(job.generation, job.version, host, job.settings);
+        return (state, true);
+    };
+    let text = RopeText(job.rope.get(job.text.as_deref().map(String::as_str)));
+    let edits = job.edits.filter(|_| state.generation == job.base);
+    let had_full = state.host.holds_full_analysis();
+    // What the position cache needs of the text before the edits, as one.
+    let single = edits
+        .as_deref()
+        .and_then(ByteEdit::compose)
+        .map(|edit| (edit, PositionCache::old_lines(&state.host.text().0, edit)));
+    let kind = state.host.update(text, edits.as_deref(), options);
+    match (kind, single) {
+        (UpdateKind::Incremental, Some((edit, old))) => {
+            state
+                .positions
+                .shift_lines(&state.host.text().0, edit.range, edit.new_len, old)
+        }
+        _ => state.positions.clear(),
+    }
+    state.generation = job.generation;
+    state.version = job.version;
+    state.settings = job.settings;
+    (state, had_full || kind == UpdateKind::Full)
+}

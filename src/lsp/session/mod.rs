@@ -1,0 +1,205 @@
+//! What the message loop and the analysis threads share: the open
+//! documents, the user's settings (`settings`), what the client can do
+//! (`capabilities`, resolved at `initialize`), and the one ordered queue
+//! diagnostics are published through.
+
+mod capabilities;
+mod settings;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use tower_lsp_server::ls_types::{self as lsp, Uri};
+
+use super::document::Document;
+
+pub use capabilities::ResolvedClientCapabilities;
+pub use settings::Settings;
+
+pub struct Session {
+    pub documents: Mutex<HashMap<Uri, OpenDocument>>,
+    /// Replaced whole by each change, so that a job keeps the settings as
+    /// they were when it was queued (see [`Session::settings`]).
+    settings: Mutex<Arc<Settings>>,
+    negotiated: Mutex<Negotiated>,
+    pub publisher: Publisher,
+    /// Asks the client to pull again (diagnostics, inlay hints).
+    pub refresher: Option<Refresher>,
+}
+
+/// What was settled at `initialize`: what the client can do, and how it
+/// gets diagnostics.
+#[derive(Clone, Copy, Debug, Default)]
+struct Negotiated {
+    capabilities: ResolvedClientCapabilities,
+    pull_diagnostics: bool,
+}
+
+impl Session {
+    pub fn new(publisher: Publisher, refresher: Option<Refresher>) -> Session {
+        Session {
+            documents: Mutex::new(HashMap::new()),
+            settings: Mutex::new(Arc::new(Settings::default())),
+            negotiated: Mutex::new(Negotiated::default()),
+            publisher,
+            refresher,
+        }
+    }
+
+    /// The settings now: a snapshot, which later changes leave as it is.
+    pub fn settings(&self) -> Arc<Settings> {
+        lock(&self.settings).clone()
+    }
+
+    /// Merges `value` into the settings (see [`Settings::apply`]); returns
+    /// the messages saying what was refused. Snapshots taken before keep
+    /// the settings they had.
+    pub fn apply_settings(&self, value: Option<&serde_json::Value>) -> Vec<String> {
+        let mut settings = lock(&self.settings);
+        Arc::make_mut(&mut settings).apply(value)
+    }
+
+    /// Tells a client that pulls diagnostics that they changed without an
+    /// edit of its own (a workspace check, new settings): it pulls again.
+    pub fn refresh_diagnostics(&self) {
+        let negotiated = *lock(&self.negotiated);
+        if negotiated.pull_diagnostics
+            && negotiated.capabilities.refresh_diagnostics
+            && let Some(refresher) = &self.refresher
+        {
+            refresher.send(Refresh::Diagnostics);
+        }
+    }
+
+    /// Tells a client that can be told (`workspace.inlayHint.refreshSupport`)
+    /// that inlay hints changed without an edit (the live tier).
+    pub fn refresh_inlay_hints(&self) {
+        if self.capabilities().refresh_inlay_hints
+            && let Some(refresher) = &self.refresher
+        {
+            refresher.send(Refresh::InlayHints);
+        }
+    }
+
+    /// What the client can do, as resolved at `initialize`.
+    pub fn capabilities(&self) -> ResolvedClientCapabilities {
+        lock(&self.negotiated).capabilities
+    }
+
+    /// Whether the client pulls diagnostics (`textDocument/diagnostic`)
+    /// instead of being sent them, as decided at `initialize`
+    /// ([`ResolvedClientCapabilities::pulls_diagnostics`]).
+    pub fn pulls_diagnostics(&self) -> bool {
+        lock(&self.negotiated).pull_diagnostics
+    }
+
+    /// Records what `initialize` settled.
+    pub fn negotiate(&self, capabilities: ResolvedClientCapabilities, pull_diagnostics: bool) {
+        *lock(&self.negotiated) = Negotiated {
+            capabilities,
+            pull_diagnostics,
+        };
+    }
+}
+
+/// An open document as the message loop knows it.
+pub struct OpenDocument {
+    pub document: Document,
+    /// Counts the texts this document has had. Freshness is judged by it, not
+    /// by the client's version, which a client may repeat or send backwards.
+    pub generation: u64,
+    /// Whether the diagnostics last published for it were non-empty.
+    pub published: bool,
+}
+
+pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while holding the lock is caught and reported; the data stays usable.
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Sends `publishDiagnostics` notifications, serialized here and framed by
+/// the transport: going through the client handle would first build a
+/// `serde_json::Value` of every diagnostic, which costs more than
+/// everything else a keystroke does when a thousand are published.
+#[derive(Clone)]
+pub struct Publisher(pub futures::channel::mpsc::UnboundedSender<Vec<u8>>);
+
+impl Publisher {
+    pub fn publish(&self, uri: Uri, version: Option<i32>, diagnostics: Vec<lsp::Diagnostic>) {
+        #[derive(serde::Serialize)]
+        struct Notification {
+            jsonrpc: &'static str,
+            method: &'static str,
+            params: lsp::PublishDiagnosticsParams,
+        }
+        let notification = Notification {
+            jsonrpc: "2.0",
+            method: "textDocument/publishDiagnostics",
+            params: lsp::PublishDiagnosticsParams {
+                uri,
+                diagnostics,
+                version,
+            },
+        };
+        if let Ok(body) = serde_json::to_vec(&notification) {
+            let _ = self.0.unbounded_send(body);
+        }
+    }
+
+    /// Sends any other notification, in order with the publications.
+    pub fn notify<P: serde::Serialize>(&self, method: &str, params: P) {
+        let notification =
+            serde_json::json!({"jsonrpc": "2.0", "method": method, "params": params});
+        if let Ok(body) = serde_json::to_vec(&notification) {
+            let _ = self.0.unbounded_send(body);
+        }
+    }
+}
+
+/// What the client is asked to pull again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refresh {
+    Diagnostics,
+    InlayHints,
+}
+
+/// Sends `workspace/diagnostic/refresh` and `workspace/inlayHint/refresh`
+/// from any thread: a task on the server's runtime sends them, and a burst
+/// of asks becomes one request of each kind.
+#[derive(Clone)]
+pub struct Refresher(tokio::sync::mpsc::UnboundedSender<Refresh>);
+
+impl Refresher {
+    /// Starts the task on the current runtime.
+    pub fn spawn(client: tower_lsp_server::Client) -> Refresher {
+        let (asks, mut asked) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            while let Some(first) = asked.recv().await {
+                let mut due = vec![first];
+                while let Ok(more) = asked.try_recv() {
+                    if !due.contains(&more) {
+                        due.push(more);
+                    }
+                }
+                for refresh in due {
+                    // Each on its own: a client slow to answer one holds up no other.
+                    let client = client.clone();
+                    tokio::spawn(async move {
+                        // A client that refuses is not asked differently: nothing to do.
+                        let _ = match refresh {
+                            Refresh::Diagnostics => client.workspace_diagnostic_refresh().await,
+                            Refresh::InlayHints => client.inlay_hint_refresh().await,
+                        };
+                    });
+                }
+            }
+        });
+        Refresher(asks)
+    }
+
+    fn send(&self, refresh: Refresh) {
+        let _ = self.0.send(refresh);
+    }
+}

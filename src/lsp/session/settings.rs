@@ -1,0 +1,201 @@
+//! The user's settings: each one's field, default and type check, merged
+//! from `initializationOptions`, `didChangeConfiguration` and the answers
+//! to `workspace/configuration` by [`Settings::apply`], the one place a
+//! setting is read.
+
+use report_core::selection::ReportGlobs;
+
+/// The user's settings (`initializationOptions`, `didChangeConfiguration`,
+/// and the answers to `workspace/configuration`).
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub globs: ReportGlobs,
+    /// Diagnostics published per document at most; one summary stands for the rest.
+    pub max_diagnostics: usize,
+    /// Documents larger than this get one diagnostic instead of an analysis.
+    pub max_document_bytes: usize,
+    /// How far `raw_tokens` may be from the workspace check's recount, as a
+    /// fraction of the recount (`tokenTolerance`).
+    pub token_tolerance: f64,
+    /// Document links per report at most (`maxDocumentLinks`); go to
+    /// definition opens any named file.
+    pub max_document_links: usize,
+    /// Whether the workspace checks run at all (`workspaceChecks`: `"on"`,
+    /// `"off"`): off, nothing under a project is read.
+    pub workspace_checks: bool,
+    /// Set by the VS Code extension in a restricted (untrusted) workspace
+    /// (`restrictedWorkspace`): the workspace checks are off, whatever
+    /// `workspaceChecks` says, and the hover says the workspace is restricted.
+    pub restricted_workspace: bool,
+    /// Whether a project root outside every workspace folder is read
+    /// (`allowRootOutsideWorkspace`).
+    pub allow_root_outside_workspace: bool,
+    /// Whether diagnostics are pulled (`pullDiagnostics`), when the user
+    /// says so; None lets the client's capabilities decide
+    /// ([`super::ResolvedClientCapabilities::pulls_diagnostics`]). Read once,
+    /// at `initialize`, where the server says whether it answers pulls.
+    pub pull_diagnostics: Option<bool>,
+}
+
+/// What the workspace checks take of the settings: a change of it checks
+/// every open report against its project again.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WorkspaceSettings {
+    pub token_tolerance: f64,
+    /// Why the checks are off, for the hover; None when they run.
+    pub off: Option<&'static str>,
+    pub allow_root_outside_workspace: bool,
+}
+
+/// Well above the largest reports served (50 000 entries are about 42 MB),
+/// well below what would exhaust a workstation.
+const DEFAULT_MAX_DOCUMENT_BYTES: usize = 128 << 20;
+
+/// Enough to fix a broken report, few enough that a report with thousands of
+/// problems stays responsive.
+const DEFAULT_MAX_DIAGNOSTICS: usize = 1000;
+
+/// VS Code's JSON server computes at most 5,000 symbols and colours
+/// (`json.maxItemsComputed`); links are as costly to send after each change.
+const DEFAULT_MAX_DOCUMENT_LINKS: usize = 5000;
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            globs: ReportGlobs::default(),
+            max_diagnostics: DEFAULT_MAX_DIAGNOSTICS,
+            max_document_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
+            token_tolerance: crate::workspace::tokens::DEFAULT_TOLERANCE,
+            max_document_links: DEFAULT_MAX_DOCUMENT_LINKS,
+            workspace_checks: true,
+            restricted_workspace: false,
+            allow_root_outside_workspace: false,
+            pull_diagnostics: None,
+        }
+    }
+}
+
+impl Settings {
+    /// Merges the settings in `value` (under `reportLsp` or at the top level)
+    /// into these. A setting `value` lacks (or sets to null) keeps its current
+    /// value: clients send partial changes, and a change of one setting must
+    /// not undo another. A value of the wrong type is refused, the current one
+    /// kept; the returned messages say what was refused, for the client's log.
+    pub fn apply(&mut self, value: Option<&serde_json::Value>) -> Vec<String> {
+        let mut refused = Vec::new();
+        let Some(value) = value else {
+            return refused;
+        };
+        let section = value.get("reportLsp").unwrap_or(value);
+        let setting = |name: &str| section.get(name).filter(|v| !v.is_null());
+        if let Some(files) = setting("files") {
+            match glob_list(files)
+                .and_then(|patterns| ReportGlobs::new(&patterns).map_err(|error| error.to_string()))
+            {
+                Ok(globs) => self.globs = globs,
+                Err(why) => refused.push(refusal("files", files, &why)),
+            }
+        }
+        if let Some(max) = setting("maxDiagnostics") {
+            match positive(max) {
+                Some(max) => self.max_diagnostics = max,
+                None => refused.push(refusal("maxDiagnostics", max, POSITIVE)),
+            }
+        }
+        if let Some(max) = setting("maxDocumentBytes") {
+            match positive(max) {
+                Some(max) => self.max_document_bytes = max,
+                None => refused.push(refusal("maxDocumentBytes", max, POSITIVE)),
+            }
+        }
+        if let Some(max) = setting("maxDocumentLinks") {
+            match positive(max) {
+                Some(max) => self.max_document_links = max,
+                None => refused.push(refusal("maxDocumentLinks", max, POSITIVE)),
+            }
+        }
+        if let Some(tolerance) = setting("tokenTolerance") {
+            match tolerance.as_f64().filter(|t| t.is_finite() && *t >= 0.0) {
+                Some(t) => self.token_tolerance = t,
+                None => refused.push(refusal("tokenTolerance", tolerance, FRACTION)),
+            }
+        }
+        if let Some(checks) = setting("workspaceChecks") {
+            match checks.as_str() {
+                Some("on") => self.workspace_checks = true,
+                Some("off") => self.workspace_checks = false,
+                _ => refused.push(refusal("workspaceChecks", checks, ON_OFF)),
+            }
+        }
+        for (name, field) in [
+            ("restrictedWorkspace", &mut self.restricted_workspace),
+            (
+                "allowRootOutsideWorkspace",
+                &mut self.allow_root_outside_workspace,
+            ),
+        ] {
+            if let Some(value) = setting(name) {
+                match value.as_bool() {
+                    Some(yes) => *field = yes,
+                    None => refused.push(refusal(name, value, BOOLEAN)),
+                }
+            }
+        }
+        if let Some(pull) = setting("pullDiagnostics") {
+            match pull.as_bool() {
+                Some(yes) => self.pull_diagnostics = Some(yes),
+                None => refused.push(refusal("pullDiagnostics", pull, BOOLEAN)),
+            }
+        }
+        refused
+    }
+
+    pub fn workspace(&self) -> WorkspaceSettings {
+        let off = if self.restricted_workspace {
+            Some(
+                "the workspace checks are off because the editor's workspace is restricted (not trusted); they run once you trust it",
+            )
+        } else if !self.workspace_checks {
+            Some("the workspace checks are off (the setting `workspaceChecks` is `\"off\"`)")
+        } else {
+            None
+        };
+        WorkspaceSettings {
+            token_tolerance: self.token_tolerance,
+            off,
+            allow_root_outside_workspace: self.allow_root_outside_workspace,
+        }
+    }
+}
+
+const ON_OFF: &str = "expected \"on\" or \"off\"";
+
+const BOOLEAN: &str = "expected true or false";
+
+const FRACTION: &str = "expected a fraction of at least 0, such as 0.1 for 10%";
+
+const POSITIVE: &str = "expected a whole number of at least 1";
+
+/// A whole number of at least 1: `"10"`, `10.5`, `-1` and `0` are not.
+fn positive(value: &serde_json::Value) -> Option<usize> {
+    value
+        .as_u64()
+        .filter(|&n| n >= 1)
+        .and_then(|n| usize::try_from(n).ok())
+}
+
+fn glob_list(value: &serde_json::Value) -> Result<Vec<String>, String> {
+    let not_list = || "expected a list of glob strings".to_string();
+    value
+        .as_array()
+        .ok_or_else(not_list)?
+        .iter()
+        .map(|p| p.as_str().map(str::to_string).ok_or_else(not_list))
+        .collect()
+}
+
+fn refusal(name: &str, value: &serde_json::Value, why: &str) -> String {
+    format!(
+        "report-lsp: setting reportLsp.{name} = {value} refused ({why}); the previous value is kept"
+    )
+}
