@@ -438,12 +438,12 @@ fn git_facts(root: &Path, text: &str) {
         })
         .filter_map(|e| e["path"].as_str().map(str::to_string))
         .collect();
-    let mut history = report_lsp::workspace::git::GitCache::default();
+    let mut history = report_lsp::project::git::GitCache::default();
     let started = Instant::now();
-    let read = report_lsp::workspace::git::read(root, paths.clone(), &mut history).unwrap();
+    let read = report_lsp::project::git::read(root, paths.clone(), &mut history).unwrap();
     let first = started.elapsed();
     let started = Instant::now();
-    report_lsp::workspace::git::read(root, paths.clone(), &mut history).unwrap();
+    report_lsp::project::git::read(root, paths.clone(), &mut history).unwrap();
     let again = started.elapsed();
     assert_eq!(read.facts.paths.len(), paths.len());
     let git = |args: &[&str]| {

@@ -3,4 +3,4 @@
 
 pub mod cli;
 pub mod lsp;
-pub mod workspace;
+pub mod project;

@@ -66,7 +66,7 @@ enum Command {
         #[arg(long, value_name = "N", default_value_t = cli::DEFAULT_MAX_DIAGNOSTICS)]
         max_diagnostics: usize,
         /// How far `raw_tokens` may be from the offline recount of its span, as a fraction of the recount (workspace checks).
-        #[arg(long, value_name = "FRACTION", default_value_t = report_lsp::workspace::tokens::DEFAULT_TOLERANCE, value_parser = parse_tolerance)]
+        #[arg(long, value_name = "FRACTION", default_value_t = report_lsp::project::tokens::DEFAULT_TOLERANCE, value_parser = parse_tolerance)]
         token_tolerance: f64,
     },
     /// Explain a diagnostic code: the invariant it enforces, with a failing and a passing example.

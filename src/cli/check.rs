@@ -128,17 +128,17 @@ pub fn run_check(
 /// with one hash cache for all of them; the diagnostics join the file's own.
 fn add_workspace_diagnostics(files: &mut [FileResult], options: &CheckOptions, stdin_name: &str) {
     let root = options.root.as_deref();
-    let mut cache = crate::workspace::Cache {
+    let mut cache = crate::project::Cache {
         token_tolerance: options.token_tolerance,
         ..Default::default()
     };
     for file in files {
         let report = (file.path != stdin_name).then(|| Path::new(&file.path));
-        let resolution = crate::workspace::root::resolve(&file.analysis, report, root, &[]);
+        let resolution = crate::project::root::resolve(&file.analysis, report, root, &[]);
         let Some(root) = resolution.root() else {
             continue;
         };
-        let found = crate::workspace::check(&file.analysis, root, &mut cache);
+        let found = crate::project::check(&file.analysis, root, &mut cache);
         if !found.is_empty() {
             file.analysis.diagnostics.extend(found);
             file.analysis.diagnostics.sort_by(Diagnostic::order);

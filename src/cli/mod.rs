@@ -94,7 +94,7 @@ impl CheckOptions {
             fix: FixMode::Off,
             root: None,
             max_diagnostics: DEFAULT_MAX_DIAGNOSTICS,
-            token_tolerance: crate::workspace::tokens::DEFAULT_TOLERANCE,
+            token_tolerance: crate::project::tokens::DEFAULT_TOLERANCE,
         }
     }
 }

@@ -7,10 +7,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Weak};
 
-use report_core::workspace::WorkspaceFacts;
+use report_core::project_checks::WorkspaceFacts;
 use tower_lsp_server::ls_types::Uri;
 
-use crate::workspace::files;
+use crate::project::files;
 
 /// The file's URI, when it is there inside `root`. Its name is
 /// percent-encoded (non-ASCII bytes as UTF-8) by the URI type.

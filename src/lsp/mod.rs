@@ -12,10 +12,10 @@ pub mod document;
 mod file_links;
 mod guard;
 mod handlers;
+mod project_thread;
 mod server;
 mod session;
 pub mod transport;
-mod workspace;
 
 pub use handlers::code_action::FIX_ALL_KIND;
 

@@ -31,7 +31,7 @@ impl Server {
             .then(|| Refresher::spawn(client.clone()));
         let session = Arc::new(Session::new(Publisher(notifications), refresher));
         let progress = tokio::runtime::Handle::try_current().ok().map(|runtime| {
-            super::workspace::ProgressClient {
+            super::project_thread::ProgressClient {
                 client: client.clone(),
                 runtime,
             }

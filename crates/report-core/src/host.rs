@@ -734,7 +734,7 @@ impl<T: SourceText> DocumentHost<T> {
     pub fn workspace_hover(
         &self,
         offset: usize,
-        facts: &crate::workspace::WorkspaceFacts,
+        facts: &crate::project_checks::WorkspaceFacts,
     ) -> Option<HoverInfo> {
         if !self.is_report {
             return None;
@@ -746,13 +746,13 @@ impl<T: SourceText> DocumentHost<T> {
                 .get(2)
                 .filter(|(_, _)| matches!(path.get(1), Some((Some(m), _)) if m.key == "entries"))?;
             let entry_facts = analysis.entries.iter().find(|e| e.range == entry.range());
-            return crate::workspace::hover(*entry, entry_facts, facts, offset);
+            return crate::project_checks::hover(*entry, entry_facts, facts, offset);
         };
         let entry_facts = incremental.entry_around(offset)?;
         let start = entry_facts.range.start;
         let entry = incremental.entry_text(entry_facts, |r| self.text.slice(r))?;
         let inner = offset.checked_sub(start)? + entry.offset();
-        let info = crate::workspace::hover(entry.item()?, Some(entry_facts), facts, inner)?;
+        let info = crate::project_checks::hover(entry.item()?, Some(entry_facts), facts, inner)?;
         let shift = crate::text::Shift {
             from: 0,
             delta: start as isize - entry.offset() as isize,
@@ -1125,7 +1125,7 @@ impl<T: SourceText> DocumentHost<T> {
     pub fn inlay_hints_live(
         &self,
         range: TextRange,
-        workspace: Option<&crate::workspace::WorkspaceFacts>,
+        workspace: Option<&crate::project_checks::WorkspaceFacts>,
     ) -> Vec<InlayHint> {
         let mut hints = self.inlay_hints(range);
         let Some(workspace) = workspace.filter(|w| w.git.is_some()) else {

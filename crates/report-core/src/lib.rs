@@ -22,6 +22,7 @@ pub mod hover;
 pub mod ide;
 pub mod incremental;
 pub mod json_schema;
+pub mod project_checks;
 pub mod rollup;
 pub mod schema;
 pub mod selection;
@@ -29,7 +30,6 @@ pub mod syntax;
 pub mod text;
 pub mod tier;
 pub mod validate;
-pub mod workspace;
 
 #[cfg(test)]
 mod fixture;

@@ -10,8 +10,8 @@ use tower_lsp_server::ls_types::Uri;
 
 use super::state::Lookup;
 use crate::lsp::document::ByteEdit;
+use crate::lsp::project_thread::WorkspaceResult;
 use crate::lsp::session::Settings;
-use crate::lsp::workspace::WorkspaceResult;
 
 pub(super) enum Message {
     /// A document's text (or a setting) changed: bring it up to date.

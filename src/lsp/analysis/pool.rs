@@ -17,8 +17,8 @@ use super::state::{DocState, Lookup};
 use super::worker;
 use crate::lsp::document::ByteEdit;
 use crate::lsp::guard::guarded;
+use crate::lsp::project_thread::{ProgressClient, WorkspaceResult, WorkspaceThread};
 use crate::lsp::session::{OpenDocument, Session, lock};
-use crate::lsp::workspace::{ProgressClient, WorkspaceResult, WorkspaceThread};
 
 /// The most analysis threads: documents beyond it share them.
 pub const MAX_ANALYSIS_THREADS: usize = 4;

@@ -23,7 +23,7 @@ pub struct DocState {
     /// Positions of the last publication, for the next one.
     pub(super) positions: PositionCache,
     /// The facts of the last workspace check, for the hover.
-    pub workspace: Option<Arc<report_core::workspace::WorkspaceFacts>>,
+    pub workspace: Option<Arc<report_core::project_checks::WorkspaceFacts>>,
     /// Tells this opening of the document from earlier ones (whose
     /// generations counted from 1 too), for pulled diagnostics' result ids.
     pub opened: u64,

@@ -15,9 +15,9 @@ use super::publish::Target;
 use super::state::{DocState, Lookup};
 use crate::lsp::convert::{self, PositionCache};
 use crate::lsp::document::{ByteEdit, RopeText};
+use crate::lsp::project_thread::{WorkspaceResult, WorkspaceResults, WorkspaceThread};
 use crate::lsp::release_memory;
 use crate::lsp::session::{Session, Settings, lock};
-use crate::lsp::workspace::{WorkspaceResult, WorkspaceResults, WorkspaceThread};
 
 /// How long a document's analysis thread waits for work before it frees
 /// what a repair retired: less than the pause between a person's keystrokes,

@@ -65,7 +65,7 @@ impl Default for Settings {
             globs: ReportGlobs::default(),
             max_diagnostics: DEFAULT_MAX_DIAGNOSTICS,
             max_document_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
-            token_tolerance: crate::workspace::tokens::DEFAULT_TOLERANCE,
+            token_tolerance: crate::project::tokens::DEFAULT_TOLERANCE,
             max_document_links: DEFAULT_MAX_DOCUMENT_LINKS,
             workspace_checks: true,
             restricted_workspace: false,

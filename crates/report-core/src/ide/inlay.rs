@@ -4,11 +4,11 @@
 //! `raw_tokens`, its share of the total.
 
 use super::ReportIndex;
+use crate::project_checks::{LiveFacts, WorkspaceFacts, live_derivation};
 use crate::syntax::Node;
 use crate::text::TextRange;
 use crate::tier::{Fact, Outcome, Rule};
 use crate::validate::EntryFacts;
-use crate::workspace::{LiveFacts, WorkspaceFacts, live_derivation};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InlayHint {
@@ -102,7 +102,7 @@ pub(crate) fn live_hint(
 
 /// One word for the fact that decided a live `confirm`.
 fn short_reason(rule: Rule, live: &LiveFacts) -> Option<String> {
-    let no = |fact: &crate::workspace::Sourced| fact.fact == Fact::No;
+    let no = |fact: &crate::project_checks::Sourced| fact.fact == Fact::No;
     Some(match rule {
         Rule::LifecycleSatisfied if no(&live.satisfied) => "not served".into(),
         Rule::LifecycleTracked if no(&live.tracked) => "untracked".into(),

@@ -538,8 +538,8 @@ fn the_file_ref_under_the_cursor_is_the_value_it_stands_in() {
     }
 }
 
-fn live_facts(changes: &[(&str, &str)], git: bool) -> crate::workspace::WorkspaceFacts {
-    use crate::workspace::{FileFacts, FileKind, GitFacts, WorkspaceFacts, Worktree};
+fn live_facts(changes: &[(&str, &str)], git: bool) -> crate::project_checks::WorkspaceFacts {
+    use crate::project_checks::{FileFacts, FileKind, GitFacts, WorkspaceFacts, Worktree};
     let mut facts = WorkspaceFacts {
         root: Some("/p".into()),
         ..Default::default()
@@ -565,7 +565,7 @@ fn live_facts(changes: &[(&str, &str)], git: bool) -> crate::workspace::Workspac
 fn the_live_tier_shows_when_the_tree_now_gives_another() {
     let host = host(FILES);
     let whole = TextRange::new(0, FILES.len());
-    let tiers = |facts: Option<&crate::workspace::WorkspaceFacts>| -> String {
+    let tiers = |facts: Option<&crate::project_checks::WorkspaceFacts>| -> String {
         host.inlay_hints_live(whole, facts)
             .iter()
             .filter(|h| {
@@ -600,7 +600,7 @@ fn the_live_tier_shows_when_the_tree_now_gives_another() {
     git.insert(
         "plan.md",
         false,
-        crate::workspace::Worktree::Changed("untracked".into()),
+        crate::project_checks::Worktree::Changed("untracked".into()),
     );
     expect![[r#"
         18: auto→confirm: untracked

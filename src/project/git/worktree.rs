@@ -11,12 +11,12 @@ use std::sync::{Arc, Mutex};
 use gix_hash::ObjectId;
 use gix_index::entry::{Flags, Mode, Stage};
 use gix_object::FindExt;
-use report_core::workspace::Worktree;
+use report_core::project_checks::Worktree;
 
 use super::attributes::{Attributes, Transform};
 use super::blobs::{BlobCache, blob_id};
 use super::repo::{Repo, Trees};
-use crate::workspace::files::{MAX_HASH_BYTES, refusal};
+use crate::project::files::{MAX_HASH_BYTES, refusal};
 
 /// Files and folders listed under one asked folder, at most (HEAD's and the
 /// worktree's); past it the folder is undecided.

@@ -546,7 +546,7 @@ pub(super) fn format_ms(ms: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workspace::{FileFacts, GitFacts, Worktree};
+    use crate::project_checks::{FileFacts, GitFacts, Worktree};
 
     const REPORT: &str = r#"{"schema_version": "1.0", "tool_version": "t", "generated_at": "2099-01-01T00:00:00Z",
 "scan": {"project_root": ".", "scope_globs": [], "excluded_dirs": [], "files_scanned": 1},
@@ -659,7 +659,8 @@ mod tests {
         let entry = analysis.root().unwrap().lookup("/entries/0").unwrap();
         let at = REPORT.find("\"raw_tokens\"").unwrap() + 2;
         let hover = |facts: &WorkspaceFacts| {
-            crate::workspace::hover(entry, analysis.entries.first(), facts, at).map(|h| h.markdown)
+            crate::project_checks::hover(entry, analysis.entries.first(), facts, at)
+                .map(|h| h.markdown)
         };
         let markdown = hover(&with_tokens(plain.clone(), Ok(40))).unwrap();
         assert_eq!(
@@ -705,7 +706,7 @@ mod tests {
         let entry = analysis.root().unwrap().lookup("/entries/0").unwrap();
         let hover = |needle: &str| {
             let at = REPORT.find(needle).unwrap() + 2;
-            crate::workspace::hover(entry, analysis.entries.first(), &not_read, at)
+            crate::project_checks::hover(entry, analysis.entries.first(), &not_read, at)
                 .map(|h| h.markdown)
         };
         for needle in ["\"exact_edit\"", "\"raw_tokens\""] {

@@ -563,7 +563,7 @@ fn a_file_over_the_read_limit_is_undecided() {
         .write(true)
         .open(dir.path().join("big.md"))
         .unwrap();
-    file.set_len(crate::workspace::files::MAX_HASH_BYTES + 1)
+    file.set_len(crate::project::files::MAX_HASH_BYTES + 1)
         .unwrap();
     assert!(undecided(dir.path(), "big.md").contains("larger than 256 MiB"));
 }

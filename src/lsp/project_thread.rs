@@ -14,13 +14,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use report_core::diagnostic::Diagnostic;
+use report_core::project_checks::WorkspaceFacts;
 use report_core::text::{ByteEdit, Shift, TextRange};
-use report_core::workspace::WorkspaceFacts;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use super::session::{Session, lock};
-use crate::workspace::{Cache, root};
+use crate::project::{Cache, root};
 
 /// What a check found for one generation of a report.
 pub struct WorkspaceResult {
@@ -213,7 +213,7 @@ impl Worker {
         {
             self.watched.remove(uri);
             let shown = found.display().to_string();
-            let said = report_core::workspace::root_outside_workspace(&analysis, &shown);
+            let said = report_core::project_checks::root_outside_workspace(&analysis, &shown);
             let why = format!(
                 "the project root `{shown}` lies outside every workspace folder (the setting `allowRootOutsideWorkspace` allows it)"
             );
@@ -230,7 +230,7 @@ impl Worker {
             }
             _ => None,
         };
-        let facts = crate::workspace::gather_with_progress(
+        let facts = crate::project::gather_with_progress(
             &analysis,
             Some(found),
             &mut self.cache,
@@ -243,7 +243,7 @@ impl Worker {
         if let Some(progress) = progress {
             progress.end();
         }
-        let diagnostics = report_core::workspace::check(&analysis, &facts);
+        let diagnostics = report_core::project_checks::check(&analysis, &facts);
         self.watched.insert(
             uri.clone(),
             (found.to_path_buf(), watched_paths(found, &facts)),

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use report_core::workspace::{FileKind, TokenCounts, TokenSpan, WorkspaceFacts, span_text};
+use report_core::project_checks::{FileKind, TokenCounts, TokenSpan, WorkspaceFacts, span_text};
 use tiktoken_rs::CoreBPE;
 
 /// The encoding recounts use.
@@ -182,7 +182,7 @@ mod tests {
 #[cfg(test)]
 mod cache_tests {
     use super::*;
-    use report_core::workspace::FileFacts;
+    use report_core::project_checks::FileFacts;
     use std::sync::Arc;
 
     fn facts_with(text: &str, sha: &str) -> WorkspaceFacts {

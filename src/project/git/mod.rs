@@ -35,9 +35,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use report_core::workspace::GitFacts;
+use report_core::project_checks::GitFacts;
 #[cfg(test)]
-use report_core::workspace::Worktree;
+use report_core::project_checks::Worktree;
 
 pub use history::HistoryCache;
 

@@ -2,7 +2,7 @@
 //! project is (`root`), the facts about the files a report names (`files`,
 //! bounded, inside the root only, hashes cached) and git's view of the root
 //! (`git`, read in-process: no program is ever started, with a timeout).
-//! The judgement is the core's (`report_core::workspace`); nothing here
+//! The judgement is the core's (`report_core::project_checks`); nothing here
 //! writes anything, and nothing the project or a report names is run.
 
 pub mod files;
@@ -14,7 +14,7 @@ use std::path::Path;
 
 use report_core::Analysis;
 use report_core::diagnostic::Diagnostic;
-use report_core::workspace::{self, WorkspaceFacts};
+use report_core::project_checks::{self, WorkspaceFacts};
 
 pub use files::HashCache;
 
@@ -64,7 +64,7 @@ pub fn gather_with_progress(
             ..Default::default()
         };
     };
-    let requests = workspace::requested_paths(tree);
+    let requests = project_checks::requested_paths(tree);
     let lifecycle: Vec<String> = requests
         .iter()
         .filter(|r| r.lifecycle)
@@ -96,7 +96,7 @@ pub fn gather_with_progress(
         file.last_commit = last_commits.remove(&request.path).flatten();
         facts.files.insert(request.path, file);
     }
-    let spans = workspace::token_spans(tree);
+    let spans = project_checks::token_spans(tree);
     tokens::recount(&mut facts, spans, cache.token_tolerance, &mut cache.tokens);
     progress(total, total);
     facts
@@ -108,13 +108,13 @@ const PROGRESS_EVERY: usize = 256;
 /// The workspace diagnostics of one report: gathered and judged.
 pub fn check(analysis: &Analysis, root: Option<&Path>, cache: &mut Cache) -> Vec<Diagnostic> {
     let facts = gather(analysis, root, cache);
-    workspace::check(analysis, &facts)
+    project_checks::check(analysis, &facts)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workspace::git::tests::git;
+    use crate::project::git::tests::git;
 
     #[test]
     fn a_deletes_last_commit_is_cached_until_head_moves() {

@@ -10,7 +10,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 use std::time::UNIX_EPOCH;
 
-use report_core::workspace::{FileFacts, FileKind, PathRequest};
+use report_core::project_checks::{FileFacts, FileKind, PathRequest};
 use sha2::{Digest, Sha256};
 
 /// Files larger than this are not hashed: a diagnostic says so instead of
