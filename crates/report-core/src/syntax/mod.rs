@@ -21,7 +21,8 @@
 //! parts rather than report what the break caused. Errors that leave the
 //! value known (a trailing comma, a comment, a raw tab in a string, a
 //! repeated key) are reported without breaking anything. At most a few
-//! errors are reported per container and [`MAX_SYNTAX_ERRORS`] in all.
+//! errors are reported per container ([`recovery::MAX_ERRORS_PER_CONTAINER`])
+//! and [`MAX_SYNTAX_ERRORS`] in all.
 //!
 //! One job a file, bottom up:
 //! - `tree`: [`Tree`], [`Node`], [`Member`], [`Value`], [`JsonType`]; the
@@ -46,7 +47,6 @@ mod tests;
 use std::sync::Arc;
 
 pub use error::{MAX_NESTING_DEPTH, MAX_SYNTAX_ERRORS, SyntaxError, SyntaxErrorKind};
-pub(crate) use recovery::ERRORS_PER_CONTAINER;
 pub use tree::{JsonType, Member, Node, Tree, Value};
 
 use crate::text::TextRange;

@@ -12,7 +12,7 @@ use foldhash::{HashMap, HashMapExt};
 
 use super::error::{MAX_NESTING_DEPTH, MAX_SYNTAX_ERRORS, SyntaxError, SyntaxErrorKind, clamp};
 use super::lexer::{Tok, Tokens};
-use super::recovery::ERRORS_PER_CONTAINER;
+use super::recovery::MAX_ERRORS_PER_CONTAINER;
 use super::tree::{BROKEN, INCOMPLETE, KEY_BROKEN, Kind, NO_KEY, REPEATED_KEYS, Record};
 use crate::text::TextRange;
 
@@ -164,7 +164,7 @@ impl<'a> Parser<'a> {
             Some(frame) => &mut frame.errors,
             None => &mut self.root_errors,
         };
-        if *count >= ERRORS_PER_CONTAINER || self.reported >= MAX_SYNTAX_ERRORS {
+        if usize::from(*count) >= MAX_ERRORS_PER_CONTAINER || self.reported >= MAX_SYNTAX_ERRORS {
             return;
         }
         *count += 1;

@@ -4,19 +4,26 @@
 //! The parser reads a broken text as a person would: a missing comma, colon
 //! or closing bracket is taken as there, a missing value becomes an empty
 //! error node, stray characters become an error node or are skipped. Every
-//! container around such a guess is marked broken, and incomplete where
-//! content may be lost. The rules for closing a container whose bracket is
-//! missing:
-//! - an object of an array whose `}` is missing before the array's next
-//!   item (`{"a": 1,` then `{`) is closed where its last value ends, and the
-//!   `{` opens the next item ([`Parser::unclosed_before_next_item`]);
-//! - a closing bracket that matches an outer container closes the inner ones
-//!   where their last value ends ([`Parser::close_missing`]);
-//! - at the end of the text, what is open is closed there, and reported once
-//!   ([`Parser::finish`]).
+//! container around such a guess is marked broken (`Node::is_broken`), and
+//! incomplete (`Node::is_incomplete`) where content may be lost.
 //!
-//! At most [`ERRORS_PER_CONTAINER`] errors are reported directly inside one
-//! container, so that one break cannot cascade through its siblings.
+//! How a container whose closing bracket is missing is closed:
+//! - an object that is an array's item, whose `}` is missing before the
+//!   array's next item (`{"a": 1,` then `{`), is closed where its last value
+//!   ends, and the `{` opens the array's next item, as after any item and
+//!   its comma (`unclosed_before_next_item`);
+//! - a closing bracket that matches an outer container closes the inner ones,
+//!   each where its last value ends (`close_missing`), so the last entry's
+//!   missing `}` is closed by the array's `]`, which then closes the array;
+//! - a string followed by a colon was a key after all: of an object whose
+//!   `{` is missing, after a member whose value is missing, or after an
+//!   array whose `]` is missing (`key_after_all`);
+//! - at the end of the text, whatever is open is closed there, and reported
+//!   once, at the innermost (`finish`).
+//!
+//! `entry_text` parses one entry of a report in place on these rules, and
+//! relies on [`every_error_reported`] to know when a parse's errors say all
+//! that the recovery did.
 
 use std::borrow::Cow;
 
@@ -28,7 +35,25 @@ use crate::text::TextRange;
 
 /// Syntax errors reported at most directly inside one array or object (or
 /// around the root), so that one break cannot cascade through its siblings.
-pub(crate) const ERRORS_PER_CONTAINER: u16 = 3;
+/// After that many, the parser goes on recovering inside that container as
+/// before, without saying so.
+pub const MAX_ERRORS_PER_CONTAINER: usize = 3;
+
+/// Whether a parse that lists `errors` syntax errors (`Parse::errors.len()`;
+/// repeated keys, which no limit holds back, may be among them) had none
+/// held back by [`MAX_ERRORS_PER_CONTAINER`].
+///
+/// Below that many in all, no container reached its limit, so every guess
+/// the recovery made was reported where it was made (one error per token;
+/// the missing comma or colon after a string left open at a line break is
+/// part of that string's error). In particular a container closed before
+/// the end of its text, where its closing bracket was taken as missing,
+/// comes with an error saying so. At that many or more, a container may
+/// have been closed early in silence, and a broken value may end elsewhere
+/// than its errors show.
+pub fn every_error_reported(errors: usize) -> bool {
+    errors < MAX_ERRORS_PER_CONTAINER
+}
 
 impl<'a> Parser<'a> {
     /// Marks the open containers broken (those already marked have their

@@ -660,6 +660,19 @@ fn check_ranges(parse: &Parse) {
 }
 
 #[test]
+fn a_container_past_its_limit_of_errors_shows_in_the_count() {
+    // Four missing commas in one array: three are reported, and the count
+    // says some may be held back.
+    let held_back = parse("[1 2 3 4 5]");
+    assert_eq!(held_back.errors.len(), recovery::MAX_ERRORS_PER_CONTAINER);
+    assert!(!recovery::every_error_reported(held_back.errors.len()));
+    // Below the limit, every one is listed.
+    let all = parse("[1 2 3]");
+    assert_eq!(all.errors.len(), 2);
+    assert!(recovery::every_error_reported(all.errors.len()));
+}
+
+#[test]
 fn bad_input_gives_a_bounded_number_of_errors() {
     let mut rng = fastrand::Rng::with_seed(5);
     let alphabet: Vec<char> = "{}[],:\"'\\ \n\t1-.eE0tfnu#@xé😀/*".chars().collect();
