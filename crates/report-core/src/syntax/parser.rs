@@ -66,6 +66,31 @@ pub(super) enum Step {
 
 pub(super) use Step::{Again, Next};
 
+/// Why the parser says nothing, if it says nothing: one reason at a time.
+/// (These were two booleans; they never held at once, as [`Quiet::TextEnded`]
+/// is set only by a skip that ran into the end, and the next token is the end.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Quiet {
+    /// Errors are reported, up to the limits.
+    No,
+    /// The previous token was a string left unterminated at a line break:
+    /// the missing comma or colon that follows is part of that one error.
+    AfterUnterminatedString,
+    /// A skip over a bracketed value ran into the end of the text, in a
+    /// region already reported: there is nothing more to say at the end.
+    TextEnded,
+}
+
+/// A key read and waiting for its value (the next record pushed).
+pub(super) struct PendingKey {
+    /// The key's range, quotes included.
+    pub(super) range: TextRange,
+    /// The key after unescaping, when it differs from what is written.
+    pub(super) decoded: Option<Box<str>>,
+    /// The key is unreadable (an unterminated string): which key was meant is unknown.
+    pub(super) broken: bool,
+}
+
 /// The parser's state over one text; [`Parser::run`] fills `records` and `errors`.
 pub(super) struct Parser<'a> {
     pub(super) text: &'a str,
@@ -75,9 +100,7 @@ pub(super) struct Parser<'a> {
     /// The keys of the open objects, innermost last.
     pub(super) keys: Vec<(Cow<'a, str>, TextRange)>,
     /// The key waiting for its value.
-    pub(super) pending_key: Option<(TextRange, Option<Box<str>>)>,
-    /// Whether that key is unreadable.
-    pub(super) pending_key_broken: bool,
+    pub(super) pending_key: Option<PendingKey>,
     pub(super) escaped_values: HashMap<u32, Box<str>>,
     pub(super) escaped_keys: HashMap<u32, Box<str>>,
     pub(super) errors: Vec<SyntaxError>,
@@ -95,18 +118,18 @@ pub(super) struct Parser<'a> {
     /// The kind of the last token consumed.
     pub(super) prev: Tok,
     /// An error was reported for the current token already (one each).
+    /// A flag of its own, not a state of [`Quiet`]: it lasts one token, while
+    /// `quiet` outlives the junk tokens (comments) after an unterminated
+    /// string, and a comment's error there sets both.
     pub(super) token_reported: bool,
-    /// The previous token was a string left unterminated at a line break:
-    /// the missing comma or colon that follows is part of that one error.
-    pub(super) quiet: bool,
+    /// Why errors are not reported, if they are not.
+    pub(super) quiet: Quiet,
     /// The open arrays and objects, to tell at once whether a stray closing
     /// bracket matches one.
     pub(super) open_arrays: usize,
     pub(super) open_objects: usize,
     /// The root once closed, in case a comma shows it was closed too early.
     pub(super) closed_root: Option<Frame>,
-    /// Nothing more to say at the end: the text ended in a region already reported.
-    pub(super) quiet_end: bool,
     /// Containers that may be open at once.
     pub(super) depth_limit: usize,
 }
@@ -125,7 +148,6 @@ impl<'a> Parser<'a> {
             stack: Vec::new(),
             keys: Vec::new(),
             pending_key: None,
-            pending_key_broken: false,
             escaped_values: HashMap::new(),
             escaped_keys: HashMap::new(),
             errors: Vec::new(),
@@ -136,11 +158,10 @@ impl<'a> Parser<'a> {
             colon_end: 0,
             prev: Tok::Eof,
             token_reported: false,
-            quiet: false,
+            quiet: Quiet::No,
             open_arrays: 0,
             open_objects: 0,
             closed_root: None,
-            quiet_end: false,
             depth_limit: MAX_NESTING_DEPTH,
         }
     }
@@ -156,7 +177,7 @@ impl<'a> Parser<'a> {
         if breaks {
             self.broke();
         }
-        if self.token_reported || self.quiet {
+        if self.token_reported || self.quiet == Quiet::AfterUnterminatedString {
             return;
         }
         self.token_reported = true;
@@ -203,7 +224,9 @@ impl<'a> Parser<'a> {
                 // Comments, raw control characters in strings, a byte order
                 // mark: reported, but the value stays what is written.
                 let breaks = !matches!(tok, Tok::Junk | Tok::Str);
-                let quiet = std::mem::take(&mut self.quiet);
+                // The token's own error is reported even right after an
+                // unterminated string.
+                let quiet = std::mem::replace(&mut self.quiet, Quiet::No);
                 self.invalid(error.range, || error.message, breaks);
                 self.quiet = quiet;
             }
@@ -226,7 +249,12 @@ impl<'a> Parser<'a> {
                     Again(next) => expect = next,
                 }
             };
-            self.quiet = tok == Tok::BadStr && self.tokens.unterminated;
+            if self.quiet != Quiet::TextEnded {
+                self.quiet = match tok == Tok::BadStr && self.tokens.unterminated {
+                    true => Quiet::AfterUnterminatedString,
+                    false => Quiet::No,
+                };
+            }
             self.prev = tok;
             self.last_end = self.tokens.pos;
         }
@@ -263,8 +291,14 @@ impl<'a> Parser<'a> {
     /// Adds a record for a value at `start..end` with the pending key.
     fn push(&mut self, kind: Kind, start: usize, end: usize) -> u32 {
         let index = self.records.len() as u32;
+        let mut key_broken = false;
         let (key_start, key_end, key_escaped) = match self.pending_key.take() {
-            Some((key_range, decoded)) => {
+            Some(PendingKey {
+                range: key_range,
+                decoded,
+                broken,
+            }) => {
+                key_broken = broken;
                 let escaped = decoded.is_some();
                 if let Some(decoded) = decoded {
                     self.escaped_keys.insert(index, decoded);
@@ -292,7 +326,7 @@ impl<'a> Parser<'a> {
             kind,
             value_escaped: false,
             key_escaped,
-            flags: match (kind, std::mem::take(&mut self.pending_key_broken)) {
+            flags: match (kind, key_broken) {
                 (Kind::Error, _) => BROKEN,
                 (_, true) => KEY_BROKEN,
                 _ => 0,
@@ -458,7 +492,6 @@ impl<'a> Parser<'a> {
 
     /// A key token: remembered for its value, and checked against the object's other keys.
     pub(super) fn key(&mut self, key: Cow<'a, str>, range: TextRange) {
-        self.pending_key_broken = false;
         let frame = self.stack.last_mut().expect("keys appear inside objects");
         let first = match &mut frame.key_set {
             Some(set) => set.get(&*key).copied(),
@@ -496,7 +529,11 @@ impl<'a> Parser<'a> {
             Cow::Owned(decoded) => Some(decoded.into_boxed_str()),
             Cow::Borrowed(_) => None,
         };
-        self.pending_key = Some((range, decoded));
+        self.pending_key = Some(PendingKey {
+            range,
+            decoded,
+            broken: false,
+        });
     }
 
     /// The current string token as a key.
@@ -514,7 +551,9 @@ impl<'a> Parser<'a> {
         if tok == Tok::BadStr {
             // Which key it was meant to be is unknown: the object may lack any.
             self.lost_content();
-            self.pending_key_broken = true;
+            if let Some(pending) = &mut self.pending_key {
+                pending.broken = true;
+            }
         }
     }
 

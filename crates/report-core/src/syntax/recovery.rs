@@ -29,7 +29,7 @@ use std::borrow::Cow;
 
 use super::error::SyntaxErrorKind;
 use super::lexer::Tok;
-use super::parser::{Again, Expect, Frame, NO_CHILD, Next, Parser, Step};
+use super::parser::{Again, Expect, Frame, NO_CHILD, Next, Parser, Quiet, Step};
 use super::tree::{BROKEN, INCOMPLETE, Kind};
 use crate::text::TextRange;
 
@@ -113,7 +113,7 @@ impl<'a> Parser<'a> {
                     }
                 }
                 Tok::Eof => {
-                    self.quiet_end = true;
+                    self.quiet = Quiet::TextEnded;
                     return end;
                 }
                 _ => {}
@@ -252,7 +252,9 @@ impl<'a> Parser<'a> {
 
     /// At the end of the text: what is open is closed, and reported once.
     pub(super) fn finish(&mut self, expect: Expect) {
-        let quiet = self.quiet_end || (self.prev == Tok::BadStr && self.tokens.unterminated);
+        // Right after a string left unterminated, or a skip that ran into
+        // the end, the end of the text was reported already.
+        let quiet = self.quiet != Quiet::No;
         match expect {
             Expect::Colon => self.push_error(self.last_end, self.last_end),
             Expect::Value { .. } if self.in_object() => {
