@@ -57,7 +57,8 @@ fn the_core_depends_on_no_server_crate() {
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     assert!(names.contains(&"report-core"), "{tree}");
     assert!(names.contains(&"serde_json"), "{tree}");
-    // The owner's named tokenizer: syntax.rs is its only user.
+    // The owner's named tokenizer: syntax/lexer.rs is its only user
+    // (`only_the_lexer_uses_jsonc_parser`).
     assert!(names.contains(&"jsonc-parser"), "{tree}");
     for forbidden in SERVER_ONLY {
         assert!(
@@ -155,4 +156,20 @@ fn nothing_shipped_starts_a_process() {
             );
         }
     }
+}
+
+#[test]
+fn only_the_lexer_uses_jsonc_parser() {
+    let core = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/report-core/src");
+    let mut sources = Vec::new();
+    shipped_sources(&core, &mut sources);
+    let users: Vec<&str> = sources
+        .iter()
+        .filter(|(_, text)| text.contains("jsonc_parser"))
+        .map(|(path, _)| path.as_str())
+        .collect();
+    assert!(
+        users.len() == 1 && users[0].ends_with("syntax/lexer.rs"),
+        "jsonc_parser is named in {users:?}: only syntax/lexer.rs adapts it"
+    );
 }

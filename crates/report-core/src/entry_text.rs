@@ -15,10 +15,11 @@
 //! ([`EntryText::parse_unclosed`]), and the rest of the report parses as
 //! before. The last entry's missing `}` is closed the same way by the
 //! array's `]`, which then closes the array ([`EntryText::parse_unclosed_last`]).
+//! These are the recovery's rules, named in [`syntax::recovery`].
 
 use std::sync::Arc;
 
-use crate::syntax::{self, Node, Parse, Value};
+use crate::syntax::{self, Node, Parse, Value, recovery};
 use crate::text::TextRange;
 
 const BEFORE: &str = "{\"entries\":[";
@@ -110,8 +111,8 @@ impl EntryText {
         // At the limit of errors for one object, the parser reports no more
         // in it: a broken one may hide that it closed before the next entry
         // (found by review). One unbroken (repeated keys) had no such error.
-        let reported_all = !item.is_broken()
-            || parsed.parse.errors.len() < usize::from(syntax::ERRORS_PER_CONTAINER);
+        let reported_all =
+            !item.is_broken() || recovery::every_error_reported(parsed.parse.errors.len());
         let alone = one
             && reported_all
             && matches!(item.value(), Value::Object)
