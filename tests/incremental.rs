@@ -999,7 +999,11 @@ fn edit_of(text: &str, step: &Step) -> (TextRange, String) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    // 48 cases in CI; `PROPTEST_CASES=N` runs more (the literal would override it).
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(48),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn incremental_equals_full_after_random_edits(
