@@ -1,0 +1,147 @@
+//! Messages that name an entry's index (`entries[i]`), rendered again for
+//! a new index from a [`Template`] instead of checking the entry again.
+
+use crate::diagnostic::Diagnostic;
+use crate::text::TextRange;
+
+use super::Incremental;
+use super::slots::{Slot, check_alone};
+
+/// Two indices of the same width that an entry is checked with to find
+/// where its diagnostics' texts write its index: they differ there alone.
+pub(super) const PROBES: [usize; 2] = [1_000_000_000_000_000_000, 2_000_000_000_000_000_000];
+
+/// An entry's diagnostics as checked with index `PROBES[0]`, and where
+/// each of their texts writes it: rendered for any index by writing that
+/// index there, without checking the entry again.
+#[derive(Clone, Debug)]
+pub(super) struct Template {
+    pub(super) diagnostics: Vec<Diagnostic>,
+    /// For each diagnostic, for each of its texts (see [`texts_mut`]), the
+    /// offsets where the index's digits start.
+    marks: Vec<Vec<Vec<usize>>>,
+}
+
+impl Template {
+    /// From an entry's diagnostics checked with each of [`PROBES`]; None
+    /// unless they differ only in the digits of the index.
+    pub(super) fn new(mut first: Vec<Diagnostic>, mut second: Vec<Diagnostic>) -> Option<Template> {
+        if first.len() != second.len() {
+            return None;
+        }
+        let (a, b) = (PROBES[0].to_string(), PROBES[1].to_string());
+        let mut marks = Vec::with_capacity(first.len());
+        for (x, y) in first.iter_mut().zip(&mut second) {
+            let (tx, ty) = (texts_mut(x), texts_mut(y));
+            if tx.len() != ty.len() {
+                return None;
+            }
+            let mut found = Vec::with_capacity(tx.len());
+            for (sx, sy) in tx.into_iter().zip(ty) {
+                if sx.len() != sy.len() {
+                    return None;
+                }
+                let at: Vec<usize> = (0..sx.len())
+                    .filter(|&i| sx.as_bytes()[i] != sy.as_bytes()[i])
+                    .collect();
+                if at
+                    .iter()
+                    .any(|&i| sx.get(i..i + a.len()) != Some(a.as_str()))
+                    || write_index(sx, &at, a.len(), &b) != *sy
+                {
+                    return None;
+                }
+                found.push(at);
+            }
+            marks.push(found);
+        }
+        // Everything else (codes, ranges, edits' ranges) must be the same.
+        let same = first.iter().zip(&second).zip(&marks).all(|((x, y), at)| {
+            let mut x = x.clone();
+            for (text, at) in texts_mut(&mut x).into_iter().zip(at) {
+                *text = write_index(text, at, a.len(), &b);
+            }
+            x == *y
+        });
+        same.then_some(Template {
+            diagnostics: first,
+            marks,
+        })
+    }
+
+    /// The diagnostics written for entry `index`, unsorted.
+    pub(super) fn render(&self, index: usize) -> Vec<Diagnostic> {
+        let digits = index.to_string();
+        let width = PROBES[0].to_string().len();
+        self.diagnostics
+            .iter()
+            .zip(&self.marks)
+            .map(|(diagnostic, marks)| {
+                let mut diagnostic = diagnostic.clone();
+                for (text, at) in texts_mut(&mut diagnostic).into_iter().zip(marks) {
+                    if !at.is_empty() {
+                        *text = write_index(text, at, width, &digits);
+                    }
+                }
+                diagnostic
+            })
+            .collect()
+    }
+}
+
+/// Every text of a diagnostic that may name its entry: the message, the
+/// related messages, the fix's title and its edits' new texts.
+pub(super) fn texts_mut(diagnostic: &mut Diagnostic) -> Vec<&mut String> {
+    let mut texts = vec![&mut diagnostic.message];
+    texts.extend(diagnostic.related.iter_mut().map(|r| &mut r.message));
+    if let Some(fix) = &mut diagnostic.fix {
+        texts.push(&mut fix.title);
+        texts.extend(fix.edits.iter_mut().map(|e| &mut e.new_text));
+    }
+    texts
+}
+
+/// `text` with the `width` bytes at each of `at` replaced by `digits`.
+pub(super) fn write_index(text: &str, at: &[usize], width: usize, digits: &str) -> String {
+    let mut out = String::with_capacity(text.len() + at.len() * digits.len());
+    let mut from = 0;
+    for &i in at {
+        out.push_str(&text[from..i]);
+        out.push_str(digits);
+        from = i + width;
+    }
+    out.push_str(&text[from..]);
+    out
+}
+
+impl Incremental {
+    /// A slot's diagnostics written for its current index, sorted; None
+    /// when those it holds are (its index did not move).
+    pub(super) fn render(
+        &self,
+        slot: &Slot,
+        read: &dyn Fn(TextRange) -> String,
+    ) -> Option<Vec<Diagnostic>> {
+        let index = slot.facts.index;
+        if index == slot.rendered {
+            return None;
+        }
+        let range = slot.facts.range;
+        let template = slot.template.get_or_init(|| {
+            let text = read(range);
+            let probe = |index| {
+                check_alone(text.clone(), range, index, self.shortlist.as_ref())
+                    .map(|s| s.diagnostics)
+            };
+            Template::new(probe(PROBES[0])?, probe(PROBES[1])?)
+        });
+        let mut diagnostics = match template {
+            Some(template) => template.render(index),
+            // Not found where the index is written: checked again for it.
+            None => check_alone(read(range), range, index, self.shortlist.as_ref())
+                .map_or_else(|| slot.diagnostics.clone(), |s| s.diagnostics),
+        };
+        diagnostics.sort_by(Diagnostic::order);
+        Some(diagnostics)
+    }
+}
