@@ -39,22 +39,17 @@ impl Incremental {
     /// parsed at the update as entries and commas. The entries after it move
     /// and are numbered again; their messages are rendered again only when
     /// asked for (see [`Slot::rendered`]).
-    pub(super) fn splice(&mut self, range: TextRange, shift: Shift) -> bool {
-        if !self.may_take_an_edit_beside_entries(range) {
-            return false;
-        }
+    pub(super) fn splice(&mut self, range: TextRange, shift: Shift) -> Option<Pending> {
         // An item that is no object is checked only in a whole text's parse:
         // its messages cannot be rendered again for a new index. A broken
         // entry makes judgements unknowable in ways only a full analysis
         // follows (found by fuzzing).
         if self.slots.iter().any(|s| !s.object || s.broken) {
-            return false;
+            return None;
         }
-        let Some(array) = self.entries_array() else {
-            return false;
-        };
+        let array = self.entries_array()?;
         if !(array.start < range.start && range.end < array.end) {
-            return false;
+            return None;
         }
         let at = self
             .slots
@@ -79,13 +74,12 @@ impl Incremental {
             slot.shift(shift);
         }
         self.shift_outside(shift, true);
-        self.pending = Some(Pending {
+        Some(Pending {
             at,
             removed: next - at,
             removed_paths,
             window: TextRange::new(start, shift.offset(end)),
-        });
-        true
+        })
     }
 
     /// Parses the text that took the place of removed entries as whole

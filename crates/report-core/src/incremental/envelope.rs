@@ -19,21 +19,16 @@ impl Incremental {
     /// An edit in the envelope: before or after the `entries` array, its
     /// brackets left alone. The envelope is checked again at the update, the
     /// entries not (see [`Incremental::check_envelope`]).
-    pub(super) fn envelope_edit(&mut self, range: TextRange, shift: Shift) -> bool {
-        if !self.may_take_an_edit_beside_entries(range) {
-            return false;
-        }
+    pub(super) fn envelope_edit(&mut self, range: TextRange, shift: Shift) -> Option<bool> {
         if self.slots.iter().any(|s| s.broken) {
-            return false;
+            return None;
         }
-        let Some(entries) = self.entries_array() else {
-            return false;
-        };
+        let entries = self.entries_array()?;
         // Not right after an array's `]`: moving the offsets from there on
         // would move the array's end with them.
         let before = range.end <= entries.start;
         if !before && range.start <= entries.end {
-            return false;
+            return None;
         }
         let keeps_shortlist = self.shortlist.is_some()
             && self
@@ -45,8 +40,7 @@ impl Incremental {
             }
         }
         self.shift_outside(shift, true);
-        self.envelope = Some(keeps_shortlist);
-        true
+        Some(keeps_shortlist)
     }
 
     /// Checks the envelope again after an edit in it: the text without the

@@ -6,6 +6,12 @@
 //! moves the offsets of everything after an edit, and parses and checks
 //! again only the edited entries.
 //!
+//! The state waits for one thing at a time (`Mode`): edits within entries
+//! add up until the next [`Incremental::update`], an edit of any other
+//! kind is taken alone, and what cannot be taken is refused; a refused
+//! edit within one entry is undone, so that the caller may
+//! [`Incremental::resume`]. Its changes are made in this file alone.
+//!
 //! Why the result equals a full analysis of the new text: every syntax
 //! error of the text lies inside an entry object, and the edited entry's new
 //! text (from its old start to its old end moved by the edit) parses in
@@ -59,10 +65,8 @@ use crate::validate::{Candidate, EntryFacts, Shortlist, TopMember};
 
 use entries::Pending;
 use membership::{PathIndex, is_judgement, missing_paths};
-use shortlist::ShortlistPending;
-use slots::{
-    Item, Slot, Undo, extent, into_slots, is_syntax, item_of, judged_again, slot_at, slot_range_at,
-};
+use shortlist::{NotSpliced, ShortlistPending};
+use slots::{Item, Slot, Undo, extent, into_slots, is_syntax, item_of, slot_at, slot_range_at};
 
 /// The analysis of a report kept per entry, updated edit by edit.
 #[derive(Clone, Debug)]
@@ -85,27 +89,10 @@ pub struct Incremental {
     /// The paths of entries that are not in the shortlist: those entries
     /// have a membership diagnostic, whose message and fix name the shortlist.
     missing: HashSet<String>,
-    /// Entries edited since the last [`Incremental::update`], ascending.
-    dirty: Vec<usize>,
-    /// Entries removed and text put in their place (see [`Incremental::edit`]),
-    /// parsed at the next update.
-    pending: Option<Pending>,
-    /// Set by an edit in the envelope (outside the `entries` array): whether
-    /// it left the shortlist alone. The envelope is checked again at the update.
-    envelope: Option<bool>,
-    /// Shortlist items removed and text put in their place (see
-    /// [`Incremental::shortlist_edit`]), parsed at the next update.
-    shortlist_pending: Option<ShortlistPending>,
-    /// Set when an edit was refused: nothing more can be tracked.
-    refused: bool,
+    /// What the edits since the last update wait for.
+    mode: Mode,
     /// How many shortlist edits were taken item by item.
     shortlist_splices: usize,
-    /// What puts the state back as it was before the one edit since the
-    /// last update, an edit within one entry (see [`Incremental::resume`]).
-    undo: Option<Box<Undo>>,
-    /// Set when a refused edit or update left or put the state as it was
-    /// before the edits since the last update.
-    back: bool,
     /// Whether the envelope looks like a report's: a broken text that does
     /// not is checked for its syntax alone, which only a full analysis does.
     looks_like_report: bool,
@@ -113,6 +100,57 @@ pub struct Incremental {
     /// left out (all in entries; see [`Incremental::omitted`]).
     keep: usize,
     omitted: Omitted,
+}
+
+/// What the edits since the last [`Incremental::update`] wait for. One
+/// mode, not one field each: an edit is taken within entries while only
+/// such edits wait (they add up), and any other kind only when nothing
+/// waits, so at most one kind waits at a time. It changes only in
+/// [`Incremental::edit`], [`Incremental::update`], [`Incremental::refuse`]
+/// and [`Incremental::resume`].
+#[derive(Clone, Debug)]
+enum Mode {
+    /// Nothing edited since the last update.
+    Clean,
+    /// Edits within entry objects: the entries edited, ascending, are
+    /// checked again at the update. After one edit alone, `undo` puts the
+    /// state back as it was before it, should the update refuse it.
+    Entries {
+        dirty: Vec<usize>,
+        undo: Option<Box<Undo>>,
+    },
+    /// Entries removed and text put in their place, parsed at the update
+    /// (see `entries.rs`).
+    Spliced(Pending),
+    /// An edit in the envelope, outside the `entries` array, checked again
+    /// at the update: with the shortlist's items as they are when the edit
+    /// left them alone (see `envelope.rs`).
+    Envelope { keeps_shortlist: bool },
+    /// Shortlist items removed and text put in their place, parsed at the
+    /// update (see `shortlist.rs`).
+    Shortlist(ShortlistPending),
+    /// An edit or an update was refused: nothing more is tracked. The state
+    /// is `resumable` when it is as it was before the edits since the last
+    /// update, left so or put back (see [`Incremental::resume`]).
+    Refused { resumable: bool },
+}
+
+/// What a refusal leaves of the state: the state before the edits since
+/// the last update, or an unusable one.
+enum Back {
+    /// Nothing changed since the last update.
+    Unchanged,
+    /// The one edit since the last update, within one entry, is undone.
+    Undo(Box<Undo>),
+    /// Changed past putting back.
+    Lost,
+}
+
+impl Back {
+    /// What an update's refusal of edits within entries leaves.
+    fn undo(undo: Option<Box<Undo>>) -> Back {
+        undo.map_or(Back::Lost, Back::Undo)
+    }
 }
 
 /// How many diagnostics left out, and how many of them had a fix.
@@ -251,14 +289,8 @@ impl Incremental {
             members: cross.members,
             by_path,
             missing,
-            dirty: Vec::new(),
-            pending: None,
-            envelope: None,
-            shortlist_pending: None,
-            refused: false,
+            mode: Mode::Clean,
             shortlist_splices: 0,
-            undo: None,
-            back: false,
             looks_like_report,
             keep,
             omitted,
@@ -324,46 +356,88 @@ impl Incremental {
             from: range.end,
             delta: new_len as isize - range.len() as isize,
         };
-        let held = match (&self.pending, self.envelope, &self.shortlist_pending) {
-            (None, None, None) => self.slot_holding(range),
+        let held = match self.mode {
+            Mode::Clean | Mode::Entries { .. } => self.slot_holding(range),
             _ => None,
         };
         // Nothing tracked since the last update.
-        let untouched = !self.refused
-            && self.dirty.is_empty()
-            && self.pending.is_none()
-            && self.envelope.is_none()
-            && self.shortlist_pending.is_none();
-        self.undo = None;
+        let untouched = matches!(self.mode, Mode::Clean);
         let Some(i) = held else {
-            if self.splice(range, shift)
-                || self.shortlist_edit(range, shift)
-                || self.envelope_edit(range, shift)
-            {
-                return true;
-            }
-            self.refused = true;
-            self.back = untouched;
-            return false;
+            let taken = match untouched && range.end <= self.len {
+                true => self.edit_beside_entries(range, shift),
+                false => None,
+            };
+            return match taken {
+                Some(mode) => {
+                    self.mode = mode;
+                    true
+                }
+                None if untouched => self.refuse(Back::Unchanged),
+                None => self.refuse(Back::Lost),
+            };
         };
         // After the entry's opening brace: everything outside it that the
         // edit moves lies past it, and moves back exactly.
-        if untouched && range.start > self.slots[i].facts.range.start {
-            self.undo = Some(Box::new(Undo {
+        let undo = (untouched && range.start > self.slots[i].facts.range.start).then(|| {
+            Box::new(Undo {
                 slot: i,
                 shift,
                 old: self.slots[i].clone(),
                 len: self.len,
-            }));
-        }
+            })
+        });
         for slot in &mut self.slots[i..] {
             slot.shift(shift);
         }
         self.shift_outside(shift, true);
-        if let Err(at) = self.dirty.binary_search(&i) {
-            self.dirty.insert(at, i);
-        }
+        self.mode = match std::mem::replace(&mut self.mode, Mode::Clean) {
+            // A second edit: the first can no longer be undone alone.
+            Mode::Entries { mut dirty, .. } => {
+                if let Err(at) = dirty.binary_search(&i) {
+                    dirty.insert(at, i);
+                }
+                Mode::Entries { dirty, undo: None }
+            }
+            _ => Mode::Entries {
+                dirty: vec![i],
+                undo,
+            },
+        };
         true
+    }
+
+    /// An edit beside the entries, taken alone (nothing waits for an
+    /// update): entries spliced, shortlist items, or the envelope. What it
+    /// then waits for, or None, nothing changed.
+    fn edit_beside_entries(&mut self, range: TextRange, shift: Shift) -> Option<Mode> {
+        if let Some(pending) = self.splice(range, shift) {
+            return Some(Mode::Spliced(pending));
+        }
+        if let Some(pending) = self.shortlist_edit(range, shift) {
+            return Some(Mode::Shortlist(pending));
+        }
+        let keeps_shortlist = self.envelope_edit(range, shift)?;
+        Some(Mode::Envelope { keeps_shortlist })
+    }
+
+    /// Refuses the edits since the last update, leaving the state as `back`
+    /// says: nothing more is tracked until [`Incremental::resume`]. False,
+    /// for the caller to return.
+    fn refuse(&mut self, back: Back) -> bool {
+        let resumable = match back {
+            Back::Unchanged => true,
+            Back::Undo(undo) => {
+                self.put_back(*undo);
+                true
+            }
+            Back::Lost => false,
+        };
+        self.mode = Mode::Refused { resumable };
+        false
+    }
+
+    fn is_refused(&self) -> bool {
+        matches!(self.mode, Mode::Refused { .. })
     }
 
     /// Moves what lies outside the entries (the shortlist too, when
@@ -382,17 +456,6 @@ impl Incremental {
             member.shift(shift);
         }
         self.len = shift.offset(self.len);
-    }
-
-    /// Whether an edit between entries or in the envelope can be tracked:
-    /// nothing refused or waiting for an update, and `range` in the text.
-    fn may_take_an_edit_beside_entries(&self, range: TextRange) -> bool {
-        !self.refused
-            && self.pending.is_none()
-            && self.envelope.is_none()
-            && self.shortlist_pending.is_none()
-            && self.dirty.is_empty()
-            && range.end <= self.len
     }
 
     /// The range of the `entries` array's value.
@@ -414,12 +477,10 @@ impl Incremental {
     /// usable again, for that text: a caller may keep it until the text
     /// comes back, a broken entry repaired, say).
     pub fn resume(&mut self) -> bool {
-        if !(self.refused && self.back) {
+        if !matches!(self.mode, Mode::Refused { resumable: true }) {
             return false;
         }
-        self.refused = false;
-        self.back = false;
-        self.dirty.clear();
+        self.mode = Mode::Clean;
         true
     }
 
@@ -428,7 +489,7 @@ impl Incremental {
     /// is tracked when it leaves whole items, see [`Incremental::shortlist_edit`]).
     pub fn accepts(&self, range: TextRange) -> bool {
         self.slot_holding(range).is_some()
-            || (!self.refused
+            || (!self.is_refused()
                 && self.shortlist.is_some()
                 && self
                     .array("shortlist")
@@ -436,7 +497,7 @@ impl Incremental {
     }
 
     fn slot_holding(&self, range: TextRange) -> Option<usize> {
-        if self.refused || range.end > self.len {
+        if self.is_refused() || range.end > self.len {
             return None;
         }
         let held = slot_at(&self.slots, range.start).filter(|&i| {
@@ -462,86 +523,54 @@ impl Incremental {
     /// entry is no longer one object that parses on its own without errors:
     /// the state is then unusable, and the whole text must be analysed.
     pub fn update(&mut self, mut read: impl FnMut(TextRange) -> String) -> bool {
-        if self.refused {
-            return false;
-        }
-        let mut rejudge = false;
-        if let Some(keeps_shortlist) = self.envelope.take()
-            && self.check_envelope(keeps_shortlist, &mut read).is_none()
-        {
-            self.refused = true;
-            return false;
-        }
-        // Items that are not whole items checked alone: the envelope is checked again.
-        if let Some(pending) = self.shortlist_pending.take() {
-            let taken = match self.splice_shortlist(pending, &mut read) {
-                Ok(()) => true,
-                Err(true) => self.check_envelope(false, &mut read).is_some(),
-                Err(false) => false,
-            };
-            if !taken {
-                self.refused = true;
+        let rejudge = match std::mem::replace(&mut self.mode, Mode::Clean) {
+            Mode::Refused { resumable } => {
+                self.mode = Mode::Refused { resumable };
                 return false;
             }
-        }
-        if let Some(pending) = self.pending.take() {
-            if !self.insert(pending, &mut read) {
-                self.refused = true;
-                return false;
-            }
-            rejudge = !self.candidates.is_empty();
-        }
-        let dirty = std::mem::take(&mut self.dirty);
-        for (k, &i) in dirty.iter().enumerate() {
-            let next_edited = dirty.get(k + 1) == Some(&(i + 1));
-            let Some(mut slot) = self.check_slot(i, next_edited, &mut read) else {
-                self.refused = true;
-                self.put_back();
-                return false;
-            };
-            slot.diagnostics.sort_by(Diagnostic::order);
-            // What refuses the edit below, found before anything changes:
-            // the state before the one edit can then be put back.
-            if self.undo.is_some() && self.refuses(&self.slots[i], &slot) {
-                self.refused = true;
-                self.put_back();
-                return false;
-            }
-            let old = std::mem::replace(&mut self.slots[i], slot);
-            self.omitted.remove(old.omitted);
-            if self.omitted.count > 0 && !self.leave_out_past_the_kept(i) {
-                self.refused = true;
-                return false;
-            }
-            let new = &self.slots[i];
-            let path_changed =
-                old.facts.path.as_ref().map(|p| &p.0) != new.facts.path.as_ref().map(|p| &p.0);
-            rejudge |= judged_again(&old, new);
-            if path_changed {
-                let new_path = new.facts.path.as_ref().map(|(p, _)| p.clone());
-                let old_path = old.facts.path.map(|(p, _)| p);
-                self.move_path(i, old_path.clone(), new_path.clone());
-                for path in old_path.iter().chain(&new_path) {
-                    self.note_membership(path);
+            Mode::Clean => false,
+            Mode::Entries { dirty, undo } => match self.check_edited(&dirty, undo, &mut read) {
+                Ok(rejudge) => rejudge,
+                Err(back) => return self.refuse(back),
+            },
+            Mode::Spliced(pending) => {
+                if !self.insert(pending, &mut read) {
+                    return self.refuse(Back::Lost);
                 }
+                !self.candidates.is_empty()
             }
-        }
+            Mode::Envelope { keeps_shortlist } => {
+                if self.check_envelope(keeps_shortlist, &mut read).is_none() {
+                    return self.refuse(Back::Lost);
+                }
+                false
+            }
+            Mode::Shortlist(pending) => {
+                let taken = match self.splice_shortlist(pending, &mut read) {
+                    Ok(()) => true,
+                    // Not whole items checked alone: the envelope is checked again.
+                    Err(NotSpliced::NotItems) => self.check_envelope(false, &mut read).is_some(),
+                    Err(NotSpliced::EntryUnchecked) => false,
+                };
+                if !taken {
+                    return self.refuse(Back::Lost);
+                }
+                false
+            }
+        };
         // Judged again, the candidates' diagnostics might rank past some left out.
         if rejudge && self.omitted.count > 0 {
-            self.refused = true;
-            return false;
+            return self.refuse(Back::Lost);
         }
         // The whole text's parse stops counting syntax errors at a cap.
         let syntax_errors: usize = self.slots.iter().map(|s| s.syntax_errors as usize).sum();
         let broken = self.slots.iter().any(|s| s.broken);
         if syntax_errors >= syntax::MAX_SYNTAX_ERRORS || (broken && !self.looks_like_report) {
-            self.refused = true;
-            return false;
+            return self.refuse(Back::Lost);
         }
         if rejudge {
             self.rejudge();
         }
-        self.undo = None;
         true
     }
 

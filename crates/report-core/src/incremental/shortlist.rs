@@ -35,6 +35,16 @@ pub(super) struct ShortlistPending {
     pub(super) shift: Shift,
 }
 
+/// Why shortlist items were not taken one by one at the update.
+pub(super) enum NotSpliced {
+    /// The text in their place is not whole items and commas, or not one
+    /// taken this way, seen before anything changed: the envelope is checked
+    /// again instead.
+    NotItems,
+    /// An entry whose membership changed could not be checked again.
+    EntryUnchecked,
+}
+
 impl Incremental {
     /// An edit inside the shortlist array that replaces whole items and the
     /// separators between them (items added, deleted, pasted, changed): the
@@ -43,22 +53,26 @@ impl Incremental {
     /// the brackets), parsed as items and commas (see
     /// [`Incremental::splice_shortlist`]). Everything after that text moves
     /// now; the shortlist itself at the update.
-    pub(super) fn shortlist_edit(&mut self, range: TextRange, shift: Shift) -> bool {
-        if !self.may_take_an_edit_beside_entries(range) || self.omitted.count > 0 {
-            return false;
+    pub(super) fn shortlist_edit(
+        &mut self,
+        range: TextRange,
+        shift: Shift,
+    ) -> Option<ShortlistPending> {
+        if self.omitted.count > 0 {
+            return None;
         }
         if self.slots.iter().any(|s| s.broken) {
-            return false;
+            return None;
         }
         let (Some(shortlist), Some(array), Some(entries)) = (
             &self.shortlist,
             self.array("shortlist"),
             self.entries_array(),
         ) else {
-            return false;
+            return None;
         };
         if !(array.start < range.start && range.end < array.end) || shortlist.range() != array {
-            return false;
+            return None;
         }
         let spans = shortlist.spans();
         let at = spans.partition_point(|s| s.end <= range.start);
@@ -85,13 +99,12 @@ impl Incremental {
             }
         }
         self.shift_outside(shift, false);
-        self.shortlist_pending = Some(ShortlistPending {
+        Some(ShortlistPending {
             at,
             removed: next - at,
             window: TextRange::new(start, shift.offset(end)),
             shift,
-        });
-        true
+        })
     }
 
     /// Takes the shortlist items that replaced removed ones (see
@@ -104,32 +117,32 @@ impl Incremental {
     /// `shortlist[i]`); the shortlist's paths are updated, and the entries
     /// are checked again whose path became or stopped being a member, and
     /// those with a membership diagnostic (its message and fix name the
-    /// shortlist). Err(true) when the window is not that, before anything
-    /// changed; Err(false) when an entry could not be checked again.
+    /// shortlist). When it is not, why not (see [`NotSpliced`]).
     pub(super) fn splice_shortlist(
         &mut self,
         pending: ShortlistPending,
         read: &mut impl FnMut(TextRange) -> String,
-    ) -> Result<(), bool> {
+    ) -> Result<(), NotSpliced> {
         let ShortlistPending {
             at,
             removed,
             window,
             shift,
         } = pending;
-        let shortlist = self.shortlist.as_ref().ok_or(true)?;
+        let shortlist = self.shortlist.as_ref().ok_or(NotSpliced::NotItems)?;
         let text = read(window);
         if text.len() != window.len() {
-            return Err(true);
+            return Err(NotSpliced::NotItems);
         }
         let count = shortlist.spans().len();
-        let ranges = split_items(&text, at > 0, at + removed < count).ok_or(true)?;
+        let ranges =
+            split_items(&text, at > 0, at + removed < count).ok_or(NotSpliced::NotItems)?;
         let mut added = Vec::with_capacity(ranges.len());
         let mut fresh = Vec::new();
         for (j, range) in ranges.iter().enumerate() {
             let (item, diagnostics) =
                 check_item_alone(&text[range.clone()], window.start + range.start, at + j)
-                    .ok_or(true)?;
+                    .ok_or(NotSpliced::NotItems)?;
             added.push(item);
             fresh.extend(diagnostics);
         }
@@ -155,13 +168,14 @@ impl Incremental {
         for span in &again {
             let k = kept.partition_point(|s| shift.offset(s.start) < span.start);
             let index = at + ranges.len() + k;
-            let (_, diagnostics) = check_item_alone(&read(*span), span.start, index).ok_or(true)?;
+            let (_, diagnostics) =
+                check_item_alone(&read(*span), span.start, index).ok_or(NotSpliced::NotItems)?;
             renumbered.extend(diagnostics);
         }
         // Past the cap a full analysis leaves some out: it is one.
         let fresh_count = fresh.len() + renumbered.len();
         if fresh_count > 0 && self.count() + fresh_count > Keep::DEFAULT.max {
-            return Err(true);
+            return Err(NotSpliced::NotItems);
         }
         let separator = match (at, ranges.first()) {
             (0, Some(first)) => Some(separator_after_bracket(&text, first.start)),
@@ -201,7 +215,8 @@ impl Incremental {
         indices.dedup();
         self.shortlist_splices += 1;
         for i in indices {
-            self.recheck_membership(i, read).ok_or(false)?;
+            self.recheck_membership(i, read)
+                .ok_or(NotSpliced::EntryUnchecked)?;
         }
         Ok(())
     }

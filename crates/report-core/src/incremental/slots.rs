@@ -13,7 +13,7 @@ use crate::validate::{self, EntryFacts, Shortlist, check_membership, classifier_
 
 use super::messages::Template;
 use super::split::split_entries;
-use super::{Incremental, Omitted};
+use super::{Back, Incremental, Omitted};
 
 /// The one edit since the last update, within entry `slot`: moved by
 /// `shift`, the entry was `old`, the text `len` long.
@@ -323,16 +323,13 @@ impl Incremental {
     /// the state as it was before the edit, for the text before it (the
     /// entries after it, and what lies outside the entries, moved back; the
     /// entry as it was).
-    pub(super) fn put_back(&mut self) {
-        let Some(undo) = self.undo.take() else {
-            return;
-        };
+    pub(super) fn put_back(&mut self, undo: Undo) {
         let Undo {
             slot,
             shift,
             old,
             len,
-        } = *undo;
+        } = undo;
         let inverse = Shift {
             from: shift.offset(shift.from),
             delta: -shift.delta,
@@ -343,7 +340,6 @@ impl Incremental {
         self.shift_outside(inverse, true);
         self.slots[slot] = old;
         self.len = len;
-        self.back = true;
     }
 
     /// Checks the entries at `indices` again, from their text.
@@ -361,6 +357,48 @@ impl Incremental {
             self.slots[i] = fresh;
         }
         Some(())
+    }
+
+    /// Checks again the entries edited since the last update (`dirty`,
+    /// ascending; `undo` puts back the one edit when it was alone): whether
+    /// the candidates are to be judged again, or what refusing leaves.
+    pub(super) fn check_edited(
+        &mut self,
+        dirty: &[usize],
+        undo: Option<Box<Undo>>,
+        read: &mut impl FnMut(TextRange) -> String,
+    ) -> Result<bool, Back> {
+        let mut rejudge = false;
+        for (k, &i) in dirty.iter().enumerate() {
+            let next_edited = dirty.get(k + 1) == Some(&(i + 1));
+            let Some(mut slot) = self.check_slot(i, next_edited, read) else {
+                return Err(Back::undo(undo));
+            };
+            slot.diagnostics.sort_by(Diagnostic::order);
+            // What refuses the edit below, found before anything changes:
+            // the state before the one edit can then be put back.
+            if undo.is_some() && self.refuses(&self.slots[i], &slot) {
+                return Err(Back::undo(undo));
+            }
+            let old = std::mem::replace(&mut self.slots[i], slot);
+            self.omitted.remove(old.omitted);
+            if self.omitted.count > 0 && !self.leave_out_past_the_kept(i) {
+                return Err(Back::Lost);
+            }
+            let new = &self.slots[i];
+            let path_changed =
+                old.facts.path.as_ref().map(|p| &p.0) != new.facts.path.as_ref().map(|p| &p.0);
+            rejudge |= judged_again(&old, new);
+            if path_changed {
+                let new_path = new.facts.path.as_ref().map(|(p, _)| p.clone());
+                let old_path = old.facts.path.map(|(p, _)| p);
+                self.move_path(i, old_path.clone(), new_path.clone());
+                for path in old_path.iter().chain(&new_path) {
+                    self.note_membership(path);
+                }
+            }
+        }
+        Ok(rejudge)
     }
 
     /// Whether the update refuses entry `old` checked again as `new`, the
