@@ -207,3 +207,90 @@ impl Incremental {
         self.judged = judged;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::incremental::slots::check_alone;
+    use crate::text::TextRange;
+
+    /// Entries `{"path": …}` with these paths, one after another.
+    fn entries(paths: &[&str]) -> Vec<Slot> {
+        let mut start = 10;
+        let mut slots = Vec::new();
+        for (i, path) in paths.iter().enumerate() {
+            let text = format!(r#"{{"path": "{path}"}}"#);
+            let range = TextRange::new(start, start + text.len());
+            start = range.end + 2;
+            slots.push(check_alone(text, range, i, None).expect("an entry"));
+        }
+        slots
+    }
+
+    #[test]
+    fn finds_every_entry_with_a_path_in_order() {
+        let slots = entries(&["a.md", "b.md", "a.md", "c.md", "a.md"]);
+        let index = PathIndex::new(&slots);
+        assert_eq!(index.find("a.md", &slots), [0, 2, 4]);
+        assert_eq!(index.find("c.md", &slots), [3]);
+        assert_eq!(index.find("d.md", &slots), [0; 0]);
+        assert_eq!(index.pairs.len(), 5);
+    }
+
+    #[test]
+    fn an_entry_with_another_path_under_the_same_hash_is_not_found() {
+        let slots = entries(&["a.md", "b.md"]);
+        // As if "b.md" hashed as "a.md" does.
+        let index = PathIndex {
+            pairs: vec![(path_hash("a.md"), 0), (path_hash("a.md"), 1)],
+        };
+        assert_eq!(index.find("a.md", &slots), [0]);
+        assert_eq!(index.find("b.md", &slots), [0; 0]);
+    }
+
+    #[test]
+    fn a_path_moves_with_its_entry() {
+        let renamed = entries(&["a.md", "c.md", "a.md"]);
+        let mut index = PathIndex::new(&entries(&["a.md", "b.md", "a.md"]));
+        index.remove("b.md", 1);
+        index.insert("c.md", 1);
+        assert_eq!(index.pairs, PathIndex::new(&renamed).pairs);
+        assert_eq!(index.find("c.md", &renamed), [1]);
+        // Twice, or what is not there: nothing changes.
+        index.insert("c.md", 1);
+        index.remove("b.md", 1);
+        assert_eq!(index.pairs, PathIndex::new(&renamed).pairs);
+    }
+
+    #[test]
+    fn a_splice_equals_the_index_made_again() {
+        let before = ["a.md", "b.md", "c.md", "b.md", "d.md"];
+        let splices: [(usize, usize, &[&str]); 7] = [
+            (1, 2, &["e.md"]),
+            (0, 0, &["b.md", "a.md"]),
+            (5, 0, &["a.md"]),
+            (2, 3, &[]),
+            (0, 5, &["z.md"]),
+            (1, 1, &["c.md"]),
+            (3, 1, &["b.md", "b.md", "f.md"]),
+        ];
+        for (at, removed, added) in splices {
+            let mut index = PathIndex::new(&entries(&before));
+            let mut paths = before.to_vec();
+            paths.splice(at..at + removed, added.iter().copied());
+            let after = entries(&paths);
+            index.splice(at, removed, &after[at..at + added.len()]);
+            let made_again = PathIndex::new(&after);
+            assert_eq!(index.pairs, made_again.pairs, "{at} {removed} {added:?}");
+        }
+    }
+
+    #[test]
+    fn the_hash_of_a_path_is_the_same_every_time() {
+        assert_eq!(
+            path_hash("docs/a.md"),
+            path_hash(&String::from("docs/a.md"))
+        );
+        assert_ne!(path_hash("docs/a.md"), path_hash("docs/b.md"));
+    }
+}

@@ -145,3 +145,112 @@ impl Incremental {
         Some(diagnostics)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use expect_test::expect;
+
+    use super::*;
+    use crate::diagnostic::Code;
+    use crate::fixture::report_with_entry;
+
+    /// Without its `signals` and not in the fixture's shortlist: messages,
+    /// related messages and a fix that name `entries[i]`.
+    const ENTRY: &str = r#"{"path": "docs/b.md", "category": {"class": "stale", "subtype": "contradicted"},
+      "op": "rewrite", "op_type": "generative", "is_destructive": false, "is_reversible": true,
+      "safety_tier": "confirm", "token_estimate": {"raw_tokens": 5}}"#;
+
+    /// `ENTRY`'s diagnostics checked alone as entry `index` of the fixture.
+    fn checked(index: usize) -> Vec<Diagnostic> {
+        let text = report_with_entry(ENTRY);
+        let start = text.find(ENTRY).expect("the entry");
+        let range = TextRange::new(start, start + ENTRY.len());
+        let shortlist = crate::analyze(&text).cross.and_then(|c| c.shortlist);
+        let slot = check_alone(ENTRY.to_string(), range, index, shortlist.as_ref());
+        slot.expect("parses alone").diagnostics
+    }
+
+    fn probed() -> Option<Template> {
+        Template::new(checked(PROBES[0]), checked(PROBES[1]))
+    }
+
+    #[test]
+    fn a_template_renders_the_diagnostics_of_any_index() {
+        let template = probed().expect("the probes differ in the index alone");
+        for index in [0, 7, 12_345, usize::MAX] {
+            assert_eq!(template.render(index), checked(index), "entries[{index}]");
+        }
+        let mut texts = String::new();
+        for mut diagnostic in template.render(7) {
+            for text in texts_mut(&mut diagnostic) {
+                texts.push_str(&format!("{text}\n"));
+            }
+        }
+        expect![[r#"
+            `entries[7]` is missing the required field "signals"
+            the object that lacks it
+            `entries[7].path` "docs/b.md" is not in the shortlist; every entry's path must be a shortlist member
+            the shortlist the scanner produced
+            Add "docs/b.md" to shortlist
+            , "docs/b.md"
+        "#]].assert_eq(&texts);
+    }
+
+    #[test]
+    fn no_template_when_the_probes_differ_beyond_the_index() {
+        let mut fewer = checked(PROBES[1]);
+        fewer.pop();
+        assert!(Template::new(checked(PROBES[0]), fewer).is_none());
+        let mut moved = checked(PROBES[1]);
+        moved[0].range = TextRange::new(moved[0].range.start + 1, moved[0].range.end + 1);
+        assert!(Template::new(checked(PROBES[0]), moved).is_none());
+        // The same length, another word.
+        let mut reworded = checked(PROBES[1]);
+        let named = reworded.iter_mut().find(|d| d.message.contains("entries"));
+        let message = &mut named.expect("a message names the entry").message;
+        *message = message.replacen("entries", "ENTRIES", 1);
+        assert!(Template::new(checked(PROBES[0]), reworded).is_none());
+        // Digits that differ where the probe is not written.
+        let shorter = PROBES[0].to_string()[1..].to_string();
+        let first = vec![Diagnostic::new(
+            Code::SyntaxError,
+            TextRange::new(0, 1),
+            shorter.clone(),
+        )];
+        let second = vec![Diagnostic::new(
+            Code::SyntaxError,
+            TextRange::new(0, 1),
+            shorter.replacen('0', "1", 1),
+        )];
+        assert!(Template::new(first, second).is_none());
+    }
+
+    #[test]
+    fn diagnostics_that_name_no_index_render_as_they_are() {
+        let diagnostics = vec![Diagnostic::new(
+            Code::SyntaxError,
+            TextRange::new(3, 4),
+            "expected a value",
+        )];
+        let template = Template::new(diagnostics.clone(), diagnostics.clone()).expect("no index");
+        assert_eq!(template.render(42), diagnostics);
+        assert_eq!(
+            Template::new(Vec::new(), Vec::new()).map(|t| t.render(1)),
+            Some(Vec::new())
+        );
+    }
+
+    #[test]
+    fn write_index_writes_the_digits_over_each_mark() {
+        let text = "entries[1000].path and `entries[1000]`";
+        assert_eq!(
+            write_index(text, &[8, 32], 4, "7"),
+            "entries[7].path and `entries[7]`"
+        );
+        assert_eq!(
+            write_index(text, &[8], 4, "123456"),
+            "entries[123456].path and `entries[1000]`"
+        );
+        assert_eq!(write_index("no index", &[], 4, "7"), "no index");
+    }
+}

@@ -654,12 +654,6 @@ impl Incremental {
         Some(TextRange::new(first.start, last.end))
     }
 
-    /// The entry object whose range holds `offset`, if any.
-    pub fn entry_at(&self, offset: usize) -> Option<&EntryFacts> {
-        let i = slot_at(&self.slots, offset)?;
-        self.slots[i].object.then(|| &self.slots[i].facts)
-    }
-
     /// The shortlist it keeps, written out (see `Shortlist::canonical`):
     /// for tests, which compare it with that of a full analysis.
     #[doc(hidden)]

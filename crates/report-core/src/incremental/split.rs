@@ -103,3 +103,95 @@ pub(super) fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The values [`split_values`] finds in `text`, as text.
+    #[track_caller]
+    fn values(text: &str, before: bool, after: bool, strings: bool) -> Option<Vec<&str>> {
+        let ranges = split_values(text, before, after, strings)?;
+        Some(ranges.into_iter().map(|range| &text[range]).collect())
+    }
+
+    #[test]
+    fn whole_objects_with_exactly_the_commas_between_them() {
+        let text = " {\"a\": 1},\n  {\"b\": [2, {}]} ";
+        let found = values(text, false, false, false);
+        assert_eq!(found, Some(vec!["{\"a\": 1}", "{\"b\": [2, {}]}"]));
+        // A value kept before wants a comma first; one kept after, last.
+        assert_eq!(values(", {}", true, false, false), Some(vec!["{}"]));
+        assert_eq!(values("{} ,", false, true, false), Some(vec!["{}"]));
+        assert_eq!(values(",{},", true, true, false), Some(vec!["{}"]));
+        // Between two kept values, their comma alone; by a bracket, nothing.
+        assert_eq!(values(" , ", true, true, false), Some(vec![]));
+        assert_eq!(values("\t\r\n", false, true, false), Some(vec![]));
+        assert_eq!(values("", true, false, false), Some(vec![]));
+    }
+
+    #[test]
+    fn a_comma_missing_or_one_too_many_is_refused() {
+        let cases = [
+            ("{} {}", false, false),
+            ("{},, {}", false, false),
+            ("{},", false, false),
+            (",{}", false, false),
+            ("{}", true, false),
+            ("{}", false, true),
+            ("", true, true),
+            (",", false, false),
+            // Nothing at all between the brackets: an array left empty.
+            ("  ", false, false),
+        ];
+        for (text, before, after) in cases {
+            let found = values(text, before, after, false);
+            assert_eq!(found, None, "{text:?}, before {before}, after {after}");
+        }
+    }
+
+    #[test]
+    fn brackets_and_quotes_inside_strings_do_not_count() {
+        let object = r#"{"a": "}]", "b": "\"{", "c": "\\"}"#;
+        assert_eq!(values(object, false, false, false), Some(vec![object]));
+        for unclosed in [r#"{"a": "}"#, "{[}", r#"{"a": "\"}"#] {
+            assert_eq!(values(unclosed, false, false, false), None, "{unclosed}");
+        }
+    }
+
+    #[test]
+    fn strings_are_values_only_when_asked_and_nothing_else_is() {
+        let text = r#""a.md", "b\"c.md""#;
+        let found = values(text, false, false, true);
+        assert_eq!(found, Some(vec![r#""a.md""#, r#""b\"c.md""#]));
+        assert_eq!(values(r#""a.md""#, false, false, false), None);
+        assert_eq!(values(r#""unclosed\""#, false, false, true), None);
+        // What only a parser can tell is refused: other values, comments,
+        // whitespace JSON does not know.
+        for text in ["1", "[]", "null", "/* c */ {}", "\u{a0}{}"] {
+            assert_eq!(values(text, false, false, true), None, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn only_the_shortlist_may_be_left_empty() {
+        assert_eq!(split_items(" \n ", false, false), Some(vec![]));
+        assert_eq!(split_entries(" \n ", false, false), None);
+        // With an item kept, blank text still wants its comma.
+        assert_eq!(split_items(" ", true, true), None);
+        let text = r#", "a.md""#;
+        let items = split_items(text, true, false).expect("one item");
+        assert_eq!(
+            items.iter().map(|r| &text[r.clone()]).collect::<Vec<_>>(),
+            ["\"a.md\""]
+        );
+    }
+
+    #[test]
+    fn ends_are_found_past_the_closing_bracket_or_quote() {
+        let bytes = br#"x{"k": ["}"]}y"#;
+        assert_eq!(object_end(bytes, 1), Some(bytes.len() - 1));
+        assert_eq!(string_end(br#""a\"b" ,"#, 0), Some(6));
+        assert_eq!(string_end(br#""a\""#, 0), None);
+    }
+}
