@@ -2,10 +2,6 @@
 //! a new index from a [`Template`] instead of checking the entry again.
 
 use crate::diagnostic::Diagnostic;
-use crate::text::TextRange;
-
-use super::Incremental;
-use super::slots::{Slot, check_alone};
 
 /// Two indices of the same width that an entry is checked with to find
 /// where its diagnostics' texts write its index: they differ there alone.
@@ -114,38 +110,6 @@ pub(super) fn write_index(text: &str, at: &[usize], width: usize, digits: &str) 
     out
 }
 
-impl Incremental {
-    /// A slot's diagnostics written for its current index, sorted; None
-    /// when those it holds are (its index did not move).
-    pub(super) fn render(
-        &self,
-        slot: &Slot,
-        read: &dyn Fn(TextRange) -> String,
-    ) -> Option<Vec<Diagnostic>> {
-        let index = slot.facts.index;
-        if index == slot.rendered {
-            return None;
-        }
-        let range = slot.facts.range;
-        let template = slot.template.get_or_init(|| {
-            let text = read(range);
-            let probe = |index| {
-                check_alone(text.clone(), range, index, self.shortlist.as_ref())
-                    .map(|s| s.diagnostics)
-            };
-            Template::new(probe(PROBES[0])?, probe(PROBES[1])?)
-        });
-        let mut diagnostics = match template {
-            Some(template) => template.render(index),
-            // Not found where the index is written: checked again for it.
-            None => check_alone(read(range), range, index, self.shortlist.as_ref())
-                .map_or_else(|| slot.diagnostics.clone(), |s| s.diagnostics),
-        };
-        diagnostics.sort_by(Diagnostic::order);
-        Some(diagnostics)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use expect_test::expect;
@@ -153,6 +117,8 @@ mod tests {
     use super::*;
     use crate::diagnostic::Code;
     use crate::fixture::report_with_entry;
+    use crate::incremental::slots::check_alone;
+    use crate::text::TextRange;
 
     /// Without its `signals` and not in the fixture's shortlist: messages,
     /// related messages and a fix that name `entries[i]`.

@@ -1,6 +1,7 @@
 //! An entry's slot: its facts and diagnostics, how a full analysis's entry
-//! becomes one, and an entry checked again from its text (an edit within
-//! one entry, and the undo of one).
+//! becomes one, an entry checked again from its text (an edit within one
+//! entry, and the undo of one), and its diagnostics rendered for a new
+//! index (from its `messages::Template`).
 
 use std::sync::OnceLock;
 
@@ -11,7 +12,7 @@ use crate::syntax::{self, Value};
 use crate::text::{Shift, TextRange};
 use crate::validate::{self, EntryFacts, Shortlist, check_membership, classifier_judged};
 
-use super::messages::Template;
+use super::messages::{PROBES, Template};
 use super::split::split_entries;
 use super::{Back, Incremental, Omitted};
 
@@ -453,5 +454,37 @@ impl Incremental {
         slot.omitted = left_out;
         self.omitted.add(left_out);
         true
+    }
+}
+
+impl Incremental {
+    /// A slot's diagnostics written for its current index, sorted; None
+    /// when those it holds are (its index did not move).
+    pub(super) fn render(
+        &self,
+        slot: &Slot,
+        read: &dyn Fn(TextRange) -> String,
+    ) -> Option<Vec<Diagnostic>> {
+        let index = slot.facts.index;
+        if index == slot.rendered {
+            return None;
+        }
+        let range = slot.facts.range;
+        let template = slot.template.get_or_init(|| {
+            let text = read(range);
+            let probe = |index| {
+                check_alone(text.clone(), range, index, self.shortlist.as_ref())
+                    .map(|s| s.diagnostics)
+            };
+            Template::new(probe(PROBES[0])?, probe(PROBES[1])?)
+        });
+        let mut diagnostics = match template {
+            Some(template) => template.render(index),
+            // Not found where the index is written: checked again for it.
+            None => check_alone(read(range), range, index, self.shortlist.as_ref())
+                .map_or_else(|| slot.diagnostics.clone(), |s| s.diagnostics),
+        };
+        diagnostics.sort_by(Diagnostic::order);
+        Some(diagnostics)
     }
 }
