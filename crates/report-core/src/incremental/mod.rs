@@ -1,0 +1,691 @@
+//! Per-entry incremental analysis. A report is an object with a few large
+//! arrays; an edit within one object of `entries` (its braces included: a
+//! whole entry pasted over another is one) changes that entry only, plus the
+//! facts that cross entries (shortlist membership and promotion
+//! candidates). [`Incremental`] keeps each entry's facts and diagnostics,
+//! moves the offsets of everything after an edit, and parses and checks
+//! again only the edited entries.
+//!
+//! The state waits for one thing at a time (`Mode`): edits within entries
+//! add up until the next [`Incremental::update`], an edit of any other
+//! kind is taken alone, and what cannot be taken is refused; a refused
+//! edit within one entry is undone, so that the caller may
+//! [`Incremental::resume`]. Its changes are made in this file alone.
+//!
+//! Why the result equals a full analysis of the new text: every syntax
+//! error of the text lies inside an entry object, and the edited entry's new
+//! text (from its old start to its old end moved by the edit) parses in
+//! place ([`EntryText`]) as exactly one complete object with its own braces,
+//! its syntax errors inside it. The text around it is unchanged and is
+//! lexed the same way from a `{` in value position whatever precedes it, so
+//! the whole text parses as before with that object in place of the old
+//! one, and the checks of every other entry see the same nodes. A broken
+//! entry (one a syntax error broke) has its syntax errors and no checks, no
+//! membership, and makes the candidates naming its path unknowable, as in a
+//! full analysis. An entry whose `}` is missing before the next entry (the
+//! break a person makes most) is one too: the parser closes it where its
+//! last value ends and takes the next entry's `{` as the array's next item,
+//! standing there as after any entry and its comma, so the entry is parsed
+//! in place from its text up to the next entry's ([`EntryText::parse_unclosed`]);
+//! that next entry must then stay whole, and is not edited alone until the
+//! brace is back. The last entry's `}` missing is closed the same way by the
+//! array's `]` ([`EntryText::parse_unclosed_last`]).
+//!
+//! Edits beside the entries are taken by the files of this module: entries
+//! added, deleted or pasted (`entries`), shortlist items (`shortlist`), the
+//! envelope (`envelope`); each says why its result equals a full analysis.
+//! Anything else (an entry that no longer parses in place, syntax errors outside
+//! entries, an item that is no object; entries added or deleted and
+//! envelope edits while an entry is broken) is refused, and the caller
+//! analyses the whole text. A refused edit within one entry (one that
+//! leaves it no object that parses alone) puts the state back as it was
+//! before the edit ([`Incremental::resume`]): the caller may keep it with
+//! that text, for the repair.
+//! `tests/incremental.rs` compares both after random edits.
+
+mod entries;
+mod envelope;
+mod membership;
+mod messages;
+mod shortlist;
+mod slots;
+mod split;
+
+use std::borrow::Cow;
+
+use foldhash::HashSet;
+
+use crate::Analysis;
+use crate::diagnostic::Diagnostic;
+use crate::entry_text::{self, EntryText};
+use crate::selection::looks_like_report;
+use crate::syntax;
+use crate::text::{Shift, TextRange};
+use crate::validate::{Candidate, EntryFacts, Shortlist, TopMember};
+
+use entries::Pending;
+use membership::{PathIndex, is_judgement, missing_paths};
+use shortlist::{NotSpliced, ShortlistPending};
+use slots::{Item, Slot, Undo, extent, into_slots, is_syntax, item_of, slot_at, slot_range_at};
+
+/// The analysis of a report kept per entry, updated edit by edit.
+#[derive(Clone, Debug)]
+pub struct Incremental {
+    /// The length of the text it describes.
+    len: usize,
+    slots: Vec<Slot>,
+    /// Diagnostics outside every entry (the envelope, the shortlist, the
+    /// fields of promotion candidates), sorted.
+    outside: Vec<Diagnostic>,
+    /// What promotion candidates' paths name, judged again when an entry's
+    /// path or lifecycle evidence changes; sorted.
+    judged: Vec<Diagnostic>,
+    shortlist: Option<Shortlist>,
+    candidates: Vec<Candidate>,
+    /// The report's own members (item counts as of the last full analysis).
+    members: Vec<TopMember>,
+    /// The entries by path (see [`PathIndex`]).
+    by_path: PathIndex,
+    /// The paths of entries that are not in the shortlist: those entries
+    /// have a membership diagnostic, whose message and fix name the shortlist.
+    missing: HashSet<String>,
+    /// What the edits since the last update wait for.
+    mode: Mode,
+    /// How many shortlist edits were taken item by item.
+    shortlist_splices: usize,
+    /// Whether the envelope looks like a report's: a broken text that does
+    /// not is checked for its syntax alone, which only a full analysis does.
+    looks_like_report: bool,
+    /// How many diagnostics the full analysis kept at most, and how many it
+    /// left out (all in entries; see [`Incremental::omitted`]).
+    keep: usize,
+    omitted: Omitted,
+}
+
+/// What the edits since the last [`Incremental::update`] wait for. One
+/// mode, not one field each: an edit is taken within entries while only
+/// such edits wait (they add up), and any other kind only when nothing
+/// waits, so at most one kind waits at a time. It changes only in
+/// [`Incremental::edit`], [`Incremental::update`], [`Incremental::refuse`]
+/// and [`Incremental::resume`].
+#[derive(Clone, Debug)]
+enum Mode {
+    /// Nothing edited since the last update.
+    Clean,
+    /// Edits within entry objects: the entries edited, ascending, are
+    /// checked again at the update. After one edit alone, `undo` puts the
+    /// state back as it was before it, should the update refuse it.
+    Entries {
+        dirty: Vec<usize>,
+        undo: Option<Box<Undo>>,
+    },
+    /// Entries removed and text put in their place, parsed at the update
+    /// (see `entries.rs`).
+    Spliced(Pending),
+    /// An edit in the envelope, outside the `entries` array, checked again
+    /// at the update: with the shortlist's items as they are when the edit
+    /// left them alone (see `envelope.rs`).
+    Envelope { keeps_shortlist: bool },
+    /// Shortlist items removed and text put in their place, parsed at the
+    /// update (see `shortlist.rs`).
+    Shortlist(ShortlistPending),
+    /// An edit or an update was refused: nothing more is tracked. The state
+    /// is `resumable` when it is as it was before the edits since the last
+    /// update, left so or put back (see [`Incremental::resume`]).
+    Refused { resumable: bool },
+}
+
+/// What a refusal leaves of the state: the state before the edits since
+/// the last update, or an unusable one.
+enum Back {
+    /// Nothing changed since the last update.
+    Unchanged,
+    /// The one edit since the last update, within one entry, is undone.
+    Undo(Box<Undo>),
+    /// Changed past putting back.
+    Lost,
+}
+
+impl Back {
+    /// What an update's refusal of edits within entries leaves.
+    fn undo(undo: Option<Box<Undo>>) -> Back {
+        undo.map_or(Back::Lost, Back::Undo)
+    }
+}
+
+/// How many diagnostics left out, and how many of them had a fix.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Omitted {
+    pub count: u32,
+    pub fixable: u32,
+}
+
+impl Omitted {
+    fn add(&mut self, other: Omitted) {
+        self.count += other.count;
+        self.fixable += other.fixable;
+    }
+
+    fn remove(&mut self, other: Omitted) {
+        self.count -= other.count;
+        self.fixable -= other.fixable;
+    }
+
+    fn one(diagnostic: &Diagnostic) -> Omitted {
+        Omitted {
+            count: 1,
+            fixable: u32::from(diagnostic.fix.is_some()),
+        }
+    }
+}
+
+impl Incremental {
+    /// The per-entry form of a full analysis, or None when the text has
+    /// syntax errors outside entry objects or its entries were not checked.
+    pub fn new(analysis: &Analysis) -> Option<Incremental> {
+        Incremental::from_analysis(analysis.clone()).ok()
+    }
+
+    /// Like [`Incremental::new`], taking the analysis apart instead of
+    /// copying it (the tree and text are freed first); gives it back when it
+    /// has no per-entry form.
+    pub fn from_analysis(analysis: Analysis) -> Result<Incremental, Box<Analysis>> {
+        let looks_like_report = analysis.root().is_some_and(looks_like_report);
+        let entries = analysis
+            .cross
+            .as_ref()
+            .filter(|_| analysis.parse.errors.len() < syntax::MAX_SYNTAX_ERRORS)
+            .and_then(|_| analysis.root()?.get("entries"));
+        let items: Option<Vec<Item>> = entries.and_then(|entries| {
+            let nodes: Vec<syntax::Node<'_>> = entries.items()?.collect();
+            let text = analysis.text.as_str();
+            let bracket = entries.range().end - 1;
+            let items = (0..nodes.len())
+                .map(|i| item_of(text, nodes[i], nodes.get(i + 1).copied(), bracket));
+            Some(items.collect())
+        });
+        let items = match items {
+            Some(items) if items.len() == analysis.entries.len() => items,
+            _ => return Err(Box::new(analysis)),
+        };
+        // Syntax errors are tracked inside entry objects only, and only in
+        // an entry whose own text parses alone the way the whole text does.
+        let errors_inside = analysis.parse.errors.iter().all(|error| {
+            let after = items.partition_point(|item| item.extent.start <= error.range.start);
+            after.checked_sub(1).is_some_and(|i| {
+                let item = items[i];
+                let range = analysis.entries[i].range;
+                match item.unclosed {
+                    // The missing brace is reported where the entry ends
+                    // (to the `]` that closes the last one).
+                    true => {
+                        range.start < error.range.start && error.range.end <= item.extent.end + 1
+                    }
+                    false => item.object && entry_text::holds(range, error.range),
+                }
+            })
+        });
+        if !errors_inside || analysis.root().is_some_and(|root| root.is_incomplete()) {
+            return Err(Box::new(analysis));
+        }
+        // What the analysis left out is kept track of per entry: elsewhere
+        // nothing could tell when it comes back.
+        let omitted_inside = analysis
+            .omitted
+            .iter()
+            .all(|o| slot_range_at(&items, o.start as usize).is_some());
+        if !omitted_inside {
+            return Err(Box::new(analysis));
+        }
+        let keep = analysis.diagnostics.len();
+        let Analysis {
+            text,
+            parse,
+            diagnostics,
+            omitted: left_out,
+            mut entries,
+            cross,
+            ..
+        } = analysis;
+        let len = text.len();
+        drop(parse);
+        drop(text);
+        let cross = cross.expect("checked above");
+        let mut slots = into_slots(&mut entries, items);
+        drop(entries);
+        // Room for entries added later: growing the vector copies every slot.
+        slots.reserve(slots.len() / 8 + 16);
+        let mut omitted = Omitted::default();
+        for o in left_out.iter() {
+            let i = slot_at(&slots, o.start as usize).expect("checked above");
+            let one = Omitted {
+                count: 1,
+                fixable: u32::from(o.fixable),
+            };
+            slots[i].omitted.add(one);
+            omitted.add(one);
+        }
+        let mut outside = Vec::new();
+        let mut judged = Vec::new();
+        for diagnostic in diagnostics {
+            if is_judgement(diagnostic.code) {
+                judged.push(diagnostic);
+            } else if let Some(i) = slot_at(&slots, diagnostic.range.start) {
+                slots[i].syntax_errors += u32::from(is_syntax(diagnostic.code));
+                slots[i].diagnostics.push(diagnostic);
+            } else {
+                outside.push(diagnostic);
+            }
+        }
+        let by_path = PathIndex::new(&slots);
+        let missing = missing_paths(&slots, cross.shortlist.as_ref());
+        Ok(Incremental {
+            len,
+            slots,
+            outside,
+            judged,
+            shortlist: cross.shortlist,
+            candidates: cross.candidates,
+            members: cross.members,
+            by_path,
+            missing,
+            mode: Mode::Clean,
+            shortlist_splices: 0,
+            looks_like_report,
+            keep,
+            omitted,
+        })
+    }
+
+    /// How many diagnostics are left out of [`Incremental::diagnostics`]
+    /// (each ranks after every one in it), and how many of them have a fix.
+    pub fn omitted(&self) -> Omitted {
+        self.omitted
+    }
+
+    /// Every diagnostic of the entry object at `offset` (none left out),
+    /// checked again from its text: what a quick fix there needs when some
+    /// of them were left out.
+    pub fn entry_diagnostics(
+        &self,
+        offset: usize,
+        mut read: impl FnMut(TextRange) -> String,
+    ) -> Option<Vec<Diagnostic>> {
+        let i = slot_at(&self.slots, offset).filter(|&i| self.slots[i].object)?;
+        // A broken entry has no fixes: it keeps its syntax errors only.
+        if self.slots[i].unclosed.is_some() {
+            return Some(self.slots[i].diagnostics.clone());
+        }
+        let mut slot = self.check_slot(i, false, &mut read)?;
+        slot.diagnostics.sort_by(Diagnostic::order);
+        Some(slot.diagnostics)
+    }
+
+    /// The text of the entry `facts` describes parsed in place (see
+    /// [`EntryText`]), read with `read`.
+    pub fn entry_text(
+        &self,
+        facts: &EntryFacts,
+        read: impl Fn(TextRange) -> String,
+    ) -> Option<EntryText> {
+        let i = slot_at(&self.slots, facts.range.start)?;
+        let region = extent(&self.slots, i);
+        match self.slots[i].unclosed {
+            Some(_) => self.parse_unclosed(&read(region), i, &mut |r| read(r)),
+            None => EntryText::parse(&read(region)),
+        }
+    }
+
+    /// The length of the text it describes, after the edits recorded so far.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Records that `range` of the text (as it is after the previous edits)
+    /// was replaced by `new_len` bytes. Tracked: an edit within one entry
+    /// object (braces included), and one inside the `entries` array that
+    /// replaces whole entries and the separators between them (entries
+    /// added, deleted, pasted), alone before an update. False otherwise: the
+    /// state is then unusable, and the whole text must be analysed.
+    pub fn edit(&mut self, range: TextRange, new_len: usize) -> bool {
+        let shift = Shift {
+            from: range.end,
+            delta: new_len as isize - range.len() as isize,
+        };
+        let held = match self.mode {
+            Mode::Clean | Mode::Entries { .. } => self.slot_holding(range),
+            _ => None,
+        };
+        // Nothing tracked since the last update.
+        let untouched = matches!(self.mode, Mode::Clean);
+        let Some(i) = held else {
+            let taken = match untouched && range.end <= self.len {
+                true => self.edit_beside_entries(range, shift),
+                false => None,
+            };
+            return match taken {
+                Some(mode) => {
+                    self.mode = mode;
+                    true
+                }
+                None if untouched => self.refuse(Back::Unchanged),
+                None => self.refuse(Back::Lost),
+            };
+        };
+        // After the entry's opening brace: everything outside it that the
+        // edit moves lies past it, and moves back exactly.
+        let undo = (untouched && range.start > self.slots[i].facts.range.start).then(|| {
+            Box::new(Undo {
+                slot: i,
+                shift,
+                old: self.slots[i].clone(),
+                len: self.len,
+            })
+        });
+        for slot in &mut self.slots[i..] {
+            slot.shift(shift);
+        }
+        self.shift_outside(shift, true);
+        self.mode = match std::mem::replace(&mut self.mode, Mode::Clean) {
+            // A second edit: the first can no longer be undone alone.
+            Mode::Entries { mut dirty, .. } => {
+                if let Err(at) = dirty.binary_search(&i) {
+                    dirty.insert(at, i);
+                }
+                Mode::Entries { dirty, undo: None }
+            }
+            _ => Mode::Entries {
+                dirty: vec![i],
+                undo,
+            },
+        };
+        true
+    }
+
+    /// An edit beside the entries, taken alone (nothing waits for an
+    /// update): entries spliced, shortlist items, or the envelope. What it
+    /// then waits for, or None, nothing changed.
+    fn edit_beside_entries(&mut self, range: TextRange, shift: Shift) -> Option<Mode> {
+        if let Some(pending) = self.splice(range, shift) {
+            return Some(Mode::Spliced(pending));
+        }
+        if let Some(pending) = self.shortlist_edit(range, shift) {
+            return Some(Mode::Shortlist(pending));
+        }
+        let keeps_shortlist = self.envelope_edit(range, shift)?;
+        Some(Mode::Envelope { keeps_shortlist })
+    }
+
+    /// Refuses the edits since the last update, leaving the state as `back`
+    /// says: nothing more is tracked until [`Incremental::resume`]. False,
+    /// for the caller to return.
+    fn refuse(&mut self, back: Back) -> bool {
+        let resumable = match back {
+            Back::Unchanged => true,
+            Back::Undo(undo) => {
+                self.put_back(*undo);
+                true
+            }
+            Back::Lost => false,
+        };
+        self.mode = Mode::Refused { resumable };
+        false
+    }
+
+    fn is_refused(&self) -> bool {
+        matches!(self.mode, Mode::Refused { .. })
+    }
+
+    /// Moves what lies outside the entries (the shortlist too, when
+    /// `shortlist`), and the length.
+    fn shift_outside(&mut self, shift: Shift, shortlist: bool) {
+        for diagnostic in self.outside.iter_mut().chain(&mut self.judged) {
+            diagnostic.shift(shift);
+        }
+        if shortlist && let Some(shortlist) = &mut self.shortlist {
+            shortlist.shift(shift);
+        }
+        for candidate in &mut self.candidates {
+            candidate.shift(shift);
+        }
+        for member in &mut self.members {
+            member.shift(shift);
+        }
+        self.len = shift.offset(self.len);
+    }
+
+    /// The range of the `entries` array's value.
+    fn entries_array(&self) -> Option<TextRange> {
+        self.array("entries")
+    }
+
+    /// The range of the report's member `key`, when it is an array.
+    fn array(&self, key: &str) -> Option<TextRange> {
+        self.members
+            .iter()
+            .find(|m| m.key == key && m.items.is_some())
+            .map(|m| m.value_range)
+    }
+
+    /// After [`Incremental::edit`] or [`Incremental::update`] returned
+    /// false: whether the state is as it was before the edits since the
+    /// last update, and so describes the text before them (it is then
+    /// usable again, for that text: a caller may keep it until the text
+    /// comes back, a broken entry repaired, say).
+    pub fn resume(&mut self) -> bool {
+        if !matches!(self.mode, Mode::Refused { resumable: true }) {
+            return false;
+        }
+        self.mode = Mode::Clean;
+        true
+    }
+
+    /// Whether an edit of `range` would be tracked: it lies within one entry
+    /// object, braces included, or inside the shortlist's brackets (where it
+    /// is tracked when it leaves whole items, see [`Incremental::shortlist_edit`]).
+    pub fn accepts(&self, range: TextRange) -> bool {
+        self.slot_holding(range).is_some()
+            || (!self.is_refused()
+                && self.shortlist.is_some()
+                && self
+                    .array("shortlist")
+                    .is_some_and(|s| s.start < range.start && range.end < s.end))
+    }
+
+    fn slot_holding(&self, range: TextRange) -> Option<usize> {
+        if self.is_refused() || range.end > self.len {
+            return None;
+        }
+        let held = slot_at(&self.slots, range.start).filter(|&i| {
+            let entry = extent(&self.slots, i);
+            // An insertion right before the `{` lands between two entries.
+            let before = range.is_empty() && range.start == entry.start;
+            self.slots[i].object && range.end <= entry.end && !before
+        });
+        match held {
+            // The entry after an unclosed one stays as it is (see `Slot::unclosed`).
+            Some(i) if i > 0 && self.slots[i - 1].unclosed.is_some() => None,
+            // An unclosed entry's text runs up to the next one's `{`.
+            None if range.is_empty() => {
+                let i = slot_at(&self.slots, range.start.checked_sub(1)?)?;
+                (self.slots[i].unclosed == Some(range.start)).then_some(i)
+            }
+            held => held,
+        }
+    }
+
+    /// Parses and checks again the entries edited since the last update,
+    /// reading each one's current text with `read`. False when an edited
+    /// entry is no longer one object that parses on its own without errors:
+    /// the state is then unusable, and the whole text must be analysed.
+    pub fn update(&mut self, mut read: impl FnMut(TextRange) -> String) -> bool {
+        let rejudge = match std::mem::replace(&mut self.mode, Mode::Clean) {
+            Mode::Refused { resumable } => {
+                self.mode = Mode::Refused { resumable };
+                return false;
+            }
+            Mode::Clean => false,
+            Mode::Entries { dirty, undo } => match self.check_edited(&dirty, undo, &mut read) {
+                Ok(rejudge) => rejudge,
+                Err(back) => return self.refuse(back),
+            },
+            Mode::Spliced(pending) => {
+                if !self.insert(pending, &mut read) {
+                    return self.refuse(Back::Lost);
+                }
+                !self.candidates.is_empty()
+            }
+            Mode::Envelope { keeps_shortlist } => {
+                if self.check_envelope(keeps_shortlist, &mut read).is_none() {
+                    return self.refuse(Back::Lost);
+                }
+                false
+            }
+            Mode::Shortlist(pending) => {
+                let taken = match self.splice_shortlist(pending, &mut read) {
+                    Ok(()) => true,
+                    // Not whole items checked alone: the envelope is checked again.
+                    Err(NotSpliced::NotItems) => self.check_envelope(false, &mut read).is_some(),
+                    Err(NotSpliced::EntryUnchecked) => false,
+                };
+                if !taken {
+                    return self.refuse(Back::Lost);
+                }
+                false
+            }
+        };
+        // Judged again, the candidates' diagnostics might rank past some left out.
+        if rejudge && self.omitted.count > 0 {
+            return self.refuse(Back::Lost);
+        }
+        // The whole text's parse stops counting syntax errors at a cap.
+        let syntax_errors: usize = self.slots.iter().map(|s| s.syntax_errors as usize).sum();
+        let broken = self.slots.iter().any(|s| s.broken);
+        if syntax_errors >= syntax::MAX_SYNTAX_ERRORS || (broken && !self.looks_like_report) {
+            return self.refuse(Back::Lost);
+        }
+        if rejudge {
+            self.rejudge();
+        }
+        true
+    }
+
+    /// How many diagnostics there are.
+    pub fn count(&self) -> usize {
+        self.outside.len()
+            + self.judged.len()
+            + self
+                .slots
+                .iter()
+                .map(|s| s.diagnostics.len())
+                .sum::<usize>()
+    }
+
+    /// Whether some diagnostic satisfies `test`, which must look only at
+    /// what renumbering leaves alone (code, severity, ranges, fixes' edits).
+    pub fn any(&self, test: impl Fn(&Diagnostic) -> bool) -> bool {
+        self.outside.iter().chain(&self.judged).any(&test)
+            || self.slots.iter().flat_map(|s| &s.diagnostics).any(&test)
+    }
+
+    /// All diagnostics, in the order of a full analysis. `read` gives the
+    /// current text of a range: entries whose index moved are rendered again.
+    pub fn diagnostics(&self, read: &dyn Fn(TextRange) -> String) -> Vec<Cow<'_, Diagnostic>> {
+        self.diagnostics_where(read, &|_| true, usize::MAX)
+    }
+
+    /// The first `limit` diagnostics, in the order of a full analysis, of
+    /// those that satisfy `want`, which must look only at what renumbering
+    /// leaves alone (code, severity, ranges). Only the entries with such a
+    /// diagnostic before the limit are rendered.
+    pub fn diagnostics_where(
+        &self,
+        read: &dyn Fn(TextRange) -> String,
+        want: &dyn Fn(&Diagnostic) -> bool,
+        limit: usize,
+    ) -> Vec<Cow<'_, Diagnostic>> {
+        let mut others: Vec<&Diagnostic> = self
+            .outside
+            .iter()
+            .chain(&self.judged)
+            .filter(|d| want(d))
+            .collect();
+        others.sort_by(|a, b| Diagnostic::order(a, b));
+        let mut others = others.into_iter().peekable();
+        let mut all: Vec<Cow<'_, Diagnostic>> = Vec::new();
+        for slot in &self.slots {
+            if all.len() >= limit {
+                break;
+            }
+            if !slot.diagnostics.iter().any(want) {
+                continue;
+            }
+            let rendered: Vec<Cow<'_, Diagnostic>> = match self.render(slot, read) {
+                None => slot.diagnostics.iter().map(Cow::Borrowed).collect(),
+                Some(owned) => owned.into_iter().map(Cow::Owned).collect(),
+            };
+            for diagnostic in rendered.into_iter().filter(|d| want(d)) {
+                while let Some(other) =
+                    others.next_if(|o| Diagnostic::order(o, &diagnostic).is_lt())
+                {
+                    all.push(Cow::Borrowed(other));
+                }
+                all.push(diagnostic);
+            }
+        }
+        all.extend(others.map(Cow::Borrowed));
+        all.truncate(limit);
+        all
+    }
+
+    /// The facts of each entry, in order.
+    pub fn entries(&self) -> impl ExactSizeIterator<Item = &EntryFacts> {
+        self.slots.iter().map(|s| &s.facts)
+    }
+
+    /// From the start of the first entry to the end of the last, if any.
+    pub fn entries_span(&self) -> Option<TextRange> {
+        let first = self.slots.first()?.facts.range;
+        let last = self.slots.last()?.facts.range;
+        Some(TextRange::new(first.start, last.end))
+    }
+
+    /// The shortlist it keeps, written out (see `Shortlist::canonical`):
+    /// for tests, which compare it with that of a full analysis.
+    #[doc(hidden)]
+    pub fn shortlist_state(&self) -> Option<String> {
+        self.shortlist.as_ref().map(Shortlist::canonical)
+    }
+
+    /// How many shortlist edits were taken item by item.
+    pub fn shortlist_splices(&self) -> usize {
+        self.shortlist_splices
+    }
+
+    pub(crate) fn shortlist(&self) -> Option<&Shortlist> {
+        self.shortlist.as_ref()
+    }
+
+    pub(crate) fn candidates(&self) -> &[Candidate] {
+        &self.candidates
+    }
+
+    pub(crate) fn members(&self) -> &[TopMember] {
+        &self.members
+    }
+
+    /// The entry object whose range holds `offset`, its braces and the
+    /// offset just past its closing brace included (where a hover still
+    /// belongs to it).
+    pub fn entry_around(&self, offset: usize) -> Option<&EntryFacts> {
+        let after = self
+            .slots
+            .partition_point(|s| s.facts.range.start <= offset);
+        let slot = &self.slots[after.checked_sub(1)?];
+        (slot.object && offset <= slot.facts.range.end).then_some(&slot.facts)
+    }
+}

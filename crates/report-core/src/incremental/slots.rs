@@ -1,0 +1,490 @@
+//! An entry's slot: its facts and diagnostics, how a full analysis's entry
+//! becomes one, an entry checked again from its text (an edit within one
+//! entry, and the undo of one), and its diagnostics rendered for a new
+//! index (from its `messages::Template`).
+
+use std::sync::OnceLock;
+
+use crate::analysis::syntax_diagnostic;
+use crate::diagnostic::{Code, Diagnostic, rank};
+use crate::entry_text::EntryText;
+use crate::syntax::{self, Value};
+use crate::text::{Shift, TextRange};
+use crate::validate::{self, EntryFacts, Shortlist, check_membership, classifier_judged};
+
+use super::messages::{PROBES, Template};
+use super::split::split_entries;
+use super::{Back, Incremental, Omitted};
+
+/// The one edit since the last update, within entry `slot`: moved by
+/// `shift`, the entry was `old`, the text `len` long.
+#[derive(Clone, Debug)]
+pub(super) struct Undo {
+    pub(super) slot: usize,
+    pub(super) shift: Shift,
+    pub(super) old: Slot,
+    pub(super) len: usize,
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct Slot {
+    pub(super) facts: EntryFacts,
+    /// Its syntax errors, its own checks' diagnostics and its membership
+    /// one, sorted, with messages that name the entry as `entries[rendered]`.
+    /// When entries are added or removed before it, `facts.index` moves and
+    /// these are rendered again on demand, from the template.
+    pub(super) diagnostics: Vec<Diagnostic>,
+    /// The index its diagnostics' texts were written with.
+    pub(super) rendered: usize,
+    /// Its diagnostics with the places where their texts write the entry's
+    /// index, made from the entry's text the first time they are rendered
+    /// for another index.
+    pub(super) template: OnceLock<Option<Template>>,
+    /// Whether the entry is an object: only edits inside objects are tracked.
+    pub(super) object: bool,
+    /// Whether a syntax error broke it: it then has no checks, no
+    /// membership, and makes the candidates naming its path unknowable.
+    pub(super) broken: bool,
+    /// When its `}` is missing before the next entry or the array's `]`,
+    /// which close it where its last value ends (see
+    /// [`EntryText::parse_unclosed`]): where its text then ends, the next
+    /// entry's start (that entry must stay whole, and is not edited while it
+    /// is so) or the `]`.
+    pub(super) unclosed: Option<usize>,
+    /// How many syntax errors it holds.
+    pub(super) syntax_errors: u32,
+    /// Its diagnostics the analysis left out, each ranking after every kept one.
+    pub(super) omitted: Omitted,
+}
+
+/// Whether the candidates are judged again after entry `old` became `new`.
+pub(super) fn judged_again(old: &Slot, new: &Slot) -> bool {
+    fn path(slot: &Slot) -> Option<&str> {
+        slot.facts.path.as_ref().map(|(p, _)| p.as_str())
+    }
+    // A judgement names the lifecycle the evidence came from.
+    path(old) != path(new)
+        || old.broken != new.broken
+        || old.facts.evidence != new.facts.evidence
+        || classifier_judged(&old.facts) != classifier_judged(&new.facts)
+}
+
+/// Parses and checks an entry's text on its own, in offsets of the whole
+/// text, with its membership when it is intact and there is a shortlist;
+/// unsorted. None unless it parses in place as one complete object (see
+/// [`EntryText`]): the whole text then parses with that object there,
+/// syntax errors and all, and the rest of the text as before.
+pub(super) fn check_alone(
+    text: String,
+    range: TextRange,
+    index: usize,
+    shortlist: Option<&Shortlist>,
+) -> Option<Slot> {
+    if text.len() != range.len() {
+        return None;
+    }
+    let entry = EntryText::parse(&text)?;
+    slot_of(&entry, range.start, index, shortlist)
+}
+
+/// The slot of an entry parsed in place, its text starting at `start` in
+/// the whole text.
+pub(super) fn slot_of(
+    entry: &EntryText,
+    start: usize,
+    index: usize,
+    shortlist: Option<&Shortlist>,
+) -> Option<Slot> {
+    let item = entry.item()?;
+    let (mut facts, mut diagnostics) = validate::check_entry_alone(entry.text(), item, index);
+    diagnostics.extend(entry.errors().iter().map(syntax_diagnostic));
+    let shift = Shift {
+        from: 0,
+        delta: start as isize - entry.offset() as isize,
+    };
+    facts.shift(shift);
+    for diagnostic in &mut diagnostics {
+        diagnostic.shift(shift);
+    }
+    let broken = item.is_broken();
+    if let Some(shortlist) = shortlist
+        && !broken
+    {
+        diagnostics.extend(check_membership(shortlist, &facts));
+    }
+    Some(Slot {
+        facts,
+        diagnostics,
+        rendered: index,
+        template: OnceLock::new(),
+        object: true,
+        broken,
+        unclosed: None,
+        syntax_errors: entry.errors().len() as u32,
+        omitted: Omitted::default(),
+    })
+}
+
+impl Slot {
+    /// Moves every offset it holds.
+    pub(super) fn shift(&mut self, shift: Shift) {
+        self.facts.shift(shift);
+        if let Some(end) = &mut self.unclosed {
+            *end = shift.offset(*end);
+        }
+        for diagnostic in &mut self.diagnostics {
+            diagnostic.shift(shift);
+        }
+        if let Some(Some(template)) = self.template.get_mut() {
+            for diagnostic in &mut template.diagnostics {
+                diagnostic.shift(shift);
+            }
+        }
+    }
+}
+
+/// The entries' facts as slots. Taken from the end and freed as it goes, so
+/// that two million entries are not held twice at once.
+pub(super) fn into_slots(entries: &mut Vec<EntryFacts>, mut items: Vec<Item>) -> Vec<Slot> {
+    const STEP: usize = 1 << 16;
+    let mut slots = Vec::with_capacity(entries.len());
+    while let Some(facts) = entries.pop() {
+        let Item {
+            object,
+            broken,
+            unclosed,
+            extent,
+        } = items.pop().expect("as many items as entries");
+        slots.push(Slot {
+            rendered: facts.index,
+            facts,
+            diagnostics: Vec::new(),
+            template: OnceLock::new(),
+            object,
+            broken,
+            unclosed: unclosed.then_some(extent.end),
+            syntax_errors: 0,
+            omitted: Omitted::default(),
+        });
+        if entries.len().is_multiple_of(STEP) {
+            entries.shrink_to_fit();
+        }
+    }
+    slots.reverse();
+    slots
+}
+
+/// How a full analysis' entry `node` (of `text`) is kept, given the item
+/// after it or (the last) the array's `]` at `bracket`.
+pub(super) fn item_of(
+    text: &str,
+    node: syntax::Node<'_>,
+    next: Option<syntax::Node<'_>>,
+    bracket: usize,
+) -> Item {
+    // An object whose braces the parser inferred is no text that parses
+    // alone: edits in it are not tracked.
+    let range = node.range();
+    let bytes = text.as_bytes();
+    let braced = bytes.get(range.start) == Some(&b'{')
+        && range.end > range.start + 1
+        && bytes.get(range.end - 1) == Some(&b'}');
+    let is_object = matches!(node.value(), Value::Object) && !node.is_incomplete();
+    let broken = is_object && node.is_broken();
+    // A broken one must also parse in place as it does here.
+    let object =
+        is_object && braced && (!broken || EntryText::parse(&text[range.as_range()]).is_some());
+    let reach = next.map_or(bracket, |next| next.range().start);
+    let bracketed = next.is_some() || text.as_bytes().get(bracket) == Some(&b']');
+    let unclosed = !object && broken && bracketed && range.end <= reach && {
+        let region = &text[range.start..reach];
+        let entry = match next {
+            Some(next) => EntryText::parse_unclosed(region, &text[next.range().as_range()]),
+            None => EntryText::parse_unclosed_last(region, &text[bracket + 1..]),
+        };
+        entry.is_some_and(|entry| entry.range().len() == range.len())
+    };
+    let extent = match unclosed {
+        true => TextRange::new(range.start, reach),
+        false => range,
+    };
+    Item {
+        object: object || unclosed,
+        broken: broken && (object || unclosed),
+        unclosed,
+        extent,
+    }
+}
+
+/// An item of the `entries` array as a full analysis found it.
+#[derive(Clone, Copy)]
+pub(super) struct Item {
+    /// An object whose text parses in place (see [`Slot::object`]).
+    pub(super) object: bool,
+    pub(super) broken: bool,
+    pub(super) unclosed: bool,
+    /// Its text: the object's range, up to the next item's for one unclosed.
+    pub(super) extent: TextRange,
+}
+
+/// The index of the item whose text holds `offset`.
+pub(super) fn slot_range_at(items: &[Item], offset: usize) -> Option<usize> {
+    let after = items.partition_point(|item| item.extent.start <= offset);
+    let i = after.checked_sub(1)?;
+    (offset < items[i].extent.end).then_some(i)
+}
+
+/// Codes of syntax errors, which a broken entry keeps as its only diagnostics.
+pub(super) fn is_syntax(code: Code) -> bool {
+    matches!(
+        code,
+        Code::SyntaxError | Code::DuplicateKey | Code::NestingTooDeep | Code::InvalidUtf8
+    )
+}
+
+/// The slot whose text holds `offset` (see [`extent`]).
+pub(super) fn slot_at(slots: &[Slot], offset: usize) -> Option<usize> {
+    let after = slots.partition_point(|s| s.facts.range.start <= offset);
+    let i = after.checked_sub(1)?;
+    (offset < extent(slots, i).end).then_some(i)
+}
+
+/// The text of slot `i`: its entry's range, and for one unclosed (see
+/// [`Slot::unclosed`]) up to the next entry's start or the array's `]`.
+pub(super) fn extent(slots: &[Slot], i: usize) -> TextRange {
+    let slot = &slots[i];
+    match slot.unclosed {
+        Some(end) => TextRange::new(slot.facts.range.start, end),
+        None => slot.facts.range,
+    }
+}
+
+impl Incremental {
+    /// Checks entry `i` again from its text (see [`check_alone`]): a whole
+    /// object, or one whose `}` is missing before the next entry (unless
+    /// that one was edited too, `next_edited`, and is not checked yet).
+    pub(super) fn check_slot(
+        &self,
+        i: usize,
+        next_edited: bool,
+        read: &mut impl FnMut(TextRange) -> String,
+    ) -> Option<Slot> {
+        let slot = &self.slots[i];
+        let shortlist = self.shortlist.as_ref();
+        if slot.unclosed.is_none() {
+            let range = slot.facts.range;
+            if let Some(fresh) = check_alone(read(range), range, i, shortlist) {
+                return Some(fresh);
+            }
+        }
+        let next = self.slots.get(i + 1);
+        let end = match next {
+            Some(n) if next_edited || !n.object || n.broken || n.syntax_errors > 0 => return None,
+            Some(n) => n.facts.range.start,
+            None => self.entries_array()?.end.checked_sub(1)?,
+        };
+        let region = TextRange::new(slot.facts.range.start, end);
+        let text = read(region);
+        if text.len() != region.len() {
+            return None;
+        }
+        // Closed again: one whole object (and the comma before the next).
+        if let Some(items) = split_entries(&text, false, next.is_some()) {
+            let [item] = &items[..] else { return None };
+            let range = TextRange::new(region.start + item.start, region.start + item.end);
+            return check_alone(text[item.clone()].to_string(), range, i, shortlist);
+        }
+        let entry = self.parse_unclosed(&text, i, read)?;
+        let mut fresh = slot_of(&entry, region.start, i, shortlist)?;
+        fresh.unclosed = Some(region.end);
+        Some(fresh)
+    }
+
+    /// Parses `region`, the text of entry `i` up to the next entry's start
+    /// or the `]` of the array, as an entry whose `}` is missing there.
+    pub(super) fn parse_unclosed(
+        &self,
+        region: &str,
+        i: usize,
+        read: &mut impl FnMut(TextRange) -> String,
+    ) -> Option<EntryText> {
+        if let Some(next) = self.slots.get(i + 1) {
+            return EntryText::parse_unclosed(region, &read(next.facts.range));
+        }
+        // What follows the `]` on its line, up to 256 bytes.
+        let bracket = self.slots[i].facts.range.start + region.len();
+        let read_to = (bracket + 257).min(self.len);
+        let text = read(TextRange::new(bracket, read_to));
+        let after = text.strip_prefix(']')?;
+        let whole_line = after.contains(['\n', '\r']) || read_to == self.len;
+        whole_line.then(|| EntryText::parse_unclosed_last(region, after))?
+    }
+
+    /// After an edit within one entry whose text no longer parses alone:
+    /// the state as it was before the edit, for the text before it (the
+    /// entries after it, and what lies outside the entries, moved back; the
+    /// entry as it was).
+    pub(super) fn put_back(&mut self, undo: Undo) {
+        let Undo {
+            slot,
+            shift,
+            old,
+            len,
+        } = undo;
+        let inverse = Shift {
+            from: shift.offset(shift.from),
+            delta: -shift.delta,
+        };
+        for s in &mut self.slots[slot + 1..] {
+            s.shift(inverse);
+        }
+        self.shift_outside(inverse, true);
+        self.slots[slot] = old;
+        self.len = len;
+    }
+
+    /// Checks the entries at `indices` again, from their text.
+    pub(super) fn recheck(
+        &mut self,
+        indices: &[usize],
+        read: &mut impl FnMut(TextRange) -> String,
+    ) -> Option<()> {
+        for &i in indices {
+            if !self.slots[i].object {
+                return None;
+            }
+            let mut fresh = self.check_slot(i, false, read)?;
+            fresh.diagnostics.sort_by(Diagnostic::order);
+            self.slots[i] = fresh;
+        }
+        Some(())
+    }
+
+    /// Checks again the entries edited since the last update (`dirty`,
+    /// ascending; `undo` puts back the one edit when it was alone): whether
+    /// the candidates are to be judged again, or what refusing leaves.
+    pub(super) fn check_edited(
+        &mut self,
+        dirty: &[usize],
+        undo: Option<Box<Undo>>,
+        read: &mut impl FnMut(TextRange) -> String,
+    ) -> Result<bool, Back> {
+        let mut rejudge = false;
+        for (k, &i) in dirty.iter().enumerate() {
+            let next_edited = dirty.get(k + 1) == Some(&(i + 1));
+            let Some(mut slot) = self.check_slot(i, next_edited, read) else {
+                return Err(Back::undo(undo));
+            };
+            slot.diagnostics.sort_by(Diagnostic::order);
+            // What refuses the edit below, found before anything changes:
+            // the state before the one edit can then be put back.
+            if undo.is_some() && self.refuses(&self.slots[i], &slot) {
+                return Err(Back::undo(undo));
+            }
+            let old = std::mem::replace(&mut self.slots[i], slot);
+            self.omitted.remove(old.omitted);
+            if self.omitted.count > 0 && !self.leave_out_past_the_kept(i) {
+                return Err(Back::Lost);
+            }
+            let new = &self.slots[i];
+            let path_changed =
+                old.facts.path.as_ref().map(|p| &p.0) != new.facts.path.as_ref().map(|p| &p.0);
+            rejudge |= judged_again(&old, new);
+            if path_changed {
+                let new_path = new.facts.path.as_ref().map(|(p, _)| p.clone());
+                let old_path = old.facts.path.map(|(p, _)| p);
+                self.move_path(i, old_path.clone(), new_path.clone());
+                for path in old_path.iter().chain(&new_path) {
+                    self.note_membership(path);
+                }
+            }
+        }
+        Ok(rejudge)
+    }
+
+    /// Whether the update refuses entry `old` checked again as `new`, the
+    /// only entry edited: the candidates judged again while diagnostics are
+    /// left out, syntax errors up to the parser's cap, or a broken entry in
+    /// a text that does not look like a report.
+    pub(super) fn refuses(&self, old: &Slot, new: &Slot) -> bool {
+        let others_left_out = self.omitted.count > old.omitted.count;
+        let syntax_errors: usize = self.slots.iter().map(|s| s.syntax_errors as usize).sum();
+        let syntax_errors = syntax_errors - old.syntax_errors as usize + new.syntax_errors as usize;
+        (others_left_out && judged_again(old, new))
+            || syntax_errors >= syntax::MAX_SYNTAX_ERRORS
+            || (new.broken && !self.looks_like_report)
+    }
+
+    /// Keeps the invariant of a capped analysis after entry `i` was checked
+    /// again while others' diagnostics are left out: its diagnostics that
+    /// rank past every kept one of the others are left out too. False when
+    /// too few are kept to publish from (a full analysis then fills them
+    /// in again) or too many (one to cap them again).
+    pub(super) fn leave_out_past_the_kept(&mut self, i: usize) -> bool {
+        let others = self
+            .slots
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| j != i)
+            .flat_map(|(_, s)| &s.diagnostics)
+            .chain(&self.outside)
+            .chain(&self.judged);
+        let (mut kept, mut worst) = (0, None::<&Diagnostic>);
+        for diagnostic in others {
+            kept += 1;
+            if worst.is_none_or(|w| rank(diagnostic, w).is_gt()) {
+                worst = Some(diagnostic);
+            }
+        }
+        if kept < self.keep / 2 || kept > self.keep.saturating_mul(2) {
+            return false;
+        }
+        let Some(worst) = worst.cloned() else {
+            return false;
+        };
+        let slot = &mut self.slots[i];
+        let mut left_out = Omitted::default();
+        slot.diagnostics.retain(|d| {
+            let keep = rank(d, &worst).is_lt();
+            if !keep {
+                left_out.add(Omitted::one(d));
+            }
+            keep
+        });
+        slot.omitted = left_out;
+        self.omitted.add(left_out);
+        true
+    }
+}
+
+impl Incremental {
+    /// A slot's diagnostics written for its current index, sorted; None
+    /// when those it holds are (its index did not move).
+    pub(super) fn render(
+        &self,
+        slot: &Slot,
+        read: &dyn Fn(TextRange) -> String,
+    ) -> Option<Vec<Diagnostic>> {
+        let index = slot.facts.index;
+        if index == slot.rendered {
+            return None;
+        }
+        let range = slot.facts.range;
+        let template = slot.template.get_or_init(|| {
+            let text = read(range);
+            let probe = |index| {
+                check_alone(text.clone(), range, index, self.shortlist.as_ref())
+                    .map(|s| s.diagnostics)
+            };
+            Template::new(probe(PROBES[0])?, probe(PROBES[1])?)
+        });
+        let mut diagnostics = match template {
+            Some(template) => template.render(index),
+            // Not found where the index is written: checked again for it.
+            None => check_alone(read(range), range, index, self.shortlist.as_ref())
+                .map_or_else(|| slot.diagnostics.clone(), |s| s.diagnostics),
+        };
+        diagnostics.sort_by(Diagnostic::order);
+        Some(diagnostics)
+    }
+}
