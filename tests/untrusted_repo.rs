@@ -15,7 +15,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime};
 
 use common::editor::Editor;
-use common::project::{Project, delete_entry, edit_entry, report, sha256};
+use common::project::{Project, delete_entry, edit_entry, report, sha256, tokens, with_raw_tokens};
 use serde_json::{Value, json};
 
 const FUTURE: &str = "2099-01-01T00:00:00Z";
@@ -69,19 +69,6 @@ enum Verdict {
     /// hover names the attribute; an unknown fact is no warning, so the
     /// CLI still reports no diagnostic at all.
     Filtered,
-}
-
-/// The o200k_base count of `text`.
-fn tokens(text: &str) -> u64 {
-    tiktoken_rs::o200k_base()
-        .unwrap()
-        .encode_ordinary(text)
-        .len() as u64
-}
-
-fn with_raw_tokens(mut entry: Value, raw: u64) -> Value {
-    entry["token_estimate"]["raw_tokens"] = json!(raw);
-    entry
 }
 
 /// A consistent repository: four committed files, and a report with a

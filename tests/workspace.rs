@@ -7,7 +7,7 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::project::{Project, delete_entry, edit_entry, report, sha256};
+use common::project::{Project, delete_entry, edit_entry, report, sha256, tokens, with_raw_tokens};
 use serde_json::{Value, json};
 
 const FUTURE: &str = "2099-01-01T00:00:00Z";
@@ -337,19 +337,6 @@ fn workspace_diagnostics_appear_in_every_format() {
         // A warning does not fail the check.
         assert_eq!(output.status.code(), Some(0), "{format}: {text}");
     }
-}
-
-/// The o200k_base count of `text`, in one call of the tokenizer.
-fn tokens(text: &str) -> u64 {
-    tiktoken_rs::o200k_base()
-        .unwrap()
-        .encode_ordinary(text)
-        .len() as u64
-}
-
-fn with_raw_tokens(mut entry: Value, raw: u64) -> Value {
-    entry["token_estimate"]["raw_tokens"] = json!(raw);
-    entry
 }
 
 const NOTES: &str = "# 会议记录\n\nRun `make install` 😀 then\nread the 漢字 guide.\nlast line\n";

@@ -6,7 +6,7 @@
 mod common;
 
 use common::editor::Editor;
-use common::project::{Project, delete_entry, edit_entry, report, sha256};
+use common::project::{Project, delete_entry, edit_entry, report, sha256, tokens};
 use serde_json::{Value, json};
 
 const FUTURE: &str = "2099-01-01T00:00:00Z";
@@ -541,14 +541,6 @@ fn a_pulling_client_is_told_to_pull_again_and_the_live_tier_shows_in_the_hints()
         "pushed to a pulling client"
     );
     editor.shutdown();
-}
-
-/// The o200k_base count of `text`, in one call of the tokenizer.
-fn tokens(text: &str) -> u64 {
-    tiktoken_rs::o200k_base()
-        .unwrap()
-        .encode_ordinary(text)
-        .len() as u64
 }
 
 #[test]

@@ -124,3 +124,17 @@ pub fn delete_entry(path: &str, served: &str, sha: &str) -> Value {
         "exact_edit": {"kind": "delete", "anchor": {"start_line": 1, "end_line": 1}, "lifecycle": lifecycle, "expected_sha256": sha},
     })
 }
+
+/// The o200k_base count of `text`, as the workspace checks recount it.
+pub fn tokens(text: &str) -> u64 {
+    tiktoken_rs::o200k_base()
+        .unwrap()
+        .encode_ordinary(text)
+        .len() as u64
+}
+
+/// `entry` with its `raw_tokens` set.
+pub fn with_raw_tokens(mut entry: Value, raw: u64) -> Value {
+    entry["token_estimate"]["raw_tokens"] = json!(raw);
+    entry
+}
