@@ -3,9 +3,9 @@
 
 use ropey::{Rope, RopeSlice};
 
-use report_core::host::{self, SourceText};
 pub use report_core::text::ByteEdit;
 use report_core::text::{Encoding, LineCol, PositionError, TextRange};
+use report_core::text::{SourceText, changed_range};
 
 /// What a change did to the text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,7 +64,7 @@ impl Document {
     /// a 40 MB text sent again costs no second rope. While out of sync the
     /// analysis' text is no base for an edit: the text is then a new one.
     fn replace_whole(&mut self, text: &str) -> Changed {
-        let edit = host::changed_range(&RopeText(self.rope.clone()), text);
+        let edit = changed_range(&RopeText(self.rope.clone()), text);
         if let Some(edit) = edit {
             let (start, end) = (
                 self.rope.byte_to_char(edit.range.start),

@@ -12,8 +12,8 @@
 
 use std::sync::Arc;
 
-use crate::host::SourceText;
 use crate::syntax::{self, Parse};
+use crate::text::SourceText;
 use crate::text::TextRange;
 
 /// The text without the cut spans, parsed.

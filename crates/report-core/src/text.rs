@@ -443,6 +443,168 @@ mod compose_tests {
     }
 }
 
+/// A document's text as the host reads it: its length, a piece, the whole.
+pub trait SourceText {
+    fn len(&self) -> usize;
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The text of `range`, which lies on character boundaries.
+    fn slice(&self, range: TextRange) -> String;
+
+    fn whole(&self) -> String;
+
+    /// The text's pieces in order, for comparing texts without copying them.
+    fn chunks(&self) -> Box<dyn Iterator<Item = &str> + '_>;
+
+    /// The pieces from the last to the first.
+    fn chunks_reversed(&self) -> Box<dyn Iterator<Item = &str> + '_>;
+
+    /// The byte at `offset`, which is inside the text.
+    fn byte(&self, offset: usize) -> u8;
+}
+
+/// The single edit that turns `old` into `new`: the bytes between their
+/// common prefix and common suffix, both on character boundaries; None when
+/// they are equal. Compares chunk by chunk, copying nothing.
+pub fn changed_range<A: SourceText + ?Sized, B: SourceText + ?Sized>(
+    old: &A,
+    new: &B,
+) -> Option<ByteEdit> {
+    let prefix = common_len(old.chunks(), new.chunks(), false);
+    if prefix == old.len() && prefix == new.len() {
+        return None;
+    }
+    let most = old.len().min(new.len()) - prefix;
+    let suffix = common_len(old.chunks_reversed(), new.chunks_reversed(), true).min(most);
+    // Back to character boundaries: a UTF-8 continuation byte is 0b10xxxxxx.
+    fn inside(text: &(impl SourceText + ?Sized), at: usize) -> bool {
+        at < text.len() && text.byte(at) & 0xC0 == 0x80
+    }
+    let mut start = prefix;
+    while inside(old, start) || inside(new, start) {
+        start -= 1;
+    }
+    let (mut old_end, mut new_end) = (old.len() - suffix, new.len() - suffix);
+    while inside(old, old_end) || inside(new, new_end) {
+        old_end += 1;
+        new_end += 1;
+    }
+    Some(ByteEdit {
+        range: TextRange::new(start, old_end),
+        new_len: new_end - start,
+    })
+}
+
+/// How many leading bytes two chunk streams share (or trailing bytes, for
+/// reversed streams with `from_end`).
+fn common_len<'a>(
+    mut a: impl Iterator<Item = &'a str>,
+    mut b: impl Iterator<Item = &'a str>,
+    from_end: bool,
+) -> usize {
+    let (mut x, mut y): (&[u8], &[u8]) = (&[], &[]);
+    let mut same = 0;
+    loop {
+        if x.is_empty() {
+            match a.next() {
+                Some(next) => x = next.as_bytes(),
+                None => return same,
+            }
+            continue;
+        }
+        if y.is_empty() {
+            match b.next() {
+                Some(next) => y = next.as_bytes(),
+                None => return same,
+            }
+            continue;
+        }
+        let n = x.len().min(y.len());
+        // The n bytes to compare: at the front, or at the back.
+        let (xs, ys, rest_x, rest_y) = match from_end {
+            false => (&x[..n], &y[..n], &x[n..], &y[n..]),
+            true => (
+                &x[x.len() - n..],
+                &y[y.len() - n..],
+                &x[..x.len() - n],
+                &y[..y.len() - n],
+            ),
+        };
+        let equal = match from_end {
+            false => xs.iter().zip(ys).take_while(|(p, q)| p == q).count(),
+            true => xs
+                .iter()
+                .rev()
+                .zip(ys.iter().rev())
+                .take_while(|(p, q)| p == q)
+                .count(),
+        };
+        same += equal;
+        if equal < n {
+            return same;
+        }
+        (x, y) = (rest_x, rest_y);
+    }
+}
+
+/// The text of a [`DocumentHost<String>`] (tests, the CLI): read as a `str`.
+impl SourceText for String {
+    fn len(&self) -> usize {
+        str::len(self)
+    }
+
+    fn slice(&self, range: TextRange) -> String {
+        self.as_str().slice(range)
+    }
+
+    fn whole(&self) -> String {
+        self.clone()
+    }
+
+    fn chunks(&self) -> Box<dyn Iterator<Item = &str> + '_> {
+        self.as_str().chunks()
+    }
+
+    fn chunks_reversed(&self) -> Box<dyn Iterator<Item = &str> + '_> {
+        self.as_str().chunks_reversed()
+    }
+
+    fn byte(&self, offset: usize) -> u8 {
+        self.as_bytes()[offset]
+    }
+}
+
+/// A text the caller holds only for a moment (a whole new text from the
+/// editor, compared with the kept one).
+impl SourceText for str {
+    fn len(&self) -> usize {
+        str::len(self)
+    }
+
+    fn slice(&self, range: TextRange) -> String {
+        self[range.as_range()].to_string()
+    }
+
+    fn whole(&self) -> String {
+        self.to_string()
+    }
+
+    fn chunks(&self) -> Box<dyn Iterator<Item = &str> + '_> {
+        Box::new(std::iter::once(self))
+    }
+
+    fn chunks_reversed(&self) -> Box<dyn Iterator<Item = &str> + '_> {
+        self.chunks()
+    }
+
+    fn byte(&self, offset: usize) -> u8 {
+        self.as_bytes()[offset]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -574,5 +736,19 @@ mod tests {
             index.offset("", LineCol { line: 0, col: 0 }, Encoding::Utf16),
             Ok(0)
         );
+    }
+
+    #[test]
+    fn the_changed_range_of_two_texts_lies_on_character_boundaries() {
+        let edit = |a: &str, b: &str| changed_range(&a.to_string(), &b.to_string());
+        assert_eq!(edit("same", "same"), None);
+        let e = edit("a路b", "a跑b").unwrap();
+        assert_eq!((e.range, e.new_len), (TextRange::new(1, 4), 3));
+        let e = edit("xx", "xyx").unwrap();
+        assert_eq!((e.range, e.new_len), (TextRange::new(1, 1), 1));
+        let e = edit("😀😀", "😀").unwrap();
+        assert_eq!((e.range, e.new_len), (TextRange::new(4, 8), 0));
+        let e = edit("", "{}").unwrap();
+        assert_eq!((e.range, e.new_len), (TextRange::new(0, 0), 2));
     }
 }
