@@ -1,12 +1,18 @@
 //! Syntax errors, and the limits of what the parser accepts and reports.
 //! How many errors are reported per container, and what that guarantees, is
-//! the recovery's (`super::recovery`).
+//! the recovery's (the `recovery` module).
 
 use crate::text::TextRange;
 
 /// Deepest nesting accepted. Nothing recurses over the tree's depth except
 /// `validate::same_json`, which this bounds; reports are a few levels deep.
 pub const MAX_NESTING_DEPTH: usize = 512;
+
+/// Syntax errors reported at most directly inside one array or object (or
+/// around the root), so that one break cannot cascade through its siblings.
+/// After that many, the parser goes on recovering inside that container as
+/// before, without saying so.
+pub const MAX_ERRORS_PER_CONTAINER: usize = 3;
 
 /// A reason the text is not one strict JSON value.
 #[derive(Clone, Debug, PartialEq, Eq)]

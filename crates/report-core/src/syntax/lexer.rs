@@ -93,7 +93,7 @@ static WORD_STOP: [bool; 256] = {
     table
 };
 
-/// The token source of the parser (`super::parser::Parser`): a thin adapter over `jsonc_parser::Scanner`.
+/// The token source of the parser (`Parser`, in the `parser` module): a thin adapter over `jsonc_parser::Scanner`.
 pub(super) struct Tokens<'a> {
     text: &'a str,
     bytes: &'a [u8],

@@ -2,7 +2,7 @@
 //! building the flat tree straight from the tokens. [`Expect`] is the
 //! grammar's state; each step takes a token in one state and names the next.
 //! What it does at an error that makes it guess (close a container early,
-//! take a string for a key, skip a value) is in `super::recovery`.
+//! take a string for a key, skip a value) is in the `recovery` module.
 
 use std::borrow::Cow;
 
@@ -10,9 +10,11 @@ use std::borrow::Cow;
 // hundred thousand; its seeds are random per process.
 use foldhash::{HashMap, HashMapExt};
 
-use super::error::{MAX_NESTING_DEPTH, MAX_SYNTAX_ERRORS, SyntaxError, SyntaxErrorKind, clamp};
+use super::error::{
+    MAX_ERRORS_PER_CONTAINER, MAX_NESTING_DEPTH, MAX_SYNTAX_ERRORS, SyntaxError, SyntaxErrorKind,
+    clamp,
+};
 use super::lexer::{Tok, Tokens};
-use super::recovery::MAX_ERRORS_PER_CONTAINER;
 use super::tree::{BROKEN, INCOMPLETE, KEY_BROKEN, Kind, NO_KEY, REPEATED_KEYS, Record};
 use crate::text::TextRange;
 

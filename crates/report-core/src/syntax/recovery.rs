@@ -33,11 +33,7 @@ use super::parser::{Again, Expect, Frame, NO_CHILD, Next, Parser, Quiet, Step};
 use super::tree::{BROKEN, INCOMPLETE, Kind};
 use crate::text::TextRange;
 
-/// Syntax errors reported at most directly inside one array or object (or
-/// around the root), so that one break cannot cascade through its siblings.
-/// After that many, the parser goes on recovering inside that container as
-/// before, without saying so.
-pub const MAX_ERRORS_PER_CONTAINER: usize = 3;
+pub use super::error::MAX_ERRORS_PER_CONTAINER;
 
 /// Whether a parse that lists `errors` syntax errors (`Parse::errors.len()`;
 /// repeated keys, which no limit holds back, may be among them) had none

@@ -2,7 +2,7 @@
 //! byte ranges into the text the tree owns, and [`Node`], the cheap handle
 //! the checks read it through (`member`, `lookup(pointer)`, `path_to(offset)`).
 //!
-//! Only the parser (`super::parser`, `super::recovery`) writes records; the
+//! Only the parser (the `parser` and `recovery` modules) writes records; the
 //! fields and flags are `pub(super)` for it and nothing else.
 
 // foldhash: keys are paths and member names of the report, hashed by the
