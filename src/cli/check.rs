@@ -10,6 +10,7 @@ use report_core::selection::looks_like_report;
 
 use super::targets::{Source, display_path, find_targets};
 use super::*;
+use crate::project::root::Resolution;
 
 /// Runs `check`, writing the report to `out` and failures to `err`; returns the exit code.
 pub fn run_check(
@@ -135,8 +136,11 @@ fn add_workspace_diagnostics(files: &mut [FileResult], options: &CheckOptions, s
     for file in files {
         let report = (file.path != stdin_name).then(|| Path::new(&file.path));
         let resolution = crate::project::root::resolve(&file.analysis, report, root, &[]);
-        let Some(root) = resolution.root() else {
-            continue;
+        let root = match &resolution {
+            Resolution::Found(root) => Some(root.as_path()),
+            // The checks say once that no root holds the report.
+            Resolution::NotFound => None,
+            Resolution::Away => continue,
         };
         let found = crate::project::check(&file.analysis, root, &mut cache);
         if !found.is_empty() {

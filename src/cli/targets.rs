@@ -86,10 +86,10 @@ pub(super) fn find_targets(
         {
             match item {
                 Ok(item) if item.file_type().is_some_and(|t| t.is_file()) => {
-                    if let Some(only_if_report) = candidate(item.path(), &globs) {
+                    if let Some(source) = candidate(item.path(), &globs) {
                         found.push(Target {
                             path: item.into_path(),
-                            source: Source::File { only_if_report },
+                            source,
                         });
                     }
                 }
@@ -99,9 +99,9 @@ pub(super) fn find_targets(
                         link_inside(item.path(), &root),
                         candidate(item.path(), &globs),
                     ) {
-                        (Ok(()), Some(only_if_report)) => found.push(Target {
+                        (Ok(()), Some(source)) => found.push(Target {
                             path: item.into_path(),
-                            source: Source::File { only_if_report },
+                            source,
                         }),
                         (Err(why), Some(_)) => {
                             notes.push(format!("{}: skipped: {why}", display_path(item.path())))
@@ -146,16 +146,20 @@ fn link_inside(link: &Path, root: &Path) -> Result<(), &'static str> {
     Ok(())
 }
 
-/// Whether a found file is a report by name (`Some(false)`), might be one by
-/// content (`Some(true)`: other JSON), or is not (None).
-fn candidate(path: &Path, globs: &ReportGlobs) -> Option<bool> {
+/// A found file as a target: a report by name, or one only if its content
+/// says so (other JSON); None for another file.
+fn candidate(path: &Path, globs: &ReportGlobs) -> Option<Source> {
     let slashed = path.to_string_lossy().replace('\\', "/");
     if globs.matches(&slashed) {
-        return Some(false);
+        return Some(Source::File {
+            only_if_report: false,
+        });
     }
     path.extension()
         .is_some_and(|e| e == "json")
-        .then_some(true)
+        .then_some(Source::File {
+            only_if_report: true,
+        })
 }
 
 /// The path as shown in every format: a name that is not UTF-8 keeps its

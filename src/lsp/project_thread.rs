@@ -20,7 +20,8 @@ use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use super::session::{Session, lock};
-use crate::project::{Cache, root};
+use crate::project::Cache;
+use crate::project::root::{self, Resolution};
 
 /// What a check found for one generation of a report.
 pub struct WorkspaceResult {
@@ -198,7 +199,7 @@ impl Worker {
         let resolution = root::resolve(&analysis, report.as_deref(), None, &folders);
         // In the editor a root that is not found is said by nothing on
         // screen: the report was opened away from its project.
-        let Some(Some(found)) = resolution.root() else {
+        let Resolution::Found(found) = &resolution else {
             return Some(WorkspaceResult {
                 uri: uri.clone(),
                 generation,
@@ -445,10 +446,8 @@ impl WorkspaceResults {
         self.documents.remove(uri);
     }
 
-    /// Takes a result in, moved to `generation` (the document's now): Some
-    /// (whether the diagnostics differ from those kept), or None when it
-    /// cannot be moved there and the caller asks for a new check.
-    pub fn accept(&mut self, result: WorkspaceResult, generation: u64) -> Option<bool> {
+    /// Takes a result in, moved to `generation` (the document's now).
+    pub fn accept(&mut self, result: WorkspaceResult, generation: u64) -> Accepted {
         let kept = self.documents.entry(result.uri.clone()).or_default();
         let mut diagnostics = result.diagnostics;
         let mut at = result.generation;
@@ -456,12 +455,14 @@ impl WorkspaceResults {
             if *base != at || at == generation {
                 continue;
             }
-            let Some(edits) = edits else { return None };
+            let Some(edits) = edits else {
+                return Accepted::Stale;
+            };
             shift_all(&mut diagnostics, edits);
             at = *next;
         }
         if at != generation {
-            return None;
+            return Accepted::Stale;
         }
         // What was published with this generation: the kept diagnostics if they were moved to it.
         let published: &[Diagnostic] = match &kept.current {
@@ -471,7 +472,10 @@ impl WorkspaceResults {
         let changed = published != diagnostics.as_slice();
         kept.log.clear();
         kept.current = Some((at, diagnostics, result.facts));
-        Some(changed)
+        match changed {
+            true => Accepted::Changed,
+            false => Accepted::Same,
+        }
     }
 
     /// The diagnostics to publish with `generation`, when they are of it.
@@ -481,6 +485,17 @@ impl WorkspaceResults {
             _ => &[],
         }
     }
+}
+
+/// What became of a workspace result taken in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Accepted {
+    /// Kept, with diagnostics other than those published.
+    Changed,
+    /// Kept, with the diagnostics published already.
+    Same,
+    /// It could not be moved to the current text: a new check is needed.
+    Stale,
 }
 
 /// Moves diagnostics through edits; one whose range an edit touched is

@@ -19,17 +19,6 @@ pub enum Resolution {
     Away,
 }
 
-impl Resolution {
-    /// The facts' root: Some(folder), Some(None) to say none was found, None for silence.
-    pub fn root(&self) -> Option<Option<&Path>> {
-        match self {
-            Resolution::Found(root) => Some(Some(root)),
-            Resolution::NotFound => Some(None),
-            Resolution::Away => None,
-        }
-    }
-}
-
 /// Resolves the root for the report at `report` (None for standard input).
 pub fn resolve(
     analysis: &Analysis,

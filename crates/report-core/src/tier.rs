@@ -15,6 +15,12 @@ pub enum Fact {
     Unknown,
 }
 
+impl From<bool> for Fact {
+    fn from(yes: bool) -> Fact {
+        if yes { Fact::Yes } else { Fact::No }
+    }
+}
+
 impl Fact {
     pub const ALL: [Fact; 3] = [Fact::Yes, Fact::No, Fact::Unknown];
 

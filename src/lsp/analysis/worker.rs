@@ -15,7 +15,7 @@ use super::publish::Target;
 use super::state::{DocState, Lookup};
 use crate::lsp::convert::{self, PositionCache};
 use crate::lsp::document::{ByteEdit, RopeText};
-use crate::lsp::project_thread::{WorkspaceResult, WorkspaceResults, WorkspaceThread};
+use crate::lsp::project_thread::{Accepted, WorkspaceResult, WorkspaceResults, WorkspaceThread};
 use crate::lsp::release_memory;
 use crate::lsp::session::{Session, Settings, lock};
 
@@ -205,17 +205,18 @@ impl Worker {
             return;
         };
         let facts = result.facts.clone();
-        let Some(changed) = self.workspace.accept(result, state.generation) else {
+        let accepted = self.workspace.accept(result, state.generation);
+        if accepted == Accepted::Stale {
             self.checks.check(&uri);
             return;
-        };
+        }
         // New facts may change the live tier in the inlay hints.
         if state.workspace.as_deref() != Some(&*facts) {
             self.session.refresh_inlay_hints();
         }
         state.workspace = Some(facts);
         // Publishing the same diagnostics again would only make the editor redraw.
-        if !changed {
+        if accepted == Accepted::Same {
             return;
         }
         // A client that pulls is told to pull again.

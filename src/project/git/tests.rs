@@ -1,6 +1,7 @@
 //! The in-process reader against real git, on throw-away repositories:
 //! each case reads as `git status` would, or is undecided with its reason.
 
+use report_core::tier::Fact;
 use std::path::Path;
 use std::process::Command;
 
@@ -66,7 +67,7 @@ fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
     dir
 }
 
-fn state(root: &Path, path: &str) -> (Option<bool>, Worktree) {
+fn state(root: &Path, path: &str) -> (Fact, Worktree) {
     let read = read(root, vec![path.to_string()], &mut GitCache::default())
         .unwrap_or_else(|why| panic!("{why}"));
     let found = &read.facts.paths[path];
@@ -93,33 +94,33 @@ fn tracked_clean_and_each_kind_of_change_read_as_git_status_says() {
         ("d.md", "d\n"),
     ]);
     let root = dir.path();
-    assert_eq!(state(root, "a.md"), (Some(true), Worktree::Clean));
+    assert_eq!(state(root, "a.md"), (Fact::Yes, Worktree::Clean));
     write(root, "a.md", "a, edited\n");
     assert_eq!(
         state(root, "a.md"),
-        (Some(true), changed("modified in the worktree"))
+        (Fact::Yes, changed("modified in the worktree"))
     );
     write(root, "b.md", "b, staged\n");
     git(root, &["add", "b.md"]);
     assert_eq!(
         state(root, "b.md"),
-        (Some(true), changed("modified in the index, not committed"))
+        (Fact::Yes, changed("modified in the index, not committed"))
     );
     std::fs::remove_file(root.join("c.md")).unwrap();
     assert_eq!(
         state(root, "c.md"),
-        (Some(true), changed("deleted in the worktree"))
+        (Fact::Yes, changed("deleted in the worktree"))
     );
     write(root, "new.md", "new\n");
-    assert_eq!(state(root, "new.md"), (Some(false), changed("untracked")));
+    assert_eq!(state(root, "new.md"), (Fact::No, changed("untracked")));
     git(root, &["add", "new.md"]);
     assert_eq!(
         state(root, "new.md"),
-        (Some(true), changed("added to the index, not committed"))
+        (Fact::Yes, changed("added to the index, not committed"))
     );
     assert_eq!(
         state(root, "gone.md"),
-        (Some(false), changed("not in the git index"))
+        (Fact::No, changed("not in the git index"))
     );
     #[cfg(unix)]
     {
@@ -129,7 +130,7 @@ fn tracked_clean_and_each_kind_of_change_read_as_git_status_says() {
         assert_eq!(
             state(root, "d.md"),
             (
-                Some(true),
+                Fact::Yes,
                 changed("its executable bit changed in the worktree")
             )
         );
@@ -137,7 +138,7 @@ fn tracked_clean_and_each_kind_of_change_read_as_git_status_says() {
     // Same content, new stat data: hashed, and clean.
     std::thread::sleep(std::time::Duration::from_millis(20));
     write(root, "a.md", "a\n");
-    assert_eq!(state(root, "a.md"), (Some(true), Worktree::Clean));
+    assert_eq!(state(root, "a.md"), (Fact::Yes, Worktree::Clean));
     // git agrees on every one of them.
     let status = git(root, &["status", "--porcelain"]);
     assert!(
@@ -155,14 +156,14 @@ fn a_root_below_the_top_reads_its_own_paths_and_a_folder_reads_everything_under_
         ("sub/.gitignore", "*.log\n"),
     ]);
     let root = dir.path().join("sub");
-    assert_eq!(state(&root, "plans/"), (Some(true), Worktree::Clean));
+    assert_eq!(state(&root, "plans/"), (Fact::Yes, Worktree::Clean));
     // Ignored files are not changes, as in `git status`.
     write(&root, "plans/x.log", "log\n");
-    assert_eq!(state(&root, "plans/"), (Some(true), Worktree::Clean));
+    assert_eq!(state(&root, "plans/"), (Fact::Yes, Worktree::Clean));
     write(&root, "plans/c.md", "c\n");
     assert_eq!(
         state(&root, "plans/"),
-        (Some(true), changed("plans/c.md: untracked"))
+        (Fact::Yes, changed("plans/c.md: untracked"))
     );
     std::fs::remove_file(root.join("plans/c.md")).unwrap();
     git(&root, &["rm", "-q", "--cached", "plans/b.md"]);
@@ -174,7 +175,7 @@ fn a_root_below_the_top_reads_its_own_paths_and_a_folder_reads_everything_under_
     );
     assert_eq!(
         state(&root, "empty/"),
-        (Some(false), changed("nothing under it is in the git index"))
+        (Fact::No, changed("nothing under it is in the git index"))
     );
 }
 
@@ -231,7 +232,7 @@ fn submodules_and_sparse_checkouts_are_undecided() {
     git(root, &["commit", "-q", "-m", "submodule"]);
     assert!(undecided(root, "mod/doc.md").contains("inside the submodule `mod`"));
     assert!(undecided(root, "mod").contains("a submodule"));
-    assert_eq!(state(root, "mod/doc.md").0, None);
+    assert_eq!(state(root, "mod/doc.md").0, Fact::Unknown);
     // Cone mode with a sparse index: `narrow/` is one entry of the index.
     git(
         root,
@@ -254,10 +255,10 @@ fn split_and_version_4_indexes_linked_worktrees_and_foreign_owners_read_correctl
     let root = dir.path();
     write(root, "b.md", "b, edited\n");
     let expect = |root: &Path| {
-        assert_eq!(state(root, "a.md"), (Some(true), Worktree::Clean));
+        assert_eq!(state(root, "a.md"), (Fact::Yes, Worktree::Clean));
         assert_eq!(
             state(root, "b.md"),
-            (Some(true), changed("modified in the worktree"))
+            (Fact::Yes, changed("modified in the worktree"))
         );
     };
     git(root, &["update-index", "--index-version", "4"]);
@@ -276,11 +277,11 @@ fn split_and_version_4_indexes_linked_worktrees_and_foreign_owners_read_correctl
     let at = linked.path().join("w");
     git(root, &["worktree", "add", "-q", at.to_str().unwrap()]);
     assert!(at.join(".git").is_file());
-    assert_eq!(state(&at, "b.md"), (Some(true), Worktree::Clean));
+    assert_eq!(state(&at, "b.md"), (Fact::Yes, Worktree::Clean));
     write(&at, "a.md", "a, edited there\n");
     assert_eq!(
         state(&at, "a.md"),
-        (Some(true), changed("modified in the worktree"))
+        (Fact::Yes, changed("modified in the worktree"))
     );
     // Owned by someone else (git itself would refuse: dubious ownership):
     // nothing is run, so it is read like any other.
@@ -431,7 +432,7 @@ fn a_folders_untracked_files_are_what_git_status_lists() {
     git(&root, &["add", "-A"]);
     git(&root, &["commit", "-q", "-m", "first"]);
     write(&root, "dir/x.log", "ignored\n");
-    assert_eq!(state(&root, "dir/"), (Some(true), Worktree::Clean));
+    assert_eq!(state(&root, "dir/"), (Fact::Yes, Worktree::Clean));
     write(&root, "dir/new.md", "new\n");
     assert_eq!(state(&root, "dir/").1, changed("dir/new.md: untracked"));
     assert!(git(&root, &["status", "--porcelain"]).contains("?? dir/new.md"));
@@ -453,7 +454,7 @@ fn a_symlinked_folder_on_the_way_is_a_deletion_as_in_git() {
     std::fs::rename(root.join("dir"), root.join("real")).unwrap();
     std::os::unix::fs::symlink("real", root.join("dir")).unwrap();
     let expected = changed("deleted in the worktree: `dir` on its way is a symlink");
-    assert_eq!(state(root, "dir/plan.md"), (Some(true), expected));
+    assert_eq!(state(root, "dir/plan.md"), (Fact::Yes, expected));
     assert!(git(root, &["status", "--porcelain"]).contains("D dir/plan.md"));
     let (_, folder) = state(root, "dir/");
     assert!(

@@ -5,6 +5,7 @@
 //! skip-worktree entry, or an index being rewritten is undecided, never
 //! clean.
 
+use report_core::tier::Fact;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -54,15 +55,18 @@ impl<'r> Examiner<'r> {
     }
 
     /// `path` as the report writes it (root-relative, `dir/` for a folder):
-    /// whether it is tracked (None: undecided too) and its worktree state.
-    pub fn examine(&mut self, path: &str) -> (Option<bool>, Worktree) {
+    /// whether it is tracked (unknown when undecided too) and its worktree state.
+    pub fn examine(&mut self, path: &str) -> (Fact, Worktree) {
         if let Some(why) = refusal(path) {
-            return (None, Worktree::Undecided(format!("not read: {why}")));
+            return (
+                Fact::Unknown,
+                Worktree::Undecided(format!("not read: {why}")),
+            );
         }
         let inside = path.trim_end_matches('/');
         let repo_path = format!("{}{inside}", self.repo.prefix);
         if let Some(why) = self.enclosing(&repo_path) {
-            return (None, Worktree::Undecided(why));
+            return (Fact::Unknown, Worktree::Undecided(why));
         }
         let (tracked, state) = if path.ends_with('/') {
             self.folder(&repo_path)
@@ -103,7 +107,7 @@ impl<'r> Examiner<'r> {
         None
     }
 
-    fn file(&mut self, repo_path: &str) -> (Option<bool>, Worktree) {
+    fn file(&mut self, repo_path: &str) -> (Fact, Worktree) {
         let index = &self.repo.index;
         let entries: Vec<&gix_index::Entry> = index
             .prefixed_entries(repo_path.into())
@@ -118,15 +122,15 @@ impl<'r> Examiner<'r> {
             } else {
                 "not in the git index"
             };
-            return (Some(false), Worktree::Changed(what.into()));
+            return (Fact::No, Worktree::Changed(what.into()));
         };
         if entries.len() > 1 || entry.stage() != Stage::Unconflicted {
             return (
-                Some(true),
+                Fact::Yes,
                 Worktree::Changed("unmerged: a conflict is not resolved".into()),
             );
         }
-        (Some(true), self.entry(repo_path, entry))
+        (Fact::Yes, self.entry(repo_path, entry))
     }
 
     /// One index entry against the worktree, then against HEAD.
@@ -222,7 +226,7 @@ impl<'r> Examiner<'r> {
     /// A folder: every entry under it, HEAD's files the index lost, and the
     /// worktree's untracked files (ignored ones left out, as `git status`
     /// does). The first change by path decides; else the first undecided.
-    fn folder(&mut self, repo_path: &str) -> (Option<bool>, Worktree) {
+    fn folder(&mut self, repo_path: &str) -> (Fact, Worktree) {
         let prefix = if repo_path.is_empty() {
             String::new()
         } else {
@@ -264,7 +268,7 @@ impl<'r> Examiner<'r> {
             .and_then(|head| Ok((head, self.untracked_under(repo_path)?)));
         let (head, untracked) = match listed {
             Ok(lists) => lists,
-            Err(why) => return (Some(!under.is_empty()), Worktree::Undecided(why)),
+            Err(why) => return (Fact::from(!under.is_empty()), Worktree::Undecided(why)),
         };
         for path in head {
             if !sparse
@@ -297,7 +301,7 @@ impl<'r> Examiner<'r> {
             }
             _ => Worktree::Clean,
         };
-        (Some(tracked), state)
+        (tracked.into(), state)
     }
 
     /// The id and mode HEAD's tree records for `repo_path`.

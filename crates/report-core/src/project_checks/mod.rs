@@ -11,6 +11,7 @@ mod conventions;
 mod preview;
 mod tokens;
 
+use crate::tier::Fact;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -19,7 +20,7 @@ use crate::syntax::Node;
 pub(crate) use checks::{LiveFacts, live_derivation};
 pub use checks::{check, root_outside_workspace};
 pub use conventions::{Convention, parse_conventions};
-pub use preview::hover;
+pub use preview::{hover, hover_at};
 pub use tokens::{TokenCounts, TokenSpan, span_text, token_span, token_spans};
 
 /// What the caller found at one project-relative path.
@@ -78,9 +79,9 @@ pub struct GitFacts {
 /// What git's data says about one path.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GitPath {
-    /// In the index (a folder: some file under it is); None when reading
-    /// cannot tell (inside a submodule: the worktree's reason says why).
-    pub tracked: Option<bool>,
+    /// In the index (a folder: some file under it is); unknown when
+    /// reading cannot tell (inside a submodule: the worktree's reason says why).
+    pub tracked: crate::tier::Fact,
     pub worktree: Worktree,
 }
 
@@ -105,7 +106,12 @@ pub struct Sourced {
 
 impl GitFacts {
     /// Records what git's data says about `path`.
-    pub fn insert(&mut self, path: &str, tracked: impl Into<Option<bool>>, worktree: Worktree) {
+    pub fn insert(
+        &mut self,
+        path: &str,
+        tracked: impl Into<crate::tier::Fact>,
+        worktree: Worktree,
+    ) {
         let tracked = tracked.into();
         self.paths
             .insert(path.to_string(), GitPath { tracked, worktree });
@@ -115,8 +121,13 @@ impl GitFacts {
     pub fn tracked(&self, path: &str) -> Sourced {
         match self.paths.get(path) {
             Some(GitPath {
-                tracked: Some(yes), ..
-            }) => sourced(*yes, "from the git index", "not in the git index"),
+                tracked: fact @ (Fact::Yes | Fact::No),
+                ..
+            }) => sourced(
+                *fact == Fact::Yes,
+                "from the git index",
+                "not in the git index",
+            ),
             Some(GitPath {
                 worktree: Worktree::Undecided(why),
                 ..
