@@ -42,6 +42,11 @@ impl Analysis {
         self.parse.root()
     }
 
+    /// The facts of the entry object at `range`.
+    pub fn entry_facts(&self, range: TextRange) -> Option<&EntryFacts> {
+        self.entries.iter().find(|e| e.range == range)
+    }
+
     /// Whether the report satisfies every invariant (no error-severity diagnostic).
     pub fn is_valid(&self) -> bool {
         let error = diagnostic::Severity::Error;
@@ -130,6 +135,21 @@ pub fn analyze_bytes_keeping(bytes: Vec<u8>, keep: Keep) -> Analysis {
         omitted: Omitted::default(),
         entries: Vec::new(),
         cross: None,
+    }
+}
+
+impl Analysis {
+    /// The analysis of no text: nothing parsed, nothing found.
+    pub fn empty() -> Analysis {
+        Analysis {
+            line_index: OnceLock::new(),
+            text: Arc::new(String::new()),
+            parse: Parse::default(),
+            diagnostics: Vec::new(),
+            omitted: Omitted::default(),
+            entries: Vec::new(),
+            cross: None,
+        }
     }
 }
 

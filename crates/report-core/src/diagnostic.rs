@@ -296,6 +296,15 @@ impl Omitted {
         self.at.iter().filter(|o| o.fixable).count()
     }
 
+    /// How many, and how many had a fix.
+    pub fn counted(&self) -> OmittedCount {
+        let clamp = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        OmittedCount {
+            count: clamp(self.len()),
+            fixable: clamp(self.fixable()),
+        }
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = &OmittedAt> {
         self.at.iter()
     }
@@ -314,6 +323,33 @@ impl Omitted {
 
     pub(crate) fn retain(&mut self, keep: impl FnMut(&OmittedAt) -> bool) {
         self.at.retain(keep);
+    }
+}
+
+/// How many diagnostics an analysis left out, and how many of them had a
+/// fix: what the per-entry analysis keeps of an [`Omitted`] (eight bytes an entry).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OmittedCount {
+    pub count: u32,
+    pub fixable: u32,
+}
+
+impl OmittedCount {
+    pub(crate) fn add(&mut self, other: OmittedCount) {
+        self.count += other.count;
+        self.fixable += other.fixable;
+    }
+
+    pub(crate) fn remove(&mut self, other: OmittedCount) {
+        self.count -= other.count;
+        self.fixable -= other.fixable;
+    }
+
+    pub(crate) fn one(diagnostic: &Diagnostic) -> OmittedCount {
+        OmittedCount {
+            count: 1,
+            fixable: u32::from(diagnostic.fix.is_some()),
+        }
     }
 }
 

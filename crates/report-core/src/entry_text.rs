@@ -20,7 +20,7 @@
 use std::sync::Arc;
 
 use crate::syntax::{self, Node, Parse, Value, recovery};
-use crate::text::TextRange;
+use crate::text::{Shift, TextRange};
 
 const BEFORE: &str = "{\"entries\":[";
 const AFTER: &str = "\n]}";
@@ -202,6 +202,21 @@ impl EntryText {
     /// Where the entry's text starts in [`EntryText::text`].
     pub fn offset(&self) -> usize {
         self.range.start
+    }
+
+    /// `offset` of the document, where the entry starts at `start`, in
+    /// [`EntryText::text`]; None before the entry.
+    pub fn from_document(&self, start: usize, offset: usize) -> Option<usize> {
+        Some(offset.checked_sub(start)? + self.offset())
+    }
+
+    /// What moves an offset of [`EntryText::text`] back to the document,
+    /// where the entry starts at `start`.
+    pub fn to_document(&self, start: usize) -> Shift {
+        Shift {
+            from: 0,
+            delta: start as isize - self.offset() as isize,
+        }
     }
 }
 

@@ -12,9 +12,10 @@
 
 use std::sync::Arc;
 
+use crate::incremental::Incremental;
 use crate::syntax::{self, Parse};
-use crate::text::SourceText;
-use crate::text::TextRange;
+use crate::text::{SourceText, TextRange};
+use crate::validate::TopMember;
 
 /// The text without the cut spans, parsed.
 pub struct EnvelopeText {
@@ -57,6 +58,46 @@ impl EnvelopeText {
         }
     }
 
+    /// The text a feature at `offset`, outside every entry of a report kept
+    /// per entry, reads: the entries and the shortlist's items (unless
+    /// `offset` is among them) cut out.
+    pub fn around(
+        text: &(impl SourceText + ?Sized),
+        incremental: &Incremental,
+        offset: usize,
+    ) -> EnvelopeText {
+        let mut cuts = Vec::new();
+        let entries: Vec<TextRange> = incremental.entries().map(|e| e.range).collect();
+        if let (Some(first), Some(last)) = (entries.first(), entries.last()) {
+            let all = TextRange::new(first.start, last.end);
+            if offset < all.start || all.end < offset {
+                cuts.push((all, ""));
+            } else {
+                // In a gap between entries: those on each side become `{}`.
+                let after = entries.partition_point(|e| e.end <= offset);
+                if after > 0 {
+                    cuts.push((TextRange::new(all.start, entries[after - 1].end), "{}"));
+                }
+                if after < entries.len() {
+                    cuts.push((TextRange::new(entries[after].start, all.end), "{}"));
+                }
+            }
+        }
+        let shortlist = TopMember::array(incremental.members(), "shortlist")
+            .map(|m| m.value_range)
+            .filter(|s| s.len() > 2);
+        if let Some(shortlist) = shortlist {
+            if !(shortlist.start <= offset && offset <= shortlist.end) {
+                cuts.push((TextRange::new(shortlist.start + 1, shortlist.end - 1), ""));
+            } else if let Some(list) = incremental.shortlist() {
+                let runs = shortlist_runs_around(text, list.item_ranges(), offset);
+                cuts.extend(runs.into_iter().map(|run| (run, "\"\"")));
+            }
+        }
+        cuts.sort_by_key(|(range, _)| range.start);
+        EnvelopeText::new(text, &cuts)
+    }
+
     /// The cut text's offset of the whole text's `offset`, which no cut holds.
     pub fn into_cut(&self, offset: usize) -> usize {
         let before: isize = self
@@ -97,6 +138,35 @@ impl EnvelopeText {
         };
         TextRange::new(start, end.max(start))
     }
+}
+
+/// The runs of shortlist items before and after the one at `offset` (or
+/// the gap it is in), each from a string item to a string item, so that only
+/// whole items lie in it. `items` are the items' path values in order; a
+/// string item's value is preceded by `[` or `,`, an object's path by `:`.
+fn shortlist_runs_around(
+    text: &(impl SourceText + ?Sized),
+    items: &[TextRange],
+    offset: usize,
+) -> Vec<TextRange> {
+    let is_item = |range: &TextRange| {
+        let before = (0..range.start)
+            .rev()
+            .map(|i| text.byte(i))
+            .find(|b| !b.is_ascii_whitespace());
+        !range.is_empty() && matches!(before, Some(b'[' | b','))
+    };
+    let run = |items: &[TextRange]| {
+        let first = items.iter().position(is_item)?;
+        let last = items.iter().rposition(is_item)?;
+        Some(TextRange::new(items[first].start, items[last].end))
+    };
+    let at = items.partition_point(|r| r.end < offset);
+    let after = items.get(at + 1..).unwrap_or_default();
+    [run(&items[..at]), run(after)]
+        .into_iter()
+        .flatten()
+        .collect()
 }
 
 #[cfg(test)]

@@ -4,9 +4,10 @@
 use crate::Analysis;
 use crate::docs;
 use crate::entry_text::EntryText;
+use crate::host::snapshot::Snapshot;
 use crate::schema::SafetyTier;
 use crate::syntax::{Member, Node, Value};
-use crate::text::{Shift, TextRange};
+use crate::text::TextRange;
 use crate::tier::Outcome;
 use crate::validate::{EntryFacts, TierCheck};
 
@@ -20,6 +21,37 @@ pub struct HoverInfo {
 /// The entry fields whose hover shows the derivation trace.
 const TIER_FIELDS: &[&str] = &["safety_tier", "op_type", "is_destructive", "is_reversible"];
 
+/// The hover at `offset` of a document. Inside an entry kept per entry it
+/// is worked out from that entry's text alone; outside the entries from a
+/// parse of the text without them (no checks needed, nothing kept).
+pub fn hover_at(document: Snapshot<'_>, offset: usize) -> Option<HoverInfo> {
+    // On the `entries` key: its meaning, then the token roll-up.
+    let index = document.index()?;
+    if let Some(entries) = index.member("entries")
+        && entries.key_range.touches(offset)
+    {
+        return Some(entries_hover(
+            entries.key_range,
+            index.entries.iter().copied(),
+        ));
+    }
+    let Some(incremental) = document.per_entry() else {
+        return hover(document.analysed.whole()?, offset);
+    };
+    if incremental.entry_around(offset).is_some() {
+        let at = document.entry_at(offset)?;
+        return hover_entry_text(at.facts, &at.entry, offset);
+    }
+    // Outside every entry object, so no entry's facts are needed.
+    let envelope = document.envelope(offset)?;
+    let info = hover_in_tree(envelope.parse.root()?, envelope.into_cut(offset), |_| None)?;
+    Some(HoverInfo {
+        range: envelope.back_range(info.range),
+        ..info
+    })
+}
+
+/// The hover at `offset` of a full analysis.
 pub fn hover(analysis: &Analysis, offset: usize) -> Option<HoverInfo> {
     let root = analysis.root()?;
     if let Some(entries) = root.member("entries")
@@ -76,14 +108,10 @@ pub fn hover_entry(
 /// describes, worked out from `entry`, that entry's text parsed in place.
 pub fn hover_entry_text(facts: &EntryFacts, entry: &EntryText, offset: usize) -> Option<HoverInfo> {
     let start = facts.range.start;
-    let inner = (offset.checked_sub(start)? + entry.offset()) as isize;
-    let info = hover_entry(entry.item()?, Some(facts), inner as usize)?;
-    let shift = Shift {
-        from: 0,
-        delta: start as isize - entry.offset() as isize,
-    };
+    let inner = entry.from_document(start, offset)?;
+    let info = hover_entry(entry.item()?, Some(facts), inner)?;
     Some(HoverInfo {
-        range: shift.range(info.range),
+        range: entry.to_document(start).range(info.range),
         ..info
     })
 }
@@ -135,7 +163,7 @@ fn value_hover(node: Node<'_>, offset: usize) -> Option<HoverInfo> {
 }
 
 fn entry_at<'a>(analysis: &'a Analysis, entry: Node<'_>) -> Option<&'a EntryFacts> {
-    analysis.entries.iter().find(|e| e.range == entry.range())
+    analysis.entry_facts(entry.range())
 }
 
 fn glossary_hover(name: &str, range: TextRange) -> Option<HoverInfo> {

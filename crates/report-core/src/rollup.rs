@@ -2,11 +2,25 @@
 //! per class and subtype and in total, and, where the v2 fields are
 //! present, the weighted savings per session against on demand.
 
+use crate::host::snapshot::Snapshot;
 use crate::schema::{CategoryClass, CategorySubtype, InjectionFrequency};
+use crate::text::TextRange;
 use crate::validate::EntryFacts;
 
 /// A class's raw tokens, and its subtypes' that have any.
 pub type ClassTotal = (CategoryClass, u64, Vec<(CategorySubtype, u64)>);
+
+/// Code lenses: the roll-up's title on the `entries` key of a report.
+pub fn code_lenses(document: Snapshot<'_>) -> Vec<(TextRange, String)> {
+    let Some(index) = document.index() else {
+        return Vec::new();
+    };
+    let Some(entries) = index.member("entries") else {
+        return Vec::new();
+    };
+    let title = rollup(index.entries.iter().copied()).title();
+    vec![(entries.key_range, title)]
+}
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Rollup {

@@ -38,6 +38,12 @@ impl TextRange {
         self.start <= offset && offset <= self.end
     }
 
+    /// True when the two ranges share an offset, an end included: a
+    /// diagnostic or link touching a cursor's empty range counts.
+    pub fn meets(self, other: TextRange) -> bool {
+        self.start <= other.end && other.start <= self.end
+    }
+
     pub fn as_range(self) -> Range<usize> {
         self.start..self.end
     }

@@ -5,6 +5,7 @@
 use super::ReportIndex;
 use crate::entry_text::EntryText;
 use crate::fix::TextEdit;
+use crate::host::snapshot::Snapshot;
 use crate::schema::{
     ANCHOR_FIELDS, CATEGORY_FIELDS, CategoryClass, CategorySubtype, ENTRY_FIELDS,
     ENTRY_OPTIONAL_FIELDS, ENVELOPE_FIELDS, EditKind, ExtractionTarget, InjectionFrequency,
@@ -41,6 +42,27 @@ pub struct CompletionItem {
     pub edit: TextEdit,
     pub snippet: bool,
     pub preselect: bool,
+}
+
+/// The completions at `offset` of a document, in half-typed text too: from
+/// the entry's text parsed in place inside an entry, from the envelope's
+/// outside them.
+pub fn completions_at(document: Snapshot<'_>, offset: usize) -> Vec<CompletionItem> {
+    let Some(index) = document.index() else {
+        return Vec::new();
+    };
+    let Some((items, at)) = document.at_tree(offset, |root, text, local| {
+        completions(root, text, local, &index)
+    }) else {
+        return Vec::new();
+    };
+    items
+        .into_iter()
+        .map(|mut item| {
+            item.edit.range = at.range(item.edit.range);
+            item
+        })
+        .collect()
 }
 
 /// The completions at `offset` of the tree `root` parses `text` into.

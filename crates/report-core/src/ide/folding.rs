@@ -1,5 +1,6 @@
 //! Folding and selection ranges for the JSON structure.
 
+use crate::host::snapshot::{Snapshot, TreeAt};
 use crate::syntax::Node;
 use crate::text::TextRange;
 
@@ -42,6 +43,51 @@ pub fn folding_ranges(text: &str, limit: usize) -> Vec<TextRange> {
     out.sort_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
     out.truncate(limit);
     out
+}
+
+/// For each offset of a document, the ranges a selection widens through,
+/// innermost first.
+pub fn selection_ranges_at(document: Snapshot<'_>, offsets: &[usize]) -> Vec<Vec<TextRange>> {
+    // The root value's range: the text without the white space around it.
+    let text = document.text;
+    let ws = |i: usize| text.byte(i).is_ascii_whitespace();
+    let start = (0..text.len()).find(|&i| !ws(i)).unwrap_or(0);
+    let end = (start..text.len())
+        .rev()
+        .find(|&i| !ws(i))
+        .map_or(start, |i| i + 1);
+    let whole = TextRange::new(start, end);
+    let entries = document.index().and_then(|i| {
+        let member = i.member("entries")?;
+        Some((
+            member.value_range,
+            TextRange::new(member.key_range.start, member.value_range.end),
+        ))
+    });
+    offsets
+        .iter()
+        .map(|&offset| {
+            let Some((ranges, at)) =
+                document.at_tree(offset, |root, _, local| selection_ranges(root, local))
+            else {
+                return Vec::new();
+            };
+            let mut ranges: Vec<TextRange> = ranges.into_iter().map(|r| at.range(r)).collect();
+            // Parsed in place, an entry's outer ranges are the stand-ins' around
+            // it: those of the report take their place.
+            if matches!(at, TreeAt::Entry(_)) {
+                let entry = document.per_entry().and_then(|i| i.entry_around(offset));
+                if let Some(entry) = entry {
+                    ranges.retain(|r| entry.range.start <= r.start && r.end <= entry.range.end);
+                }
+                if let Some((array, member)) = entries {
+                    ranges.extend([array, member]);
+                }
+                ranges.push(whole);
+            }
+            ranges
+        })
+        .collect()
 }
 
 /// From the innermost node at `offset` out to the whole document: each

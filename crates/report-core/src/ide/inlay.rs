@@ -4,6 +4,7 @@
 //! `raw_tokens`, its share of the total.
 
 use super::ReportIndex;
+use crate::host::snapshot::Snapshot;
 use crate::project_checks::{LiveFacts, WorkspaceFacts, live_derivation};
 use crate::syntax::Node;
 use crate::text::TextRange;
@@ -17,6 +18,47 @@ pub struct InlayHint {
     pub label: String,
     /// Longer words for the hint's tooltip.
     pub tooltip: String,
+}
+
+/// The hints of a document's entries that overlap `range`.
+pub fn inlay_hints_at(document: Snapshot<'_>, range: TextRange) -> Vec<InlayHint> {
+    document
+        .index()
+        .map(|i| inlay_hints(&i, range))
+        .unwrap_or_default()
+}
+
+/// The hints with the live tier where the workspace facts (gathered by the
+/// caller) make it differ from the recorded one; it takes the place of the
+/// derived-tier hint there.
+pub fn inlay_hints_live(
+    document: Snapshot<'_>,
+    range: TextRange,
+    workspace: Option<&WorkspaceFacts>,
+) -> Vec<InlayHint> {
+    let mut hints = inlay_hints_at(document, range);
+    let Some(workspace) = workspace.filter(|w| w.git.is_some()) else {
+        return hints;
+    };
+    let mut live = Vec::new();
+    document.each_entry_in(range, |entry, facts| {
+        let lifecycle = facts
+            .and_then(|f| f.tier.as_ref())
+            .is_some_and(|t| t.derivation.inputs.lifecycle.is_some());
+        if lifecycle
+            && let Some(facts) = facts
+            && let Some(hint) = live_hint(entry, facts, workspace)
+        {
+            live.push(hint);
+        }
+    });
+    if live.is_empty() {
+        return hints;
+    }
+    hints.retain(|h| !(h.label.starts_with('→') && live.iter().any(|l| l.offset == h.offset)));
+    hints.extend(live);
+    hints.sort_by_key(|h| h.offset);
+    hints
 }
 
 /// The hints of the entries that overlap `range`.

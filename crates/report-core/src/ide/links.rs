@@ -6,6 +6,7 @@
 //! out: nothing here touches the file system.
 
 use super::ReportIndex;
+use crate::host::snapshot::Snapshot;
 use crate::text::TextRange;
 use crate::validate::{EntryFacts, names_project_file, parse_canonical_ref};
 
@@ -61,6 +62,66 @@ fn push(out: &mut Vec<FileRef>, range: TextRange, path: String, lines: Option<(u
     if names_project_file(&path) {
         out.push(FileRef { range, path, lines });
     }
+}
+
+/// The string values overlapping `range` that name a project file, in
+/// document order: what `documentLink` shows and definition opens. From
+/// the facts the checks recorded: nothing is parsed.
+pub fn file_refs(document: Snapshot<'_>, range: TextRange) -> Vec<FileRef> {
+    let Some(index) = document.index() else {
+        return Vec::new();
+    };
+    let read = |range: TextRange| document.read(range);
+    let mut refs = Vec::new();
+    let first = index.entries.partition_point(|e| e.range.end < range.start);
+    for facts in index.entries[first..]
+        .iter()
+        .take_while(|e| e.range.start <= range.end)
+    {
+        entry_refs(facts, &read, &mut refs);
+    }
+    outside_entries(&index, &read, range, &mut refs);
+    refs.retain(|r| r.range.meets(range));
+    refs.sort_by_key(|r| r.range.start);
+    refs
+}
+
+/// At most `limit` of the whole text's file references, in document
+/// order: the entries' first, then, if there is room, the shortlist's
+/// and the candidates'; and whether some were left out. A 50,000-entry
+/// report names some 110,000 files: links for all of them make a 22 MB
+/// answer after every change.
+pub fn file_refs_up_to(document: Snapshot<'_>, limit: usize) -> (Vec<FileRef>, bool) {
+    let Some(index) = document.index() else {
+        return (Vec::new(), false);
+    };
+    let read = |range: TextRange| document.read(range);
+    let mut refs = Vec::new();
+    for facts in index.entries.iter() {
+        let from = refs.len();
+        entry_refs(facts, &read, &mut refs);
+        refs[from..].sort_by_key(|r| r.range.start);
+        if refs.len() > limit {
+            refs.truncate(limit);
+            return (refs, true);
+        }
+    }
+    let mut outside = Vec::new();
+    let whole = TextRange::new(0, document.text.len());
+    outside_entries(&index, &read, whole, &mut outside);
+    outside.sort_by_key(|r| r.range.start);
+    let room = limit - refs.len();
+    let more = outside.len() > room;
+    refs.extend(outside.into_iter().take(room));
+    refs.sort_by_key(|r| r.range.start);
+    (refs, more)
+}
+
+/// The file the string value at `offset` names, if it names one.
+pub fn file_ref_at(document: Snapshot<'_>, offset: usize) -> Option<FileRef> {
+    file_refs(document, TextRange::empty(offset))
+        .into_iter()
+        .find(|r| r.range.touches(offset))
 }
 
 /// Up to this many shortlist items are read from the text; more are taken

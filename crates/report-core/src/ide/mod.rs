@@ -10,6 +10,7 @@ pub mod folding;
 pub mod inlay;
 pub mod links;
 pub mod navigation;
+pub mod quick_fixes;
 pub mod symbols;
 
 use crate::validate::{Candidate, EntryFacts, Shortlist, TopMember};

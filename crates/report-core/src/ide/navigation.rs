@@ -4,6 +4,7 @@
 
 use super::ReportIndex;
 use crate::fix::{TextEdit, json_string};
+use crate::host::snapshot::Snapshot;
 use crate::text::TextRange;
 use crate::validate::relative_path_problem;
 
@@ -21,6 +22,50 @@ pub enum Role {
     Shortlist,
     Entry,
     Candidate,
+}
+
+/// Where the path under the cursor of a document is defined.
+pub fn definition_at(document: Snapshot<'_>, offset: usize) -> Vec<TextRange> {
+    with_path_at(document, offset, definition).unwrap_or_default()
+}
+
+/// Where the path under the cursor of a document is named.
+pub fn references_at(document: Snapshot<'_>, offset: usize, declaration: bool) -> Vec<TextRange> {
+    with_path_at(document, offset, |index, at| {
+        references(index, at, declaration)
+    })
+    .unwrap_or_default()
+}
+
+/// The range a rename of the path under the cursor changes, and the path.
+pub fn prepare_rename_at(document: Snapshot<'_>, offset: usize) -> Option<(TextRange, String)> {
+    with_path_at(document, offset, |_, at| {
+        (prepare_rename(at), at.path.clone())
+    })
+}
+
+/// The edits that rename the path under the cursor of a document everywhere.
+pub fn rename_at(
+    document: Snapshot<'_>,
+    offset: usize,
+    new_path: &str,
+) -> Result<Vec<TextEdit>, String> {
+    if !document.is_report() {
+        return Err("this document is not a report".into());
+    }
+    with_path_at(document, offset, |index, at| rename(index, at, new_path))
+        .unwrap_or_else(|| Err("there is no path here to rename".into()))
+}
+
+/// Runs `f` on the report's index and the path under the cursor, if both are there.
+fn with_path_at<R>(
+    document: Snapshot<'_>,
+    offset: usize,
+    f: impl FnOnce(&ReportIndex<'_>, &PathAt) -> R,
+) -> Option<R> {
+    let index = document.index()?;
+    let at = path_at(&index, &|range| document.read(range), offset)?;
+    Some(f(&index, &at))
 }
 
 /// The path value whose string holds `offset`, if any.

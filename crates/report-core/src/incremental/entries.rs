@@ -16,6 +16,7 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::text::{Shift, TextRange};
+use crate::validate::TopMember;
 
 use super::Incremental;
 use super::slots::check_alone;
@@ -131,11 +132,7 @@ impl Incremental {
             }
         }
         let count = self.slots.len();
-        if let Some(member) = self
-            .members
-            .iter_mut()
-            .find(|m| m.key == "entries" && m.items.is_some())
-        {
+        if let Some(member) = TopMember::array_mut(&mut self.members, "entries") {
             member.items = Some(count);
         }
         // The entries by path: those removed go, those after move, the new come.

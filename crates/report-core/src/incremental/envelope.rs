@@ -12,14 +12,14 @@ use crate::syntax;
 use crate::text::{Shift, TextRange};
 use crate::validate::{self, Shortlist};
 
-use super::Incremental;
 use super::membership::{is_judgement, missing_paths};
+use super::{Incremental, Mode};
 
 impl Incremental {
-    /// An edit in the envelope: before or after the `entries` array, its
+    /// An edit in the envelope, before or after the `entries` array, its
     /// brackets left alone. The envelope is checked again at the update, the
     /// entries not (see [`Incremental::check_envelope`]).
-    pub(super) fn envelope_edit(&mut self, range: TextRange, shift: Shift) -> Option<bool> {
+    pub(super) fn envelope_edit(&mut self, range: TextRange, shift: Shift) -> Option<Mode> {
         if self.slots.iter().any(|s| s.broken) {
             return None;
         }
@@ -40,7 +40,7 @@ impl Incremental {
             }
         }
         self.shift_outside(shift, true);
-        Some(keeps_shortlist)
+        Some(Mode::Envelope { keeps_shortlist })
     }
 
     /// Checks the envelope again after an edit in it: the text without the

@@ -56,7 +56,7 @@ use std::borrow::Cow;
 use foldhash::HashSet;
 
 use crate::Analysis;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, OmittedCount};
 use crate::entry_text::{self, EntryText};
 use crate::selection::looks_like_report;
 use crate::syntax;
@@ -99,7 +99,7 @@ pub struct Incremental {
     /// How many diagnostics the full analysis kept at most, and how many it
     /// left out (all in entries; see [`Incremental::omitted`]).
     keep: usize,
-    omitted: Omitted,
+    omitted: OmittedCount,
 }
 
 /// What the edits since the last [`Incremental::update`] wait for. One
@@ -150,32 +150,6 @@ impl Back {
     /// What an update's refusal of edits within entries leaves.
     fn undo(undo: Option<Box<Undo>>) -> Back {
         undo.map_or(Back::Lost, Back::Undo)
-    }
-}
-
-/// How many diagnostics left out, and how many of them had a fix.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Omitted {
-    pub count: u32,
-    pub fixable: u32,
-}
-
-impl Omitted {
-    fn add(&mut self, other: Omitted) {
-        self.count += other.count;
-        self.fixable += other.fixable;
-    }
-
-    fn remove(&mut self, other: Omitted) {
-        self.count -= other.count;
-        self.fixable -= other.fixable;
-    }
-
-    fn one(diagnostic: &Diagnostic) -> Omitted {
-        Omitted {
-            count: 1,
-            fixable: u32::from(diagnostic.fix.is_some()),
-        }
     }
 }
 
@@ -255,10 +229,10 @@ impl Incremental {
         drop(entries);
         // Room for entries added later: growing the vector copies every slot.
         slots.reserve(slots.len() / 8 + 16);
-        let mut omitted = Omitted::default();
+        let mut omitted = OmittedCount::default();
         for o in left_out.iter() {
             let i = slot_at(&slots, o.start as usize).expect("checked above");
-            let one = Omitted {
+            let one = OmittedCount {
                 count: 1,
                 fixable: u32::from(o.fixable),
             };
@@ -299,7 +273,7 @@ impl Incremental {
 
     /// How many diagnostics are left out of [`Incremental::diagnostics`]
     /// (each ranks after every one in it), and how many of them have a fix.
-    pub fn omitted(&self) -> Omitted {
+    pub fn omitted(&self) -> OmittedCount {
         self.omitted
     }
 
@@ -416,8 +390,7 @@ impl Incremental {
         if let Some(pending) = self.shortlist_edit(range, shift) {
             return Some(Mode::Shortlist(pending));
         }
-        let keeps_shortlist = self.envelope_edit(range, shift)?;
-        Some(Mode::Envelope { keeps_shortlist })
+        self.envelope_edit(range, shift)
     }
 
     /// Refuses the edits since the last update, leaving the state as `back`
@@ -465,10 +438,7 @@ impl Incremental {
 
     /// The range of the report's member `key`, when it is an array.
     fn array(&self, key: &str) -> Option<TextRange> {
-        self.members
-            .iter()
-            .find(|m| m.key == key && m.items.is_some())
-            .map(|m| m.value_range)
+        TopMember::array(&self.members, key).map(|m| m.value_range)
     }
 
     /// After [`Incremental::edit`] or [`Incremental::update`] returned

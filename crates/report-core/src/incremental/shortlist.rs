@@ -19,7 +19,7 @@
 use crate::diagnostic::{Diagnostic, Keep};
 use crate::fix::separator_after_bracket;
 use crate::text::{Shift, TextRange};
-use crate::validate::{ShortlistItem, check_item_alone};
+use crate::validate::{ShortlistItem, TopMember, check_item_alone};
 
 use super::Incremental;
 use super::split::split_items;
@@ -195,11 +195,7 @@ impl Incremental {
         let shortlist = self.shortlist.as_mut().expect("checked above");
         let changed = shortlist.splice(at, removed, items, shift, separator);
         let total = shortlist.spans().len();
-        if let Some(member) = self
-            .members
-            .iter_mut()
-            .find(|m| m.key == "shortlist" && m.items.is_some())
-        {
+        if let Some(member) = TopMember::array_mut(&mut self.members, "shortlist") {
             member.items = Some(total);
         }
         for path in &changed {

@@ -6,7 +6,7 @@
 use std::sync::OnceLock;
 
 use crate::analysis::syntax_diagnostic;
-use crate::diagnostic::{Code, Diagnostic, rank};
+use crate::diagnostic::{Code, Diagnostic, OmittedCount, rank};
 use crate::entry_text::EntryText;
 use crate::syntax::{self, Value};
 use crate::text::{Shift, TextRange};
@@ -14,7 +14,7 @@ use crate::validate::{self, EntryFacts, Shortlist, check_membership, classifier_
 
 use super::messages::{PROBES, Template};
 use super::split::split_entries;
-use super::{Back, Incremental, Omitted};
+use super::{Back, Incremental};
 
 /// The one edit since the last update, within entry `slot`: moved by
 /// `shift`, the entry was `old`, the text `len` long.
@@ -54,7 +54,7 @@ pub(super) struct Slot {
     /// How many syntax errors it holds.
     pub(super) syntax_errors: u32,
     /// Its diagnostics the analysis left out, each ranking after every kept one.
-    pub(super) omitted: Omitted,
+    pub(super) omitted: OmittedCount,
 }
 
 /// Whether the candidates are judged again after entry `old` became `new`.
@@ -98,10 +98,7 @@ pub(super) fn slot_of(
     let item = entry.item()?;
     let (mut facts, mut diagnostics) = validate::check_entry_alone(entry.text(), item, index);
     diagnostics.extend(entry.errors().iter().map(syntax_diagnostic));
-    let shift = Shift {
-        from: 0,
-        delta: start as isize - entry.offset() as isize,
-    };
+    let shift = entry.to_document(start);
     facts.shift(shift);
     for diagnostic in &mut diagnostics {
         diagnostic.shift(shift);
@@ -121,7 +118,7 @@ pub(super) fn slot_of(
         broken,
         unclosed: None,
         syntax_errors: entry.errors().len() as u32,
-        omitted: Omitted::default(),
+        omitted: OmittedCount::default(),
     })
 }
 
@@ -164,7 +161,7 @@ pub(super) fn into_slots(entries: &mut Vec<EntryFacts>, mut items: Vec<Item>) ->
             broken,
             unclosed: unclosed.then_some(extent.end),
             syntax_errors: 0,
-            omitted: Omitted::default(),
+            omitted: OmittedCount::default(),
         });
         if entries.len().is_multiple_of(STEP) {
             entries.shrink_to_fit();
@@ -443,11 +440,11 @@ impl Incremental {
             return false;
         };
         let slot = &mut self.slots[i];
-        let mut left_out = Omitted::default();
+        let mut left_out = OmittedCount::default();
         slot.diagnostics.retain(|d| {
             let keep = rank(d, &worst).is_lt();
             if !keep {
-                left_out.add(Omitted::one(d));
+                left_out.add(OmittedCount::one(d));
             }
             keep
         });

@@ -6,6 +6,7 @@ use std::fmt::Write;
 
 use super::checks::{anchor_of, live_derivation, percent, recount};
 use super::{FileKind, WorkspaceFacts, anchored_lines};
+use crate::host::snapshot::Snapshot;
 use crate::hover::HoverInfo;
 use crate::syntax::Node;
 use crate::tier::Outcome;
@@ -13,6 +14,29 @@ use crate::validate::EntryFacts;
 
 /// Lines of a preview shown at most; a longer span is cut with a note.
 const MAX_PREVIEW_LINES: usize = 40;
+
+/// The workspace hover at `offset` of a document, None outside an entry's
+/// `exact_edit`: inside an entry kept per entry, from that entry's text
+/// alone.
+pub fn hover_at(
+    document: Snapshot<'_>,
+    offset: usize,
+    facts: &WorkspaceFacts,
+) -> Option<HoverInfo> {
+    if let Some(analysis) = document.analysed.whole() {
+        let path = analysis.root()?.path_to(offset);
+        let (_, entry) = path
+            .get(2)
+            .filter(|_| matches!(path.get(1), Some((Some(m), _)) if m.key == "entries"))?;
+        return hover(*entry, analysis.entry_facts(entry.range()), facts, offset);
+    }
+    let at = document.entry_at(offset)?;
+    let info = hover(at.entry.item()?, Some(at.facts), facts, at.local(offset)?)?;
+    Some(HoverInfo {
+        range: at.back().range(info.range),
+        ..info
+    })
+}
 
 /// The workspace hover at `offset` inside `entry` (a node of a tree holding
 /// the entry), or None when the offset is not in its `exact_edit`.

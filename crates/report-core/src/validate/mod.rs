@@ -273,6 +273,18 @@ pub struct TopMember {
 }
 
 impl TopMember {
+    /// The member `key` of `members` when its value is an array.
+    pub fn array<'m>(members: &'m [TopMember], key: &str) -> Option<&'m TopMember> {
+        members.iter().find(|m| m.key == key && m.items.is_some())
+    }
+
+    /// The same, to change.
+    pub fn array_mut<'m>(members: &'m mut [TopMember], key: &str) -> Option<&'m mut TopMember> {
+        members
+            .iter_mut()
+            .find(|m| m.key == key && m.items.is_some())
+    }
+
     pub fn shift(&mut self, shift: Shift) {
         self.key_range = shift.range(self.key_range);
         self.value_range = shift.range(self.value_range);

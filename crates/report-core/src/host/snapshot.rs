@@ -1,0 +1,247 @@
+//! One version of a document as the features read it: its text and how it
+//! is analysed. Every feature of `DocumentHost` is a function of a
+//! [`Snapshot`] (in `ide/`, `hover`, `project_checks`), so a feature needs
+//! nothing of how the host keeps its analysis up to date.
+//!
+//! The helpers here are the three ways a feature reaches a tree: the entry
+//! around an offset parsed in place ([`Snapshot::entry_at`]), each entry in
+//! a range ([`Snapshot::each_entry_in`]), or whichever tree holds an offset
+//! ([`Snapshot::at_tree`]).
+
+use std::borrow::Cow;
+
+use super::analysed::Analysed;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::entry_text::EntryText;
+use crate::envelope_text::EnvelopeText;
+use crate::ide::ReportIndex;
+use crate::incremental::Incremental;
+use crate::syntax::Node;
+use crate::text::{Shift, SourceText, TextRange};
+use crate::validate::EntryFacts;
+
+/// A document's text and its analysis, as one version.
+#[derive(Clone, Copy)]
+pub struct Snapshot<'a> {
+    pub(crate) text: &'a dyn SourceText,
+    pub(crate) analysed: &'a Analysed,
+}
+
+/// The entry object around an offset, parsed in place from its text.
+pub(crate) struct EntryAt<'a> {
+    pub facts: &'a EntryFacts,
+    pub entry: EntryText,
+}
+
+impl EntryAt<'_> {
+    /// The document's `offset` in the entry's parsed text.
+    pub fn local(&self, offset: usize) -> Option<usize> {
+        self.entry.from_document(self.facts.range.start, offset)
+    }
+
+    /// What moves the parsed text's offsets back to the document.
+    pub fn back(&self) -> Shift {
+        self.entry.to_document(self.facts.range.start)
+    }
+}
+
+/// The diagnostics to publish under a cap: errors first, then document order.
+#[derive(Debug)]
+pub struct Published<'h> {
+    /// In document order.
+    pub diagnostics: Vec<Cow<'h, Diagnostic>>,
+    /// How many were left out, when any were: the caller words the
+    /// `too-many-diagnostics` summary, naming its own setting of the cap.
+    pub left_out: Option<LeftOut>,
+}
+
+/// The diagnostics a capped publication left out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LeftOut {
+    /// Those not published.
+    pub count: usize,
+    /// The problems in all, those published and those left out.
+    pub total: usize,
+}
+
+impl<'a> Snapshot<'a> {
+    pub(crate) fn read(&self, range: TextRange) -> String {
+        self.text.slice(range)
+    }
+
+    pub(crate) fn is_report(&self) -> bool {
+        self.analysed.is_report()
+    }
+
+    pub(crate) fn per_entry(&self) -> Option<&'a Incremental> {
+        self.analysed.per_entry()
+    }
+
+    pub(crate) fn index(&self) -> Option<ReportIndex<'a>> {
+        self.analysed.index()
+    }
+
+    /// The first `limit` diagnostics, in document order, of those that
+    /// satisfy `want`, which looks only at what does not depend on entries'
+    /// indices (code, severity, ranges): the per-entry analysis renders only
+    /// those.
+    pub(crate) fn diagnostics_where(
+        &self,
+        want: &dyn Fn(&Diagnostic) -> bool,
+        limit: usize,
+    ) -> Vec<Cow<'a, Diagnostic>> {
+        match self.analysed {
+            Analysed::PerEntry(incremental) => {
+                let text = self.text;
+                let read = move |range: TextRange| text.slice(range);
+                incremental.diagnostics_where(&read, want, limit)
+            }
+            Analysed::Whole(full) => full
+                .diagnostics
+                .iter()
+                .filter(|d| want(d))
+                .take(limit)
+                .map(Cow::Borrowed)
+                .collect(),
+            Analysed::NotAReport(_) => Vec::new(),
+        }
+    }
+
+    /// At most `max` diagnostics, errors before lesser severities, and how
+    /// many were left out (those the analysis only counted among them).
+    /// Only those published are rendered: a keystroke that renumbers 50,000
+    /// entries renders the cap.
+    pub(crate) fn published(&self, max: usize) -> Published<'a> {
+        let kept = self.analysed.count();
+        let total = kept + self.analysed.omitted().count as usize;
+        if total <= max {
+            return Published {
+                diagnostics: self.diagnostics_where(&|_| true, usize::MAX),
+                left_out: None,
+            };
+        }
+        let mut chosen = Vec::with_capacity(max.min(kept));
+        for severity in [
+            Severity::Error,
+            Severity::Warning,
+            Severity::Information,
+            Severity::Hint,
+        ] {
+            let left = max - chosen.len();
+            if left == 0 {
+                break;
+            }
+            chosen.extend(self.diagnostics_where(&|d| d.severity == severity, left));
+        }
+        chosen.sort_by(|a, b| Diagnostic::order(a, b));
+        let left_out = LeftOut {
+            count: total - chosen.len(),
+            total,
+        };
+        Published {
+            diagnostics: chosen,
+            left_out: Some(left_out),
+        }
+    }
+
+    /// The entry object around `offset`, parsed in place, when the report
+    /// is kept per entry.
+    pub(crate) fn entry_at(&self, offset: usize) -> Option<EntryAt<'a>> {
+        let incremental = self.per_entry()?;
+        let facts = incremental.entry_around(offset)?;
+        let entry = incremental.entry_text(facts, |r| self.read(r))?;
+        Some(EntryAt { facts, entry })
+    }
+
+    /// The text outside every entry around `offset`, parsed (see
+    /// [`EnvelopeText::around`]), when the report is kept per entry.
+    pub(crate) fn envelope(&self, offset: usize) -> Option<EnvelopeText> {
+        Some(EnvelopeText::around(self.text, self.per_entry()?, offset))
+    }
+
+    /// Runs `f` on a tree that holds `offset`: the entry's text parsed in
+    /// place when the offset is in a kept entry, the envelope's outside
+    /// every entry, else the full analysis'. `f` gets the tree's root, its
+    /// text and the offset in it; what it returns in that text's offsets is
+    /// moved back by the returned [`TreeAt`].
+    pub(crate) fn at_tree<R>(
+        &self,
+        offset: usize,
+        f: impl FnOnce(Node<'_>, &str, usize) -> R,
+    ) -> Option<(R, TreeAt)> {
+        if let Some(at) = self.entry_at(offset) {
+            let local = at.local(offset)?;
+            let result = f(at.entry.root()?, at.entry.text(), local);
+            return Some((result, TreeAt::Entry(at.back())));
+        }
+        match self.analysed {
+            Analysed::Whole(full) | Analysed::NotAReport(full) => {
+                Some((f(full.root()?, &full.text, offset), TreeAt::Whole))
+            }
+            Analysed::PerEntry(incremental) => {
+                let envelope = EnvelopeText::around(self.text, incremental, offset);
+                let local = envelope.into_cut(offset);
+                let result = f(envelope.parse.root()?, &envelope.text, local);
+                Some((result, TreeAt::Envelope(Box::new(envelope))))
+            }
+        }
+    }
+
+    /// Runs `f` on each entry object overlapping `range`, parsed in place
+    /// (or from the full analysis' tree), with its facts.
+    pub(crate) fn each_entry_in(
+        &self,
+        range: TextRange,
+        mut f: impl FnMut(Node<'_>, Option<&EntryFacts>),
+    ) {
+        match self.analysed {
+            Analysed::PerEntry(incremental) => {
+                let entries: Vec<&EntryFacts> = incremental.entries().collect();
+                let first = entries.partition_point(|e| e.range.end < range.start);
+                for facts in entries[first..]
+                    .iter()
+                    .take_while(|e| e.range.start <= range.end)
+                {
+                    if let Some(entry) = incremental.entry_text(facts, |r| self.read(r))
+                        && let Some(item) = entry.item()
+                    {
+                        f(item, Some(facts));
+                    }
+                }
+            }
+            Analysed::Whole(full) => {
+                let Some(items) = full
+                    .root()
+                    .and_then(|r| r.get("entries"))
+                    .and_then(|e| e.items())
+                else {
+                    return;
+                };
+                for item in items.filter(|i| i.range().meets(range)) {
+                    f(item, full.entry_facts(item.range()));
+                }
+            }
+            Analysed::NotAReport(_) => {}
+        }
+    }
+}
+
+/// Which tree [`Snapshot::at_tree`] ran on, and how its ranges move back.
+pub(crate) enum TreeAt {
+    /// An entry's text parsed in place.
+    Entry(Shift),
+    /// The envelope without the entries.
+    Envelope(Box<EnvelopeText>),
+    /// The whole text.
+    Whole,
+}
+
+impl TreeAt {
+    pub(crate) fn range(&self, range: TextRange) -> TextRange {
+        match self {
+            TreeAt::Entry(shift) => shift.range(range),
+            TreeAt::Envelope(envelope) => envelope.back_range(range),
+            TreeAt::Whole => range,
+        }
+    }
+}
