@@ -2,6 +2,8 @@
 //! tree holds no protocol, async runtime, rope, thread pool or file walker,
 //! so the compiler keeps it pure; and the binary can start no program.
 
+use std::collections::BTreeSet;
+use std::path::Path;
 use std::process::Command;
 
 /// What only the server and the CLI may depend on.
@@ -119,7 +121,9 @@ fn shipped_sources(dir: &std::path::Path, out: &mut Vec<(String, String)>) {
             && path.file_name().is_some_and(|n| n != "tests.rs")
         {
             let text = std::fs::read_to_string(&path).unwrap();
-            let shipped = match text.find("#[cfg(test)]\nmod tests") {
+            // `mod tests {` only: a `mod tests;` declaration (host/, ide/,
+            // syntax/) has the module's code after it.
+            let shipped = match text.find("#[cfg(test)]\nmod tests {") {
                 Some(at) => text[..at].to_string(),
                 None => text,
             };
@@ -216,13 +220,11 @@ fn imports(
             if start > 0 && (bytes[start - 1].is_ascii_alphanumeric() || bytes[start - 1] == b'_') {
                 continue;
             }
-            let path: Vec<&str> = text[start..]
+            let spelled = text[start..]
                 .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
                 .next()
-                .unwrap_or("")
-                .split("::")
-                .filter(|s| !s.is_empty())
-                .collect();
+                .unwrap_or("");
+            let path: Vec<&str> = spelled.split("::").filter(|s| !s.is_empty()).collect();
             let mut at: Vec<String> = module.clone();
             let mut rest = path.as_slice();
             match rest.first() {
@@ -237,16 +239,44 @@ fn imports(
                 at.pop();
                 rest = &rest[1..];
             }
-            for segment in rest {
-                let mut next = at.clone();
-                next.push(segment.to_string());
-                if !modules.contains_key(&next) {
-                    break;
+            let descend = |mut at: Vec<String>, rest: &[&str]| {
+                for segment in rest {
+                    let mut next = at.clone();
+                    next.push(segment.to_string());
+                    if !modules.contains_key(&next) {
+                        break;
+                    }
+                    at = next;
                 }
-                at = next;
-            }
-            if &at != module && modules.contains_key(&at) {
-                targets.insert(at);
+                at
+            };
+            let at = descend(at, rest);
+            // A group, `crate::{a::A, b}`: each of its paths from there.
+            let group = text[start + spelled.len()..]
+                .strip_prefix('{')
+                .and_then(|g| g.split_once('}'))
+                .map(|(inside, _)| inside);
+            let reached: Vec<Vec<String>> = match group {
+                Some(inside) => inside
+                    .split(',')
+                    .map(|item| {
+                        let item: Vec<&str> = item
+                            .trim()
+                            .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+                            .next()
+                            .unwrap_or("")
+                            .split("::")
+                            .filter(|s| !s.is_empty() && *s != "self")
+                            .collect();
+                        descend(at.clone(), &item)
+                    })
+                    .collect(),
+                None => vec![at],
+            };
+            for at in reached {
+                if &at != module && modules.contains_key(&at) {
+                    targets.insert(at);
+                }
             }
         }
         edges.insert(module.clone(), targets);
@@ -316,4 +346,119 @@ fn the_cycle_finder_finds_a_planted_cycle() {
     std::fs::write(src.join("b.rs"), "use super::a::A;\npub struct B;\n").unwrap();
     std::fs::write(src.join("c.rs"), "use crate::a::A;\n").unwrap();
     assert_eq!(cycles(src), vec![vec!["a".to_string(), "b".to_string()]]);
+    // Through a group of imports too.
+    std::fs::write(src.join("b.rs"), "pub struct B;\n").unwrap();
+    std::fs::write(src.join("c.rs"), "use crate::{a::A, b};\n").unwrap();
+    std::fs::write(src.join("a.rs"), "use crate::c;\npub struct A;\n").unwrap();
+    assert_eq!(cycles(src), vec![vec!["a".to_string(), "c".to_string()]]);
+}
+
+/// The folders whose every `.rs` file ARCHITECTURE.md's file map names.
+const MAPPED_ROOTS: &[&str] = &["crates/report-core/src", "crates/report-gen/src", "src"];
+
+/// Every `.rs` file under `dir`, tests included, as a path from `base`
+/// with `/` between its parts.
+fn rust_files(base: &Path, dir: &Path, out: &mut BTreeSet<String>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(base, &path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let relative = path.strip_prefix(base).unwrap();
+            let parts: Vec<String> = relative
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            out.insert(parts.join("/"));
+        }
+    }
+}
+
+/// What is wrong with the `## File map` section of `markdown` (up to the
+/// next `## ` heading) against `files`: each line there that starts with
+/// ``- ` `` names one file by its backticked path, and the names must be
+/// exactly the files, each once. Missing and stale entries are listed
+/// apart, each sorted.
+fn file_map_problems(markdown: &str, files: &BTreeSet<String>) -> Vec<String> {
+    let mut lines = markdown.lines();
+    if !lines.any(|line| line.trim_end() == "## File map") {
+        return vec!["no `## File map` section".to_string()];
+    }
+    let mut listed = BTreeSet::new();
+    let mut problems = Vec::new();
+    for line in lines.take_while(|line| !line.starts_with("## ")) {
+        let Some(rest) = line.strip_prefix("- `") else {
+            continue;
+        };
+        let Some((path, _)) = rest.split_once('`') else {
+            problems.push(format!("an entry without its closing backtick: {line}"));
+            continue;
+        };
+        if !listed.insert(path.to_string()) {
+            problems.push(format!("listed twice: {path}"));
+        }
+    }
+    let missing: Vec<&str> = files.difference(&listed).map(String::as_str).collect();
+    let stale: Vec<&str> = listed.difference(files).map(String::as_str).collect();
+    for (what, paths) in [
+        ("not in the file map", missing),
+        ("in the file map but not on disk", stale),
+    ] {
+        if !paths.is_empty() {
+            problems.push(format!(
+                "{what} ({}):\n  {}",
+                paths.len(),
+                paths.join("\n  ")
+            ));
+        }
+    }
+    problems
+}
+
+/// ARCHITECTURE.md names every source file (issue 25): a file added,
+/// moved or removed is placed on the map in the same change.
+#[test]
+fn architecture_md_names_every_source_file() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = BTreeSet::new();
+    for folder in MAPPED_ROOTS {
+        rust_files(root, &root.join(folder), &mut files);
+    }
+    assert!(files.len() > 100, "{files:?}");
+    assert!(files.contains("crates/report-core/src/host/tests.rs"));
+    let markdown = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
+    let problems = file_map_problems(&markdown, &files);
+    assert!(
+        problems.is_empty(),
+        "ARCHITECTURE.md's `## File map` is out of date:\n{}",
+        problems.join("\n")
+    );
+}
+
+/// The map's checker sees a missing, a stale and a repeated entry, reads
+/// only its own section, and the test above can fail.
+#[test]
+fn the_file_map_check_finds_planted_mismatches() {
+    let files: BTreeSet<String> = ["src/a.rs", "src/b.rs", "src/c.rs"]
+        .into_iter()
+        .map(String::from)
+        .collect();
+    let good = "# Title\n\n- `src/z.rs`: not in the map's section.\n\n## File map\n\n\
+                - `src/a.rs`: one.\n  A note under it.\n- `src/b.rs`: two.\n\
+                - `src/c.rs`: three.\n\n## Tests\n\n- `src/y.rs`: after it.\n";
+    assert_eq!(file_map_problems(good, &files), Vec::<String>::new());
+    let bad = "## File map\n\n- `src/c.rs`: three.\n- `src/a.rs`: one.\n\
+               - `src/gone.rs`: removed.\n- `src/a.rs`: again.\n";
+    assert_eq!(
+        file_map_problems(bad, &files),
+        vec![
+            "listed twice: src/a.rs".to_string(),
+            "not in the file map (1):\n  src/b.rs".to_string(),
+            "in the file map but not on disk (1):\n  src/gone.rs".to_string(),
+        ]
+    );
+    assert_eq!(
+        file_map_problems("# No map\n", &files),
+        vec!["no `## File map` section".to_string()]
+    );
 }

@@ -4,8 +4,10 @@
 //! I/O. The CLI and the language server (the `report-lsp` crate) translate
 //! to and from it. ARCHITECTURE.md at the repository root says which module
 //! may know what; in short, from the bottom up: `text`, `syntax`, `schema`,
-//! `diagnostic` and `fix` (edits), `tier`, `validate`, `analysis`,
-//! `incremental`, `hover` and `fix_all`, and `host` over all of them.
+//! `fix` (edits) and `diagnostic`, `tier`, `validate`, `analysis`,
+//! `entry_text`, `incremental`, `envelope_text`, what a feature reads of a
+//! document (`ide::ReportIndex`, `host::snapshot`), the features (`hover`,
+//! `project_checks`, `rollup`, `ide`), and `host` over all of them.
 
 #![forbid(unsafe_code)]
 
