@@ -167,20 +167,28 @@ impl<T: SourceText> DocumentHost<T> {
             *self.folding.get_mut().unwrap_or_else(|e| e.into_inner()) = None;
         }
         let per_entry = self.analysed.per_entry();
-        // A whole new text (a formatter's, a reload) that differs little from
-        // the current one is one edit: the span between what they share.
-        let diffed;
+        // A whole new text (a formatter's, a reload), one change over most
+        // of the text (a client that replaces the whole buffer sends its
+        // range) or a batch that spans most of it: what it really changed
+        // is found by comparing the texts, a fraction of a full analysis.
+        let wide = |edits: &[ByteEdit]| {
+            ByteEdit::compose(edits)
+                .is_some_and(|one| one.range.len().max(one.new_len) * 2 >= self.text.len().max(1))
+        };
+        let narrowed;
         let edits = match edits {
-            None if same_options && per_entry.is_some() => match changed_range(&self.text, &text) {
-                None => {
-                    self.text = text;
-                    return UpdateKind::Incremental;
+            edits if same_options && per_entry.is_some() && edits.is_none_or(wide) => {
+                match changed_range(&self.text, &text) {
+                    None => {
+                        self.text = text;
+                        return UpdateKind::Incremental;
+                    }
+                    Some(edit) => {
+                        narrowed = [edit];
+                        Some(&narrowed[..])
+                    }
                 }
-                Some(edit) => {
-                    diffed = [edit];
-                    Some(&diffed[..])
-                }
-            },
+            }
             edits => edits,
         };
         // A burst of keystrokes in one entry: one edit, so the offsets after

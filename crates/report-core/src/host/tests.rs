@@ -424,6 +424,44 @@ fn a_whole_new_text_that_changes_one_value_is_rechecked_per_entry() {
     assert_eq!(host.update(text, None, other), UpdateKind::Full);
 }
 
+#[test]
+fn a_change_over_the_whole_text_or_a_batch_across_it_is_narrowed_to_what_changed() {
+    let mut host = DocumentHost::new(report(20, 0), None, REPORT);
+    let text = host.text().clone();
+    let whole = TextRange::new(0, text.len());
+    // The same text, sent as a replacement of all of it.
+    assert_eq!(edit(&mut host, whole, &text), UpdateKind::Incremental);
+    assert_eq!(host.status().full_analyses, 1);
+    // One value changed, sent the same way: that entry is checked again.
+    let changed = text.replacen(
+        "\"safety_tier\": \"confirm\"",
+        "\"safety_tier\": \"auto\"",
+        1,
+    );
+    assert_eq!(edit(&mut host, whole, &changed), UpdateKind::Incremental);
+    assert_eq!(host.status().full_analyses, 1);
+    assert!(!host.diagnostics().is_empty());
+    assert_like_a_full_analysis(&host);
+    // A batch whose first change is at the start and last at the end, each
+    // rewriting a byte as it was, with the real change between them.
+    let at = changed.find("\"safety_tier\": \"auto\"").unwrap() + "\"safety_tier\": \"".len();
+    let same = |offset: usize| ByteEdit {
+        range: TextRange::new(offset, offset + 1),
+        new_len: 1,
+    };
+    let back = ByteEdit {
+        range: TextRange::new(at, at + "auto".len()),
+        new_len: "confirm".len(),
+    };
+    let batch = [same(0), back, same(text.len() - 1)];
+    assert_eq!(
+        host.update(text.clone(), Some(&batch), REPORT),
+        UpdateKind::Incremental
+    );
+    assert!(host.diagnostics().is_empty());
+    assert_eq!(host.status().full_analyses, 1);
+}
+
 /// Deletes the entry's closing brace at `brace`, then types `typed`
 /// there: both per entry, and as a full analysis finds them.
 fn delete_the_brace_and_type_in_its_place(

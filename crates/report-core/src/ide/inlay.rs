@@ -77,6 +77,7 @@ pub fn inlay_hints(index: &ReportIndex<'_>, range: TextRange) -> Vec<InlayHint> 
         if let Some(tier) = &entry.tier
             && let (Some(recorded), Some(at)) = (tier.recorded, tier.recorded_range)
             && !tier.possible.contains(&recorded)
+            && let at = at.at(entry.range.start)
         {
             let derived = tier.possible[0];
             hints.push(InlayHint {
@@ -90,6 +91,7 @@ pub fn inlay_hints(index: &ReportIndex<'_>, range: TextRange) -> Vec<InlayHint> 
         }
         if let Some((raw, at)) = entry.summary().raw_tokens
             && total > 0
+            && let at = at.at(entry.range.start)
         {
             let share = raw as f64 * 100.0 / total as f64;
             hints.push(InlayHint {
@@ -114,7 +116,7 @@ pub(crate) fn live_hint(
 ) -> Option<InlayHint> {
     workspace.git.as_ref()?;
     let tier = facts.tier.as_ref()?;
-    let (recorded, at) = (tier.recorded?, tier.recorded_range?);
+    let (recorded, at) = (tier.recorded?, tier.recorded_range?.at(facts.range.start));
     let live = live_derivation(workspace, entry, Some(facts))?;
     let derived = live.derivation.tier;
     if derived == recorded {

@@ -37,6 +37,7 @@ pub fn entry_refs(facts: &EntryFacts, text: &impl Fn(TextRange) -> String, out: 
         });
     }
     for &(range, canonical) in links.map_or(&[][..], |l| &l.others[..]) {
+        let range = range.at(facts.range.start);
         let Some(value) = string_value(&text(range)) else {
             continue;
         };

@@ -45,7 +45,7 @@ impl Incremental {
         // its messages cannot be rendered again for a new index. A broken
         // entry makes judgements unknowable in ways only a full analysis
         // follows (found by fuzzing).
-        if self.slots.iter().any(|s| !s.object || s.broken) {
+        if self.totals.scalars > 0 || self.totals.broken > 0 {
             return None;
         }
         let array = self.entries_array()?;
@@ -66,10 +66,14 @@ impl Incremental {
             Some(slot) => slot.facts.range.start,
             None => array.end - 1,
         };
+        let totals = &mut self.totals;
         let removed_paths = self
             .slots
             .drain(at..next)
-            .filter_map(|s| s.facts.path.map(|(p, _)| p))
+            .filter_map(|s| {
+                totals.remove(&s);
+                s.facts.path.map(|(p, _)| p)
+            })
             .collect();
         for slot in &mut self.slots[at..] {
             slot.shift(shift);
@@ -124,6 +128,9 @@ impl Incremental {
         let added = fresh.len();
         if self.slots.len() + added == 0 {
             return false;
+        }
+        for slot in &fresh {
+            self.totals.add(slot);
         }
         self.slots.splice(at..at, fresh);
         if added != removed {

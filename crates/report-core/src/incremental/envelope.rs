@@ -20,7 +20,7 @@ impl Incremental {
     /// brackets left alone. The envelope is checked again at the update, the
     /// entries not (see [`Incremental::check_envelope`]).
     pub(super) fn envelope_edit(&mut self, range: TextRange, shift: Shift) -> Option<Mode> {
-        if self.slots.iter().any(|s| s.broken) {
+        if self.totals.broken > 0 {
             return None;
         }
         let entries = self.entries_array()?;

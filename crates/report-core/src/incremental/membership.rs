@@ -140,9 +140,11 @@ impl Incremental {
         let shortlist = self.shortlist.as_ref()?;
         let membership = check_membership(shortlist, &slot.facts);
         let slot = &mut self.slots[i];
+        self.totals.diagnostics -= slot.diagnostics.len();
         slot.diagnostics
             .retain(|d| d.code != Code::EntryPathNotInShortlist);
         slot.diagnostics.extend(membership);
+        self.totals.diagnostics += slot.diagnostics.len();
         slot.diagnostics.sort_by(Diagnostic::order);
         // Its template, if made, holds the old one.
         slot.template = OnceLock::new();

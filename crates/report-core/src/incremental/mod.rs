@@ -66,7 +66,9 @@ use crate::validate::{Candidate, EntryFacts, Shortlist, TopMember};
 use entries::Pending;
 use membership::{PathIndex, is_judgement, missing_paths};
 use shortlist::{NotSpliced, ShortlistPending};
-use slots::{Item, Slot, Undo, extent, into_slots, is_syntax, item_of, slot_at, slot_range_at};
+use slots::{
+    Item, Slot, Totals, Undo, extent, into_slots, is_syntax, item_of, slot_at, slot_range_at,
+};
 
 /// The analysis of a report kept per entry, updated edit by edit.
 #[derive(Clone, Debug)]
@@ -74,6 +76,8 @@ pub struct Incremental {
     /// The length of the text it describes.
     len: usize,
     slots: Vec<Slot>,
+    /// What the slots hold in all, kept as they change.
+    totals: Totals,
     /// Diagnostics outside every entry (the envelope, the shortlist, the
     /// fields of promotion candidates), sorted.
     outside: Vec<Diagnostic>,
@@ -253,9 +257,11 @@ impl Incremental {
         }
         let by_path = PathIndex::new(&slots);
         let missing = missing_paths(&slots, cross.shortlist.as_ref());
+        let totals = Totals::of(&slots);
         Ok(Incremental {
             len,
             slots,
+            totals,
             outside,
             judged,
             shortlist: cross.shortlist,
@@ -451,6 +457,7 @@ impl Incremental {
             return false;
         }
         self.mode = Mode::Clean;
+        debug_assert_eq!(self.totals, Totals::of(&self.slots), "totals kept");
         true
     }
 
@@ -532,9 +539,9 @@ impl Incremental {
         if rejudge && self.omitted.count > 0 {
             return self.refuse(Back::Lost);
         }
+        debug_assert_eq!(self.totals, Totals::of(&self.slots), "totals kept");
         // The whole text's parse stops counting syntax errors at a cap.
-        let syntax_errors: usize = self.slots.iter().map(|s| s.syntax_errors as usize).sum();
-        let broken = self.slots.iter().any(|s| s.broken);
+        let (syntax_errors, broken) = (self.totals.syntax_errors, self.totals.broken > 0);
         if syntax_errors >= syntax::MAX_SYNTAX_ERRORS || (broken && !self.looks_like_report) {
             return self.refuse(Back::Lost);
         }
@@ -546,20 +553,15 @@ impl Incremental {
 
     /// How many diagnostics there are.
     pub fn count(&self) -> usize {
-        self.outside.len()
-            + self.judged.len()
-            + self
-                .slots
-                .iter()
-                .map(|s| s.diagnostics.len())
-                .sum::<usize>()
+        self.outside.len() + self.judged.len() + self.totals.diagnostics
     }
 
     /// Whether some diagnostic satisfies `test`, which must look only at
     /// what renumbering leaves alone (code, severity, ranges, fixes' edits).
     pub fn any(&self, test: impl Fn(&Diagnostic) -> bool) -> bool {
         self.outside.iter().chain(&self.judged).any(&test)
-            || self.slots.iter().flat_map(|s| &s.diagnostics).any(&test)
+            || (self.totals.diagnostics > 0
+                && self.slots.iter().flat_map(|s| &s.diagnostics).any(&test))
     }
 
     /// All diagnostics, in the order of a full analysis. `read` gives the
@@ -587,10 +589,13 @@ impl Incremental {
         others.sort_by(|a, b| Diagnostic::order(a, b));
         let mut others = others.into_iter().peekable();
         let mut all: Vec<Cow<'_, Diagnostic>> = Vec::new();
+        // Past the last slot holding diagnostics, none is left to find.
+        let mut unread = self.totals.diagnostics;
         for slot in &self.slots {
-            if all.len() >= limit {
+            if all.len() >= limit || unread == 0 {
                 break;
             }
+            unread -= slot.diagnostics.len();
             if !slot.diagnostics.iter().any(want) {
                 continue;
             }

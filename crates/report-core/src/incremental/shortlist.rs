@@ -61,7 +61,7 @@ impl Incremental {
         if self.omitted.count > 0 {
             return None;
         }
-        if self.slots.iter().any(|s| s.broken) {
+        if self.totals.broken > 0 {
             return None;
         }
         let (Some(shortlist), Some(array), Some(entries)) = (

@@ -57,6 +57,44 @@ pub(super) struct Slot {
     pub(super) omitted: OmittedCount,
 }
 
+/// What an update asks of all the slots at once, kept as slots change, so
+/// that a keystroke does not read every slot to ask it (`Totals::of` is
+/// the reading, which debug builds compare with after each update).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Totals {
+    /// The slots' diagnostics.
+    pub diagnostics: usize,
+    pub syntax_errors: usize,
+    /// Slots a syntax error broke.
+    pub broken: usize,
+    /// Slots that are not objects.
+    pub scalars: usize,
+}
+
+impl Totals {
+    pub(super) fn of(slots: &[Slot]) -> Totals {
+        let mut totals = Totals::default();
+        for slot in slots {
+            totals.add(slot);
+        }
+        totals
+    }
+
+    pub(super) fn add(&mut self, slot: &Slot) {
+        self.diagnostics += slot.diagnostics.len();
+        self.syntax_errors += slot.syntax_errors as usize;
+        self.broken += usize::from(slot.broken);
+        self.scalars += usize::from(!slot.object);
+    }
+
+    pub(super) fn remove(&mut self, slot: &Slot) {
+        self.diagnostics -= slot.diagnostics.len();
+        self.syntax_errors -= slot.syntax_errors as usize;
+        self.broken -= usize::from(slot.broken);
+        self.scalars -= usize::from(!slot.object);
+    }
+}
+
 /// Whether the candidates are judged again after entry `old` became `new`.
 pub(super) fn judged_again(old: &Slot, new: &Slot) -> bool {
     fn path(slot: &Slot) -> Option<&str> {
@@ -336,7 +374,7 @@ impl Incremental {
             s.shift(inverse);
         }
         self.shift_outside(inverse, true);
-        self.slots[slot] = old;
+        self.replace_slot(slot, old);
         self.len = len;
     }
 
@@ -352,7 +390,7 @@ impl Incremental {
             }
             let mut fresh = self.check_slot(i, false, read)?;
             fresh.diagnostics.sort_by(Diagnostic::order);
-            self.slots[i] = fresh;
+            self.replace_slot(i, fresh);
         }
         Some(())
     }
@@ -378,7 +416,7 @@ impl Incremental {
             if undo.is_some() && self.refuses(&self.slots[i], &slot) {
                 return Err(Back::undo(undo));
             }
-            let old = std::mem::replace(&mut self.slots[i], slot);
+            let old = self.replace_slot(i, slot);
             self.omitted.remove(old.omitted);
             if self.omitted.count > 0 && !self.leave_out_past_the_kept(i) {
                 return Err(Back::Lost);
@@ -405,8 +443,8 @@ impl Incremental {
     /// a text that does not look like a report.
     pub(super) fn refuses(&self, old: &Slot, new: &Slot) -> bool {
         let others_left_out = self.omitted.count > old.omitted.count;
-        let syntax_errors: usize = self.slots.iter().map(|s| s.syntax_errors as usize).sum();
-        let syntax_errors = syntax_errors - old.syntax_errors as usize + new.syntax_errors as usize;
+        let syntax_errors =
+            self.totals.syntax_errors - old.syntax_errors as usize + new.syntax_errors as usize;
         (others_left_out && judged_again(old, new))
             || syntax_errors >= syntax::MAX_SYNTAX_ERRORS
             || (new.broken && !self.looks_like_report)
@@ -440,6 +478,7 @@ impl Incremental {
             return false;
         };
         let slot = &mut self.slots[i];
+        let before = slot.diagnostics.len();
         let mut left_out = OmittedCount::default();
         slot.diagnostics.retain(|d| {
             let keep = rank(d, &worst).is_lt();
@@ -449,8 +488,17 @@ impl Incremental {
             keep
         });
         slot.omitted = left_out;
+        self.totals.diagnostics -= before - slot.diagnostics.len();
         self.omitted.add(left_out);
         true
+    }
+
+    /// Puts `slot` in place of slot `i`, keeping the totals; the slot it replaced.
+    pub(super) fn replace_slot(&mut self, i: usize, slot: Slot) -> Slot {
+        self.totals.add(&slot);
+        let old = std::mem::replace(&mut self.slots[i], slot);
+        self.totals.remove(&old);
+        old
     }
 }
 

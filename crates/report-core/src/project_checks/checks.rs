@@ -363,10 +363,10 @@ fn live_tier(
     live: &LiveFacts,
     out: &mut Vec<Diagnostic>,
 ) {
-    let recorded = entry_facts.and_then(|f| f.tier.as_ref());
+    let recorded = entry_facts.and_then(|f| Some((f.tier.as_ref()?, f.range.start)));
     let Some(range) = recorded
-        .filter(|t| t.recorded == Some(SafetyTier::Auto))
-        .and_then(|t| t.recorded_range)
+        .filter(|(t, _)| t.recorded == Some(SafetyTier::Auto))
+        .and_then(|(t, start)| Some(t.recorded_range?.at(start)))
     else {
         return;
     };

@@ -50,7 +50,8 @@ pub(super) fn check_entry(sink: &mut Sink, node: Node<'_>, index: usize) -> Entr
         .as_ref()
         .and_then(|e| e.checked.kind)
         .map(|(kind, _)| kind);
-    facts.tier = check_tier(sink, &place, &fields, lifecycle, kind).map(Box::new);
+    let start = node.range().start;
+    facts.tier = check_tier(sink, &place, &fields, lifecycle, kind, start).map(Box::new);
     facts.path = fields.path.map(|(path, range)| (path.to_string(), range));
     sink.unknown_fields(node, &place, &[ENTRY_FIELDS, ENTRY_OPTIONAL_FIELDS]);
     facts
@@ -366,6 +367,7 @@ fn check_tier(
     fields: &EntryFields<'_>,
     lifecycle: Option<Evidence>,
     kind: Option<EditKind>,
+    entry_start: usize,
 ) -> Option<TierCheck> {
     let (Some(op_type), Some((is_destructive, _)), Some((is_reversible, _))) =
         (fields.op_type, fields.is_destructive, fields.is_reversible)
@@ -383,6 +385,7 @@ fn check_tier(
             kind,
             tier: fields.tier.and_then(|(tier, _)| tier),
             tier_range: fields.tier.map(|(_, range)| range),
+            entry_start,
         },
     ))
 }

@@ -49,6 +49,34 @@ pub struct EntryFacts {
     pub links: Option<Box<EntryLinks>>,
 }
 
+/// A range inside an entry object, counted from the entry's start. The
+/// facts behind a box keep their ranges so: an edit before the entry moves
+/// its start alone, and a keystroke moves each entry after it without
+/// reading its boxes (see [`EntryFacts::shift`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InEntry(TextRange);
+
+impl InEntry {
+    /// `range`, inside the entry that starts at `entry_start`.
+    pub fn new(range: TextRange, entry_start: usize) -> InEntry {
+        InEntry(TextRange::new(
+            range.start - entry_start,
+            range.end - entry_start,
+        ))
+    }
+
+    /// The range in the document, for the entry that starts at `entry_start`.
+    pub fn at(self, entry_start: usize) -> TextRange {
+        TextRange::new(self.0.start + entry_start, self.0.end + entry_start)
+    }
+
+    /// Moved by an edit inside the entry that starts at `entry_start`, which
+    /// the edit leaves in place.
+    fn shift(&mut self, shift: Shift, entry_start: usize) {
+        *self = InEntry::new(shift.range(self.at(entry_start)), entry_start);
+    }
+}
+
 /// Where an entry names project files, for document links and definition
 /// without a parse: the ranges of the values, whose text is read from the
 /// document when asked (the entry's `path` is in [`EntryFacts::path`]).
@@ -60,7 +88,7 @@ pub struct EntryLinks {
     /// value's range (quotes included), and whether it is a `canonical_ref`
     /// (`path#L<start>-L<end>`, which names its lines too). Only values that
     /// name a root-relative path are kept.
-    pub others: Box<[(TextRange, bool)]>,
+    pub others: Box<[(InEntry, bool)]>,
 }
 
 impl EntryLinks {
@@ -68,6 +96,7 @@ impl EntryLinks {
     /// its lifecycle objects, its exact edit's `dest_path`, `target_doc`
     /// (of a repo-durable extraction) and `canonical_ref`.
     pub(crate) fn of(entry: Node<'_>) -> Option<Box<EntryLinks>> {
+        let start = entry.range().start;
         let edit = entry.get("exact_edit");
         let anchor = edit.and_then(|e| e.get("anchor")).and_then(|a| {
             let line = |key| match a.get(key)?.value() {
@@ -83,7 +112,7 @@ impl EntryLinks {
                 && let Some(path) = node.as_str()
                 && names_project_file(path)
             {
-                others.push((node.range(), false));
+                others.push((InEntry::new(node.range(), start), false));
             }
         };
         add(entry.lookup("/lifecycle/served_when_path"));
@@ -97,10 +126,10 @@ impl EntryLinks {
                 && let Some(Ok((path, _, _))) = node.as_str().map(parse_canonical_ref)
                 && names_project_file(path)
             {
-                others.push((node.range(), true));
+                others.push((InEntry::new(node.range(), start), true));
             }
         }
-        others.sort_by_key(|(range, _)| range.start);
+        others.sort_by_key(|(range, _)| range.0.start);
         (anchor.is_some() || !others.is_empty()).then(|| {
             Box::new(EntryLinks {
                 anchor,
@@ -109,9 +138,9 @@ impl EntryLinks {
         })
     }
 
-    pub fn shift(&mut self, shift: Shift) {
+    fn shift(&mut self, shift: Shift, entry_start: usize) {
         for (range, _) in &mut self.others {
-            *range = shift.range(*range);
+            range.shift(shift, entry_start);
         }
     }
 }
@@ -141,7 +170,7 @@ pub struct EntrySummary {
     /// The op, or its exact edit's kind when it has one.
     pub op: Option<String>,
     /// `token_estimate.raw_tokens` and the range of its value.
-    pub raw_tokens: Option<(u64, TextRange)>,
+    pub raw_tokens: Option<(u64, InEntry)>,
     pub injection: Option<crate::schema::InjectionFrequency>,
     pub weighted_tokens: Option<f64>,
 }
@@ -153,6 +182,7 @@ impl EntrySummary {
         fn text(node: Option<Node<'_>>) -> Option<&str> {
             node.and_then(Node::as_str)
         }
+        let start = entry.range().start;
         let category = entry.get("category");
         let estimate = entry.get("token_estimate");
         let kind = text(entry.get("exact_edit").and_then(|e| e.get("kind")));
@@ -162,7 +192,7 @@ impl EntrySummary {
         let raw_tokens = estimate
             .and_then(|e| e.get("raw_tokens"))
             .and_then(|n| match n.value() {
-                Value::Number(raw) => Some((parse_count(raw)?, n.range())),
+                Value::Number(raw) => Some((parse_count(raw)?, InEntry::new(n.range(), start))),
                 _ => None,
             });
         EntrySummary {
@@ -195,7 +225,7 @@ pub struct TierCheck {
     /// The recorded `safety_tier` when it is a known tier.
     pub recorded: Option<SafetyTier>,
     /// The range of the recorded `safety_tier` value.
-    pub recorded_range: Option<TextRange>,
+    pub recorded_range: Option<InEntry>,
 }
 
 /// What `derive_safety_tier` gives with the inputs an exact-edit kind fixes
@@ -220,6 +250,7 @@ impl EntryFacts {
 
     /// Moves every range it holds.
     pub fn shift(&mut self, shift: Shift) {
+        let start = self.range.start;
         self.range = shift.range(self.range);
         if let Some((_, range)) = &mut self.path {
             *range = shift.range(*range);
@@ -227,14 +258,19 @@ impl EntryFacts {
         if let Some((_, range)) = &mut self.evidence {
             *range = shift.range(*range);
         }
-        if let Some(range) = self.tier.as_mut().and_then(|t| t.recorded_range.as_mut()) {
-            *range = shift.range(*range);
-        }
-        if let Some((_, range)) = self.summary.as_mut().and_then(|s| s.raw_tokens.as_mut()) {
-            *range = shift.range(*range);
-        }
-        if let Some(links) = &mut self.links {
-            links.shift(shift);
+        // The entry moves as a whole (the usual case: an edit before it)
+        // when its start moves; else the edit is inside it, and what its
+        // boxes hold after the edit moves within it.
+        if shift.from > start {
+            if let Some(range) = self.tier.as_mut().and_then(|t| t.recorded_range.as_mut()) {
+                range.shift(shift, start);
+            }
+            if let Some((_, range)) = self.summary.as_mut().and_then(|s| s.raw_tokens.as_mut()) {
+                range.shift(shift, start);
+            }
+            if let Some(links) = &mut self.links {
+                links.shift(shift, start);
+            }
         }
     }
 }

@@ -2,7 +2,7 @@
 //! gives, in both directions. This file only compares: the tier itself comes
 //! from `crate::tier`.
 
-use super::{KindTiers, Place, Sink, TierCheck};
+use super::{InEntry, KindTiers, Place, Sink, TierCheck};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::fix::{Fix, TextEdit};
 use crate::schema::{EditKind, OpType, Reversibility, SafetyTier};
@@ -21,6 +21,8 @@ pub(super) struct Recorded {
     pub kind: Option<EditKind>,
     pub tier: Option<SafetyTier>,
     pub tier_range: Option<TextRange>,
+    /// Where the entry starts, which the facts count their ranges from.
+    pub entry_start: usize,
 }
 
 pub(super) fn check_safety_tier(
@@ -42,9 +44,11 @@ pub(super) fn check_safety_tier(
             .and_then(|kind| tiers_by_kind(kind, inputs, &possible)),
         possible,
         recorded: recorded.tier,
-        recorded_range: recorded.tier_range,
+        recorded_range: recorded
+            .tier_range
+            .map(|range| InEntry::new(range, recorded.entry_start)),
     };
-    if let (Some(tier), Some(range), false) = (check.recorded, check.recorded_range, check.agrees())
+    if let (Some(tier), Some(range), false) = (check.recorded, recorded.tier_range, check.agrees())
     {
         // A recorded tier outside the possible set means the set has the other tier only.
         let derived = check.possible[0];
