@@ -116,7 +116,7 @@ fn run(entries: usize, violation_every: usize) {
     let burst = sent.elapsed().as_secs_f64() * 1000.0;
     let mut kinds = edit_kinds(&mut editor, &text, lines.len() / 2, &mut version);
     let peak_before_replace_kb = editor.memory_kb("VmHWM");
-    kinds.push(whole_replaces(&mut editor, &text, &mut version));
+    kinds.extend(whole_replaces(&mut editor, &text, &mut version));
     let peak_kb = editor.memory_kb("VmHWM");
     editor.shutdown();
     // The open is timed twice more, each in a server of its own: one
@@ -130,16 +130,21 @@ fn run(entries: usize, violation_every: usize) {
     let runs = format!("{:.0}/{:.0}/{:.0}", opens[0], opens[1], opens[2]);
     opens.sort_by(|a, b| a.total_cmp(b));
     let open = opens[1];
-    let mut floors: Vec<f64> = (0..5)
+    // The floor: parsing the text into a `serde_json::Value` and dropping
+    // it; the parse alone is printed beside it.
+    let (mut parses, mut floors): (Vec<f64>, Vec<f64>) = (0..5)
         .map(|_| {
             let started = Instant::now();
             let value: Value = serde_json::from_str(&text).unwrap();
+            let parsed = started.elapsed().as_secs_f64() * 1000.0;
             drop(value);
-            started.elapsed().as_secs_f64() * 1000.0
+            (parsed, started.elapsed().as_secs_f64() * 1000.0)
         })
-        .collect();
+        .unzip();
     floors.sort_by(|a, b| a.total_cmp(b));
-    let floor = floors[2];
+    parses.sort_by(|a, b| a.total_cmp(b));
+    let (floor, parse_floor) = (floors[2], parses[2]);
+    println!("lsp_floor entries={entries} parse={parse_floor:.1}ms parse_and_drop={floor:.1}ms");
     for (kind, mut times) in kinds {
         times.sort_by(|a, b| a.total_cmp(b));
         let median = times[times.len() / 2];
@@ -225,6 +230,15 @@ fn edit_kinds(
         .map(|l| format!("{l}\n"))
         .collect();
     let hundred = entry.repeat(100);
+    let path_line = entry
+        .lines()
+        .find(|l| l.trim_start().starts_with("\"path\": "))
+        .unwrap();
+    let stray = entry.replacen(
+        path_line,
+        "      \"path\": \"docs/not-in-the-shortlist.md\",",
+        1,
+    );
     let generated = lines
         .iter()
         .position(|l| l.contains("\"generated_at\""))
@@ -266,6 +280,19 @@ fn edit_kinds(
             replace(pos(first, 0), pos(first + height, 0), ""),
         );
         record(&mut kinds, "delete_entry", ms);
+        // A copy whose path the shortlist lacks: it gains a membership error.
+        let ms = timed(
+            editor,
+            version,
+            replace(pos(first, 0), pos(first, 0), &stray),
+        );
+        record(&mut kinds, "insert_entry_not_in_shortlist", ms);
+        let ms = timed(
+            editor,
+            version,
+            replace(pos(first, 0), pos(first + height, 0), ""),
+        );
+        record(&mut kinds, "delete_entry_not_in_shortlist", ms);
         let ms = timed(
             editor,
             version,
@@ -323,10 +350,23 @@ fn edit_kinds(
     kinds
 }
 
-/// The whole text sent again (what formatters send), 3 times.
-fn whole_replaces(editor: &mut Editor, text: &str, version: &mut i64) -> (&'static str, Vec<f64>) {
+/// The whole text sent again, 3 times each: without a range (what
+/// formatters send) and with one over all of it (a select-all and paste).
+fn whole_replaces(
+    editor: &mut Editor,
+    text: &str,
+    version: &mut i64,
+) -> Vec<(&'static str, Vec<f64>)> {
     let times = (0..3)
         .map(|_| timed(editor, version, json!([{"text": text}])))
         .collect();
-    ("replace_whole_identical", times)
+    let last_line = text.rsplit('\n').next().unwrap_or("");
+    let end = pos(text.matches('\n').count(), last_line.encode_utf16().count());
+    let ranged = (0..3)
+        .map(|_| timed(editor, version, replace(pos(0, 0), end.clone(), text)))
+        .collect();
+    vec![
+        ("replace_whole_identical", times),
+        ("replace_whole_identical_with_range", ranged),
+    ]
 }

@@ -139,6 +139,29 @@ fn the_server_checks_the_project_and_refreshes_when_files_change() {
         .unwrap();
     assert_eq!(after, before + 1);
 
+    // The same text again as a change over all of it (a select-all and
+    // paste): the workspace diagnostics stay where they are.
+    let edited = format!(
+        "{}\n{}",
+        &text[..=text.find('\n').unwrap()],
+        &text[text.find('\n').unwrap() + 1..]
+    );
+    let end = position_at(&edited, edited.len());
+    editor.change(
+        &uri,
+        3,
+        json!([{"range": {"start": {"line": 0, "character": 0}, "end": end}, "text": edited}]),
+    );
+    let (version, kept) = editor.diagnostics(&uri);
+    assert_eq!(version, Some(3));
+    let line = kept
+        .iter()
+        .find(|d| d["code"] == "live-tier-confirm")
+        .expect("kept through a change of all of the text")["range"]["start"]["line"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(line, after);
+
     // The served path appears on disk: the watcher's notification rechecks.
     project.write("docs/done.md", "done\n");
     editor.notify(

@@ -18,6 +18,35 @@ fn report(entries: usize, violation_every: usize) -> String {
     })
 }
 
+/// The text as the server holds it: edits cost the edit, not a copy.
+struct Rope(ropey::Rope);
+
+impl report_core::text::SourceText for Rope {
+    fn len(&self) -> usize {
+        self.0.len_bytes()
+    }
+
+    fn slice(&self, range: report_core::text::TextRange) -> String {
+        self.0.byte_slice(range.as_range()).to_string()
+    }
+
+    fn whole(&self) -> String {
+        self.0.to_string()
+    }
+
+    fn chunks(&self) -> Box<dyn Iterator<Item = &str> + '_> {
+        Box::new(self.0.chunks())
+    }
+
+    fn chunks_reversed(&self) -> Box<dyn Iterator<Item = &str> + '_> {
+        Box::new(self.0.chunks_at_byte(self.0.len_bytes()).0.reversed())
+    }
+
+    fn byte(&self, offset: usize) -> u8 {
+        self.0.byte(offset)
+    }
+}
+
 fn benches(c: &mut Criterion) {
     for &entries in SIZES {
         let text = report(entries, 0);
@@ -63,15 +92,12 @@ fn benches(c: &mut Criterion) {
             })
         });
         // Editor features through the document host, at a path of a middle entry.
-        let host = report_core::host::DocumentHost::new(
-            text.clone(),
-            None,
-            report_core::host::HostOptions {
-                name_matches: true,
-                max_document_bytes: usize::MAX,
-                max_diagnostics: 1000,
-            },
-        );
+        let host_options = report_core::host::HostOptions {
+            name_matches: true,
+            max_document_bytes: usize::MAX,
+            max_diagnostics: 1000,
+        };
+        let host = report_core::host::DocumentHost::new(text.clone(), None, host_options);
         let middle = text.len() / 2;
         let path_at = text[middle..].find("\"path\": \"").unwrap() + middle + 10;
         let op_type_at = text[middle..].find("\"op_type\": \"").unwrap() + middle + 12;
@@ -101,6 +127,50 @@ fn benches(c: &mut Criterion) {
             b.iter(|| host.completions(root_key))
         });
         group.bench_function("host_symbols", |b| b.iter(|| host.symbols()));
+        // Edits through the host, each with its publication (the capped
+        // diagnostics a server sends), then undone: a keystroke in a middle
+        // entry, a copy of an entry whose path the shortlist lacks, and a
+        // digit of `generated_at`.
+        let mut editing = report_core::host::DocumentHost::new(
+            Rope(ropey::Rope::from_str(&text)),
+            Some(text.clone()),
+            host_options,
+        );
+        let signal = text[middle..].find("\"signals\": [\"").unwrap() + middle + 13;
+        let entry_start = text[..middle].rfind("\n    {\n").unwrap() + 1;
+        let entry_end = text[entry_start..].find("\n    },\n").unwrap() + entry_start + 8;
+        let stray = text[entry_start..entry_end].replacen(
+            &text[entry_start..entry_end]
+                [..text[entry_start..entry_end].find("\"category\"").unwrap()],
+            "    {\n      \"path\": \"docs/not-in-the-shortlist.md\",\n      ",
+            1,
+        );
+        let generated = text.find("\"generated_at\": \"").unwrap() + 17;
+        let mut edit_and_publish = |at: usize, removed: usize, inserted: &str| {
+            let mut new = editing.text().0.clone();
+            let start = new.byte_to_char(at);
+            new.remove(start..new.byte_to_char(at + removed));
+            new.insert(start, inserted);
+            let edit = report_core::text::ByteEdit {
+                range: report_core::text::TextRange::new(at, at + removed),
+                new_len: inserted.len(),
+            };
+            editing.update(Rope(new), Some(&[edit]), host_options);
+            editing.published().diagnostics.len()
+        };
+        group.bench_function("host_keystroke_and_publish", |b| {
+            b.iter(|| edit_and_publish(signal, 0, "x") + edit_and_publish(signal, 1, ""))
+        });
+        group.bench_function("host_insert_entry_not_in_shortlist", |b| {
+            b.iter(|| {
+                edit_and_publish(entry_start, 0, &stray)
+                    + edit_and_publish(entry_start, stray.len(), "")
+            })
+        });
+        let digit = text[generated..generated + 1].to_string();
+        group.bench_function("host_change_generated_at", |b| {
+            b.iter(|| edit_and_publish(generated, 1, "9") + edit_and_publish(generated, 1, &digit))
+        });
         let broken = report(entries, 10);
         group.bench_with_input(
             BenchmarkId::new("fix_all", "violation_every_10"),

@@ -472,6 +472,13 @@ pub trait SourceText {
     fn byte(&self, offset: usize) -> u8;
 }
 
+/// Whether `edits` (in order) span most of a text of `len` bytes: a client
+/// that replaces the whole buffer sends one such change, and what it really
+/// changed is better found by comparing the texts ([`changed_range`]).
+pub fn spans_most_of(edits: &[ByteEdit], len: usize) -> bool {
+    ByteEdit::compose(edits).is_some_and(|one| one.range.len().max(one.new_len) * 2 >= len.max(1))
+}
+
 /// The single edit that turns `old` into `new`: the bytes between their
 /// common prefix and common suffix, both on character boundaries; None when
 /// they are equal. Compares chunk by chunk, copying nothing.

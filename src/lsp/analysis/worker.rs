@@ -8,9 +8,10 @@ use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
 use report_core::host::{DocumentHost, HostOptions, UpdateKind};
+use report_core::text::{changed_range, spans_most_of};
 use tower_lsp_server::ls_types::Uri;
 
-use super::job::{Job, Message, Query};
+use super::job::{Job, JobRope, Message, Query};
 use super::publish::Target;
 use super::state::{DocState, Lookup};
 use crate::lsp::convert::{self, PositionCache};
@@ -163,6 +164,10 @@ impl Worker {
         let uri = job.uri.clone();
         let (generation, version) = (job.generation, job.version);
         let previous = self.states.remove(&uri);
+        let mut job = job;
+        if let Some(previous) = &previous {
+            narrow(previous, &mut job);
+        }
         self.workspace
             .record_job(&uri, job.base, job.generation, job.edits.as_deref());
         // A new document, or a text unrelated to the last: its project is checked (again).
@@ -250,6 +255,25 @@ fn host_options(settings: &Settings, uri: &Uri) -> HostOptions {
 /// Brings a document's state to the job's text: through its host's update
 /// when the job's edits continue the state's text, anew otherwise. Says
 /// whether a full analysis was made or dropped (worth a trim when large).
+/// A change over most of the text (a select-all and paste sends its range)
+/// becomes the edit it really made, found by comparing the texts: the
+/// workspace diagnostics and the position cache then move through that
+/// edit, not through one that touched them all.
+fn narrow(previous: &DocState, job: &mut Job) {
+    let JobRope::Ready(rope) = &job.rope else {
+        return;
+    };
+    let old = previous.host.text();
+    if let Some(edits) = &mut job.edits
+        && previous.generation == job.base
+        && spans_most_of(edits, old.0.len_bytes())
+    {
+        *edits = changed_range(old, &RopeText(rope.clone()))
+            .into_iter()
+            .collect();
+    }
+}
+
 fn update(previous: Option<DocState>, job: Job, options: HostOptions) -> (DocState, bool) {
     let Some(mut state) = previous else {
         // The text is analysed while the handler builds its rope.

@@ -39,7 +39,7 @@ use crate::incremental::Incremental;
 use crate::project_checks::{self, WorkspaceFacts};
 use crate::rollup::{self, Rollup};
 use crate::selection::looks_like_report;
-use crate::text::{ByteEdit, SourceText, TextRange, changed_range};
+use crate::text::{ByteEdit, SourceText, TextRange, changed_range, spans_most_of};
 use analysed::Analysed;
 use parked::{Parked, Repair};
 pub use snapshot::{LeftOut, Published, Snapshot};
@@ -171,10 +171,7 @@ impl<T: SourceText> DocumentHost<T> {
         // of the text (a client that replaces the whole buffer sends its
         // range) or a batch that spans most of it: what it really changed
         // is found by comparing the texts, a fraction of a full analysis.
-        let wide = |edits: &[ByteEdit]| {
-            ByteEdit::compose(edits)
-                .is_some_and(|one| one.range.len().max(one.new_len) * 2 >= self.text.len().max(1))
-        };
+        let wide = |edits: &[ByteEdit]| spans_most_of(edits, self.text.len());
         let narrowed;
         let edits = match edits {
             edits if same_options && per_entry.is_some() && edits.is_none_or(wide) => {
