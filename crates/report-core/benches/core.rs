@@ -18,7 +18,9 @@ fn report(entries: usize, violation_every: usize) -> String {
     })
 }
 
-/// The text as the server holds it: edits cost the edit, not a copy.
+/// The text as the server holds it: edits cost the edit, not a copy. The
+/// server's own (`report_lsp::lsp::document::RopeText`) is out of reach
+/// here: the core depends on no rope, and its benches not on the server.
 struct Rope(ropey::Rope);
 
 impl report_core::text::SourceText for Rope {
