@@ -595,7 +595,7 @@ impl Incremental {
             if all.len() >= limit || unread == 0 {
                 break;
             }
-            unread -= slot.diagnostics.len();
+            unread = unread.saturating_sub(slot.diagnostics.len());
             if !slot.diagnostics.iter().any(want) {
                 continue;
             }
