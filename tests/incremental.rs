@@ -201,6 +201,25 @@ fn replace_value(session: &mut Session, pointer: &str, json: &str) -> bool {
     session.apply(&[(range, json.to_string())])
 }
 
+/// A deletion inside an entry that starts inside a value (`: "auto` of
+/// `"safety_tier": "auto"`) cuts that value's range, which the entry keeps
+/// counted from its start until it is checked again. Found by the fuzzer
+/// (fuzz/found/incremental_equivalence/cut-the-start-of-a-recorded-tier).
+#[test]
+fn a_deletion_that_cuts_the_start_of_a_value_is_rechecked_alone() {
+    let mut session = Session::new(report(20, 1, 0));
+    let tier = value_range(&session.text, "/entries/3/safety_tier");
+    let cut = TextRange::new(tier.start - 2, tier.end - 1);
+    // Checked against a full analysis, whichever path it takes.
+    session.apply(&[(cut, String::new())]);
+    let tier = value_range(&session.text, "/entries/5/safety_tier");
+    let cut = TextRange::new(tier.start - 2, tier.end - 1);
+    let raw = value_range(&session.text, "/entries/7/token_estimate/raw_tokens");
+    // Two in one round: the later entry first, then the earlier one.
+    let later = (TextRange::new(raw.start, raw.end), "1".to_string());
+    session.apply(&[later, (cut, String::new())]);
+}
+
 #[test]
 fn a_changed_tier_is_rechecked_alone() {
     let mut session = Session::new(report(20, 1, 0));

@@ -59,15 +59,21 @@ pub struct InEntry(TextRange);
 impl InEntry {
     /// `range`, inside the entry that starts at `entry_start`.
     pub fn new(range: TextRange, entry_start: usize) -> InEntry {
-        InEntry(TextRange::new(
-            range.start - entry_start,
-            range.end - entry_start,
-        ))
+        // Built as `Shift::range` builds: in the entry an edit is inside,
+        // a deletion that cuts a value's start leaves its range inverted
+        // until the entry is checked again.
+        InEntry(TextRange {
+            start: range.start.saturating_sub(entry_start),
+            end: range.end.saturating_sub(entry_start),
+        })
     }
 
     /// The range in the document, for the entry that starts at `entry_start`.
     pub fn at(self, entry_start: usize) -> TextRange {
-        TextRange::new(self.0.start + entry_start, self.0.end + entry_start)
+        TextRange {
+            start: self.0.start + entry_start,
+            end: self.0.end + entry_start,
+        }
     }
 
     /// Moved by an edit inside the entry that starts at `entry_start`, which
