@@ -38,9 +38,11 @@ pub fn hover_at(document: Snapshot<'_>, offset: usize) -> Option<HoverInfo> {
     let Some(incremental) = document.per_entry() else {
         return hover(document.analysed.whole()?, offset);
     };
-    if incremental.entry_around(offset).is_some() {
-        let at = document.entry_at(offset)?;
-        return hover_entry_text(at.facts, &at.entry, offset);
+    // Inside an entry whose text does not parse alone there is no hover:
+    // the envelope has that text cut out.
+    if let Some(facts) = incremental.entry_around(offset) {
+        let entry = incremental.entry_text(facts, |r| document.read(r))?;
+        return hover_entry_text(facts, &entry, offset);
     }
     // Outside every entry object, so no entry's facts are needed.
     let envelope = document.envelope(offset)?;

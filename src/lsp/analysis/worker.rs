@@ -303,6 +303,10 @@ fn update(previous: Option<DocState>, job: Job, options: HostOptions) -> (DocSta
                 .positions
                 .shift_lines(&state.host.text().0, edit.range, edit.new_len, old)
         }
+        // No edit (the same text, or a change narrowed to nothing): every
+        // position known still holds.
+        (UpdateKind::Incremental, None) if edits.as_deref().is_some_and(<[ByteEdit]>::is_empty) => {
+        }
         _ => state.positions.clear(),
     }
     state.generation = job.generation;
