@@ -373,24 +373,31 @@ async function main() {
   await page.keyboard.type(`${tier.line}:${tier.col + 1}`);
   await page.keyboard.press("Enter");
   const hover = page.locator(".monaco-hover:not(.hidden)", { hasText: "derive_safety_tier(" });
-  // Ctrl+K Ctrl+I shows the hover at the cursor; on a busy machine the
-  // chord can be lost while the editor is still settling, so it is tried again.
+  const hoverShot = path.join(shots, "vscode-hover-and-problems.png");
+  // Ctrl+K Ctrl+I shows the hover at the cursor. On a busy machine the
+  // chord can be lost while the editor is still settling, and a hover shown
+  // can close again at once (VS Code re-renders it as the diagnostics
+  // arrive), so its text and the screenshot are taken while it is seen, and
+  // the chord is tried again otherwise.
+  let hoverText;
   for (let attempt = 1; ; attempt++) {
     await page.keyboard.press("Control+K");
     await page.keyboard.press("Control+I");
     try {
       await hover.first().waitFor({ timeout: 10000 });
-      break;
+      hoverText = await hover.first().textContent({ timeout: 2000 });
+      await page.screenshot({ path: hoverShot });
+      if (await hover.first().isVisible()) {
+        break;
+      }
+      throw new Error("the hover closed before its screenshot");
     } catch (error) {
       if (attempt === 4) throw error;
-      log(`no hover yet (attempt ${attempt}); trying again`);
+      log(`no hover held yet (attempt ${attempt}: ${String(error.message).split("\n")[0]}); trying again`);
       await page.keyboard.press("Escape");
     }
   }
-  const hoverText = await hover.first().textContent();
   assert.match(hoverText, /derive_safety_tier\(op_type=/);
-  const hoverShot = path.join(shots, "vscode-hover-and-problems.png");
-  await page.screenshot({ path: hoverShot });
   log(`hover shows the tier trace; screenshot ${hoverShot}`);
   await page.keyboard.press("Escape");
 
@@ -506,7 +513,8 @@ main()
   .then(
     () => 0,
     async (error) => {
-      console.error(`vscode-e2e failed: ${error && error.stack ? error.stack : error}`);
+      const failure = `vscode-e2e failed: ${error && error.stack ? error.stack : error}`;
+      console.error(failure);
       try {
         if (browser) {
           const pages = browser.contexts().flatMap((c) => c.pages());
@@ -522,6 +530,8 @@ main()
       const serverLog = path.join(temp, "code-server.log");
       if (fs.existsSync(serverLog)) {
         console.error(fs.readFileSync(serverLog, "utf8").split("\n").slice(-30).join("\n"));
+        // Once more after the log, so that the tail of a CI log shows it.
+        console.error(failure);
       }
       return 1;
     },
