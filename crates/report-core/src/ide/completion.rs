@@ -66,8 +66,41 @@ pub fn completions_at(document: Snapshot<'_>, offset: usize) -> Vec<CompletionIt
 }
 
 /// The completions at `offset` of the tree `root` parses `text` into.
-/// `offset` and every range are in `text`'s offsets.
+/// `offset` and every range are in `text`'s offsets. Each edit is on one
+/// line and holds `offset`, as the protocol asks of a completion's edit.
 pub fn completions(
+    root: Node<'_>,
+    text: &str,
+    offset: usize,
+    index: &ReportIndex<'_>,
+) -> Vec<CompletionItem> {
+    candidates(root, text, offset, index)
+        .into_iter()
+        .filter_map(|item| holding(item, text, offset))
+        .collect()
+}
+
+/// `item` with its edit reaching `offset` across the blanks between them
+/// (the cursor after `"key":`, the value's edit past the space), the blanks
+/// written again so the text comes out the same; None when what lies
+/// between is more than blanks on the line, or the edit spans lines.
+fn holding(mut item: CompletionItem, text: &str, offset: usize) -> Option<CompletionItem> {
+    let blanks = |gap: &str| gap.bytes().all(|b| b == b' ' || b == b'\t');
+    let range = item.edit.range;
+    if range.start > offset {
+        let gap = text.get(offset..range.start).filter(|g| blanks(g))?;
+        item.edit.new_text.insert_str(0, gap);
+        item.edit.range = TextRange::new(offset, range.end);
+    } else if range.end < offset {
+        let gap = text.get(range.end..offset).filter(|g| blanks(g))?;
+        item.edit.new_text.push_str(gap);
+        item.edit.range = TextRange::new(range.start, offset);
+    }
+    let replaced = text.get(item.edit.range.as_range())?;
+    (!replaced.contains(['\n', '\r'])).then_some(item)
+}
+
+fn candidates(
     root: Node<'_>,
     text: &str,
     offset: usize,

@@ -20,7 +20,7 @@ pub struct InlayHint {
     pub tooltip: String,
 }
 
-/// The hints of a document's entries that overlap `range`.
+/// The hints of a document that stand in `range`.
 pub fn inlay_hints_at(document: Snapshot<'_>, range: TextRange) -> Vec<InlayHint> {
     document
         .index()
@@ -48,6 +48,7 @@ pub fn inlay_hints_live(
         if lifecycle
             && let Some(facts) = facts
             && let Some(hint) = live_hint(entry, facts, workspace)
+            && stands_in(range, hint.offset)
         {
             live.push(hint);
         }
@@ -61,7 +62,8 @@ pub fn inlay_hints_live(
     hints
 }
 
-/// The hints of the entries that overlap `range`.
+/// The hints that stand in `range` (its ends included): a client asks for
+/// the lines it shows and drops any hint outside them.
 pub fn inlay_hints(index: &ReportIndex<'_>, range: TextRange) -> Vec<InlayHint> {
     let total: u64 = index
         .entries
@@ -101,7 +103,12 @@ pub fn inlay_hints(index: &ReportIndex<'_>, range: TextRange) -> Vec<InlayHint> 
             });
         }
     }
+    hints.retain(|h| stands_in(range, h.offset));
     hints
+}
+
+fn stands_in(range: TextRange, offset: usize) -> bool {
+    (range.start..=range.end).contains(&offset)
 }
 
 /// The live-tier hint of one lifecycle entry (`delete`, `extract-then-delete`):

@@ -169,6 +169,24 @@ fn inlay_hints_show_a_differing_derived_tier_and_each_share_of_the_tokens() {
 }
 
 #[test]
+fn inlay_hints_outside_the_range_asked_for_are_left_out() {
+    let host = host(REPORT);
+    let all = host.inlay_hints(TextRange::new(0, REPORT.len()));
+    assert_eq!(all.len(), 3);
+    // From the first entry's start to just before its tier's hint: the entry
+    // overlaps the range, its hints stand after it.
+    let first_hint = all[0].offset;
+    let entry_start = REPORT.find("\"entries\"").unwrap();
+    let before = host.inlay_hints(TextRange::new(entry_start, first_hint - 1));
+    assert!(before.is_empty(), "{before:?}");
+    // A range ending at a hint's offset holds it; one starting past it does not.
+    let at = host.inlay_hints(TextRange::new(first_hint, first_hint));
+    assert_eq!(at, all[..1]);
+    let after = host.inlay_hints(TextRange::new(first_hint + 1, all[1].offset));
+    assert_eq!(after, all[1..2]);
+}
+
+#[test]
 fn the_roll_up_counts_bottom_up_and_shows_on_entries() {
     let host = host(REPORT);
     let lenses = host.code_lenses();
@@ -266,6 +284,43 @@ fn completion_of_a_half_typed_op_type() {
             generative [] -> "generative"
         "#]],
     );
+}
+
+#[test]
+fn completion_right_after_a_colon_reaches_over_the_blank_to_the_cursor() {
+    check_completion(
+        &REPORT.replacen("\"op_type\": \"generative\",", "\"op_type\":$0 \"ge\",", 1),
+        expect![[r#"
+            deterministic [ "ge"] ->  "deterministic"
+            generative [ "ge"] ->  "generative"
+        "#]],
+    );
+}
+
+/// At every offset of a report, each completion's edit holds the offset and
+/// stays on one line, as the protocol asks.
+#[test]
+fn every_completion_edit_holds_its_offset_on_one_line() {
+    let text = include_str!("../../../../examples/golden/valid.report.json");
+    let host = host(text);
+    let mut asked = 0;
+    for offset in (0..=text.len()).filter(|&o| text.is_char_boundary(o)) {
+        for item in host.completions(offset) {
+            let range = item.edit.range;
+            asked += 1;
+            assert!(
+                range.start <= offset && offset <= range.end,
+                "{:?} at {offset}: {range:?}",
+                item.label
+            );
+            assert!(
+                !text[range.as_range()].contains('\n'),
+                "{:?} at {offset}",
+                item.label
+            );
+        }
+    }
+    assert!(asked > 1000, "{asked} items");
 }
 
 #[test]
