@@ -145,13 +145,16 @@ fn main() {
 }
 
 fn start(binary: &str) -> Editor {
-    Editor::start_with_capabilities(
+    let editor = Editor::start_with_capabilities(
         binary,
         json!({"general": {"positionEncodings": ["utf-16"]}, "window": {"workDoneProgress": true}}),
         &[],
         // The generated raw_tokens are random: no hint for them here.
         json!({"reportLsp": {"tokenTolerance": 1e9}}),
-    )
+    );
+    // Timed here: no checking thread on the cores (the tests check the messages).
+    editor.stop_checking();
+    editor
 }
 
 fn has(diagnostics: &[Value], code: &str) -> bool {

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::editor::Editor;
+use common::editor::{Editor, capable_client_with};
 use serde_json::{Value, json};
 
 fn codes(diagnostics: &[Value]) -> Vec<String> {
@@ -15,39 +15,6 @@ fn codes(diagnostics: &[Value]) -> Vec<String> {
 
 fn golden(name: &str) -> String {
     std::fs::read_to_string(common::golden_dir().join(name)).unwrap()
-}
-
-/// Applies LSP edits (UTF-16 positions) to `text`, last first.
-fn apply_lsp_edits(text: &str, edits: &[Value]) -> String {
-    let offset = |p: &Value| {
-        let line = p["line"].as_u64().unwrap() as usize;
-        let character = p["character"].as_u64().unwrap() as usize;
-        let line_start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
-        let mut units = 0;
-        for (i, c) in text[line_start..].char_indices() {
-            if units == character {
-                return line_start + i;
-            }
-            units += c.len_utf16();
-        }
-        text.len()
-    };
-    let mut ranges: Vec<(usize, usize, &str)> = edits
-        .iter()
-        .map(|e| {
-            (
-                offset(&e["range"]["start"]),
-                offset(&e["range"]["end"]),
-                e["newText"].as_str().unwrap(),
-            )
-        })
-        .collect();
-    ranges.sort_by_key(|r| std::cmp::Reverse(r.0));
-    let mut out = text.to_string();
-    for (start, end, new_text) in ranges {
-        out.replace_range(start..end, new_text);
-    }
-    out
 }
 
 const URI: &str = "file:///tmp/report-lsp-e2e/%E8%B7%AF%E5%BE%84/invalid.report.json";
@@ -170,7 +137,7 @@ fn each_code_action_applied_clears_its_diagnostic() {
         };
         assert_eq!(action["kind"], "quickfix");
         let edits = action["edit"]["changes"][URI].as_array().unwrap();
-        text = apply_lsp_edits(&text, edits);
+        text = common::apply_lsp_edits(&text, edits);
         version += 1;
         editor.change(URI, version, json!([{"text": text}]));
         let (v, next) = editor.diagnostics(URI);
@@ -205,7 +172,7 @@ fn fix_all_source_action_applies_every_unambiguous_fix() {
     let actions = reply["result"].as_array().unwrap();
     assert_eq!(actions.len(), 1, "{actions:?}");
     assert_eq!(actions[0]["kind"], "source.fixAll.report-lsp");
-    let fixed = apply_lsp_edits(
+    let fixed = common::apply_lsp_edits(
         &text,
         actions[0]["edit"]["changes"][URI].as_array().unwrap(),
     );
@@ -476,7 +443,12 @@ fn settings_are_pulled_after_initialized_and_on_each_change() {
         "general": {"positionEncodings": ["utf-16"]},
         "workspace": {"configuration": true},
     });
-    let mut editor = Editor::start_with_capabilities(binary, capabilities, &[], Value::Null);
+    let mut editor = Editor::start_with_capabilities(
+        binary,
+        capable_client_with(capabilities),
+        &[],
+        Value::Null,
+    );
     // Nothing read yet: the pull sent after `initialized` gets this answer.
     editor.configuration = json!({"maxDiagnostics": 3});
     editor.open(URI, &many_problems(), 1);
@@ -762,7 +734,7 @@ fn fix_all_is_resolved_lazily_when_the_client_can() {
         json!({"textDocument": {"codeAction": {"resolveSupport": {"properties": ["edit"]}}}});
     let mut editor = Editor::start_with_capabilities(
         env!("CARGO_BIN_EXE_report-lsp"),
-        capabilities,
+        capable_client_with(capabilities),
         &[],
         Value::Null,
     );
@@ -775,7 +747,7 @@ fn fix_all_is_resolved_lazily_when_the_client_can() {
     assert_eq!(action["kind"], "source.fixAll.report-lsp");
     assert!(action.get("edit").is_none(), "{action}");
     let resolved = editor.request("codeAction/resolve", action.clone());
-    let fixed = apply_lsp_edits(
+    let fixed = common::apply_lsp_edits(
         &text,
         resolved["result"]["edit"]["changes"][URI]
             .as_array()
@@ -949,7 +921,7 @@ fn completion_navigation_outline_hints_and_lenses_over_stdio() {
     );
     let edits = reply["result"]["changes"][DOC].as_array().unwrap();
     assert!(edits.len() >= 2, "{reply}");
-    let renamed = apply_lsp_edits(&text, edits);
+    let renamed = common::apply_lsp_edits(&text, edits);
     assert!(renamed.contains("\"docs/renamed.md\""));
 
     // The outline has the envelope and the grouped entries.
@@ -1025,7 +997,7 @@ fn diagnostics_are_pulled_when_the_client_can_be_told_to_pull_again() {
     ] {
         let mut editor = Editor::start_with_capabilities(
             env!("CARGO_BIN_EXE_report-lsp"),
-            capabilities,
+            capable_client_with(capabilities),
             &[],
             options,
         );
@@ -1047,7 +1019,7 @@ fn diagnostics_are_pulled_when_the_client_can_be_told_to_pull_again() {
     });
     let mut editor = Editor::start_with_capabilities(
         env!("CARGO_BIN_EXE_report-lsp"),
-        capabilities,
+        capable_client_with(capabilities),
         &[],
         Value::Null,
     );
@@ -1112,7 +1084,7 @@ fn a_pull_overtaken_by_a_change_answers_for_the_changed_text() {
     });
     let mut editor = Editor::start_with_capabilities(
         env!("CARGO_BIN_EXE_report-lsp"),
-        capabilities,
+        capable_client_with(capabilities),
         &[],
         Value::Null,
     );
@@ -1182,7 +1154,7 @@ fn quick_fixes_are_tied_to_the_document_version_when_the_client_can() {
     let capabilities = json!({"workspace": {"workspaceEdit": {"documentChanges": true}}});
     let mut editor = Editor::start_with_capabilities(
         env!("CARGO_BIN_EXE_report-lsp"),
-        capabilities,
+        capable_client_with(capabilities),
         &[],
         Value::Null,
     );

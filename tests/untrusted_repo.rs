@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime};
 
-use common::editor::Editor;
+use common::editor::{Editor, capable_client};
 use common::project::{Project, delete_entry, edit_entry, report, sha256, tokens, with_raw_tokens};
 use serde_json::{Value, json};
 
@@ -340,7 +340,7 @@ fn start_server(planted: &Planted) -> Editor {
         .collect();
     Editor::start_with_capabilities(
         env!("CARGO_BIN_EXE_report-lsp"),
-        json!({}),
+        capable_client(&["utf-16"]),
         &env,
         Value::Null,
     )

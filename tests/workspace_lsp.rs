@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::editor::Editor;
+use common::editor::{Editor, capable_client, capable_client_with};
 use common::project::{Project, delete_entry, edit_entry, report, sha256, tokens};
 use serde_json::{Value, json};
 
@@ -68,7 +68,7 @@ fn the_server_checks_the_project_and_refreshes_when_files_change() {
         json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}});
     let mut editor = Editor::start_with_capabilities(
         env!("CARGO_BIN_EXE_report-lsp"),
-        capabilities,
+        capable_client_with(capabilities),
         &[],
         Value::Null,
     );
@@ -190,7 +190,7 @@ fn the_server_registers_its_watchers_when_the_client_allows() {
         json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}});
     let mut editor = Editor::start_with_capabilities(
         env!("CARGO_BIN_EXE_report-lsp"),
-        capabilities,
+        capable_client_with(capabilities),
         &[],
         Value::Null,
     );
@@ -291,8 +291,12 @@ fn linked_project(
         vec![],
     ));
     let uri = uri_of(&project.report_path());
-    let mut editor =
-        Editor::start_with_capabilities(env!("CARGO_BIN_EXE_report-lsp"), json!({}), &[], options);
+    let mut editor = Editor::start_with_capabilities(
+        env!("CARGO_BIN_EXE_report-lsp"),
+        capable_client(&["utf-16"]),
+        &[],
+        options,
+    );
     editor.open(&uri, &text, 1);
     (project, outside, text, uri, cjk, editor)
 }
@@ -520,7 +524,7 @@ fn a_pulling_client_is_told_to_pull_again_and_the_live_tier_shows_in_the_hints()
     });
     let mut editor = Editor::start_with_capabilities(
         env!("CARGO_BIN_EXE_report-lsp"),
-        capabilities,
+        capable_client_with(capabilities),
         &[],
         Value::Null,
     );
@@ -601,7 +605,7 @@ fn the_hover_on_raw_tokens_shows_both_counts_and_the_tolerance_is_a_setting() {
     let uri = uri_of(&project.report_path());
     let mut editor = Editor::start_with_capabilities(
         env!("CARGO_BIN_EXE_report-lsp"),
-        json!({}),
+        capable_client(&["utf-16"]),
         &[],
         Value::Null,
     );
@@ -704,7 +708,7 @@ fn the_first_pass_reports_progress_when_the_client_shows_it() {
     let uri = uri_of(&project.report_path());
     let mut editor = Editor::start_with_capabilities(
         env!("CARGO_BIN_EXE_report-lsp"),
-        json!({"window": {"workDoneProgress": true}}),
+        capable_client_with(json!({"window": {"workDoneProgress": true}})),
         &[],
         Value::Null,
     );
@@ -760,7 +764,7 @@ fn a_client_without_work_done_progress_gets_no_progress() {
     let uri = uri_of(&project.report_path());
     let mut editor = Editor::start_with_capabilities(
         env!("CARGO_BIN_EXE_report-lsp"),
-        json!({"window": {"workDoneProgress": false}}),
+        capable_client_with(json!({"window": {"workDoneProgress": false}})),
         &[],
         Value::Null,
     );
@@ -840,7 +844,7 @@ fn workspace_checks_off_read_nothing_and_say_why_in_the_hover_until_turned_on() 
     let uri = uri_of(&project.report_path());
     let mut editor = Editor::start_with_capabilities(
         env!("CARGO_BIN_EXE_report-lsp"),
-        json!({}),
+        capable_client(&["utf-16"]),
         &[],
         json!({"workspaceChecks": "off"}),
     );
@@ -988,7 +992,8 @@ fn a_project_root_outside_every_workspace_folder_is_not_read_unless_allowed() {
     let name = elsewhere.path().file_name().unwrap().to_str().unwrap();
     value["scan"]["project_root"] = json!(format!("../{name}"));
     let text = folder.write_report(&value);
-    let mut editor = Editor::start_with_capabilities(binary, json!({}), &[], Value::Null);
+    let mut editor =
+        Editor::start_with_capabilities(binary, capable_client(&["utf-16"]), &[], Value::Null);
     editor.open(&uri, &text, 1);
     let diagnostics = until(&mut editor, &uri, |d| has(d, "root-outside-workspace"));
     hover_until(

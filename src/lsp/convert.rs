@@ -55,7 +55,15 @@ impl Positions<'_> {
         TextRange::new(start.min(end), start.max(end))
     }
 
-    pub fn diagnostic(&self, uri: &lsp::Uri, d: &Diagnostic) -> lsp::Diagnostic {
+    /// `d` in protocol form. Its related places go to `relatedInformation`
+    /// when the client reads it (`related_information`), or else are told at
+    /// the end of the message, a line each, so that nothing is lost.
+    pub fn diagnostic(
+        &self,
+        uri: &lsp::Uri,
+        d: &Diagnostic,
+        related_information: bool,
+    ) -> lsp::Diagnostic {
         let related = d
             .related
             .iter()
@@ -64,6 +72,17 @@ impl Positions<'_> {
                 message: r.message.clone(),
             })
             .collect::<Vec<_>>();
+        let (message, related) = match related_information {
+            true => (d.message.clone(), related),
+            false => {
+                let mut message = d.message.clone();
+                for r in &related {
+                    let line = r.location.range.start.line + 1;
+                    message.push_str(&format!("\nline {line}: {}", r.message));
+                }
+                (message, Vec::new())
+            }
+        };
         lsp::Diagnostic {
             range: self.lsp_range(d.range),
             severity: Some(severity(d.severity)),
@@ -72,7 +91,7 @@ impl Positions<'_> {
             // link to a file of the build machine would be dead elsewhere.
             code_description: None,
             source: Some("report-lsp".to_string()),
-            message: d.message.clone(),
+            message,
             related_information: (!related.is_empty()).then_some(related),
             tags: None,
             data: None,
@@ -82,6 +101,46 @@ impl Positions<'_> {
     pub fn text_edit(&self, edit: &report_core::fix::TextEdit) -> lsp::TextEdit {
         lsp::TextEdit::new(self.lsp_range(edit.range), edit.new_text.clone())
     }
+}
+
+/// `markdown` as `MarkupContent` the client reads: as it is when it reads
+/// Markdown, else as plain text.
+pub fn markup(markdown: String, client_reads_markdown: bool) -> lsp::MarkupContent {
+    match client_reads_markdown {
+        true => lsp::MarkupContent {
+            kind: lsp::MarkupKind::Markdown,
+            value: markdown,
+        },
+        false => lsp::MarkupContent {
+            kind: lsp::MarkupKind::PlainText,
+            value: plain_text(&markdown),
+        },
+    }
+}
+
+/// The Markdown the core writes (bold, code spans and blocks, tables), read
+/// as plain text: the marks dropped, a table's cells apart by two spaces.
+pub fn plain_text(markdown: &str) -> String {
+    let mut lines = Vec::new();
+    for line in markdown.split('\n') {
+        let trimmed = line.trim();
+        let fence = trimmed.starts_with("```");
+        let table_rule =
+            trimmed.starts_with('|') && trimmed.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '));
+        if fence || table_rule {
+            continue;
+        }
+        let line = match trimmed.strip_prefix('|').and_then(|r| r.strip_suffix('|')) {
+            Some(cells) => cells
+                .split('|')
+                .map(str::trim)
+                .collect::<Vec<_>>()
+                .join("  "),
+            None => line.to_string(),
+        };
+        lines.push(line.replace("**", "").replace('`', ""));
+    }
+    lines.join("\n")
 }
 
 /// The positions of the offsets a document's last publication used, carried
@@ -188,6 +247,20 @@ mod tests {
 
     fn text_of(pieces: &[usize]) -> String {
         pieces.iter().map(|&i| PIECES[i]).collect()
+    }
+
+    #[test]
+    fn markdown_reads_as_plain_text_without_its_marks() {
+        let markdown = "**safety_tier** of `entries[2]`\n\n```\nop_type=generative\n```\n\n| category | raw tokens |\n|---|---:|\n| **docs** | **1 200** |\n\n---\n\nDerived: `confirm`";
+        assert_eq!(
+            plain_text(markdown),
+            "safety_tier of entries[2]\n\nop_type=generative\n\ncategory  raw tokens\ndocs  1 200\n\n---\n\nDerived: confirm"
+        );
+        assert_eq!(markup(markdown.into(), true).value, markdown);
+        assert_eq!(
+            markup(markdown.into(), false).kind,
+            lsp::MarkupKind::PlainText
+        );
     }
 
     proptest! {

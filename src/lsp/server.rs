@@ -168,6 +168,13 @@ impl LanguageServer for Server {
         handlers::code_action::resolve(&self.session, &self.analysis, action).await
     }
 
+    async fn execute_command(
+        &self,
+        params: lsp::ExecuteCommandParams,
+    ) -> Result<Option<lsp::LSPAny>> {
+        handlers::code_action::execute_command(&self.session, &self.client, params).await
+    }
+
     async fn completion(
         &self,
         params: lsp::CompletionParams,

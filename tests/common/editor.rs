@@ -1,12 +1,26 @@
 //! A scripted editor: drives the real binary over framed JSON-RPC on stdio.
+//!
+//! Every message the server sends is also checked against the LSP 3.17 meta
+//! model (`meta_model.rs`), off the test's thread; a violation fails the
+//! test at its next read of a message, at `shutdown`, or when the editor is
+//! dropped.
 #![allow(dead_code)]
+
+// A path, so that the module is found beside this file from `tests/common`
+// and from the benches that include this file with `#[path]` alike.
+#[path = "meta_model.rs"]
+pub mod meta_model;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+
+use meta_model::SentRequests;
 
 pub struct Editor {
     child: Child,
@@ -20,6 +34,104 @@ pub struct Editor {
     pub configuration: Value,
     /// How many `workspace/configuration` requests it answered.
     pub pulls: usize,
+    conformance: Arc<Conformance>,
+    /// The thread that checks the server's messages, until joined.
+    checker: Option<JoinHandle<()>>,
+    /// The server's answer to `initialize`.
+    pub initialized: Value,
+}
+
+/// The capabilities of a capable client, as VS Code announces them for
+/// what the server uses: `encodings` offered, code action literals,
+/// preferred fixes and applied edits, Markdown hovers and documentation,
+/// snippets and preselection, every completion and symbol kind, the outline
+/// as a tree, related information, link tooltips, prepareRename. It pulls
+/// nothing, registers nothing and is told nothing again: diagnostics are
+/// pushed to it. Tests add or remove what they are about.
+pub fn capable_client(encodings: &[&str]) -> Value {
+    json!({
+        "general": {"positionEncodings": encodings},
+        "textDocument": {
+            "hover": {"contentFormat": ["markdown", "plaintext"]},
+            "completion": {
+                "completionItem": {
+                    "snippetSupport": true,
+                    "documentationFormat": ["markdown", "plaintext"],
+                    "preselectSupport": true,
+                },
+                "completionItemKind": {"valueSet": (1..=25).collect::<Vec<_>>()},
+            },
+            "codeAction": {
+                "codeActionLiteralSupport": {
+                    "codeActionKind": {"valueSet": ["", "quickfix", "source", "source.fixAll"]},
+                },
+                "isPreferredSupport": true,
+            },
+            "documentSymbol": {
+                "hierarchicalDocumentSymbolSupport": true,
+                "symbolKind": {"valueSet": (1..=26).collect::<Vec<_>>()},
+            },
+            "publishDiagnostics": {"relatedInformation": true},
+            "documentLink": {"tooltipSupport": true},
+            "rename": {"prepareSupport": true},
+        },
+        "workspace": {"applyEdit": true},
+    })
+}
+
+/// [`capable_client`] with `more` merged in, member by member.
+pub fn capable_client_with(more: Value) -> Value {
+    fn merge(into: &mut Value, more: Value) {
+        match (into, more) {
+            (Value::Object(into), Value::Object(more)) => {
+                for (key, value) in more {
+                    merge(into.entry(key).or_insert(Value::Null), value);
+                }
+            }
+            (into, more) => *into = more,
+        }
+    }
+    let mut capabilities = capable_client(&["utf-16"]);
+    merge(&mut capabilities, more);
+    capabilities
+}
+
+/// What the editor, its reader thread and its checker thread share.
+struct Conformance {
+    /// Whether messages read are still handed to the checker.
+    enabled: AtomicBool,
+    /// The requests sent and not yet answered.
+    sent: Mutex<SentRequests>,
+    /// What the checker found and no test has failed with yet.
+    violations: Mutex<Vec<String>>,
+    /// Messages handed to the checker, and those it has checked.
+    handed: AtomicUsize,
+    checked: AtomicUsize,
+}
+
+/// At most this many violations are listed per message (a publication of
+/// thousands of diagnostics may break one rule in each).
+const VIOLATIONS_PER_MESSAGE: usize = 10;
+
+impl Conformance {
+    fn check(&self, body: &[u8]) {
+        let message: Value = serde_json::from_slice(body).unwrap();
+        let found = meta_model::check_server_message(&message, &mut self.sent.lock().unwrap());
+        if !found.is_empty() {
+            let mut violations = self.violations.lock().unwrap();
+            violations.extend(found.iter().take(VIOLATIONS_PER_MESSAGE).cloned());
+            if found.len() > VIOLATIONS_PER_MESSAGE {
+                let more = found.len() - VIOLATIONS_PER_MESSAGE;
+                violations.push(format!("… and {more} more in that message"));
+            }
+            violations.push(format!("    in {}", meta_model::excerpt(&message)));
+        }
+        self.checked.fetch_add(1, Ordering::SeqCst);
+    }
+
+    fn violation(&self, violation: String) {
+        self.violations.lock().unwrap().push(violation);
+    }
 }
 
 impl Editor {
@@ -39,8 +151,7 @@ impl Editor {
         env: &[(&str, &str)],
         options: Value,
     ) -> Editor {
-        let capabilities = json!({"general": {"positionEncodings": encodings}});
-        Editor::start_with_capabilities(binary, capabilities, env, options)
+        Editor::start_with_capabilities(binary, capable_client(encodings), env, options)
     }
 
     /// Starts `binary` announcing `capabilities` as the client's.
@@ -71,8 +182,7 @@ impl Editor {
                 _ => Err(std::io::Error::last_os_error()),
             });
         }
-        let capabilities = json!({"general": {"positionEncodings": ["utf-16"]}});
-        Editor::start_command(command, capabilities, options)
+        Editor::start_command(command, capable_client(&["utf-16"]), options)
     }
 
     /// Starts `binary` with these workspace folders (absolute paths).
@@ -81,7 +191,12 @@ impl Editor {
             .iter()
             .map(|f| json!({"uri": format!("file://{}", f.display()), "name": "folder"}))
             .collect();
-        Editor::start_command_in(Command::new(binary), json!({}), options, json!(folders))
+        Editor::start_command_in(
+            Command::new(binary),
+            capable_client(&["utf-16"]),
+            options,
+            json!(folders),
+        )
     }
 
     fn start_command(command: Command, capabilities: Value, options: Value) -> Editor {
@@ -104,7 +219,23 @@ impl Editor {
         let stdin = child.stdin.take().unwrap();
         let mut stdout = BufReader::new(child.stdout.take().unwrap());
         let (tx, messages) = mpsc::channel();
+        let conformance = Arc::new(Conformance {
+            enabled: AtomicBool::new(true),
+            sent: Mutex::new(SentRequests::new()),
+            violations: Mutex::new(Vec::new()),
+            handed: AtomicUsize::new(0),
+            checked: AtomicUsize::new(0),
+        });
+        // The reader hands each message on before the checker sees it: a
+        // bench times the server up to the message's arrival, not the check.
+        let (to_checker, bodies) = mpsc::channel::<Vec<u8>>();
+        let checker = std::thread::spawn({
+            let conformance = Arc::clone(&conformance);
+            move || bodies.iter().for_each(|body| conformance.check(&body))
+        });
+        let reader_conformance = Arc::clone(&conformance);
         std::thread::spawn(move || {
+            let conformance = reader_conformance;
             loop {
                 let mut length = 0;
                 loop {
@@ -122,8 +253,21 @@ impl Editor {
                 }
                 let mut body = vec![0; length];
                 stdout.read_exact(&mut body).unwrap();
-                if tx.send(serde_json::from_slice(&body).unwrap()).is_err() {
+                let Ok(message) = serde_json::from_slice(&body) else {
+                    let text = String::from_utf8_lossy(&body);
+                    conformance.violation(format!("a frame that is not JSON: {text:.80}"));
+                    continue;
+                };
+                // Counted before the test can see it, so that `Drop` waits for its check.
+                let checking = conformance.enabled.load(Ordering::SeqCst);
+                if checking {
+                    conformance.handed.fetch_add(1, Ordering::SeqCst);
+                }
+                if tx.send(message).is_err() {
                     return;
+                }
+                if checking {
+                    let _ = to_checker.send(body);
                 }
             }
         });
@@ -135,12 +279,16 @@ impl Editor {
             next_id: 1,
             configuration: Value::Null,
             pulls: 0,
+            conformance,
+            checker: Some(checker),
+            initialized: Value::Null,
         };
         let init = editor.request(
             "initialize",
             json!({"processId": null, "rootUri": null, "workspaceFolders": folders, "capabilities": capabilities, "initializationOptions": options}),
         );
         assert_eq!(init["result"]["serverInfo"]["name"], "report-lsp");
+        editor.initialized = init;
         editor.notify("initialized", json!({}));
         editor
     }
@@ -150,8 +298,16 @@ impl Editor {
         self.child.id()
     }
 
-    /// Writes raw bytes, for malformed frames.
+    /// Stops checking the server's messages against the protocol from now
+    /// on, for a bench that wants no other thread on its cores.
+    pub fn stop_checking(&self) {
+        self.conformance.enabled.store(false, Ordering::SeqCst);
+    }
+
+    /// Writes raw bytes, for malformed frames. The requests among the
+    /// complete frames they hold are remembered, to check their answers.
     pub fn send_raw(&mut self, bytes: &[u8]) {
+        self.remember_requests_in(bytes);
         self.stdin.write_all(bytes).unwrap();
         self.stdin.flush().unwrap();
     }
@@ -168,8 +324,9 @@ impl Editor {
     }
 
     pub fn send(&mut self, message: Value) {
+        self.remember_request(&message);
         let frame = Editor::frame(&message);
-        self.send_frame(&frame);
+        self.write_frame(&frame);
     }
 
     /// A message framed for the wire, to be sent with [`Editor::send_frame`]:
@@ -181,19 +338,112 @@ impl Editor {
         frame
     }
 
+    /// Writes a frame made by [`Editor::frame`]. A request in it is
+    /// remembered only if the frame is small: a bench's 40 MB `didOpen` is
+    /// not read again on its timed path (send big requests with [`Editor::send`]).
     pub fn send_frame(&mut self, frame: &[u8]) {
+        if frame.len() <= 64 * 1024 {
+            self.remember_requests_in(frame);
+        }
+        self.write_frame(frame);
+    }
+
+    fn write_frame(&mut self, frame: &[u8]) {
         self.stdin.write_all(frame).unwrap();
         self.stdin.flush().unwrap();
     }
 
+    /// Remembers the method of a request, whose answer is checked against it.
+    fn remember_request(&self, message: &Value) {
+        if let (Some(id), Some(method)) = (message.get("id"), message["method"].as_str()) {
+            let mut sent = self.conformance.sent.lock().unwrap();
+            sent.insert(id.to_string(), method.to_string());
+        }
+    }
+
+    /// Remembers the requests in the complete frames among `bytes`. A body
+    /// that is not JSON (bad UTF-8 too) holds none: its answer has id null.
+    /// Where a body does not parse, the scan goes on after its header, not
+    /// after its length: the next header may be inside (a header block never
+    /// ended).
+    fn remember_requests_in(&self, bytes: &[u8]) {
+        const HEADER: &[u8] = b"Content-Length: ";
+        let find = |haystack: &[u8], needle: &[u8]| {
+            haystack.windows(needle.len()).position(|w| w == needle)
+        };
+        let mut rest = bytes;
+        while let Some(at) = find(rest, HEADER) {
+            rest = &rest[at + HEADER.len()..];
+            let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+            let length: Option<usize> = std::str::from_utf8(&rest[..digits]).unwrap().parse().ok();
+            let (Some(length), Some(end)) = (length, find(rest, b"\r\n\r\n")) else {
+                continue;
+            };
+            let Some(body) = rest[end + 4..].get(..length) else {
+                continue;
+            };
+            if let Ok(message) = serde_json::from_slice(body) {
+                self.remember_request(&message);
+                rest = &rest[end + 4 + length..];
+            }
+        }
+    }
+
+    /// Fails the test with the violations found so far.
+    fn fail_on_violations(&self) {
+        let found = std::mem::take(&mut *self.conformance.violations.lock().unwrap());
+        if !found.is_empty() {
+            panic!(
+                "the server sent messages that break LSP 3.17 (checked by tests/common/meta_model.rs):\n{}",
+                found.join("\n")
+            );
+        }
+    }
+
+    /// After the server exited: waits for the checker to finish the last
+    /// messages, then fails on what it found; with `all_answered`, a request
+    /// never answered is one more violation (a cancelled request is still
+    /// answered, the protocol says).
+    fn finish_checking(&mut self, all_answered: bool) {
+        if let Some(checker) = self.checker.take() {
+            let deadline = Instant::now() + Duration::from_secs(20);
+            while !checker.is_finished() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            if checker.is_finished() && checker.join().is_err() {
+                self.conformance
+                    .violation("the checker itself panicked (see above)".into());
+            }
+        }
+        if all_answered {
+            let sent = std::mem::take(&mut *self.conformance.sent.lock().unwrap());
+            for (id, method) in sent {
+                self.conformance
+                    .violation(format!("request {id} ({method}): never answered"));
+            }
+        }
+        self.fail_on_violations();
+    }
+
+    /// Sends a notification; `Value::Null` params leave the key out, as
+    /// the base protocol has it (`exit` has none).
     pub fn notify(&mut self, method: &str, params: Value) {
-        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
+        let mut message = json!({"jsonrpc": "2.0", "method": method});
+        if !params.is_null() {
+            message["params"] = params;
+        }
+        self.send(message);
     }
 
     pub fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let mut message = json!({"jsonrpc": "2.0", "id": id, "method": method});
+        // Null params leave the key out (`shutdown` has none).
+        if !params.is_null() {
+            message["params"] = params;
+        }
+        self.send(message);
         loop {
             let message = self.next_message();
             if message["id"] == id && message.get("method").is_none() {
@@ -211,11 +461,13 @@ impl Editor {
 
     /// Like [`Self::next_message`], waiting up to `limit`.
     pub fn next_message_within(&mut self, limit: Duration) -> Value {
+        self.fail_on_violations();
         loop {
-            let message = self
-                .messages
-                .recv_timeout(limit)
-                .unwrap_or_else(|_| panic!("the server answers within {limit:?}"));
+            let Ok(message) = self.messages.recv_timeout(limit) else {
+                // A violation may be why (a frame that is not JSON is not handed on).
+                self.fail_on_violations();
+                panic!("the server answers within {limit:?}");
+            };
             if message["method"] != "workspace/configuration" || message.get("id").is_none() {
                 return message;
             }
@@ -229,6 +481,7 @@ impl Editor {
     /// The next message `wanted` accepts, from the backlog or the wire;
     /// what it passes over is kept in the backlog.
     pub fn next_matching(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
+        self.fail_on_violations();
         if let Some(i) = self.backlog.iter().position(&wanted) {
             return self.backlog.remove(i);
         }
@@ -279,11 +532,33 @@ impl Editor {
         self.notify("exit", Value::Null);
         let status = self.child.wait().unwrap();
         assert!(status.success(), "{status}");
+        self.finish_checking(true);
     }
 
     /// Sends `exit` without `shutdown` first; the server's exit status.
     pub fn exit_without_shutdown(mut self) -> std::process::ExitStatus {
         self.notify("exit", Value::Null);
-        self.child.wait().unwrap()
+        let status = self.child.wait().unwrap();
+        self.finish_checking(false);
+        status
+    }
+}
+
+impl Drop for Editor {
+    /// A test that ends without `shutdown` still fails on what the server
+    /// sent: the messages read so far are checked first.
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            return;
+        }
+        let handed = self.conformance.handed.load(Ordering::SeqCst);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while self.conformance.checked.load(Ordering::SeqCst) < handed
+            && self.checker.as_ref().is_some_and(|c| !c.is_finished())
+            && Instant::now() < deadline
+        {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        self.fail_on_violations();
     }
 }

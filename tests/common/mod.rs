@@ -134,3 +134,36 @@ pub fn render_diagnostics(text: &str, analysis: &Analysis) -> String {
     }
     out
 }
+
+/// Applies LSP edits (UTF-16 positions) to `text`, last first.
+pub fn apply_lsp_edits(text: &str, edits: &[serde_json::Value]) -> String {
+    let offset = |p: &serde_json::Value| {
+        let line = p["line"].as_u64().unwrap() as usize;
+        let character = p["character"].as_u64().unwrap() as usize;
+        let line_start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
+        let mut units = 0;
+        for (i, c) in text[line_start..].char_indices() {
+            if units == character {
+                return line_start + i;
+            }
+            units += c.len_utf16();
+        }
+        text.len()
+    };
+    let mut ranges: Vec<(usize, usize, &str)> = edits
+        .iter()
+        .map(|e| {
+            (
+                offset(&e["range"]["start"]),
+                offset(&e["range"]["end"]),
+                e["newText"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    ranges.sort_by_key(|r| std::cmp::Reverse(r.0));
+    let mut out = text.to_string();
+    for (start, end, new_text) in ranges {
+        out.replace_range(start..end, new_text);
+    }
+    out
+}

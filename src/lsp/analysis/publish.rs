@@ -11,7 +11,7 @@ use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use super::state::DocState;
 use crate::lsp::convert::Positions;
-use crate::lsp::session::{OpenDocument, Session, lock};
+use crate::lsp::session::{OpenDocument, ResolvedClientCapabilities, Session, lock};
 
 /// Where an analysis of one generation of a document is published.
 pub(super) struct Target<'a> {
@@ -42,8 +42,8 @@ impl Target<'_> {
             return;
         }
         // Converted outside the lock: handlers applying changes do not wait for it.
-        let encoding = self.session.capabilities().encoding;
-        let diagnostics = capped(state, &self.uri, encoding, workspace);
+        let client = self.session.capabilities();
+        let diagnostics = capped(state, &self.uri, client, workspace);
         let mut documents = lock(&self.session.documents);
         if is_current(&documents).is_none() {
             return;
@@ -65,12 +65,12 @@ impl Target<'_> {
 pub fn capped(
     state: &mut DocState,
     uri: &Uri,
-    encoding: report_core::text::Encoding,
+    client: ResolvedClientCapabilities,
     workspace: &[Diagnostic],
 ) -> Vec<lsp::Diagnostic> {
     let positions = Positions {
         rope: &state.host.text().0,
-        encoding,
+        encoding: client.encoding,
         cache: Some(&state.positions),
     };
     let published = state.host.published();
@@ -83,7 +83,7 @@ pub fn capped(
         .map(|d| &**d)
         .chain(&summary)
         .chain(workspace)
-        .map(|d| positions.diagnostic(uri, d))
+        .map(|d| positions.diagnostic(uri, d, client.related_information))
         .collect();
     state.positions.keep_used();
     diagnostics

@@ -215,8 +215,10 @@ impl Worker {
             self.checks.check(&uri);
             return;
         }
-        // New facts may change the live tier in the inlay hints.
-        if state.workspace.as_deref() != Some(&*facts) {
+        // New facts may change the live tier in the inlay hints; without git
+        // facts, before or now, there is no live tier, and nothing to redraw.
+        let had_git = state.workspace.as_ref().is_some_and(|w| w.git.is_some());
+        if (had_git || facts.git.is_some()) && state.workspace.as_deref() != Some(&*facts) {
             self.session.refresh_inlay_hints();
         }
         state.workspace = Some(facts);

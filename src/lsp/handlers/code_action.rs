@@ -1,6 +1,8 @@
 //! Code actions: the quick fixes of the diagnostics under the cursor, and
 //! fix-all as a source action (its edit worked out on `codeAction/resolve`
-//! when the client can, since it analyses the whole text).
+//! when the client can, since it analyses the whole text). A client that
+//! reads no `CodeAction` literals gets each as a `Command` that applies its
+//! edit through `workspace/applyEdit`, or, if it applies no edits, nothing.
 
 use std::collections::HashMap;
 
@@ -8,10 +10,23 @@ use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use crate::lsp::analysis::{AnalysisThread, DocState};
-use crate::lsp::session::{ResolvedClientCapabilities, Session};
+use crate::lsp::session::{ResolvedClientCapabilities, Session, lock};
 
 /// The kind of the fix-all source action.
 pub const FIX_ALL_KIND: &str = "source.fixAll.report-lsp";
+
+/// The command of a fix offered as a `Command`: its argument is an
+/// [`EditOffered`].
+pub const APPLY_EDIT_COMMAND: &str = "report-lsp.applyEdit";
+
+/// What a fix offered as a `Command` carries: its edit, and the generation
+/// of the text it was made for, since the client applies it later.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct EditOffered {
+    uri: Uri,
+    generation: u64,
+    edit: lsp::WorkspaceEdit,
+}
 
 /// What a fix-all action offered without its edit carries, to resolve it.
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -26,6 +41,9 @@ pub async fn code_action(
     params: lsp::CodeActionParams,
 ) -> Result<Option<lsp::CodeActionResponse>> {
     let client = session.capabilities();
+    if !client.code_action_literals && !client.applies_edits {
+        return Ok(None);
+    }
     let uri = params.text_document.uri.clone();
     analysis
         .query(&uri, "codeAction", move |state| {
@@ -38,21 +56,39 @@ pub async fn code_action(
                     })
                 })
             };
+            // A literal, or the command that applies its edit.
+            let offer = |action: lsp::CodeAction| match client.code_action_literals {
+                true => lsp::CodeActionOrCommand::CodeAction(action),
+                false => {
+                    let offered = EditOffered {
+                        uri: uri.clone(),
+                        generation: state.generation,
+                        edit: action.edit.unwrap_or_default(),
+                    };
+                    lsp::CodeActionOrCommand::Command(lsp::Command {
+                        title: action.title,
+                        command: APPLY_EDIT_COMMAND.into(),
+                        arguments: serde_json::to_value(offered).ok().map(|a| vec![a]),
+                    })
+                }
+            };
             let mut actions = Vec::new();
             if wants(lsp::CodeActionKind::QUICKFIX.as_str()) {
                 for quick in state.host.quick_fixes(positions.range(params.range)) {
                     let fix = quick.fix();
                     let edits = fix.edits.iter().map(|e| positions.text_edit(e));
-                    actions.push(lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
+                    let diagnostic =
+                        positions.diagnostic(uri, &quick.diagnostic, client.related_information);
+                    actions.push(offer(lsp::CodeAction {
                         title: fix.title.clone(),
                         kind: Some(lsp::CodeActionKind::QUICKFIX),
-                        diagnostics: Some(vec![positions.diagnostic(uri, &quick.diagnostic)]),
+                        diagnostics: Some(vec![diagnostic]),
                         edit: Some(workspace_edit(
                             uri,
                             client.versioned_edits.then_some(state.version),
                             edits.collect(),
                         )),
-                        is_preferred: Some(fix.preferred),
+                        is_preferred: client.preferred_actions.then_some(fix.preferred),
                         ..Default::default()
                     }));
                 }
@@ -65,20 +101,62 @@ pub async fn code_action(
                 kind: Some(lsp::CodeActionKind::new(FIX_ALL_KIND)),
                 ..Default::default()
             };
-            if client.resolves_edits {
+            // Only a literal is resolved; a command carries its edit.
+            if client.resolves_edits && client.code_action_literals {
                 let target = FixAllTarget {
                     uri: uri.clone(),
                     generation: state.generation,
                 };
                 action.data = serde_json::to_value(target).ok();
-                actions.push(lsp::CodeActionOrCommand::CodeAction(action));
+                actions.push(offer(action));
             } else if let Some(edit) = fix_all_edit(state, client, uri) {
                 action.edit = Some(edit);
-                actions.push(lsp::CodeActionOrCommand::CodeAction(action));
+                actions.push(offer(action));
             }
             Ok(Some(actions))
         })
         .await
+}
+
+/// `workspace/executeCommand` of [`APPLY_EDIT_COMMAND`]: sends the fix's
+/// edit to the client to apply, if its text is still the one it was made for.
+pub async fn execute_command(
+    session: &Session,
+    client: &tower_lsp_server::Client,
+    params: lsp::ExecuteCommandParams,
+) -> Result<Option<serde_json::Value>> {
+    if params.command != APPLY_EDIT_COMMAND {
+        return Err(Error::invalid_params(format!(
+            "the server has no command {:?}",
+            params.command
+        )));
+    }
+    let offered = params
+        .arguments
+        .first()
+        .and_then(|a| serde_json::from_value::<EditOffered>(a.clone()).ok())
+        .ok_or_else(|| Error::invalid_params("the command's argument is not a fix offered"))?;
+    let current = lock(&session.documents)
+        .get(&offered.uri)
+        .map(|d| d.generation);
+    if current != Some(offered.generation) {
+        return Err(content_modified(
+            "the document changed since the fix was offered",
+        ));
+    }
+    let applied = client.apply_edit(offered.edit).await?;
+    match applied.applied {
+        true => Ok(None),
+        false => Err(Error {
+            // RequestFailed (LSP 3.17), which the jsonrpc crate does not name.
+            code: ErrorCode::from(-32803),
+            message: applied
+                .failure_reason
+                .unwrap_or_else(|| "the editor did not apply the fix".into())
+                .into(),
+            data: None,
+        }),
+    }
 }
 
 /// Fills in the edit of a fix-all action offered for a generation that is still current.

@@ -7,7 +7,8 @@ use tower_lsp_server::ls_types as lsp;
 use report_core::ide::completion::CompletionKind;
 
 use crate::lsp::analysis::AnalysisThread;
-use crate::lsp::session::Session;
+use crate::lsp::convert;
+use crate::lsp::session::{KindSet, Session};
 
 pub async fn completion(
     session: &Session,
@@ -30,20 +31,17 @@ pub async fn completion(
                     };
                     lsp::CompletionItem {
                         label: item.label,
-                        kind: Some(match item.kind {
-                            CompletionKind::EnumMember => lsp::CompletionItemKind::ENUM_MEMBER,
-                            CompletionKind::Property => lsp::CompletionItemKind::PROPERTY,
-                            CompletionKind::Path => lsp::CompletionItemKind::FILE,
-                            CompletionKind::Snippet => lsp::CompletionItemKind::SNIPPET,
-                        }),
+                        kind: Some(item_kind(item.kind, client.completion_kinds)),
                         detail: item.detail,
-                        documentation: item.documentation.map(|value| {
-                            lsp::Documentation::MarkupContent(lsp::MarkupContent {
-                                kind: lsp::MarkupKind::Markdown,
-                                value,
-                            })
+                        documentation: item.documentation.map(|markdown| {
+                            match client.completion_markdown {
+                                true => lsp::Documentation::MarkupContent(convert::markup(
+                                    markdown, true,
+                                )),
+                                false => lsp::Documentation::String(convert::plain_text(&markdown)),
+                            }
                         }),
-                        preselect: item.preselect.then_some(true),
+                        preselect: (item.preselect && client.preselect).then_some(true),
                         // Clients filter by what the edit replaces: the quotes included.
                         filter_text: Some(positions_text(&new_text)),
                         insert_text_format: Some(match snippet {
@@ -61,6 +59,19 @@ pub async fn completion(
             Ok(Some(lsp::CompletionResponse::Array(items)))
         })
         .await
+}
+
+/// The protocol's kind of an item, among those the client reads: a closed
+/// enum's value is an `EnumMember`, or a `Value` to a client of the first
+/// kinds only.
+fn item_kind(kind: CompletionKind, reads: KindSet) -> lsp::CompletionItemKind {
+    use lsp::CompletionItemKind as Kind;
+    match kind {
+        CompletionKind::EnumMember => reads.pick(Kind::ENUM_MEMBER, Kind::VALUE),
+        CompletionKind::Property => Kind::PROPERTY,
+        CompletionKind::Path => Kind::FILE,
+        CompletionKind::Snippet => Kind::SNIPPET,
+    }
 }
 
 /// The text of an item as a client filters it against what was typed.

@@ -17,7 +17,7 @@ pub async fn diagnostic(
     analysis: &AnalysisThread,
     params: lsp::DocumentDiagnosticParams,
 ) -> Result<lsp::DocumentDiagnosticReportResult> {
-    let encoding = session.capabilities().encoding;
+    let client = session.capabilities();
     let uri = params.text_document.uri.clone();
     let previous = params.previous_result_id;
     // For the latest text, after its analysis: a change queued behind the
@@ -40,7 +40,7 @@ pub async fn diagnostic(
                 }
                 // The report's own diagnostics and the workspace checks' of
                 // this text; later checks ask the client to pull again.
-                let items = capped(state, &uri, encoding, workspace);
+                let items = capped(state, &uri, client, workspace);
                 Ok(Some(full(Some(result_id), items)))
             },
         )

@@ -4,6 +4,7 @@ use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types as lsp;
 
 use crate::lsp::analysis::AnalysisThread;
+use crate::lsp::convert;
 use crate::lsp::session::Session;
 
 pub async fn hover(
@@ -12,10 +13,10 @@ pub async fn hover(
     params: lsp::HoverParams,
 ) -> Result<Option<lsp::Hover>> {
     let at = params.text_document_position_params;
-    let encoding = session.capabilities().encoding;
+    let client = session.capabilities();
     analysis
         .query(&at.text_document.uri, "hover", move |state| {
-            let positions = state.positions(encoding);
+            let positions = state.positions(client.encoding);
             let offset = positions.offset(at.position);
             // The edit preview and live derivation join the tier trace or glossary line.
             let workspace = state
@@ -33,10 +34,10 @@ pub async fn hover(
                 },
             };
             Ok(Some(lsp::Hover {
-                contents: lsp::HoverContents::Markup(lsp::MarkupContent {
-                    kind: lsp::MarkupKind::Markdown,
-                    value: info.markdown,
-                }),
+                contents: lsp::HoverContents::Markup(convert::markup(
+                    info.markdown,
+                    client.hover_markdown,
+                )),
                 range: Some(positions.lsp_range(info.range)),
             }))
         })

@@ -2,7 +2,7 @@
 
 use tower_lsp_server::ls_types as lsp;
 
-use super::code_action::FIX_ALL_KIND;
+use super::code_action::{APPLY_EDIT_COMMAND, FIX_ALL_KIND};
 use crate::lsp::convert;
 use crate::lsp::session::{ResolvedClientCapabilities, Session};
 
@@ -36,10 +36,14 @@ pub fn initialize(
             }),
             definition_provider: Some(lsp::OneOf::Left(true)),
             references_provider: Some(lsp::OneOf::Left(true)),
-            rename_provider: Some(lsp::OneOf::Right(lsp::RenameOptions {
-                prepare_provider: Some(true),
-                work_done_progress_options: Default::default(),
-            })),
+            // RenameOptions only to a client that asks prepareRename first.
+            rename_provider: Some(match capabilities.prepare_rename {
+                true => lsp::OneOf::Right(lsp::RenameOptions {
+                    prepare_provider: Some(true),
+                    work_done_progress_options: Default::default(),
+                }),
+                false => lsp::OneOf::Left(true),
+            }),
             document_symbol_provider: Some(lsp::OneOf::Left(true)),
             folding_range_provider: Some(lsp::FoldingRangeProviderCapability::Simple(true)),
             selection_range_provider: Some(lsp::SelectionRangeProviderCapability::Simple(true)),
@@ -59,16 +63,31 @@ pub fn initialize(
             code_lens_provider: Some(lsp::CodeLensOptions {
                 resolve_provider: Some(false),
             }),
-            code_action_provider: Some(lsp::CodeActionProviderCapability::Options(
-                lsp::CodeActionOptions {
-                    code_action_kinds: Some(vec![
-                        lsp::CodeActionKind::QUICKFIX,
-                        lsp::CodeActionKind::new(FIX_ALL_KIND),
-                    ]),
-                    resolve_provider: Some(true),
-                    ..Default::default()
-                },
-            )),
+            // CodeActionOptions only to a client that reads literals; fixes
+            // as commands to one that applies edits; else none.
+            code_action_provider: match (
+                capabilities.code_action_literals,
+                capabilities.applies_edits,
+            ) {
+                (true, _) => Some(lsp::CodeActionProviderCapability::Options(
+                    lsp::CodeActionOptions {
+                        code_action_kinds: Some(vec![
+                            lsp::CodeActionKind::QUICKFIX,
+                            lsp::CodeActionKind::new(FIX_ALL_KIND),
+                        ]),
+                        resolve_provider: Some(capabilities.resolves_edits),
+                        ..Default::default()
+                    },
+                )),
+                (false, true) => Some(lsp::CodeActionProviderCapability::Simple(true)),
+                (false, false) => None,
+            },
+            execute_command_provider: (!capabilities.code_action_literals
+                && capabilities.applies_edits)
+                .then(|| lsp::ExecuteCommandOptions {
+                    commands: vec![APPLY_EDIT_COMMAND.into()],
+                    work_done_progress_options: Default::default(),
+                }),
             ..Default::default()
         },
         server_info: Some(lsp::ServerInfo {

@@ -61,7 +61,8 @@ pub async fn document_link(
     analysis: &AnalysisThread,
     params: lsp::DocumentLinkParams,
 ) -> Result<Option<Vec<lsp::DocumentLink>>> {
-    let encoding = session.capabilities().encoding;
+    let client = session.capabilities();
+    let encoding = client.encoding;
     let max = session.settings().max_document_links;
     let found = analysis
         .query(&params.text_document.uri, "documentLink", move |state| {
@@ -105,7 +106,7 @@ pub async fn document_link(
                 Some(lsp::DocumentLink {
                     range: r.range,
                     target: Some(uri),
-                    tooltip: Some(match r.lines {
+                    tooltip: client.link_tooltips.then(|| match r.lines {
                         Some((start, end)) => format!("{} (lines {start}-{end})", r.path),
                         None => r.path,
                     }),

@@ -7,7 +7,7 @@ use report_core::ide::symbols::{Symbol, SymbolKind};
 
 use crate::lsp::analysis::AnalysisThread;
 use crate::lsp::convert::Positions;
-use crate::lsp::session::Session;
+use crate::lsp::session::{KindSet, Session};
 
 /// Folding ranges when the client states no limit.
 const DEFAULT_FOLDING_LIMIT: usize = 5000;
@@ -17,15 +17,23 @@ pub async fn document_symbol(
     analysis: &AnalysisThread,
     params: lsp::DocumentSymbolParams,
 ) -> Result<Option<lsp::DocumentSymbolResponse>> {
-    let encoding = session.capabilities().encoding;
+    let client = session.capabilities();
+    let uri = params.text_document.uri.clone();
     analysis
         .query(&params.text_document.uri, "documentSymbol", move |state| {
-            let positions = state.positions(encoding);
-            let symbols = state
-                .host
-                .symbols()
+            let positions = state.positions(client.encoding);
+            let symbols = state.host.symbols();
+            // A client that cannot read a tree gets the list the protocol had first.
+            if !client.hierarchical_symbols {
+                let mut flat = Vec::new();
+                for s in symbols.iter() {
+                    flatten(&positions, &uri, client.symbol_kinds, s, None, &mut flat);
+                }
+                return Ok(Some(lsp::DocumentSymbolResponse::Flat(flat)));
+            }
+            let symbols = symbols
                 .iter()
-                .map(|s| symbol(&positions, s))
+                .map(|s| symbol(&positions, client.symbol_kinds, s))
                 .collect();
             Ok(Some(lsp::DocumentSymbolResponse::Nested(symbols)))
         })
@@ -33,23 +41,58 @@ pub async fn document_symbol(
 }
 
 #[allow(deprecated)] // `deprecated` is a required field of the protocol type
-fn symbol(positions: &Positions<'_>, s: &Symbol) -> lsp::DocumentSymbol {
+fn symbol(positions: &Positions<'_>, reads: KindSet, s: &Symbol) -> lsp::DocumentSymbol {
     lsp::DocumentSymbol {
         name: s.name.clone(),
         detail: s.detail.clone(),
-        kind: match s.kind {
-            SymbolKind::Field => lsp::SymbolKind::FIELD,
-            SymbolKind::Array => lsp::SymbolKind::ARRAY,
-            SymbolKind::Object => lsp::SymbolKind::OBJECT,
-            SymbolKind::Group => lsp::SymbolKind::NAMESPACE,
-            SymbolKind::Notice => lsp::SymbolKind::NULL,
-        },
+        kind: kind(s.kind, reads),
         tags: None,
         deprecated: None,
         range: positions.lsp_range(s.range),
         selection_range: positions.lsp_range(s.selection),
-        children: (!s.children.is_empty())
-            .then(|| s.children.iter().map(|c| symbol(positions, c)).collect()),
+        children: (!s.children.is_empty()).then(|| {
+            s.children
+                .iter()
+                .map(|c| symbol(positions, reads, c))
+                .collect()
+        }),
+    }
+}
+
+/// `s` and its descendants, each named with the symbol it is in.
+#[allow(deprecated)] // `deprecated` is a required field of the protocol type
+fn flatten(
+    positions: &Positions<'_>,
+    uri: &lsp::Uri,
+    reads: KindSet,
+    s: &Symbol,
+    container: Option<&str>,
+    out: &mut Vec<lsp::SymbolInformation>,
+) {
+    out.push(lsp::SymbolInformation {
+        name: s.name.clone(),
+        kind: kind(s.kind, reads),
+        tags: None,
+        deprecated: None,
+        location: lsp::Location::new(uri.clone(), positions.lsp_range(s.range)),
+        container_name: container.map(str::to_string),
+    });
+    for child in &s.children {
+        flatten(positions, uri, reads, child, Some(&s.name), out);
+    }
+}
+
+/// The protocol's kind of a symbol, among those the client reads: an
+/// object is a `Module` and the notice of entries left out a `String` to a
+/// client of the first kinds only, as VS Code's JSON server does.
+fn kind(kind: SymbolKind, reads: KindSet) -> lsp::SymbolKind {
+    use lsp::SymbolKind as Kind;
+    match kind {
+        SymbolKind::Field => Kind::FIELD,
+        SymbolKind::Array => Kind::ARRAY,
+        SymbolKind::Object => reads.pick(Kind::OBJECT, Kind::MODULE),
+        SymbolKind::Group => Kind::NAMESPACE,
+        SymbolKind::Notice => reads.pick(Kind::NULL, Kind::STRING),
     }
 }
 

@@ -79,7 +79,7 @@ pub fn change(
                     open.generation += 1;
                     // The diagnostics on screen point into a text we no longer have: replace them.
                     let positions = Positions::new(&open.document.rope, encoding);
-                    let warning = positions.diagnostic(&uri, &host::out_of_sync(&error));
+                    let warning = positions.diagnostic(&uri, &host::out_of_sync(&error), false);
                     session.publisher.publish(
                         uri.clone(),
                         Some(open.document.version),

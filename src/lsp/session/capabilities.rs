@@ -37,6 +37,72 @@ pub struct ResolvedClientCapabilities {
     /// Whether file watchers may be registered dynamically
     /// (`workspace.didChangeWatchedFiles.dynamicRegistration`).
     pub watches_files: bool,
+    /// Whether code actions may be `CodeAction` literals
+    /// (`codeActionLiteralSupport`); without it only `Command`s.
+    pub code_action_literals: bool,
+    /// Whether a code action may say it is the preferred one.
+    pub preferred_actions: bool,
+    /// Whether the client applies an edit the server sends
+    /// (`workspace/applyEdit`): what a fix offered as a `Command` runs.
+    pub applies_edits: bool,
+    /// The completion item kinds the client reads.
+    pub completion_kinds: KindSet,
+    /// Whether completion documentation may be Markdown.
+    pub completion_markdown: bool,
+    /// Whether a completion item may be preselected.
+    pub preselect: bool,
+    /// The symbol kinds the client reads in the outline.
+    pub symbol_kinds: KindSet,
+    /// Whether the outline may be a tree (`DocumentSymbol[]`); without it a
+    /// flat `SymbolInformation[]`.
+    pub hierarchical_symbols: bool,
+    /// Whether a hover may be Markdown.
+    pub hover_markdown: bool,
+    /// Whether a diagnostic may carry `relatedInformation`; without it the
+    /// related places are told in its message.
+    pub related_information: bool,
+    /// Whether a document link may carry a tooltip.
+    pub link_tooltips: bool,
+    /// Whether the client asks `textDocument/prepareRename` first: only
+    /// then may the server say it answers it (`RenameOptions`).
+    pub prepare_rename: bool,
+}
+
+/// A set of the kinds (completion item or symbol kinds, 1 to 31) a client
+/// reads. A client that lists none reads those of the protocol's first
+/// version, 1 to 18 for both (`Text`..`Reference`, `File`..`Array`); one
+/// that lists them takes any other too, falling back on its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KindSet(u32);
+
+impl KindSet {
+    const FIRST_VERSION: KindSet = KindSet(((1 << 19) - 1) & !1);
+
+    /// The set a client announces with `valueSet` (serialized as numbers).
+    fn announced<T: serde::Serialize>(value_set: Option<&Vec<T>>) -> KindSet {
+        match value_set {
+            None => KindSet::FIRST_VERSION,
+            // It guarantees to handle kinds outside its set.
+            Some(_) => KindSet(u32::MAX),
+        }
+    }
+
+    pub fn contains(self, kind: i64) -> bool {
+        (1..32).contains(&kind) && self.0 & (1 << kind) != 0
+    }
+
+    /// `kind` when the client reads it, else `fallback` (one of 1..=18).
+    pub fn pick<T: Copy + serde::Serialize>(self, kind: T, fallback: T) -> T {
+        let number = serde_json::to_value(kind)
+            .ok()
+            .and_then(|v| v.as_i64())
+            .unwrap_or(0);
+        if self.contains(number) {
+            kind
+        } else {
+            fallback
+        }
+    }
 }
 
 impl Default for ResolvedClientCapabilities {
@@ -53,6 +119,18 @@ impl Default for ResolvedClientCapabilities {
             versioned_edits: false,
             work_done_progress: false,
             watches_files: false,
+            code_action_literals: false,
+            preferred_actions: false,
+            applies_edits: false,
+            completion_kinds: KindSet::FIRST_VERSION,
+            completion_markdown: false,
+            preselect: false,
+            symbol_kinds: KindSet::FIRST_VERSION,
+            hierarchical_symbols: false,
+            hover_markdown: false,
+            related_information: false,
+            link_tooltips: false,
+            prepare_rename: false,
         }
     }
 }
@@ -63,18 +141,22 @@ impl ResolvedClientCapabilities {
         let text_document = capabilities.text_document.as_ref();
         let workspace = capabilities.workspace.as_ref();
         let offered = general.and_then(|g| g.position_encodings.as_ref());
+        let code_action = text_document.and_then(|t| t.code_action.as_ref());
+        let completion = text_document.and_then(|t| t.completion.as_ref());
+        let completion_item = completion.and_then(|c| c.completion_item.as_ref());
+        let symbols = text_document.and_then(|t| t.document_symbol.as_ref());
+        let markdown = |formats: Option<&Vec<lsp::MarkupKind>>| {
+            formats.is_some_and(|f| f.contains(&lsp::MarkupKind::Markdown))
+        };
         ResolvedClientCapabilities {
             encoding: match offered {
                 Some(kinds) if kinds.contains(&lsp::PositionEncodingKind::UTF8) => Encoding::Utf8,
                 _ => Encoding::Utf16,
             },
-            resolves_edits: text_document
-                .and_then(|t| t.code_action.as_ref())
+            resolves_edits: code_action
                 .and_then(|c| c.resolve_support.as_ref())
                 .is_some_and(|r| r.properties.iter().any(|p| p == "edit")),
-            snippets: text_document
-                .and_then(|t| t.completion.as_ref())
-                .and_then(|c| c.completion_item.as_ref())
+            snippets: completion_item
                 .and_then(|i| i.snippet_support)
                 .unwrap_or(false),
             folding_limit: text_document
@@ -103,6 +185,53 @@ impl ResolvedClientCapabilities {
             watches_files: workspace
                 .and_then(|w| w.did_change_watched_files.as_ref())
                 .and_then(|d| d.dynamic_registration)
+                .unwrap_or(false),
+            code_action_literals: code_action
+                .is_some_and(|c| c.code_action_literal_support.is_some()),
+            preferred_actions: code_action
+                .and_then(|c| c.is_preferred_support)
+                .unwrap_or(false),
+            applies_edits: workspace.and_then(|w| w.apply_edit).unwrap_or(false),
+            completion_kinds: KindSet::announced(
+                completion
+                    .and_then(|c| c.completion_item_kind.as_ref())
+                    .and_then(|k| k.value_set.as_ref()),
+            ),
+            completion_markdown: markdown(
+                completion_item.and_then(|i| i.documentation_format.as_ref()),
+            ),
+            preselect: completion_item
+                .and_then(|i| i.preselect_support)
+                .unwrap_or(false),
+            symbol_kinds: KindSet::announced(
+                symbols
+                    .and_then(|s| s.symbol_kind.as_ref())
+                    .and_then(|k| k.value_set.as_ref()),
+            ),
+            hierarchical_symbols: symbols
+                .and_then(|s| s.hierarchical_document_symbol_support)
+                .unwrap_or(false),
+            hover_markdown: markdown(
+                text_document
+                    .and_then(|t| t.hover.as_ref())
+                    .and_then(|h| h.content_format.as_ref()),
+            ),
+            // Pushed diagnostics say so under publishDiagnostics; pulled
+            // ones (3.18) under diagnostic. A 3.17 client that pulls can
+            // only say it under publishDiagnostics, as VS Code does.
+            related_information: text_document.is_some_and(|t| {
+                let pushed = t.publish_diagnostics.as_ref();
+                let pulled = t.diagnostic.as_ref();
+                pushed.and_then(|p| p.related_information).unwrap_or(false)
+                    || pulled.and_then(|d| d.related_information).unwrap_or(false)
+            }),
+            link_tooltips: text_document
+                .and_then(|t| t.document_link.as_ref())
+                .and_then(|l| l.tooltip_support)
+                .unwrap_or(false),
+            prepare_rename: text_document
+                .and_then(|t| t.rename.as_ref())
+                .and_then(|r| r.prepare_support)
                 .unwrap_or(false),
         }
     }
@@ -134,6 +263,43 @@ mod tests {
             resolved(serde_json::json!({})),
             ResolvedClientCapabilities::default()
         );
+    }
+
+    #[test]
+    fn kinds_past_the_first_eighteen_only_to_a_client_that_lists_its_kinds() {
+        use lsp::CompletionItemKind as Kind;
+        let first = resolved(serde_json::json!({}));
+        assert_eq!(
+            first.completion_kinds.pick(Kind::ENUM_MEMBER, Kind::VALUE),
+            Kind::VALUE
+        );
+        assert_eq!(
+            first.completion_kinds.pick(Kind::FILE, Kind::TEXT),
+            Kind::FILE
+        );
+        assert!(first.symbol_kinds.contains(18) && !first.symbol_kinds.contains(19));
+        assert!(!first.symbol_kinds.contains(0));
+        let listing = resolved(serde_json::json!({"textDocument": {
+            "completion": {"completionItemKind": {"valueSet": [1, 12]}},
+            "documentSymbol": {"symbolKind": {"valueSet": [1, 2]}},
+        }}));
+        // A client that lists kinds takes any other and falls back itself.
+        assert_eq!(
+            listing
+                .completion_kinds
+                .pick(Kind::ENUM_MEMBER, Kind::VALUE),
+            Kind::ENUM_MEMBER
+        );
+        assert!(listing.symbol_kinds.contains(19));
+    }
+
+    #[test]
+    fn related_information_from_either_diagnostics_capability() {
+        let pushed = serde_json::json!({"textDocument": {"publishDiagnostics": {"relatedInformation": true}}});
+        let pulled = serde_json::json!({"textDocument": {"diagnostic": {"relatedInformation": true}, "publishDiagnostics": {"relatedInformation": false}}});
+        assert!(resolved(pushed).related_information);
+        assert!(resolved(pulled).related_information);
+        assert!(!resolved(serde_json::json!({})).related_information);
     }
 
     #[test]

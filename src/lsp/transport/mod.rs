@@ -42,6 +42,37 @@ fn with_true_id(response: Response) -> Response {
     }
 }
 
+/// A request or notification of the server's, as the wire carries it. A
+/// method without params (`workspace/inlayHint/refresh`,
+/// `workspace/diagnostic/refresh`) is built with `"params": null`, which
+/// the base protocol does not allow (`params?: array | object`): the key is
+/// left out instead.
+fn server_message_body(request: &Request) -> Vec<u8> {
+    let mut message = serde_json::to_value(request).expect("requests serialize");
+    if let Some(fields) = message.as_object_mut()
+        && fields.get("params").is_some_and(serde_json::Value::is_null)
+    {
+        fields.remove("params");
+    }
+    serde_json::to_vec(&message).expect("requests serialize")
+}
+
+/// The answer to a `$/` request, when `request` is one: the server
+/// implements none, and the protocol says such a request is answered with
+/// `MethodNotFound` (only `$/` notifications may go unanswered).
+/// `tower-lsp-server` would drop it, leaving the client waiting.
+fn unimplemented_dollar_request(request: &Request) -> Option<serde_json::Value> {
+    let id = request.id()?;
+    let method = request.method();
+    method.starts_with("$/").then(|| {
+        json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "error": {"code": -32601, "message": format!("the server has no request {method}")},
+        })
+    })
+}
+
 /// Handlers run at once, as in `tower-lsp-server`.
 const MAX_CONCURRENCY: usize = 4;
 
@@ -201,6 +232,7 @@ where
     let (client_requests, stop_client_requests) = futures::stream::abortable(client_requests);
     let (frames, mut frames_out) = channel::unbounded::<Vec<u8>>();
     let log_frames = frames.clone();
+    let answer_frames = frames.clone();
     let (mut tasks, tasks_out) = channel::channel::<BoxFuture<'static, Option<Response>>>(64);
 
     let responses = {
@@ -225,9 +257,7 @@ where
         })
     };
     let server_requests = client_requests.for_each(move |request| {
-        let _ = frames.unbounded_send(frame(
-            &serde_json::to_vec(&request).expect("requests serialize"),
-        ));
+        let _ = frames.unbounded_send(frame(&server_message_body(&request)));
         future::ready(())
     });
     let write = async move {
@@ -274,6 +304,10 @@ where
                             request
                         }
                     };
+                    if let Some(answer) = unimplemented_dollar_request(&request) {
+                        let _ = answer_frames.unbounded_send(frame(answer.to_string().as_bytes()));
+                        continue;
+                    }
                     // The protocol says the server exits right after `exit`; some clients keep stdin open.
                     let exit = request.method() == "exit";
                     shutdown_asked |= request.method() == "shutdown";
@@ -304,6 +338,7 @@ where
         stop_notifications.abort();
         // The writer ends once every sender is gone.
         drop(log_frames);
+        drop(answer_frames);
     };
     futures::join!(read, responses, server_requests, notifications, write);
     end
@@ -336,6 +371,44 @@ mod tests {
         tokio::runtime::Builder::new_current_thread()
             .build()
             .unwrap()
+    }
+
+    #[test]
+    fn a_server_request_without_params_leaves_the_key_out() {
+        let refresh = Request::build("workspace/inlayHint/refresh")
+            .id(7)
+            .params(Value::Null)
+            .finish();
+        let body: Value = serde_json::from_slice(&server_message_body(&refresh)).unwrap();
+        assert_eq!(
+            body,
+            json!({"jsonrpc": "2.0", "id": 7, "method": "workspace/inlayHint/refresh"})
+        );
+        let log = Request::build("window/logMessage")
+            .params(json!({"type": 3, "message": "m"}))
+            .finish();
+        let body: Value = serde_json::from_slice(&server_message_body(&log)).unwrap();
+        assert_eq!(body["params"]["message"], "m");
+    }
+
+    #[test]
+    fn a_dollar_request_is_answered_and_a_dollar_notification_is_not() {
+        let request: Request = serde_json::from_value(
+            json!({"jsonrpc": "2.0", "id": 5, "method": "$/anything", "params": {}}),
+        )
+        .unwrap();
+        let answer = unimplemented_dollar_request(&request).unwrap();
+        assert_eq!(answer["id"], 5);
+        assert_eq!(answer["error"]["code"], -32601);
+        let notification: Request = serde_json::from_value(
+            json!({"jsonrpc": "2.0", "method": "$/setTrace", "params": {"value": "off"}}),
+        )
+        .unwrap();
+        assert!(unimplemented_dollar_request(&notification).is_none());
+        let plain: Request =
+            serde_json::from_value(json!({"jsonrpc": "2.0", "id": 6, "method": "shutdown"}))
+                .unwrap();
+        assert!(unimplemented_dollar_request(&plain).is_none());
     }
 
     #[test]
