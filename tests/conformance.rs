@@ -54,9 +54,10 @@ struct Answers {
     diagnostics: Vec<Value>,
     hover: Value,
     completion: Value,
+    /// At the start of `entries`: a whole new entry, a snippet.
+    new_entry: Value,
     symbols: Value,
     actions: Value,
-    links: Value,
     /// Every message the server sent that was not an answer.
     server_messages: Vec<Value>,
 }
@@ -82,12 +83,15 @@ fn session(capabilities: Value) -> Answers {
         "textDocument/completion",
         json!({"textDocument": doc, "position": position_of(&text, "\"op_type\": \"", 12)}),
     );
+    let new_entry = editor.request(
+        "textDocument/completion",
+        json!({"textDocument": doc, "position": position_of(&text, "\"entries\": [", 12)}),
+    );
     let symbols = editor.request("textDocument/documentSymbol", json!({"textDocument": doc}));
     let actions = editor.request(
         "textDocument/codeAction",
         json!({"textDocument": doc, "range": tier["range"], "context": {"diagnostics": [tier]}}),
     );
-    let links = editor.request("textDocument/documentLink", json!({"textDocument": doc}));
     let server_messages = editor
         .backlog
         .iter()
@@ -100,9 +104,9 @@ fn session(capabilities: Value) -> Answers {
         diagnostics,
         hover: hover["result"].clone(),
         completion: completion["result"].clone(),
+        new_entry: new_entry["result"].clone(),
         symbols: symbols["result"].clone(),
         actions: actions["result"].clone(),
-        links: links["result"].clone(),
         server_messages,
     }
 }
@@ -142,11 +146,18 @@ fn a_dollar_request_is_answered_and_a_dollar_notification_is_not() {
         "{reply}"
     );
     // Only the request got an answer, and the server keeps serving.
+    editor.open(URI, &golden("valid.report.json"), 1);
     let symbols = editor.request(
         "textDocument/documentSymbol",
         json!({"textDocument": {"uri": URI}}),
     );
-    assert!(symbols.get("error").is_some() || symbols.get("result").is_some());
+    let names: Vec<&str> = symbols["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"entries"), "{symbols}");
     assert!(
         editor.backlog.iter().all(|m| m.get("id").is_none()),
         "{:?}",
@@ -210,13 +221,8 @@ fn a_bare_client_gets_only_what_the_first_protocol_had() {
     }
     assert!(told > 0, "the invalid golden report has related places");
 
-    // A plain-text hover, no Markdown marks.
-    assert_eq!(
-        bare.hover["contents"]["kind"], "plaintext",
-        "{}",
-        bare.hover
-    );
-    let hover = bare.hover["contents"]["value"].as_str().unwrap();
+    // The hover as the first protocol had it: a string, no Markdown marks.
+    let hover = bare.hover["contents"].as_str().unwrap();
     assert!(hover.contains("derive_safety_tier(op_type="), "{hover}");
     assert!(!hover.contains("**") && !hover.contains('`'), "{hover}");
     assert_eq!(capable.hover["contents"]["kind"], "markdown");
@@ -236,9 +242,20 @@ fn a_bare_client_gets_only_what_the_first_protocol_had() {
     );
     for item in items {
         assert!(item.get("preselect").is_none(), "{item}");
-        assert_ne!(item["insertTextFormat"], 2, "{item}");
         assert!(!item["documentation"].is_object(), "{item}");
     }
+    // The new entry, a snippet to a capable client, is plain text here.
+    assert_eq!(
+        capable.new_entry[0]["insertTextFormat"], 2,
+        "{}",
+        capable.new_entry
+    );
+    let plain = &bare.new_entry[0];
+    assert_eq!(plain["insertTextFormat"], 1, "{plain}");
+    assert!(
+        !plain["textEdit"]["newText"].as_str().unwrap().contains('$'),
+        "{plain}"
+    );
 
     // The outline as the flat list, with the first kinds.
     let flat = bare.symbols.as_array().unwrap();
@@ -261,11 +278,6 @@ fn a_bare_client_gets_only_what_the_first_protocol_had() {
         "{}",
         capable.symbols
     );
-
-    // Links without tooltips (none in a report whose root is not known: both empty alike).
-    for link in bare.links.as_array().into_iter().flatten() {
-        assert!(link.get("tooltip").is_none(), "{link}");
-    }
 
     // Nothing asked of a client that announced nothing.
     assert!(
@@ -359,8 +371,14 @@ fn each_capability_turned_off_degrades_its_feature_alone() {
                 assert!(symbol_kinds(&a.symbols).contains(&19));
             },
         ),
+        (
+            "/textDocument/completion/completionItem/snippetSupport",
+            &|a| {
+                assert_eq!(a.new_entry[0]["insertTextFormat"], 1, "{}", a.new_entry);
+            },
+        ),
         ("/textDocument/hover/contentFormat", &|a| {
-            assert_eq!(a.hover["contents"]["kind"], "plaintext");
+            assert!(a.hover["contents"].is_string(), "{}", a.hover);
         }),
         (
             "/textDocument/publishDiagnostics/relatedInformation",
@@ -391,6 +409,7 @@ fn each_capability_turned_off_degrades_its_feature_alone() {
         }
         if !governs("completion") {
             assert_eq!(answers.completion, capable.completion, "{path}");
+            assert_eq!(answers.new_entry, capable.new_entry, "{path}");
         }
         if !governs("documentSymbol") {
             assert_eq!(answers.symbols, capable.symbols, "{path}");
@@ -427,31 +446,121 @@ fn a_fix_offered_as_a_command_applies_its_edit_through_the_client() {
     assert_eq!(command["command"], "report-lsp.applyEdit", "{actions}");
     let execute = json!({"command": command["command"], "arguments": command["arguments"]});
 
-    // Executed: the server sends the edit, the client applies it, the command ends.
-    editor.send(json!({"jsonrpc": "2.0", "id": 900, "method": "workspace/executeCommand", "params": execute}));
-    let apply = editor.next_matching(|m| m["method"] == "workspace/applyEdit");
+    // Executed: the server sends the edit, the client answers `answer` (or
+    // no edit comes), and the command's own answer is returned.
+    let mut next_id = 900;
+    let mut run = |editor: &mut Editor, answer: Value| -> (Option<Value>, Value) {
+        next_id += 1;
+        let id = next_id;
+        editor.send(json!({"jsonrpc": "2.0", "id": id, "method": "workspace/executeCommand", "params": execute}));
+        let message = editor.next_matching(|m| {
+            m["method"] == "workspace/applyEdit" || (m["id"] == id && m.get("method").is_none())
+        });
+        if message["method"] != "workspace/applyEdit" {
+            return (None, message);
+        }
+        let mut reply = json!({"jsonrpc": "2.0", "id": message["id"]});
+        match answer.get("error") {
+            Some(error) => reply["error"] = error.clone(),
+            None => reply["result"] = answer,
+        }
+        editor.send(reply);
+        let done = editor.next_matching(|m| m["id"] == id && m.get("method").is_none());
+        (Some(message), done)
+    };
+
+    // Refused by the client, or answered with an error: RequestFailed.
+    let (_, done) = run(
+        &mut editor,
+        json!({"applied": false, "failureReason": "read-only"}),
+    );
+    assert_eq!(done["error"]["code"], -32803, "{done}");
+    assert!(
+        done["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("read-only"),
+        "{done}"
+    );
+    let (_, done) = run(
+        &mut editor,
+        json!({"error": {"code": -32601, "message": "no"}}),
+    );
+    assert_eq!(done["error"]["code"], -32803, "{done}");
+
+    // Applied: the command ends with null.
+    let (apply, done) = run(&mut editor, json!({"applied": true}));
+    let apply = apply.expect("the edit is sent to the client");
     assert_eq!(apply["params"]["edit"], command["arguments"][0]["edit"]);
-    editor.send(json!({"jsonrpc": "2.0", "id": apply["id"], "result": {"applied": true}}));
-    let done = editor.next_matching(|m| m["id"] == 900 && m.get("method").is_none());
     assert_eq!(done["result"], Value::Null, "{done}");
 
     // The edit applied by the client; the same command again is refused: its text is gone.
     let edits = apply["params"]["edit"]["changes"][URI].as_array().unwrap();
     let fixed = common::apply_lsp_edits(&text, edits);
     editor.change(URI, 2, json!([{"text": fixed}]));
-    editor.send(json!({"jsonrpc": "2.0", "id": 901, "method": "workspace/executeCommand", "params": execute}));
-    let refused = editor.next_matching(|m| m["id"] == 901 && m.get("method").is_none());
+    let (sent, refused) = run(&mut editor, json!({"applied": true}));
+    assert!(sent.is_none(), "a refused command sends no edit");
     assert_eq!(refused["error"]["code"], -32801, "{refused}");
-    assert!(
-        editor
-            .backlog
-            .iter()
-            .filter(|m| m["method"] == "workspace/applyEdit")
-            .count()
-            == 0,
-        "a refused command sends no edit"
+
+    // Closed: refused. Opened again with the text the fix was made for: still
+    // refused, since it was made for the earlier opening.
+    editor.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": URI}}),
     );
+    let (sent, closed) = run(&mut editor, json!({"applied": true}));
+    assert!(sent.is_none());
+    assert_eq!(closed["error"]["code"], -32801, "{closed}");
+    assert!(
+        closed["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not open"),
+        "{closed}"
+    );
+    editor.open(URI, &text, 1);
+    let _ = editor.diagnostics(URI);
+    let (sent, reopened) = run(&mut editor, json!({"applied": true}));
+    assert!(sent.is_none());
+    assert_eq!(reopened["error"]["code"], -32801, "{reopened}");
     editor.shutdown();
+}
+
+/// Fix-all's edit is left for `codeAction/resolve` only when the client
+/// resolves edits and keeps the action's `data`, which says what to resolve.
+#[test]
+fn fix_all_is_left_to_resolve_only_for_a_client_that_keeps_its_data() {
+    let fix_all = |code_action: Value| {
+        let mut capabilities = capable_client(&["utf-16"]);
+        capabilities["textDocument"]["codeAction"]["resolveSupport"] =
+            json!({"properties": ["edit"]});
+        if let Some(data) = code_action.get("dataSupport") {
+            capabilities["textDocument"]["codeAction"]["dataSupport"] = data.clone();
+        }
+        let mut editor = start(capabilities);
+        let offered = editor.initialized["result"]["capabilities"]["codeActionProvider"].clone();
+        editor.open(URI, &golden("invalid.report.json"), 1);
+        let _ = editor.diagnostics(URI);
+        let reply = editor.request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": URI}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+                   "context": {"diagnostics": [], "only": ["source.fixAll"]}}),
+        );
+        editor.shutdown();
+        (offered, reply["result"][0].clone())
+    };
+    let (offered, action) = fix_all(json!({}));
+    assert_eq!(offered["resolveProvider"], false, "{offered}");
+    assert!(
+        action["edit"].is_object() && action.get("data").is_none(),
+        "{action}"
+    );
+    let (offered, action) = fix_all(json!({"dataSupport": true}));
+    assert_eq!(offered["resolveProvider"], true, "{offered}");
+    assert!(
+        action.get("edit").is_none() && action["data"].is_object(),
+        "{action}"
+    );
 }
 
 #[test]

@@ -730,8 +730,7 @@ fn edits_inside_entries_publish_what_a_full_check_finds() {
 
 #[test]
 fn fix_all_is_resolved_lazily_when_the_client_can() {
-    let capabilities =
-        json!({"textDocument": {"codeAction": {"resolveSupport": {"properties": ["edit"]}}}});
+    let capabilities = json!({"textDocument": {"codeAction": {"resolveSupport": {"properties": ["edit"]}, "dataSupport": true}}});
     let mut editor = Editor::start_with_capabilities(
         env!("CARGO_BIN_EXE_report-lsp"),
         capable_client_with(capabilities),

@@ -713,7 +713,14 @@ fn comparable(diagnostics: &[Value]) -> Vec<(Value, Value, Value, Value)> {
 fn next_or_fail(editor: &mut Editor, limit: Duration, missing: impl FnOnce() -> String) -> Value {
     match catch_unwind(AssertUnwindSafe(|| editor.next_message_within(limit))) {
         Ok(message) => message,
-        Err(_) => panic!("nothing from the server for {limit:?}; {}", missing()),
+        // Only the wait's own panic says nothing came; any other (a
+        // violation of the protocol the editor found) is raised as it is.
+        Err(panic) => match panic.downcast_ref::<String>() {
+            Some(said) if said.starts_with("the server answers within") => {
+                panic!("nothing from the server for {limit:?}; {}", missing())
+            }
+            _ => std::panic::resume_unwind(panic),
+        },
     }
 }
 
@@ -1023,11 +1030,11 @@ fn a_thousand_requests_in_flight_among_three_thousand_keystrokes_are_all_answere
     // opening and closing all twenty end at the same figure. What stays
     // above the start is code run for the first time (2 MB) and what the
     // allocator's per-thread arenas keep, which `malloc_trim` cannot give
-    // back (11-18 MB). So at least half of what the documents added must go
-    // back (a bound of 48-52 MB): a server that keeps the closed documents,
-    // or half of what they took, fails; the margin, 6 MB at the least seen,
-    // covers the arenas' spread.
-    let bound = start_rss + (peak_rss - start_rss) / 2;
+    // back (11-18 MB). So at least two fifths of what the documents added
+    // must go back (a bound of 53-58 MB): a server that keeps the closed
+    // documents, or most of what they took, fails; the margin, 11 MB at
+    // the least seen, covers the arenas' spread on a loaded machine.
+    let bound = start_rss + (peak_rss - start_rss) * 3 / 5;
     let mut after_rss = editor.memory_kb("VmRSS");
     while after_rss > bound && closed.elapsed() < Duration::from_secs(5) {
         std::thread::sleep(Duration::from_millis(100));

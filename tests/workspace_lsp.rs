@@ -267,6 +267,21 @@ fn linked_project(
     &'static str,
     Editor,
 ) {
+    linked_project_for(capable_client(&["utf-16"]), options)
+}
+
+/// [`linked_project`], for a client announcing `capabilities`.
+fn linked_project_for(
+    capabilities: Value,
+    options: Value,
+) -> (
+    Project,
+    tempfile::TempDir,
+    String,
+    String,
+    &'static str,
+    Editor,
+) {
     let project = Project::new();
     let cjk = "文档/旧 🚀.md";
     project.write(cjk, "a\nb\nc\nd\n");
@@ -293,12 +308,74 @@ fn linked_project(
     let uri = uri_of(&project.report_path());
     let mut editor = Editor::start_with_capabilities(
         env!("CARGO_BIN_EXE_report-lsp"),
-        capable_client(&["utf-16"]),
+        capabilities,
         &[],
         options,
     );
     editor.open(&uri, &text, 1);
     (project, outside, text, uri, cjk, editor)
+}
+
+#[test]
+fn document_links_carry_tooltips_only_for_a_client_that_reads_them() {
+    let (project, _outside, _text, uri, cjk, mut editor) = linked_project(Value::Null);
+    let links = links_when_rooted(&mut editor, &uri);
+    assert!(
+        links
+            .iter()
+            .any(|l| l["tooltip"].as_str().is_some_and(|t| t.starts_with(cjk))),
+        "{links:?}"
+    );
+    editor.shutdown();
+    let mut capabilities = capable_client(&["utf-16"]);
+    capabilities["textDocument"]["documentLink"] = json!({});
+    let (_project, _outside, _text, uri, _cjk, mut editor) =
+        linked_project_for(capabilities, Value::Null);
+    let bare = links_when_rooted(&mut editor, &uri);
+    assert_eq!(bare.len(), links.len());
+    assert!(bare.iter().all(|l| l.get("tooltip").is_none()), "{bare:?}");
+    let _ = project;
+    editor.shutdown();
+}
+
+/// A client that announces nothing, in a project whose workspace checks
+/// run: it is asked nothing (no settings, watchers, progress or refreshes),
+/// and the checks' results reach it all the same.
+#[test]
+fn a_bare_client_is_asked_nothing_while_the_project_is_checked() {
+    let (project, text) = project();
+    let uri = uri_of(&project.report_path());
+    let mut editor = Editor::start_with_capabilities(
+        env!("CARGO_BIN_EXE_report-lsp"),
+        json!({}),
+        &[],
+        Value::Null,
+    );
+    editor.open(&uri, &text, 1);
+    let diagnostics = until(&mut editor, &uri, |d| has(d, "live-tier-confirm"));
+    assert!(
+        diagnostics
+            .iter()
+            .all(|d| d.get("relatedInformation").is_none())
+    );
+    // A save checks the project again, with progress where it is shown.
+    editor.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let hover = editor.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": position(&text, "\"exact_edit\"")}),
+    );
+    assert!(hover["result"]["contents"].is_string(), "{hover}");
+    let asked: Vec<&Value> = editor
+        .backlog
+        .iter()
+        .filter(|m| m.get("id").is_some() && m.get("method").is_some())
+        .collect();
+    assert!(asked.is_empty(), "{asked:?}");
+    assert_eq!(editor.pulls, 0);
+    editor.shutdown();
 }
 
 /// The document links once the workspace check has found the root.

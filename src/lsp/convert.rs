@@ -103,31 +103,25 @@ impl Positions<'_> {
     }
 }
 
-/// `markdown` as `MarkupContent` the client reads: as it is when it reads
-/// Markdown, else as plain text.
-pub fn markup(markdown: String, client_reads_markdown: bool) -> lsp::MarkupContent {
-    match client_reads_markdown {
-        true => lsp::MarkupContent {
-            kind: lsp::MarkupKind::Markdown,
-            value: markdown,
-        },
-        false => lsp::MarkupContent {
-            kind: lsp::MarkupKind::PlainText,
-            value: plain_text(&markdown),
-        },
-    }
-}
-
 /// The Markdown the core writes (bold, code spans and blocks, tables), read
 /// as plain text: the marks dropped, a table's cells apart by two spaces.
+/// What a code block holds (a trace, an edit's diff) stays as it is.
 pub fn plain_text(markdown: &str) -> String {
     let mut lines = Vec::new();
+    let mut in_code = false;
     for line in markdown.split('\n') {
         let trimmed = line.trim();
-        let fence = trimmed.starts_with("```");
+        if trimmed.starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        if in_code {
+            lines.push(line.to_string());
+            continue;
+        }
         let table_rule =
             trimmed.starts_with('|') && trimmed.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '));
-        if fence || table_rule {
+        if table_rule {
             continue;
         }
         let line = match trimmed.strip_prefix('|').and_then(|r| r.strip_suffix('|')) {
@@ -256,10 +250,11 @@ mod tests {
             plain_text(markdown),
             "safety_tier of entries[2]\n\nop_type=generative\n\ncategory  raw tokens\ndocs  1 200\n\n---\n\nDerived: confirm"
         );
-        assert_eq!(markup(markdown.into(), true).value, markdown);
+        // A code block's lines are kept: a diff of a table with bold text in it.
+        let diff = "**Edit preview**\n\n```diff\n |---|\n-| a | b |\n+**x** `y`\n```";
         assert_eq!(
-            markup(markdown.into(), false).kind,
-            lsp::MarkupKind::PlainText
+            plain_text(diff),
+            "Edit preview\n\n |---|\n-| a | b |\n+**x** `y`"
         );
     }
 

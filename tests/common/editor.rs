@@ -355,6 +355,10 @@ impl Editor {
 
     /// Remembers the method of a request, whose answer is checked against it.
     fn remember_request(&self, message: &Value) {
+        // Unchecked, its answer would never be taken off the list.
+        if !self.conformance.enabled.load(Ordering::SeqCst) {
+            return;
+        }
         if let (Some(id), Some(method)) = (message.get("id"), message["method"].as_str()) {
             let mut sent = self.conformance.sent.lock().unwrap();
             sent.insert(id.to_string(), method.to_string());
@@ -405,12 +409,25 @@ impl Editor {
     /// never answered is one more violation (a cancelled request is still
     /// answered, the protocol says).
     fn finish_checking(&mut self, all_answered: bool) {
+        // A bench that stopped checking has answers nobody took off the list.
+        let mut all_answered = all_answered && self.conformance.enabled.load(Ordering::SeqCst);
         if let Some(checker) = self.checker.take() {
-            let deadline = Instant::now() + Duration::from_secs(20);
+            let deadline = Instant::now() + Duration::from_secs(60);
             while !checker.is_finished() && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(5));
             }
-            if checker.is_finished() && checker.join().is_err() {
+            if !checker.is_finished() {
+                // Its answers may be among those not checked yet: say that, not "never answered".
+                all_answered = false;
+                let (handed, checked) = (
+                    self.conformance.handed.load(Ordering::SeqCst),
+                    self.conformance.checked.load(Ordering::SeqCst),
+                );
+                self.conformance.violation(format!(
+                    "the checker is {} messages behind after 60 s ({checked} of {handed} checked)",
+                    handed - checked
+                ));
+            } else if checker.join().is_err() {
                 self.conformance
                     .violation("the checker itself panicked (see above)".into());
             }

@@ -139,23 +139,33 @@ pub async fn execute_command(
     let current = lock(&session.documents)
         .get(&offered.uri)
         .map(|d| d.generation);
-    if current != Some(offered.generation) {
-        return Err(content_modified(
-            "the document changed since the fix was offered",
-        ));
+    match current {
+        None => return Err(content_modified("the document is not open")),
+        Some(generation) if generation != offered.generation => {
+            return Err(content_modified(
+                "the document changed since the fix was offered",
+            ));
+        }
+        Some(_) => {}
     }
-    let applied = client.apply_edit(offered.edit).await?;
-    match applied.applied {
-        true => Ok(None),
-        false => Err(Error {
-            // RequestFailed (LSP 3.17), which the jsonrpc crate does not name.
-            code: ErrorCode::from(-32803),
-            message: applied
-                .failure_reason
-                .unwrap_or_else(|| "the editor did not apply the fix".into())
-                .into(),
-            data: None,
-        }),
+    let failed = |why: String| Error {
+        // RequestFailed (LSP 3.17), which the jsonrpc crate does not name.
+        code: ErrorCode::from(-32803),
+        message: why.into(),
+        data: None,
+    };
+    match client.apply_edit(offered.edit).await {
+        Ok(applied) if applied.applied => Ok(None),
+        Ok(applied) => {
+            Err(failed(applied.failure_reason.unwrap_or_else(|| {
+                "the editor did not apply the fix".into()
+            })))
+        }
+        // The client's own error answers the server's request, not the command.
+        Err(error) => Err(failed(format!(
+            "the editor refused the fix: {}",
+            error.message
+        ))),
     }
 }
 

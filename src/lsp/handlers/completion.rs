@@ -8,7 +8,7 @@ use report_core::ide::completion::CompletionKind;
 
 use crate::lsp::analysis::AnalysisThread;
 use crate::lsp::convert;
-use crate::lsp::session::{KindSet, Session};
+use crate::lsp::session::Session;
 
 pub async fn completion(
     session: &Session,
@@ -31,19 +31,21 @@ pub async fn completion(
                     };
                     lsp::CompletionItem {
                         label: item.label,
-                        kind: Some(item_kind(item.kind, client.completion_kinds)),
+                        kind: Some(item_kind(item.kind, client.lists_completion_kinds)),
                         detail: item.detail,
                         documentation: item.documentation.map(|markdown| {
                             match client.completion_markdown {
-                                true => lsp::Documentation::MarkupContent(convert::markup(
-                                    markdown, true,
-                                )),
+                                true => lsp::Documentation::MarkupContent(lsp::MarkupContent {
+                                    kind: lsp::MarkupKind::Markdown,
+                                    value: markdown,
+                                }),
                                 false => lsp::Documentation::String(convert::plain_text(&markdown)),
                             }
                         }),
                         preselect: (item.preselect && client.preselect).then_some(true),
-                        // Clients filter by what the edit replaces: the quotes included.
-                        filter_text: Some(positions_text(&new_text)),
+                        // Clients filter by what the edit replaces: the quotes
+                        // included, not the blank it reaches over to the cursor.
+                        filter_text: Some(positions_text(new_text.trim_start())),
                         insert_text_format: Some(match snippet {
                             true => lsp::InsertTextFormat::SNIPPET,
                             false => lsp::InsertTextFormat::PLAIN_TEXT,
@@ -64,10 +66,11 @@ pub async fn completion(
 /// The protocol's kind of an item, among those the client reads: a closed
 /// enum's value is an `EnumMember`, or a `Value` to a client of the first
 /// kinds only.
-fn item_kind(kind: CompletionKind, reads: KindSet) -> lsp::CompletionItemKind {
+fn item_kind(kind: CompletionKind, lists_kinds: bool) -> lsp::CompletionItemKind {
     use lsp::CompletionItemKind as Kind;
     match kind {
-        CompletionKind::EnumMember => reads.pick(Kind::ENUM_MEMBER, Kind::VALUE),
+        CompletionKind::EnumMember if lists_kinds => Kind::ENUM_MEMBER,
+        CompletionKind::EnumMember => Kind::VALUE,
         CompletionKind::Property => Kind::PROPERTY,
         CompletionKind::Path => Kind::FILE,
         CompletionKind::Snippet => Kind::SNIPPET,

@@ -34,10 +34,16 @@ pub async fn hover(
                 },
             };
             Ok(Some(lsp::Hover {
-                contents: lsp::HoverContents::Markup(convert::markup(
-                    info.markdown,
-                    client.hover_markdown,
-                )),
+                // Without contentFormat, the form of the first protocol: a string.
+                contents: match client.hover_markdown {
+                    true => lsp::HoverContents::Markup(lsp::MarkupContent {
+                        kind: lsp::MarkupKind::Markdown,
+                        value: info.markdown,
+                    }),
+                    false => lsp::HoverContents::Scalar(lsp::MarkedString::String(
+                        convert::plain_text(&info.markdown),
+                    )),
+                },
                 range: Some(positions.lsp_range(info.range)),
             }))
         })

@@ -7,7 +7,7 @@ use report_core::ide::symbols::{Symbol, SymbolKind};
 
 use crate::lsp::analysis::AnalysisThread;
 use crate::lsp::convert::Positions;
-use crate::lsp::session::{KindSet, Session};
+use crate::lsp::session::Session;
 
 /// Folding ranges when the client states no limit.
 const DEFAULT_FOLDING_LIMIT: usize = 5000;
@@ -27,13 +27,20 @@ pub async fn document_symbol(
             if !client.hierarchical_symbols {
                 let mut flat = Vec::new();
                 for s in symbols.iter() {
-                    flatten(&positions, &uri, client.symbol_kinds, s, None, &mut flat);
+                    flatten(
+                        &positions,
+                        &uri,
+                        client.lists_symbol_kinds,
+                        s,
+                        None,
+                        &mut flat,
+                    );
                 }
                 return Ok(Some(lsp::DocumentSymbolResponse::Flat(flat)));
             }
             let symbols = symbols
                 .iter()
-                .map(|s| symbol(&positions, client.symbol_kinds, s))
+                .map(|s| symbol(&positions, client.lists_symbol_kinds, s))
                 .collect();
             Ok(Some(lsp::DocumentSymbolResponse::Nested(symbols)))
         })
@@ -41,11 +48,11 @@ pub async fn document_symbol(
 }
 
 #[allow(deprecated)] // `deprecated` is a required field of the protocol type
-fn symbol(positions: &Positions<'_>, reads: KindSet, s: &Symbol) -> lsp::DocumentSymbol {
+fn symbol(positions: &Positions<'_>, lists_kinds: bool, s: &Symbol) -> lsp::DocumentSymbol {
     lsp::DocumentSymbol {
         name: s.name.clone(),
         detail: s.detail.clone(),
-        kind: kind(s.kind, reads),
+        kind: kind(s.kind, lists_kinds),
         tags: None,
         deprecated: None,
         range: positions.lsp_range(s.range),
@@ -53,7 +60,7 @@ fn symbol(positions: &Positions<'_>, reads: KindSet, s: &Symbol) -> lsp::Documen
         children: (!s.children.is_empty()).then(|| {
             s.children
                 .iter()
-                .map(|c| symbol(positions, reads, c))
+                .map(|c| symbol(positions, lists_kinds, c))
                 .collect()
         }),
     }
@@ -64,35 +71,37 @@ fn symbol(positions: &Positions<'_>, reads: KindSet, s: &Symbol) -> lsp::Documen
 fn flatten(
     positions: &Positions<'_>,
     uri: &lsp::Uri,
-    reads: KindSet,
+    lists_kinds: bool,
     s: &Symbol,
     container: Option<&str>,
     out: &mut Vec<lsp::SymbolInformation>,
 ) {
     out.push(lsp::SymbolInformation {
         name: s.name.clone(),
-        kind: kind(s.kind, reads),
+        kind: kind(s.kind, lists_kinds),
         tags: None,
         deprecated: None,
         location: lsp::Location::new(uri.clone(), positions.lsp_range(s.range)),
         container_name: container.map(str::to_string),
     });
     for child in &s.children {
-        flatten(positions, uri, reads, child, Some(&s.name), out);
+        flatten(positions, uri, lists_kinds, child, Some(&s.name), out);
     }
 }
 
 /// The protocol's kind of a symbol, among those the client reads: an
 /// object is a `Module` and the notice of entries left out a `String` to a
 /// client of the first kinds only, as VS Code's JSON server does.
-fn kind(kind: SymbolKind, reads: KindSet) -> lsp::SymbolKind {
+fn kind(kind: SymbolKind, lists_kinds: bool) -> lsp::SymbolKind {
     use lsp::SymbolKind as Kind;
     match kind {
         SymbolKind::Field => Kind::FIELD,
         SymbolKind::Array => Kind::ARRAY,
-        SymbolKind::Object => reads.pick(Kind::OBJECT, Kind::MODULE),
+        SymbolKind::Object if lists_kinds => Kind::OBJECT,
+        SymbolKind::Object => Kind::MODULE,
         SymbolKind::Group => Kind::NAMESPACE,
-        SymbolKind::Notice => reads.pick(Kind::NULL, Kind::STRING),
+        SymbolKind::Notice if lists_kinds => Kind::NULL,
+        SymbolKind::Notice => Kind::STRING,
     }
 }
 

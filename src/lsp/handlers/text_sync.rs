@@ -3,6 +3,7 @@
 //! later changes cannot overtake them; the analysis thread then checks the
 //! new text. Each returns what to log when it rejected something.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, mpsc};
 
 use report_core::host;
@@ -24,7 +25,7 @@ pub fn open(
         .entry(doc.uri.clone())
         .or_insert_with(|| OpenDocument {
             document: Document::new("", doc.version),
-            generation: 0,
+            generation: first_generation(),
             published: false,
         });
     open.document = Document::new("", doc.version);
@@ -38,6 +39,15 @@ pub fn open(
     drop(text);
     let _ = rope.send(open.document.rope.clone());
     None
+}
+
+/// Where an opening's generations start: each opening of the session in a
+/// block of its own, so that a fix or an answer made for the text of an
+/// earlier opening (closed, then opened again with another text) is never
+/// taken for one of the current text.
+fn first_generation() -> u64 {
+    static OPENINGS: AtomicU64 = AtomicU64::new(0);
+    OPENINGS.fetch_add(1, Ordering::Relaxed) << 32
 }
 
 /// Applies the changes in order. A change that does not fit the text puts
@@ -79,7 +89,11 @@ pub fn change(
                     open.generation += 1;
                     // The diagnostics on screen point into a text we no longer have: replace them.
                     let positions = Positions::new(&open.document.rope, encoding);
-                    let warning = positions.diagnostic(&uri, &host::out_of_sync(&error), false);
+                    let warning = positions.diagnostic(
+                        &uri,
+                        &host::out_of_sync(&error),
+                        session.capabilities().related_information,
+                    );
                     session.publisher.publish(
                         uri.clone(),
                         Some(open.document.version),

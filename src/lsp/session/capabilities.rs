@@ -13,7 +13,8 @@ pub struct ResolvedClientCapabilities {
     /// The position encoding: UTF-8 when the client offers it (fewer
     /// conversions), UTF-16 otherwise.
     pub encoding: Encoding,
-    /// Whether the client fills in a code action's edit with `codeAction/resolve`.
+    /// Whether the client fills in a code action's edit with
+    /// `codeAction/resolve`, keeping the action's `data` for it.
     pub resolves_edits: bool,
     /// Whether completion items may be snippets.
     pub snippets: bool,
@@ -45,14 +46,17 @@ pub struct ResolvedClientCapabilities {
     /// Whether the client applies an edit the server sends
     /// (`workspace/applyEdit`): what a fix offered as a `Command` runs.
     pub applies_edits: bool,
-    /// The completion item kinds the client reads.
-    pub completion_kinds: KindSet,
+    /// Whether the client lists the completion item kinds it reads
+    /// (`completionItemKind.valueSet`): it then takes any kind, falling back
+    /// on its own; without, only those of the first protocol (1 to 18).
+    pub lists_completion_kinds: bool,
     /// Whether completion documentation may be Markdown.
     pub completion_markdown: bool,
     /// Whether a completion item may be preselected.
     pub preselect: bool,
-    /// The symbol kinds the client reads in the outline.
-    pub symbol_kinds: KindSet,
+    /// Whether the client lists the symbol kinds it reads
+    /// (`symbolKind.valueSet`), as for completion kinds.
+    pub lists_symbol_kinds: bool,
     /// Whether the outline may be a tree (`DocumentSymbol[]`); without it a
     /// flat `SymbolInformation[]`.
     pub hierarchical_symbols: bool,
@@ -66,43 +70,6 @@ pub struct ResolvedClientCapabilities {
     /// Whether the client asks `textDocument/prepareRename` first: only
     /// then may the server say it answers it (`RenameOptions`).
     pub prepare_rename: bool,
-}
-
-/// A set of the kinds (completion item or symbol kinds, 1 to 31) a client
-/// reads. A client that lists none reads those of the protocol's first
-/// version, 1 to 18 for both (`Text`..`Reference`, `File`..`Array`); one
-/// that lists them takes any other too, falling back on its own.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct KindSet(u32);
-
-impl KindSet {
-    const FIRST_VERSION: KindSet = KindSet(((1 << 19) - 1) & !1);
-
-    /// The set a client announces with `valueSet` (serialized as numbers).
-    fn announced<T: serde::Serialize>(value_set: Option<&Vec<T>>) -> KindSet {
-        match value_set {
-            None => KindSet::FIRST_VERSION,
-            // It guarantees to handle kinds outside its set.
-            Some(_) => KindSet(u32::MAX),
-        }
-    }
-
-    pub fn contains(self, kind: i64) -> bool {
-        (1..32).contains(&kind) && self.0 & (1 << kind) != 0
-    }
-
-    /// `kind` when the client reads it, else `fallback` (one of 1..=18).
-    pub fn pick<T: Copy + serde::Serialize>(self, kind: T, fallback: T) -> T {
-        let number = serde_json::to_value(kind)
-            .ok()
-            .and_then(|v| v.as_i64())
-            .unwrap_or(0);
-        if self.contains(number) {
-            kind
-        } else {
-            fallback
-        }
-    }
 }
 
 impl Default for ResolvedClientCapabilities {
@@ -122,10 +89,10 @@ impl Default for ResolvedClientCapabilities {
             code_action_literals: false,
             preferred_actions: false,
             applies_edits: false,
-            completion_kinds: KindSet::FIRST_VERSION,
+            lists_completion_kinds: false,
             completion_markdown: false,
             preselect: false,
-            symbol_kinds: KindSet::FIRST_VERSION,
+            lists_symbol_kinds: false,
             hierarchical_symbols: false,
             hover_markdown: false,
             related_information: false,
@@ -153,9 +120,13 @@ impl ResolvedClientCapabilities {
                 Some(kinds) if kinds.contains(&lsp::PositionEncodingKind::UTF8) => Encoding::Utf8,
                 _ => Encoding::Utf16,
             },
-            resolves_edits: code_action
-                .and_then(|c| c.resolve_support.as_ref())
-                .is_some_and(|r| r.properties.iter().any(|p| p == "edit")),
+            // The action's `data` says what to resolve: the client must keep it.
+            resolves_edits: code_action.is_some_and(|c| {
+                c.data_support == Some(true)
+                    && c.resolve_support
+                        .as_ref()
+                        .is_some_and(|r| r.properties.iter().any(|p| p == "edit"))
+            }),
             snippets: completion_item
                 .and_then(|i| i.snippet_support)
                 .unwrap_or(false),
@@ -192,22 +163,18 @@ impl ResolvedClientCapabilities {
                 .and_then(|c| c.is_preferred_support)
                 .unwrap_or(false),
             applies_edits: workspace.and_then(|w| w.apply_edit).unwrap_or(false),
-            completion_kinds: KindSet::announced(
-                completion
-                    .and_then(|c| c.completion_item_kind.as_ref())
-                    .and_then(|k| k.value_set.as_ref()),
-            ),
+            lists_completion_kinds: completion
+                .and_then(|c| c.completion_item_kind.as_ref())
+                .is_some_and(|k| k.value_set.is_some()),
             completion_markdown: markdown(
                 completion_item.and_then(|i| i.documentation_format.as_ref()),
             ),
             preselect: completion_item
                 .and_then(|i| i.preselect_support)
                 .unwrap_or(false),
-            symbol_kinds: KindSet::announced(
-                symbols
-                    .and_then(|s| s.symbol_kind.as_ref())
-                    .and_then(|k| k.value_set.as_ref()),
-            ),
+            lists_symbol_kinds: symbols
+                .and_then(|s| s.symbol_kind.as_ref())
+                .is_some_and(|k| k.value_set.is_some()),
             hierarchical_symbols: symbols
                 .and_then(|s| s.hierarchical_document_symbol_support)
                 .unwrap_or(false),
@@ -267,30 +234,13 @@ mod tests {
 
     #[test]
     fn kinds_past_the_first_eighteen_only_to_a_client_that_lists_its_kinds() {
-        use lsp::CompletionItemKind as Kind;
         let first = resolved(serde_json::json!({}));
-        assert_eq!(
-            first.completion_kinds.pick(Kind::ENUM_MEMBER, Kind::VALUE),
-            Kind::VALUE
-        );
-        assert_eq!(
-            first.completion_kinds.pick(Kind::FILE, Kind::TEXT),
-            Kind::FILE
-        );
-        assert!(first.symbol_kinds.contains(18) && !first.symbol_kinds.contains(19));
-        assert!(!first.symbol_kinds.contains(0));
+        assert!(!first.lists_completion_kinds && !first.lists_symbol_kinds);
         let listing = resolved(serde_json::json!({"textDocument": {
             "completion": {"completionItemKind": {"valueSet": [1, 12]}},
             "documentSymbol": {"symbolKind": {"valueSet": [1, 2]}},
         }}));
-        // A client that lists kinds takes any other and falls back itself.
-        assert_eq!(
-            listing
-                .completion_kinds
-                .pick(Kind::ENUM_MEMBER, Kind::VALUE),
-            Kind::ENUM_MEMBER
-        );
-        assert!(listing.symbol_kinds.contains(19));
+        assert!(listing.lists_completion_kinds && listing.lists_symbol_kinds);
     }
 
     #[test]

@@ -13,7 +13,7 @@ use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use super::document::Document;
 
-pub use capabilities::{KindSet, ResolvedClientCapabilities};
+pub use capabilities::ResolvedClientCapabilities;
 pub use settings::Settings;
 
 pub struct Session {

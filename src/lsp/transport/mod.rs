@@ -57,20 +57,31 @@ fn server_message_body(request: &Request) -> Vec<u8> {
     serde_json::to_vec(&message).expect("requests serialize")
 }
 
+/// Where the session stands, for answering what the service never sees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    BeforeInitialize,
+    Serving,
+    ShutDown,
+}
+
 /// The answer to a `$/` request, when `request` is one: the server
 /// implements none, and the protocol says such a request is answered with
-/// `MethodNotFound` (only `$/` notifications may go unanswered).
-/// `tower-lsp-server` would drop it, leaving the client waiting.
-fn unimplemented_dollar_request(request: &Request) -> Option<serde_json::Value> {
+/// `MethodNotFound` (only `$/` notifications may go unanswered), or, as any
+/// request, with `ServerNotInitialized` before `initialize` and
+/// `InvalidRequest` after `shutdown`. `tower-lsp-server` would drop it,
+/// leaving the client waiting.
+fn unimplemented_dollar_request(request: &Request, phase: Phase) -> Option<serde_json::Value> {
     let id = request.id()?;
     let method = request.method();
-    method.starts_with("$/").then(|| {
-        json!({
-            "jsonrpc": "2.0",
-            "id": id,
-            "error": {"code": -32601, "message": format!("the server has no request {method}")},
-        })
-    })
+    let (code, message) = match phase {
+        Phase::BeforeInitialize => (-32002, "the server is not initialized yet".to_string()),
+        Phase::Serving => (-32601, format!("the server has no request {method}")),
+        Phase::ShutDown => (-32600, "the server is shut down".to_string()),
+    };
+    method
+        .starts_with("$/")
+        .then(|| json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}))
 }
 
 /// Handlers run at once, as in `tower-lsp-server`.
@@ -274,6 +285,7 @@ where
     };
     let read = async {
         let mut shutdown_asked = false;
+        let mut initialize_asked = false;
         let mut reader = Reader::new(input);
         loop {
             let message = match reader.next().await {
@@ -304,7 +316,13 @@ where
                             request
                         }
                     };
-                    if let Some(answer) = unimplemented_dollar_request(&request) {
+                    let phase = match (initialize_asked, shutdown_asked) {
+                        (false, _) => Phase::BeforeInitialize,
+                        (true, false) => Phase::Serving,
+                        (true, true) => Phase::ShutDown,
+                    };
+                    initialize_asked |= request.method() == "initialize";
+                    if let Some(answer) = unimplemented_dollar_request(&request, phase) {
                         let _ = answer_frames.unbounded_send(frame(answer.to_string().as_bytes()));
                         continue;
                     }
@@ -392,23 +410,27 @@ mod tests {
     }
 
     #[test]
-    fn a_dollar_request_is_answered_and_a_dollar_notification_is_not() {
+    fn only_a_dollar_request_gets_an_answer_of_the_transports() {
         let request: Request = serde_json::from_value(
             json!({"jsonrpc": "2.0", "id": 5, "method": "$/anything", "params": {}}),
         )
         .unwrap();
-        let answer = unimplemented_dollar_request(&request).unwrap();
+        let answer = unimplemented_dollar_request(&request, Phase::Serving).unwrap();
         assert_eq!(answer["id"], 5);
         assert_eq!(answer["error"]["code"], -32601);
+        let early = unimplemented_dollar_request(&request, Phase::BeforeInitialize).unwrap();
+        assert_eq!(early["error"]["code"], -32002);
+        let late = unimplemented_dollar_request(&request, Phase::ShutDown).unwrap();
+        assert_eq!(late["error"]["code"], -32600);
         let notification: Request = serde_json::from_value(
             json!({"jsonrpc": "2.0", "method": "$/setTrace", "params": {"value": "off"}}),
         )
         .unwrap();
-        assert!(unimplemented_dollar_request(&notification).is_none());
+        assert!(unimplemented_dollar_request(&notification, Phase::Serving).is_none());
         let plain: Request =
             serde_json::from_value(json!({"jsonrpc": "2.0", "id": 6, "method": "shutdown"}))
                 .unwrap();
-        assert!(unimplemented_dollar_request(&plain).is_none());
+        assert!(unimplemented_dollar_request(&plain, Phase::Serving).is_none());
     }
 
     #[test]

@@ -80,12 +80,13 @@ pub fn completions(
         .collect()
 }
 
-/// `item` with its edit reaching `offset` across the blanks between them
-/// (the cursor after `"key":`, the value's edit past the space), the blanks
-/// written again so the text comes out the same; None when what lies
-/// between is more than blanks on the line, or the edit spans lines.
+/// `item` with its edit reaching `offset` across the spaces between them
+/// (the cursor after `"key":`, the value's edit past the space), the spaces
+/// written again so the text comes out the same; None when more than
+/// spaces lie between (a tab in a snippet is the client's to re-indent), or
+/// the edit spans lines.
 fn holding(mut item: CompletionItem, text: &str, offset: usize) -> Option<CompletionItem> {
-    let blanks = |gap: &str| gap.bytes().all(|b| b == b' ' || b == b'\t');
+    let blanks = |gap: &str| gap.bytes().all(|b| b == b' ');
     let range = item.edit.range;
     if range.start > offset {
         let gap = text.get(offset..range.start).filter(|g| blanks(g))?;
