@@ -4,6 +4,8 @@
 
 use serde_json::Value;
 
+use super::large::{self, LARGE_FRAME_BYTES, Lifted};
+
 /// The method a broken message is rewritten to.
 pub const INVALID_MESSAGE_METHOD: &str = "report-lsp/invalidMessage";
 
@@ -47,8 +49,14 @@ pub enum Step {
     Body { frame: usize },
     /// Drop this many bytes of garbage before a header.
     Skip(usize),
-    /// A complete frame of `len` bytes whose body (from `body`) is good.
-    Pass { len: usize, body: usize, kind: Kind },
+    /// A complete frame of `len` bytes whose body (from `body`) is good;
+    /// a large one with its texts lifted out, as it was checked.
+    Pass {
+        len: usize,
+        body: usize,
+        kind: Kind,
+        lifted: Option<Lifted>,
+    },
     /// A broken frame of `len` bytes (headers and body) to replace.
     Reject { len: usize, rejection: Rejection },
     /// A frame too large to buffer: drop its header, then skip `body` bytes as they come.
@@ -121,12 +129,25 @@ pub fn step(buffer: &[u8], at_eof: bool) -> Step {
         };
     }
     let body = &buffer[body_start..body_start + length];
+    // A large body is checked without its texts: serde_json would read
+    // 40 MB of a report's text byte by byte only to skip it. What is wrong
+    // with it is said of the body itself.
+    let lifted = (length >= LARGE_FRAME_BYTES)
+        .then(|| large::lift(body))
+        .flatten();
+    let pass = |kind, lifted| Step::Pass {
+        len: body_start + length,
+        body: body_start,
+        kind,
+        lifted,
+    };
+    if let Some(lifted) = lifted
+        && let Ok(kind) = check_body(lifted.rest())
+    {
+        return pass(kind, Some(lifted));
+    }
     match check_body(body) {
-        Ok(kind) => Step::Pass {
-            len: body_start + length,
-            body: body_start,
-            kind,
-        },
+        Ok(kind) => pass(kind, None),
         Err(rejection) => Step::Reject {
             len: body_start + length,
             rejection,

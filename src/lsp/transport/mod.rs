@@ -23,7 +23,6 @@ use tower_service::Service;
 
 pub use framing::INVALID_MESSAGE_METHOD;
 use framing::{Kind, MAX_FRAME_BYTES, Rejection, Step, frame, step};
-use large::LARGE_FRAME_BYTES;
 
 /// Starts the id given to a broken message whose own id could not be read,
 /// so that its handler can answer; the reply goes out with `"id": null`, as
@@ -137,11 +136,16 @@ impl<R: AsyncRead + Unpin> Reader<R> {
                         self.buffer.drain(..n);
                         continue;
                     }
-                    Step::Pass { len, body, kind } => {
+                    Step::Pass {
+                        len,
+                        body,
+                        kind,
+                        lifted,
+                    } => {
                         let bytes = &self.buffer[body..len];
-                        let large = (kind == Kind::Request && bytes.len() >= LARGE_FRAME_BYTES)
-                            .then(|| large::decode(bytes))
-                            .flatten()
+                        let large = lifted
+                            .filter(|_| kind == Kind::Request)
+                            .and_then(large::Lifted::into_value)
                             .and_then(|value| serde_json::from_value(value).ok());
                         let parsed = match (kind, large) {
                             (_, Some(request)) => Ok(Incoming::Request(request)),
@@ -458,10 +462,42 @@ mod tests {
             }
         );
         // Read in 64 KiB pieces into room made once; decoded as a large frame.
-        assert!(framed.len() > LARGE_FRAME_BYTES);
+        assert!(framed.len() > large::LARGE_FRAME_BYTES);
         let bodies = rt().block_on(run(&framed));
         assert_eq!(bodies.len(), 1);
         assert_eq!(bodies[0]["params"]["text"], text);
+    }
+
+    #[test]
+    fn large_frames_are_checked_and_refused_as_small_ones() {
+        let text = "{\"k\": \"路\"}\n".repeat(large::LARGE_FRAME_BYTES / 8);
+        let good = json!({"jsonrpc": "2.0", "method": "n", "params": {"text": text}});
+        let mut input = frame(&serde_json::to_vec(&good).unwrap());
+        for broken in [
+            json!({"jsonrpc": "1.0", "method": "n", "params": {"text": text}}),
+            json!({"jsonrpc": "2.0", "id": 4, "method": "n", "params": 3, "text": text}),
+            json!({"jsonrpc": "2.0", "params": {"text": text}}),
+        ] {
+            input.extend(frame(&serde_json::to_vec(&broken).unwrap()));
+        }
+        // A raw control character in the text, and a frame cut short.
+        let literal = serde_json::to_string(&text).unwrap();
+        let with_control = format!("{}\u{1}\"", &literal[..literal.len() - 1]);
+        let raw =
+            format!(r#"{{"jsonrpc": "2.0", "method": "n", "params": {{"text": {with_control}}}}}"#);
+        assert!(large::lift(raw.as_bytes()).is_none());
+        input.extend(frame(raw.as_bytes()));
+        let cut = serde_json::to_vec(&good).unwrap();
+        input.extend(frame(&cut[..cut.len() - 2]));
+        let bodies = rt().block_on(run(&input));
+        assert_eq!(bodies[0], good);
+        let codes: Vec<&Value> = bodies[1..].iter().map(|b| &b["params"]["code"]).collect();
+        assert_eq!(codes, [-32600, -32600, -32600, -32700, -32700]);
+        assert!(
+            bodies[1..]
+                .iter()
+                .all(|b| b["method"] == INVALID_MESSAGE_METHOD)
+        );
     }
 
     #[test]
