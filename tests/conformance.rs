@@ -673,6 +673,27 @@ mod meta_model_checker {
     }
 
     #[test]
+    fn work_done_progress_is_checked_by_its_kind() {
+        let progress = |value: Value| {
+            let message = json!({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": "t", "value": value}});
+            check_server_message(&message, &mut SentRequests::new())
+        };
+        assert!(
+            progress(json!({"kind": "begin", "title": "Checking", "percentage": 0})).is_empty()
+        );
+        assert!(progress(json!({"kind": "report", "message": "3/7", "percentage": 42})).is_empty());
+        assert!(progress(json!({"kind": "end"})).is_empty());
+        let found = progress(json!({"kind": "begin"}));
+        assert!(found.iter().any(|e| e.contains("title")), "{found:#?}");
+        let found = progress(json!({"kind": "report", "percentage": "42"}));
+        assert!(
+            found.iter().any(|e| e.contains("params.value.percentage")),
+            "{found:#?}"
+        );
+        assert_eq!(progress(json!({"done": true})).len(), 1);
+    }
+
+    #[test]
     fn a_request_without_params_in_the_model_must_have_no_params_key() {
         let refresh = json!({"jsonrpc": "2.0", "id": 1, "method": "workspace/inlayHint/refresh"});
         assert!(check_server_message(&refresh, &mut SentRequests::new()).is_empty());

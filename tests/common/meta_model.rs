@@ -305,6 +305,30 @@ impl MetaModel {
             )),
             (None, None) => {}
         }
+        // Work-done progress is `LSPAny` to the model; its three shapes are
+        // structures of their own, told apart by `kind`.
+        if method == "$/progress"
+            && let Some(value) = message.get("params").and_then(|p| p.get("value"))
+        {
+            let shape = match value.get("kind").and_then(Value::as_str) {
+                Some("begin") => Some("WorkDoneProgressBegin"),
+                Some("report") => Some("WorkDoneProgressReport"),
+                Some("end") => Some("WorkDoneProgressEnd"),
+                _ => None,
+            };
+            match shape {
+                Some(name) => self.check(
+                    value,
+                    &Type::Reference { name: name.into() },
+                    &Path::Root("params.value"),
+                    errors,
+                ),
+                None => errors.push(format!(
+                    "params.value: expected a work-done progress (kind begin, report or end), got {}",
+                    excerpt(value)
+                )),
+            }
+        }
         label
     }
 
