@@ -469,6 +469,29 @@ fn a_fix_offered_as_a_command_applies_its_edit_through_the_client() {
         (Some(message), done)
     };
 
+    // Any other name is refused, whatever it names (a program, a path, a
+    // report's value): nothing is started and no edit is sent.
+    for name in [
+        "git",
+        "sh",
+        "/bin/sh",
+        "report-lsp.applyEdit ",
+        "docs/setup.md",
+    ] {
+        editor.send(
+            json!({"jsonrpc": "2.0", "id": 800, "method": "workspace/executeCommand",
+                           "params": {"command": name, "arguments": command["arguments"]}}),
+        );
+        let refused = editor.next_matching(|m| m["id"] == 800 && m.get("method").is_none());
+        assert_eq!(refused["error"]["code"], -32602, "{name}: {refused}");
+    }
+    assert!(
+        editor
+            .backlog
+            .iter()
+            .all(|m| m["method"] != "workspace/applyEdit")
+    );
+
     // Refused by the client, or answered with an error: RequestFailed.
     let (_, done) = run(
         &mut editor,

@@ -120,6 +120,13 @@ pub async fn code_action(
 
 /// `workspace/executeCommand` of [`APPLY_EDIT_COMMAND`]: sends the fix's
 /// edit to the client to apply, if its text is still the one it was made for.
+///
+/// A "command" here is a name, never a program: the one name is compared
+/// as a constant and its argument is only data, an edit the server made,
+/// handed back to the client. Nothing a client, a report, the project or
+/// its git config names is started or looked up on `PATH`; the server
+/// starts no process at all (`tests/architecture.rs`,
+/// `nothing_shipped_starts_a_process`).
 pub async fn execute_command(
     session: &Session,
     client: &tower_lsp_server::Client,
