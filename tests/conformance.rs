@@ -37,11 +37,15 @@ fn without(mut capabilities: Value, path: &str) -> Value {
 
 /// The UTF-16 position of the `after`-th byte past `needle` in `text`.
 fn position_of(text: &str, needle: &str, after: usize) -> Value {
-    let offset = text.find(needle).unwrap() + after;
-    let line = text[..offset].matches('\n').count();
-    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
-    let character: usize = text[line_start..offset].chars().map(char::len_utf16).sum();
-    json!({"line": line, "character": character})
+    common::lsp_position(text, text.find(needle).unwrap() + after)
+}
+
+/// The first diagnostic of `code`.
+fn first_of(diagnostics: &[Value], code: &str) -> Value {
+    let found = diagnostics.iter().find(|d| d["code"] == code);
+    found
+        .unwrap_or_else(|| panic!("no {code} in {diagnostics:?}"))
+        .clone()
 }
 
 fn whole_range() -> Value {
@@ -70,11 +74,7 @@ fn session(capabilities: Value) -> Answers {
     editor.open(URI, &text, 1);
     let (_, diagnostics) = editor.diagnostics(URI);
     let doc = json!({"uri": URI});
-    let tier = diagnostics
-        .iter()
-        .find(|d| d["code"] == "tier-mismatch")
-        .unwrap()
-        .clone();
+    let tier = first_of(&diagnostics, "tier-mismatch");
     let hover = editor.request(
         "textDocument/hover",
         json!({"textDocument": doc, "position": tier["range"]["start"]}),
@@ -433,11 +433,7 @@ fn a_fix_offered_as_a_command_applies_its_edit_through_the_client() {
     let mut editor = start(capabilities);
     editor.open(URI, &text, 1);
     let (_, diagnostics) = editor.diagnostics(URI);
-    let tier = diagnostics
-        .iter()
-        .find(|d| d["code"] == "tier-mismatch")
-        .unwrap()
-        .clone();
+    let tier = first_of(&diagnostics, "tier-mismatch");
     let actions = editor.request(
         "textDocument/codeAction",
         json!({"textDocument": {"uri": URI}, "range": tier["range"], "context": {"diagnostics": [tier]}}),
@@ -471,18 +467,20 @@ fn a_fix_offered_as_a_command_applies_its_edit_through_the_client() {
 
     // Any other name is refused, whatever it names (a program, a path, a
     // report's value): nothing is started and no edit is sent.
-    for name in [
+    // Each with an id of its own, as a client must send them.
+    let names = [
         "git",
         "sh",
         "/bin/sh",
         "report-lsp.applyEdit ",
         "docs/setup.md",
-    ] {
+    ];
+    for (id, name) in (800..).zip(names) {
         editor.send(
-            json!({"jsonrpc": "2.0", "id": 800, "method": "workspace/executeCommand",
+            json!({"jsonrpc": "2.0", "id": id, "method": "workspace/executeCommand",
                            "params": {"command": name, "arguments": command["arguments"]}}),
         );
-        let refused = editor.next_matching(|m| m["id"] == 800 && m.get("method").is_none());
+        let refused = editor.next_matching(|m| m["id"] == id && m.get("method").is_none());
         assert_eq!(refused["error"]["code"], -32602, "{name}: {refused}");
     }
     assert!(

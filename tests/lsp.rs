@@ -587,13 +587,6 @@ fn published(diagnostics: &[Value]) -> Vec<(Value, String, String)> {
 }
 
 /// The UTF-16 position of a byte offset.
-fn lsp_position(text: &str, offset: usize) -> Value {
-    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
-    let line = text[..line_start].matches('\n').count();
-    let character: usize = text[line_start..offset].chars().map(char::len_utf16).sum();
-    json!({"line": line, "character": character})
-}
-
 /// A document edited through didChange, with the text the editor has.
 struct Editing {
     editor: Editor,
@@ -606,8 +599,7 @@ impl Editing {
     /// that version, what a full check of the new text finds.
     fn edit(&mut self, range: std::ops::Range<usize>, new_text: &str) {
         let text = &self.text;
-        let lsp_range =
-            json!({"start": lsp_position(text, range.start), "end": lsp_position(text, range.end)});
+        let lsp_range = json!({"start": common::lsp_position(text, range.start), "end": common::lsp_position(text, range.end)});
         self.version += 1;
         self.editor.change(
             URI,
@@ -695,7 +687,7 @@ fn edits_inside_entries_publish_what_a_full_check_finds() {
         .range();
     let reply = editor.request(
         "textDocument/hover",
-        json!({"textDocument": {"uri": URI}, "position": lsp_position(&text, tier.start + 1)}),
+        json!({"textDocument": {"uri": URI}, "position": common::lsp_position(&text, tier.start + 1)}),
     );
     let markdown = reply["result"]["contents"]["value"].as_str().unwrap();
     assert!(markdown.contains("`entries[120]`"), "{markdown}");
@@ -716,7 +708,7 @@ fn edits_inside_entries_publish_what_a_full_check_finds() {
         let offset = text.find(key).unwrap() + 1;
         let reply = editor.request(
             "textDocument/hover",
-            json!({"textDocument": {"uri": URI}, "position": lsp_position(&text, offset)}),
+            json!({"textDocument": {"uri": URI}, "position": common::lsp_position(&text, offset)}),
         );
         let expected = report_core::hover::hover(&analysis, offset).map(|h| h.markdown);
         assert_eq!(

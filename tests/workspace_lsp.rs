@@ -217,13 +217,6 @@ fn the_server_registers_its_watchers_when_the_client_allows() {
 }
 
 /// The 0-based line and UTF-16 column of byte `offset` in `text`.
-fn utf16_position(text: &str, offset: usize) -> Value {
-    let line = text[..offset].matches('\n').count();
-    let start = text[..offset].rfind('\n').map_or(0, |n| n + 1);
-    let column: usize = text[start..offset].chars().map(char::len_utf16).sum();
-    json!({"line": line, "character": column})
-}
-
 /// The text a protocol range covers, in UTF-16 columns, on one line.
 fn covered(text: &str, range: &Value) -> String {
     let line = text
@@ -460,7 +453,7 @@ fn links_and_definitions_open_the_named_files_inside_the_root_only() {
     let entry_path = text.find(&format!("\"path\": \"{cjk}\"")).unwrap() + 12;
     let reply = editor.request(
         "textDocument/definition",
-        json!({"textDocument": {"uri": uri}, "position": utf16_position(&text, entry_path)}),
+        json!({"textDocument": {"uri": uri}, "position": common::lsp_position(&text, entry_path)}),
     );
     let locations = reply["result"].as_array().unwrap();
     assert_eq!(locations.len(), 2, "{reply}");
@@ -475,7 +468,7 @@ fn links_and_definitions_open_the_named_files_inside_the_root_only() {
     let reference = text.find("docs/keep.md#").unwrap() + 3;
     let reply = editor.request(
         "textDocument/definition",
-        json!({"textDocument": {"uri": uri}, "position": utf16_position(&text, reference)}),
+        json!({"textDocument": {"uri": uri}, "position": common::lsp_position(&text, reference)}),
     );
     assert_eq!(reply["result"][0]["uri"], to("docs/keep.md"), "{reply}");
     assert_eq!(reply["result"][0]["range"]["start"]["line"], 1);
@@ -484,7 +477,7 @@ fn links_and_definitions_open_the_named_files_inside_the_root_only() {
         let at = text.find(needle).unwrap() + needle.len() - 3;
         let reply = editor.request(
             "textDocument/definition",
-            json!({"textDocument": {"uri": uri}, "position": utf16_position(&text, at)}),
+            json!({"textDocument": {"uri": uri}, "position": common::lsp_position(&text, at)}),
         );
         let found = reply["result"].as_array().cloned().unwrap_or_default();
         assert!(found.iter().all(|l| l["uri"] == uri), "{needle}: {reply}");
@@ -528,7 +521,7 @@ fn links_and_definitions_open_the_named_files_inside_the_root_only() {
     editor.change(
         &uri,
         2,
-        json!([{"range": {"start": utf16_position(&text, at), "end": utf16_position(&text, at)}, "text": typed}]),
+        json!([{"range": {"start": common::lsp_position(&text, at), "end": common::lsp_position(&text, at)}, "text": typed}]),
     );
     assert_eq!(link_texts(&mut editor, &edited), found);
     editor.shutdown();
@@ -693,7 +686,10 @@ fn the_hover_on_raw_tokens_shows_both_counts_and_the_tolerance_is_a_setting() {
         .find(|d| d["code"] == "token-count-mismatch")
         .unwrap();
     let value_at = text.find("\"raw_tokens\":").unwrap() + "\"raw_tokens\":".len();
-    assert_eq!(hint["range"]["start"], utf16_position(&text, value_at));
+    assert_eq!(
+        hint["range"]["start"],
+        common::lsp_position(&text, value_at)
+    );
     assert_eq!(hint["severity"], 4);
     assert!(
         hint["message"]
@@ -705,7 +701,7 @@ fn the_hover_on_raw_tokens_shows_both_counts_and_the_tolerance_is_a_setting() {
 
     let hover = editor.request(
         "textDocument/hover",
-        json!({"textDocument": {"uri": uri}, "position": utf16_position(&text, value_at - 3)}),
+        json!({"textDocument": {"uri": uri}, "position": common::lsp_position(&text, value_at - 3)}),
     );
     let markdown = hover["result"]["contents"]["value"].as_str().unwrap();
     assert!(
@@ -733,7 +729,7 @@ fn the_hover_on_raw_tokens_shows_both_counts_and_the_tolerance_is_a_setting() {
     let hover_text = |editor: &mut Editor| {
         let hover = editor.request(
             "textDocument/hover",
-            json!({"textDocument": {"uri": uri}, "position": utf16_position(&text, value_at - 3)}),
+            json!({"textDocument": {"uri": uri}, "position": common::lsp_position(&text, value_at - 3)}),
         );
         hover["result"]["contents"]["value"]
             .as_str()

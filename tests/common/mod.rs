@@ -167,3 +167,11 @@ pub fn apply_lsp_edits(text: &str, edits: &[serde_json::Value]) -> String {
     }
     out
 }
+
+/// The LSP position (UTF-16 columns) of byte `offset` in `text`.
+pub fn lsp_position(text: &str, offset: usize) -> serde_json::Value {
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[..line_start].matches('\n').count();
+    let character: usize = text[line_start..offset].chars().map(char::len_utf16).sum();
+    serde_json::json!({"line": line, "character": character})
+}

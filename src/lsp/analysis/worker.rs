@@ -254,9 +254,6 @@ fn host_options(settings: &Settings, uri: &Uri) -> HostOptions {
     }
 }
 
-/// Brings a document's state to the job's text: through its host's update
-/// when the job's edits continue the state's text, anew otherwise. Says
-/// whether a full analysis was made or dropped (worth a trim when large).
 /// A change over most of the text (a select-all and paste sends its range)
 /// becomes the edit it really made, found by comparing the texts: the
 /// workspace diagnostics and the position cache then move through that
@@ -276,6 +273,9 @@ fn narrow(previous: &DocState, job: &mut Job) {
     }
 }
 
+/// Brings a document's state to the job's text: through its host's update
+/// when the job's edits continue the state's text, anew otherwise. Says
+/// whether a full analysis was made or dropped (worth a trim when large).
 fn update(previous: Option<DocState>, job: Job, options: HostOptions) -> (DocState, bool) {
     let Some(mut state) = previous else {
         // The text is analysed while the handler builds its rope.
