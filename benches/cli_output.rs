@@ -3,6 +3,11 @@
 //! thousand duplicate keys on one line of 240 KB: one-line reports must not
 //! cost more than pretty ones (a long line's window, its column found once).
 //!
+//! Then `check` of a valid generated report of 1 000, 10 000 and 50 000
+//! entries beside its floor: a fresh process (this bench, run again) that
+//! reads the file and parses it into a `serde_json::Value`, with and
+//! without dropping it.
+//!
 //! `cargo bench --bench cli_output` (`REPORT_LSP_BENCH_BIN=path` times
 //! another build). Prints the median of 5 runs of each.
 
@@ -13,7 +18,22 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+/// Run again by itself as the floor: `--floor FILE drop|exit`.
+const FLOOR: &str = "--floor";
+
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let [_, flag, file, end] = &args[..]
+        && flag == FLOOR
+    {
+        let text = std::fs::read_to_string(file).unwrap();
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        if end == "exit" {
+            std::process::exit(i32::from(value.is_null()));
+        }
+        drop(value);
+        return;
+    }
     let binary = std::env::var("REPORT_LSP_BENCH_BIN")
         .unwrap_or_else(|_| env!("CARGO_BIN_EXE_report-lsp").to_string());
     let dir = tempfile::tempdir().unwrap();
@@ -33,26 +53,72 @@ fn main() {
             human / json
         );
     }
+    check_beside_the_floor(&binary, dir.path());
 }
 
-/// The median milliseconds of 5 checks of `name` in `format`, written to a file.
-fn median(binary: &str, dir: &Path, name: &str, format: &str) -> f64 {
-    let mut times: Vec<f64> = (0..5)
+/// `check` of a valid report of each size, beside a fresh process that
+/// reads and parses it (the median of 5 each).
+fn check_beside_the_floor(binary: &str, dir: &Path) {
+    for entries in [1_000, 10_000, 50_000] {
+        let text = report_core::generate::generate_report(report_core::generate::GenerateOptions {
+            entries,
+            seed: 1,
+            violation_every: 0,
+        });
+        let file = dir.join(format!("valid_{entries}.report.json"));
+        std::fs::write(&file, &text).unwrap();
+        let check = median_of(5, || {
+            let mut command = Command::new(binary);
+            command.args(["check", "--color", "never"]).arg(&file);
+            command.stdout(Stdio::null());
+            (command, Some(0))
+        });
+        let floor = |end: &'static str| {
+            median_of(5, || {
+                let mut command = Command::new(std::env::current_exe().unwrap());
+                command.args([FLOOR, file.to_str().unwrap(), end]);
+                command.stdout(Stdio::null());
+                (command, Some(0))
+            })
+        };
+        let (exit, dropped) = (floor("exit"), floor("drop"));
+        println!(
+            "cli_check entries={entries} size={:.1}MB check={check:.1}ms floor_read_parse={exit:.1}ms floor_read_parse_drop={dropped:.1}ms check_over_floor={:.2}",
+            text.len() as f64 / 1e6,
+            check / exit
+        );
+    }
+}
+
+/// The median milliseconds of `runs` runs of the command `make` gives,
+/// which must exit with the code it gives.
+fn median_of(runs: usize, make: impl Fn() -> (Command, Option<i32>)) -> f64 {
+    let mut times: Vec<f64> = (0..runs)
         .map(|_| {
-            let out = std::fs::File::create(dir.join("out.txt")).unwrap();
+            let (mut command, code) = make();
+            command.stderr(Stdio::null());
             let started = Instant::now();
-            let status = Command::new(binary)
-                .current_dir(dir)
-                .args(["check", "--color", "never", "--format", format])
-                .arg(format!("{name}.report.json"))
-                .stdout(out)
-                .stderr(Stdio::null())
-                .status()
-                .unwrap();
-            assert_eq!(status.code(), Some(1), "{name} is invalid");
-            started.elapsed().as_secs_f64() * 1000.0
+            let status = command.status().unwrap();
+            let elapsed = started.elapsed().as_secs_f64() * 1000.0;
+            assert_eq!(status.code(), code, "{command:?}");
+            elapsed
         })
         .collect();
     times.sort_by(|a, b| a.total_cmp(b));
     times[times.len() / 2]
+}
+
+/// The median milliseconds of 5 checks of `name` in `format`, written to a file.
+fn median(binary: &str, dir: &Path, name: &str, format: &str) -> f64 {
+    median_of(5, || {
+        let out = std::fs::File::create(dir.join("out.txt")).unwrap();
+        let mut command = Command::new(binary);
+        command
+            .current_dir(dir)
+            .args(["check", "--color", "never", "--format", format])
+            .arg(format!("{name}.report.json"))
+            .stdout(out);
+        // Each is invalid.
+        (command, Some(1))
+    })
 }

@@ -36,8 +36,8 @@ impl Document {
     }
 
     /// Replaces `range` (None: the whole text) with `text`, and says which
-    /// bytes changed. A range outside the document changes nothing and is
-    /// an error.
+    /// bytes changed (of a large change, only those that differ). A range
+    /// outside the document changes nothing and is an error.
     pub fn apply_change(
         &mut self,
         range: Option<(LineCol, LineCol)>,
@@ -51,12 +51,39 @@ impl Document {
         let end = char_index(&self.rope, end, encoding)?;
         let (start, end) = (start.min(end), start.max(end));
         let bytes = TextRange::new(self.rope.char_to_byte(start), self.rope.char_to_byte(end));
-        self.rope.remove(start..end);
+        let Some((edit, text)) = self.narrowed(bytes, text) else {
+            return Ok(Changed::Nothing);
+        };
+        let start = self.rope.byte_to_char(edit.range.start);
+        self.rope
+            .remove(start..self.rope.byte_to_char(edit.range.end));
         self.rope.insert(start, text);
-        Ok(Changed::Bytes(ByteEdit {
-            range: bytes,
+        Ok(Changed::Bytes(edit))
+    }
+
+    /// The change of `range` to `text` as the bytes it really changes (and
+    /// their new text), None when none: a client that replaces the whole
+    /// buffer, or a large part of it, sends its range with the new text,
+    /// most of it the same. Only those are compared; the rope then keeps
+    /// the rest, shared with the analysis' copy, and no second 40 MB rope
+    /// is built.
+    fn narrowed<'t>(&self, range: TextRange, text: &'t str) -> Option<(ByteEdit, &'t str)> {
+        const COMPARED_FROM_BYTES: usize = 4096;
+        let whole = ByteEdit {
+            range,
             new_len: text.len(),
-        }))
+        };
+        if range.len().min(text.len()) < COMPARED_FROM_BYTES {
+            return Some((whole, text));
+        }
+        let old = SliceText(self.rope.byte_slice(range.as_range()));
+        let edit = changed_range(&old, text)?;
+        let new = edit.range.start..edit.range.start + edit.new_len;
+        let edit = ByteEdit {
+            range: TextRange::new(range.start + edit.range.start, range.start + edit.range.end),
+            new_len: edit.new_len,
+        };
+        Some((edit, &text[new]))
     }
 
     /// A whole new text (what formatters send) changes only the bytes that
@@ -96,12 +123,7 @@ impl SourceText for RopeText {
     }
 
     fn slice(&self, range: TextRange) -> String {
-        let slice = self.0.byte_slice(range.as_range());
-        // Most pieces lie in one chunk: copied at once, not written piece by piece.
-        match slice.as_str() {
-            Some(text) => text.to_string(),
-            None => slice.chunks().collect(),
-        }
+        piece(self.0.slice(..), range)
     }
 
     fn whole(&self) -> String {
@@ -113,12 +135,55 @@ impl SourceText for RopeText {
     }
 
     fn chunks_reversed(&self) -> Box<dyn Iterator<Item = &str> + '_> {
-        Box::new(self.0.chunks_at_byte(self.0.len_bytes()).0.reversed())
+        chunks_reversed(self.0.slice(..))
     }
 
     fn byte(&self, offset: usize) -> u8 {
         self.0.byte(offset)
     }
+}
+
+/// A piece of a rope as a text to compare ([`changed_range`]).
+struct SliceText<'a>(RopeSlice<'a>);
+
+impl SourceText for SliceText<'_> {
+    fn len(&self) -> usize {
+        self.0.len_bytes()
+    }
+
+    fn slice(&self, range: TextRange) -> String {
+        piece(self.0, range)
+    }
+
+    fn whole(&self) -> String {
+        self.0.to_string()
+    }
+
+    fn chunks(&self) -> Box<dyn Iterator<Item = &str> + '_> {
+        Box::new(self.0.chunks())
+    }
+
+    fn chunks_reversed(&self) -> Box<dyn Iterator<Item = &str> + '_> {
+        chunks_reversed(self.0)
+    }
+
+    fn byte(&self, offset: usize) -> u8 {
+        self.0.byte(offset)
+    }
+}
+
+/// The text of `range` of `text`.
+fn piece(text: RopeSlice<'_>, range: TextRange) -> String {
+    let slice = text.byte_slice(range.as_range());
+    // Most pieces lie in one chunk: copied at once, not written piece by piece.
+    match slice.as_str() {
+        Some(text) => text.to_string(),
+        None => slice.chunks().collect(),
+    }
+}
+
+fn chunks_reversed<'a>(text: RopeSlice<'a>) -> Box<dyn Iterator<Item = &'a str> + 'a> {
+    Box::new(text.chunks_at_byte(text.len_bytes()).0.reversed())
 }
 
 /// The position of a byte offset, as [`report_core::text::LineIndex::line_col`]
@@ -305,6 +370,47 @@ mod tests {
         assert_eq!(changed, Changed::Whole);
         assert!(!doc.out_of_sync);
         assert_eq!(doc.text(), "b");
+    }
+
+    #[test]
+    fn a_large_ranged_change_changes_only_the_bytes_that_differ() {
+        let line = "{\"a😀\": \"路x路\"},\n";
+        let old = line.repeat(400);
+        let lines = old.lines().count() as u32;
+        let everything = Some((pos(0, 0), pos(lines, 0)));
+        // The whole text again: nothing.
+        let mut doc = Document::new(&old, 1);
+        let same = doc.apply_change(everything, &old, Encoding::Utf16).unwrap();
+        assert_eq!(same, Changed::Nothing);
+        // One emoji for another, on line 200: its four bytes (whose first
+        // three the two share), not the 16 KB sent.
+        let at = 200 * line.len();
+        let new = format!(
+            "{}{}{}",
+            &old[..at],
+            line.replace('😀', "😁"),
+            &old[at + line.len()..]
+        );
+        let changed = doc.apply_change(everything, &new, Encoding::Utf16).unwrap();
+        let expected = ByteEdit {
+            range: TextRange::new(at + 3, at + 7),
+            new_len: 4,
+        };
+        assert_eq!(changed, Changed::Bytes(expected));
+        assert_eq!(doc.text(), new);
+        // From line 100 to the end, in UTF-8 columns: the offsets are the whole text's.
+        let from = Some((pos(100, 0), pos(lines, 0)));
+        let x = 300 * line.len() + line.find('x').unwrap();
+        let newer = format!("{}y{}", &new[..x], &new[x + 1..]);
+        let changed = doc
+            .apply_change(from, &newer[100 * line.len()..], Encoding::Utf8)
+            .unwrap();
+        let expected = ByteEdit {
+            range: TextRange::new(x, x + 1),
+            new_len: 1,
+        };
+        assert_eq!(changed, Changed::Bytes(expected));
+        assert_eq!(doc.text(), newer);
     }
 
     #[test]

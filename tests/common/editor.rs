@@ -323,6 +323,13 @@ impl Editor {
             .unwrap_or(0)
     }
 
+    /// Starts the server's peak RSS (`VmHWM`) again from its current RSS,
+    /// so that a phase's own peak can be read (Linux's `clear_refs`).
+    #[allow(dead_code)]
+    pub fn reset_peak_memory(&self) {
+        let _ = std::fs::write(format!("/proc/{}/clear_refs", self.pid()), "5");
+    }
+
     pub fn send(&mut self, message: Value) {
         self.remember_request(&message);
         let frame = Editor::frame(&message);

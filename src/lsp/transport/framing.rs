@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::large::{self, LARGE_FRAME_BYTES, Lifted};
+use super::large::{self, LARGE_FRAME_BYTES, NotLifted};
 
 /// The method a broken message is rewritten to.
 pub const INVALID_MESSAGE_METHOD: &str = "report-lsp/invalidMessage";
@@ -49,14 +49,11 @@ pub enum Step {
     Body { frame: usize },
     /// Drop this many bytes of garbage before a header.
     Skip(usize),
-    /// A complete frame of `len` bytes whose body (from `body`) is good;
-    /// a large one with its texts lifted out, as it was checked.
-    Pass {
-        len: usize,
-        body: usize,
-        kind: Kind,
-        lifted: Option<Lifted>,
-    },
+    /// A complete frame of `len` bytes whose body (from `body`) is good.
+    Pass { len: usize, body: usize, kind: Kind },
+    /// A complete frame of `len` bytes, from [`LARGE_FRAME_BYTES`] on, to
+    /// take out of the buffer and check with [`check_large`].
+    Large { len: usize, body: usize },
     /// A broken frame of `len` bytes (headers and body) to replace.
     Reject { len: usize, rejection: Rejection },
     /// A frame too large to buffer: drop its header, then skip `body` bytes as they come.
@@ -128,30 +125,57 @@ pub fn step(buffer: &[u8], at_eof: bool) -> Step {
             },
         };
     }
-    let body = &buffer[body_start..body_start + length];
-    // A large body is checked without its texts: serde_json would read
-    // 40 MB of a report's text byte by byte only to skip it. What is wrong
-    // with it is said of the body itself.
-    let lifted = (length >= LARGE_FRAME_BYTES)
-        .then(|| large::lift(body))
-        .flatten();
-    let pass = |kind, lifted| Step::Pass {
-        len: body_start + length,
-        body: body_start,
-        kind,
-        lifted,
-    };
-    if let Some(lifted) = lifted
-        && let Ok(kind) = check_body(lifted.rest())
-    {
-        return pass(kind, Some(lifted));
+    if length >= LARGE_FRAME_BYTES {
+        return Step::Large {
+            len: body_start + length,
+            body: body_start,
+        };
     }
-    match check_body(body) {
-        Ok(kind) => pass(kind, None),
+    match check_body(&buffer[body_start..body_start + length]) {
+        Ok(kind) => Step::Pass {
+            len: body_start + length,
+            body: body_start,
+            kind,
+        },
         Err(rejection) => Step::Reject {
             len: body_start + length,
             rejection,
         },
+    }
+}
+
+/// A large frame checked (its body from `body`), as [`step`] checks a small one.
+#[derive(Debug)]
+pub enum LargeBody {
+    /// A request or notification, decoded with its texts lifted out.
+    Request(Value),
+    /// A good body of this kind, in the frame given back, to decode the
+    /// usual way.
+    Plain(Kind, Vec<u8>),
+}
+
+/// Checks and decodes a large frame without reading its texts twice:
+/// serde_json would read 40 MB of a report's text byte by byte only to
+/// skip it, then again to decode it. Its texts are lifted out (see
+/// [`large`]) and what is left checked; what is wrong with it is said of
+/// the body itself.
+pub fn check_large(frame: Vec<u8>, body: usize) -> Result<LargeBody, Rejection> {
+    let given_back = match large::lift(frame, body) {
+        Ok(lifted) => match check_body(lifted.rest()) {
+            Ok(Kind::Request) => match lifted.into_value() {
+                Ok(value) => return Ok(LargeBody::Request(value)),
+                Err(given_back) => given_back,
+            },
+            _ => lifted.restore(),
+        },
+        Err(given_back) => given_back,
+    };
+    match given_back {
+        NotLifted::Untouched(frame) => {
+            let kind = check_body(&frame[body..])?;
+            Ok(LargeBody::Plain(kind, frame))
+        }
+        NotLifted::Broken(why) => Err(Rejection::parse_error(why)),
     }
 }
 

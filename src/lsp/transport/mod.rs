@@ -22,7 +22,7 @@ use tower_lsp_server::jsonrpc::{Id, Request, Response};
 use tower_service::Service;
 
 pub use framing::INVALID_MESSAGE_METHOD;
-use framing::{Kind, MAX_FRAME_BYTES, Rejection, Step, frame, step};
+use framing::{Kind, LargeBody, MAX_FRAME_BYTES, Rejection, Step, frame, step};
 
 /// Starts the id given to a broken message whose own id could not be read,
 /// so that its handler can answer; the reply goes out with `"id": null`, as
@@ -136,38 +136,21 @@ impl<R: AsyncRead + Unpin> Reader<R> {
                         self.buffer.drain(..n);
                         continue;
                     }
-                    Step::Pass {
-                        len,
-                        body,
-                        kind,
-                        lifted,
-                    } => {
-                        let bytes = &self.buffer[body..len];
-                        let large = lifted
-                            .filter(|_| kind == Kind::Request)
-                            .and_then(large::Lifted::into_value)
-                            .and_then(|value| serde_json::from_value(value).ok());
-                        let parsed = match (kind, large) {
-                            (_, Some(request)) => Ok(Incoming::Request(request)),
-                            (Kind::Request, None) => {
-                                serde_json::from_slice(bytes).map(Incoming::Request)
-                            }
-                            (Kind::Response, None) => {
-                                serde_json::from_slice(bytes).map(Incoming::Response)
-                            }
-                        };
+                    Step::Pass { len, body, kind } => {
+                        let parsed = decode(kind, &self.buffer[body..len]);
                         self.consume(len);
-                        return Ok(Some(match parsed {
-                            Ok(message) => message,
-                            // Checked shapes the transport types still refuse (an odd id, say).
-                            Err(error) => self.reject(Rejection {
-                                code: -32600,
-                                message: format!(
-                                    "the message is not a valid JSON-RPC message: {error}"
-                                ),
-                                id: None,
-                            }),
-                        }));
+                        return Ok(Some(self.message(parsed)));
+                    }
+                    Step::Large { len, body } => {
+                        let frame = self.take_frame(len);
+                        let parsed = match framing::check_large(frame, body) {
+                            Ok(LargeBody::Request(value)) => {
+                                serde_json::from_value(value).map(Incoming::Request)
+                            }
+                            Ok(LargeBody::Plain(kind, frame)) => decode(kind, &frame[body..]),
+                            Err(rejection) => return Ok(Some(self.reject(rejection))),
+                        };
+                        return Ok(Some(self.message(parsed)));
                     }
                     Step::Reject { len, rejection } => {
                         self.consume(len);
@@ -194,6 +177,29 @@ impl<R: AsyncRead + Unpin> Reader<R> {
         }
     }
 
+    /// The message decoded, or the rejection of shapes the transport types
+    /// still refuse (an odd id, say).
+    fn message(&mut self, parsed: serde_json::Result<Incoming>) -> Incoming {
+        match parsed {
+            Ok(message) => message,
+            Err(error) => self.reject(Rejection {
+                code: -32600,
+                message: format!("the message is not a valid JSON-RPC message: {error}"),
+                id: None,
+            }),
+        }
+    }
+
+    /// The first `len` bytes of the buffer, taken out of it: the buffer's
+    /// own allocation when they are all it holds (a large frame's texts
+    /// are then decoded in it, with no copy).
+    fn take_frame(&mut self, len: usize) -> Vec<u8> {
+        let after = self.buffer.split_off(len);
+        let frame = std::mem::replace(&mut self.buffer, after);
+        self.buffer.reserve(64 * 1024);
+        frame
+    }
+
     fn consume(&mut self, len: usize) {
         self.buffer.drain(..len);
         // Do not keep the memory of a huge message (a didOpen of a big report) for good.
@@ -215,6 +221,14 @@ impl<R: AsyncRead + Unpin> Reader<R> {
             "params": {"code": rejection.code, "message": rejection.message},
         });
         Incoming::Request(serde_json::from_value(request).expect("a well-formed request"))
+    }
+}
+
+/// A checked body of `kind`, decoded.
+fn decode(kind: Kind, body: &[u8]) -> serde_json::Result<Incoming> {
+    match kind {
+        Kind::Request => serde_json::from_slice(body).map(Incoming::Request),
+        Kind::Response => serde_json::from_slice(body).map(Incoming::Response),
     }
 }
 
@@ -485,7 +499,7 @@ mod tests {
         let with_control = format!("{}\u{1}\"", &literal[..literal.len() - 1]);
         let raw =
             format!(r#"{{"jsonrpc": "2.0", "method": "n", "params": {{"text": {with_control}}}}}"#);
-        assert!(large::lift(raw.as_bytes()).is_none());
+        assert!(large::lift(raw.clone().into_bytes(), 0).is_err());
         input.extend(frame(raw.as_bytes()));
         let cut = serde_json::to_vec(&good).unwrap();
         input.extend(frame(&cut[..cut.len() - 2]));
