@@ -761,3 +761,65 @@ fn out_of_sync_is_one_warning_at_the_start() {
     assert_eq!(warning.range, TextRange::empty(0));
     assert!(warning.message.contains("line 9 is past the end"));
 }
+
+#[test]
+fn past_the_cap_entries_deleted_and_inserted_are_per_entry_and_publish_what_a_full_analysis_does() {
+    // 1,600 entries with a violation, 1,000 diagnostics kept; with promotion candidates and without.
+    let options = HostOptions {
+        max_diagnostics: 10,
+        max_document_bytes: usize::MAX,
+        ..REPORT
+    };
+    let with_candidates = report(8000, 5);
+    assert!(with_candidates.contains("\"promotion_candidates\": [\n    {"));
+    let mut without = with_candidates.clone();
+    let list = without.find("\"promotion_candidates\": [").unwrap() + 24;
+    let end = list + without[list..].find("\n  ]").unwrap() + 4;
+    without.replace_range(list..end, "[]");
+    let entry_at = |text: &str, percent: usize| {
+        let entries = crate::analyze(text).entries;
+        entries[entries.len() * percent / 100].range
+    };
+    for text in [with_candidates, without] {
+        let mut host = DocumentHost::new(text, None, options);
+        assert!(host.analysed.omitted().count > 0);
+        let mut per_entry = 0;
+        for percent in [2, 40, 62, 75, 88, 97] {
+            // An entry deleted, with the comma before it; then a copy of the
+            // entry before it pasted in its place, so its path is named twice.
+            let entry = entry_at(host.text(), percent);
+            let comma = host.text()[..entry.start].rfind(',').unwrap();
+            let deleted = TextRange::new(comma, entry.end);
+            let kind = edit_with(&mut host, deleted, "", options);
+            per_entry += usize::from(kind == UpdateKind::Incremental);
+            assert_publishes_like_a_capped_full_analysis(&host, options);
+            let before = entry_at(host.text(), percent.saturating_sub(1));
+            let copy = format!(",\n    {}", &host.text()[before.as_range()]);
+            let kind = edit_with(&mut host, TextRange::empty(before.end), &copy, options);
+            per_entry += usize::from(kind == UpdateKind::Incremental);
+            assert_publishes_like_a_capped_full_analysis(&host, options);
+        }
+        assert_eq!(per_entry, 12, "each deletion and insertion per entry");
+    }
+}
+
+/// The publication and the counts of a capped host are those of a fresh
+/// host of the same text (the kept diagnostics may differ in number: an
+/// incremental one keeps between half and twice the cap).
+fn assert_publishes_like_a_capped_full_analysis(host: &DocumentHost<String>, options: HostOptions) {
+    let fresh = DocumentHost::new(host.text().clone(), None, options);
+    // Kept and left out in all, and how many of them have a fix.
+    let counted = |h: &DocumentHost<String>| {
+        let fixable = h.diagnostics().iter().filter(|d| d.fix.is_some()).count();
+        let omitted = h.analysed.omitted();
+        (
+            h.analysed.count() + omitted.count as usize,
+            fixable + omitted.fixable as usize,
+        )
+    };
+    assert_eq!(counted(host), counted(&fresh));
+    let ours = host.published();
+    let theirs = fresh.published();
+    assert_eq!(ours.left_out, theirs.left_out);
+    assert_eq!(ours.diagnostics, theirs.diagnostics);
+}

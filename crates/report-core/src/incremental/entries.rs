@@ -66,12 +66,14 @@ impl Incremental {
             Some(slot) => slot.facts.range.start,
             None => array.end - 1,
         };
-        let totals = &mut self.totals;
+        let (totals, omitted) = (&mut self.totals, &mut self.omitted);
         let removed_paths = self
             .slots
             .drain(at..next)
             .filter_map(|s| {
                 totals.remove(&s);
+                // What was left out of them goes with them.
+                omitted.remove(s.omitted);
                 s.facts.path.map(|(p, _)| p)
             })
             .collect();
@@ -133,6 +135,11 @@ impl Incremental {
             self.totals.add(slot);
         }
         self.slots.splice(at..at, fresh);
+        // Past the cap, what ranks past every kept diagnostic is left out of
+        // the new entries too, as a full analysis would.
+        if self.omitted.count > 0 && !self.leave_out_past_the_kept(at..at + added) {
+            return false;
+        }
         if added != removed {
             for (index, slot) in self.slots.iter_mut().enumerate().skip(at + added) {
                 slot.facts.index = index;

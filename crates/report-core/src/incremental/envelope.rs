@@ -158,7 +158,9 @@ impl Incremental {
         }
         if candidates != self.candidates {
             self.candidates = candidates;
-            self.rejudge();
+            if !self.rejudge() {
+                return None;
+            }
         }
         Some(())
     }

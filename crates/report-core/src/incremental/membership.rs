@@ -6,12 +6,12 @@ use std::sync::OnceLock;
 
 use foldhash::{HashSet, HashSetExt};
 
-use crate::diagnostic::{Code, Diagnostic};
+use crate::diagnostic::{Code, Diagnostic, rank};
 use crate::text::TextRange;
 use crate::validate::{Shortlist, check_membership, classifier_judged, judge};
 
 use super::Incremental;
-use super::slots::Slot;
+use super::slots::{Slot, worst_of};
 
 /// The entries by path: a hash of each entry's path with its index, in
 /// order, 16 bytes an entry. The entries with a path are those under its
@@ -175,7 +175,11 @@ impl Incremental {
 
     /// Judges the promotion candidates against the intact entries, and
     /// drops what a broken entry makes unknowable, as a full analysis does.
-    pub(super) fn rejudge(&mut self) {
+    /// False, nothing changed, when the judgements changed past the cap and
+    /// one of them ranks past a kept diagnostic (only a full analysis can
+    /// leave it out; see [`Incremental::leave_out_past_the_kept`]).
+    #[must_use]
+    pub(super) fn rejudge(&mut self) -> bool {
         let (slots, by_path) = (&self.slots, &self.by_path);
         let named = |path: &str| {
             let indices = by_path.find(path, slots);
@@ -186,11 +190,13 @@ impl Incremental {
         };
         let mut judged = Vec::new();
         judge(&self.candidates, named, &mut judged);
-        let broken_paths: Option<Vec<&str>> = slots
-            .iter()
-            .filter(|s| s.broken)
-            .map(|s| s.facts.path.as_ref().map(|(p, _)| p.as_str()))
-            .collect();
+        let broken_paths: Option<Vec<&str>> = match self.totals.broken {
+            0 => Some(Vec::new()),
+            _ => (slots.iter())
+                .filter(|s| s.broken)
+                .map(|s| s.facts.path.as_ref().map(|(p, _)| p.as_str()))
+                .collect(),
+        };
         match broken_paths {
             // A broken entry whose path is unreadable may be named by any candidate.
             None => judged.clear(),
@@ -206,7 +212,23 @@ impl Incremental {
             Some(_) => {}
         }
         judged.sort_by(Diagnostic::order);
+        // Past the cap every kept diagnostic, the new judgements too, must
+        // rank before every one left out: before the worst of those kept so
+        // far, that is.
+        if self.omitted.count > 0 && judged != self.judged {
+            let kept = (self.slots.iter())
+                .flat_map(|s| &s.diagnostics)
+                .chain(&self.outside)
+                .chain(&self.judged);
+            let (count, worst) = worst_of(kept);
+            let fits = worst.is_some_and(|w| judged.iter().all(|d| rank(d, w).is_lt()))
+                && self.publishable(count - self.judged.len() + judged.len());
+            if !fits {
+                return false;
+            }
+        }
         self.judged = judged;
+        true
     }
 }
 

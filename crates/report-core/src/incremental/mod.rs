@@ -535,18 +535,16 @@ impl Incremental {
                 false
             }
         };
-        // Judged again, the candidates' diagnostics might rank past some left out.
-        if rejudge && self.omitted.count > 0 {
-            return self.refuse(Back::Lost);
-        }
         debug_assert_eq!(self.totals, Totals::of(&self.slots), "totals kept");
         // The whole text's parse stops counting syntax errors at a cap.
         let (syntax_errors, broken) = (self.totals.syntax_errors, self.totals.broken > 0);
         if syntax_errors >= syntax::MAX_SYNTAX_ERRORS || (broken && !self.looks_like_report) {
             return self.refuse(Back::Lost);
         }
-        if rejudge {
-            self.rejudge();
+        // Judged again past the cap, a candidate's diagnostic may rank past
+        // some left out: only a full analysis can leave it out.
+        if rejudge && !self.rejudge() {
+            return self.refuse(Back::Lost);
         }
         true
     }

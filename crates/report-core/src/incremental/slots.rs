@@ -269,6 +269,20 @@ pub(super) fn slot_range_at(items: &[Item], offset: usize) -> Option<usize> {
     (offset < items[i].extent.end).then_some(i)
 }
 
+/// How many diagnostics there are, and the worst ranked of them.
+pub(super) fn worst_of<'d>(
+    diagnostics: impl Iterator<Item = &'d Diagnostic>,
+) -> (usize, Option<&'d Diagnostic>) {
+    let (mut count, mut worst) = (0, None::<&Diagnostic>);
+    for diagnostic in diagnostics {
+        count += 1;
+        if worst.is_none_or(|w| rank(diagnostic, w).is_gt()) {
+            worst = Some(diagnostic);
+        }
+    }
+    (count, worst)
+}
+
 /// Codes of syntax errors, which a broken entry keeps as its only diagnostics.
 pub(super) fn is_syntax(code: Code) -> bool {
     matches!(
@@ -418,7 +432,7 @@ impl Incremental {
             }
             let old = self.replace_slot(i, slot);
             self.omitted.remove(old.omitted);
-            if self.omitted.count > 0 && !self.leave_out_past_the_kept(i) {
+            if self.omitted.count > 0 && !self.leave_out_past_the_kept(i..i + 1) {
                 return Err(Back::Lost);
             }
             let new = &self.slots[i];
@@ -450,47 +464,43 @@ impl Incremental {
             || (new.broken && !self.looks_like_report)
     }
 
-    /// Keeps the invariant of a capped analysis after entry `i` was checked
-    /// again while others' diagnostics are left out: its diagnostics that
-    /// rank past every kept one of the others are left out too. False when
-    /// too few are kept to publish from (a full analysis then fills them
-    /// in again) or too many (one to cap them again).
-    pub(super) fn leave_out_past_the_kept(&mut self, i: usize) -> bool {
-        let others = self
-            .slots
-            .iter()
-            .enumerate()
-            .filter(|&(j, _)| j != i)
+    /// Keeps the invariant of a capped analysis after the entries `fresh`
+    /// were checked again (or added) while others' diagnostics are left
+    /// out: their diagnostics that rank past every kept one of the others
+    /// are left out too. False when too few are kept to publish from (a
+    /// full analysis then fills them in again) or too many (one to cap
+    /// them again).
+    pub(super) fn leave_out_past_the_kept(&mut self, fresh: std::ops::Range<usize>) -> bool {
+        let others = (self.slots.iter().enumerate())
+            .filter(|(j, _)| !fresh.contains(j))
             .flat_map(|(_, s)| &s.diagnostics)
             .chain(&self.outside)
             .chain(&self.judged);
-        let (mut kept, mut worst) = (0, None::<&Diagnostic>);
-        for diagnostic in others {
-            kept += 1;
-            if worst.is_none_or(|w| rank(diagnostic, w).is_gt()) {
-                worst = Some(diagnostic);
-            }
-        }
-        if kept < self.keep / 2 || kept > self.keep.saturating_mul(2) {
-            return false;
-        }
-        let Some(worst) = worst.cloned() else {
+        let (count, worst) = worst_of(others);
+        let Some(worst) = worst.filter(|_| self.publishable(count)).cloned() else {
             return false;
         };
-        let slot = &mut self.slots[i];
-        let before = slot.diagnostics.len();
-        let mut left_out = OmittedCount::default();
-        slot.diagnostics.retain(|d| {
-            let keep = rank(d, &worst).is_lt();
-            if !keep {
-                left_out.add(OmittedCount::one(d));
-            }
-            keep
-        });
-        slot.omitted = left_out;
-        self.totals.diagnostics -= before - slot.diagnostics.len();
-        self.omitted.add(left_out);
+        for slot in &mut self.slots[fresh] {
+            let before = slot.diagnostics.len();
+            let mut left_out = OmittedCount::default();
+            slot.diagnostics.retain(|d| {
+                let keep = rank(d, &worst).is_lt();
+                if !keep {
+                    left_out.add(OmittedCount::one(d));
+                }
+                keep
+            });
+            slot.omitted.add(left_out);
+            self.totals.diagnostics -= before - slot.diagnostics.len();
+            self.omitted.add(left_out);
+        }
         true
+    }
+
+    /// Whether `kept` diagnostics, beside some left out, are neither too
+    /// few to publish from nor too many.
+    pub(super) fn publishable(&self, kept: usize) -> bool {
+        self.keep / 2 <= kept && kept <= self.keep.saturating_mul(2)
     }
 
     /// Puts `slot` in place of slot `i`, keeping the totals; the slot it replaced.
