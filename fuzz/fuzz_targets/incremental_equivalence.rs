@@ -220,7 +220,12 @@ fuzz_target!(|rounds: Vec<Vec<Edit>>| {
                 .is_some_and(|s| s.update(|r| text[r.as_range()].to_string()));
         let full = analyze(&text);
         if updated {
-            let state = state.as_ref().unwrap();
+            // Its diagnostics through the lag; the rest of a settled copy
+            // (the state keeps its lag, over more rounds).
+            assert_eq!(diagnostics(state.as_ref().unwrap(), &text), full.diagnostics);
+            let mut settled = state.clone().unwrap();
+            settled.settle();
+            let state = &settled;
             let read = |r: TextRange| text[r.as_range()].to_string();
             assert_describes(state, &full, &text);
             // The file references (document links) read from those facts.
@@ -241,7 +246,11 @@ fuzz_target!(|rounds: Vec<Vec<Edit>>| {
             if let Some(state) = state.as_mut()
                 && state.resume()
             {
-                assert_describes(state, &analyze(&before), &before);
+                let before_analysis = analyze(&before);
+                assert_eq!(diagnostics(state, &before), before_analysis.diagnostics);
+                let mut settled = state.clone();
+                settled.settle();
+                assert_describes(&settled, &before_analysis, &before);
             }
             state = Incremental::new(&full);
         }
@@ -251,14 +260,16 @@ fuzz_target!(|rounds: Vec<Vec<Edit>>| {
 /// The diagnostics and entry facts of `state` are those of `full`, the
 /// analysis of `text`, which it describes.
 fn assert_describes(state: &Incremental, full: &report_core::Analysis, text: &str) {
-    let read = |r: TextRange| text[r.as_range()].to_string();
-    let diagnostics: Vec<_> = state
-        .diagnostics(&read)
-        .into_iter()
-        .map(|d| d.into_owned())
-        .collect();
-    assert_eq!(diagnostics, full.diagnostics);
+    assert_eq!(diagnostics(state, text), full.diagnostics);
     let entries: Vec<_> = state.entries().cloned().collect();
     assert_eq!(entries, full.entries);
     assert_eq!(state.len(), text.len());
+}
+
+/// The diagnostics of `state`, of `text`.
+fn diagnostics(state: &Incremental, text: &str) -> Vec<report_core::diagnostic::Diagnostic> {
+    let read = |r: TextRange| text[r.as_range()].to_string();
+    (state.diagnostics(&read).into_iter())
+        .map(|d| d.into_owned())
+        .collect()
 }

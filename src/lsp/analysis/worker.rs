@@ -148,6 +148,9 @@ impl Worker {
         let lookup = match (lookup, state) {
             (None, _) => Lookup::NotOpen,
             (Some(Some(generation)), Some(state)) if state.generation == generation => {
+                // The entries a keystroke left lagging are moved before a
+                // feature reads them (the publication read through the lag).
+                state.host.settle();
                 Lookup::Current(state)
             }
             _ => Lookup::Unknown,

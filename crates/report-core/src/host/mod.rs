@@ -147,7 +147,9 @@ impl<T: SourceText> DocumentHost<T> {
     /// Brings the analysis to `text`. `edits` (in bytes, in order) lead from
     /// the current text to it; None means it is unrelated (a whole-text
     /// change, new settings). Incremental when every edit falls inside one
-    /// entry object that still parses alone, in full otherwise.
+    /// entry object that still parses alone, in full otherwise. The entries
+    /// after such an edit are left lagging: only the diagnostics may be read
+    /// before [`DocumentHost::settle`].
     pub fn update(
         &mut self,
         text: T,
@@ -330,12 +332,38 @@ impl<T: SourceText> DocumentHost<T> {
         &self.text
     }
 
-    /// The current text and its analysis, as the features read them.
+    /// The current text and its analysis, as the features read them:
+    /// after [`DocumentHost::settle`], when an update left entries lagging.
     pub fn snapshot(&self) -> Snapshot<'_> {
+        debug_assert!(self.is_settled(), "settled before the features read");
+        self.lagging_snapshot()
+    }
+
+    /// The snapshot the diagnostics are read from, which see through the
+    /// lag (see [`DocumentHost::settle`]).
+    fn lagging_snapshot(&self) -> Snapshot<'_> {
         Snapshot {
             text: &self.text,
             analysed: &self.analysed,
         }
+    }
+
+    /// Moves the entries an update left lagging (the entries after an edit
+    /// within one are moved when first read, not at the update: see
+    /// `incremental/lag.rs`). The diagnostics ([`DocumentHost::published`],
+    /// [`DocumentHost::diagnostics`]) and updates read through the lag;
+    /// every other question must come after this.
+    pub fn settle(&mut self) {
+        if let Analysed::PerEntry(incremental) = &mut self.analysed {
+            incremental.settle();
+        }
+    }
+
+    /// Whether no entry lags (see [`DocumentHost::settle`]).
+    pub fn is_settled(&self) -> bool {
+        self.analysed
+            .per_entry()
+            .is_none_or(Incremental::is_settled)
     }
 
     /// Whether the document is validated at all; others get no diagnostics,
@@ -354,7 +382,7 @@ impl<T: SourceText> DocumentHost<T> {
         HostStatus {
             bytes: self.text.len(),
             is_report: self.is_report(),
-            entries: self.analysed.per_entry().map(|i| i.entries().len()),
+            entries: self.analysed.per_entry().map(Incremental::entry_count),
             incremental_updates: self.incremental_updates,
             full_analyses: self.full_analyses,
         }
@@ -366,13 +394,15 @@ impl<T: SourceText> DocumentHost<T> {
 impl<T: SourceText> DocumentHost<T> {
     /// Every diagnostic, in document order.
     pub fn diagnostics(&self) -> Vec<Cow<'_, Diagnostic>> {
-        self.snapshot().diagnostics_where(&|_| true, usize::MAX)
+        self.lagging_snapshot()
+            .diagnostics_where(&|_| true, usize::MAX)
     }
 
     /// At most [`HostOptions::max_diagnostics`] diagnostics, errors before
     /// lesser severities, and how many were left out.
     pub fn published(&self) -> Published<'_> {
-        self.snapshot().published(self.options.max_diagnostics)
+        self.lagging_snapshot()
+            .published(self.options.max_diagnostics)
     }
 
     /// The hover at `offset`.

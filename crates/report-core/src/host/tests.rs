@@ -41,7 +41,34 @@ fn edit_with(
         range,
         new_len: new_text.len(),
     };
-    host.update(text, Some(&[edit]), options)
+    settled_update(host, text, Some(&[edit]), options)
+}
+
+/// The host's update, then [`settle_checking_the_publication`].
+fn settled_update(
+    host: &mut DocumentHost<String>,
+    text: String,
+    edits: Option<&[ByteEdit]>,
+    options: HostOptions,
+) -> UpdateKind {
+    let kind = host.update(text, edits, options);
+    settle_checking_the_publication(host);
+    kind
+}
+
+/// Settles the host after an update, checking that what it published
+/// while entries lagged is what it publishes once they are moved.
+fn settle_checking_the_publication(host: &mut DocumentHost<String>) {
+    let owned = |host: &DocumentHost<String>| {
+        let published = host.published();
+        let diagnostics: Vec<Diagnostic> = (published.diagnostics.into_iter())
+            .map(Cow::into_owned)
+            .collect();
+        (diagnostics, published.left_out, host.diagnostics().len())
+    };
+    let lagging = owned(host);
+    host.settle();
+    assert_eq!(lagging, owned(host), "published while entries lagged");
 }
 
 fn assert_like_a_full_analysis(host: &DocumentHost<String>) {
@@ -131,7 +158,10 @@ fn edits_in_entries_between_them_and_in_the_envelope_are_incremental_syntax_erro
 fn an_update_without_edits_analyses_the_whole_text() {
     let mut host = DocumentHost::new(report(3, 0), None, REPORT);
     let broken = host.text().replacen("\"entries\": [", "\"entries\": [[", 1);
-    assert_eq!(host.update(broken, None, REPORT), UpdateKind::Full);
+    assert_eq!(
+        settled_update(&mut host, broken, None, REPORT),
+        UpdateKind::Full
+    );
     assert_eq!(host.status().entries, None);
     assert!(host.holds_full_analysis());
     assert_like_a_full_analysis(&host);
@@ -145,7 +175,7 @@ fn no_edits_leave_even_a_full_analysis_standing() {
     let before = host.diagnostics().into_iter().map(|d| d.into_owned());
     let before: Vec<Diagnostic> = before.collect();
     assert_eq!(
-        host.update(broken, Some(&[]), REPORT),
+        settled_update(&mut host, broken, Some(&[]), REPORT),
         UpdateKind::Incremental
     );
     assert_eq!(host.status().full_analyses, 1);
@@ -161,7 +191,10 @@ fn no_edits_leave_even_a_full_analysis_standing() {
         ..REPORT
     };
     let text = host.text().clone();
-    assert_eq!(host.update(text, Some(&[]), other), UpdateKind::Full);
+    assert_eq!(
+        settled_update(&mut host, text, Some(&[]), other),
+        UpdateKind::Full
+    );
 }
 
 #[test]
@@ -325,7 +358,7 @@ fn each_quick_fix_of_the_golden_invalid_report_applied_as_a_whole_text() {
     for fix in fixes {
         let fixed = crate::fix::apply(host.text(), &fix.edits).unwrap();
         let mut host = DocumentHost::new(host.text().clone(), None, REPORT);
-        host.update(fixed, None, REPORT);
+        settled_update(&mut host, fixed, None, REPORT);
         assert_like_a_full_analysis(&host);
     }
 }
@@ -387,12 +420,12 @@ fn a_report_known_by_its_content_stays_one_while_broken() {
     let last = text.rfind('}').unwrap();
     let mut broken = text.clone();
     broken.remove(last);
-    host.update(broken, None, options);
+    settled_update(&mut host, broken, None, options);
     assert!(host.is_report());
     let codes: Vec<Code> = host.diagnostics().iter().map(|d| d.code).collect();
     assert!(codes.contains(&Code::SyntaxError), "{codes:?}");
     // Replaced by intact JSON that is no report: no longer checked.
-    host.update("{\"name\": \"x\"}".to_string(), None, options);
+    settled_update(&mut host, "{\"name\": \"x\"}".to_string(), None, options);
     assert!(!host.is_report());
     assert!(host.diagnostics().is_empty());
     // A document never taken for a report is not one because it is broken.
@@ -409,10 +442,13 @@ fn a_whole_new_text_that_changes_one_value_is_rechecked_per_entry() {
         "\"safety_tier\": \"auto\"",
         1,
     );
-    assert_eq!(host.update(changed, None, REPORT), UpdateKind::Incremental);
+    assert_eq!(
+        settled_update(&mut host, changed, None, REPORT),
+        UpdateKind::Incremental
+    );
     assert_like_a_full_analysis(&host);
     assert_eq!(
-        host.update(text.clone(), None, REPORT),
+        settled_update(&mut host, text.clone(), None, REPORT),
         UpdateKind::Incremental
     );
     assert!(host.diagnostics().is_empty());
@@ -421,7 +457,10 @@ fn a_whole_new_text_that_changes_one_value_is_rechecked_per_entry() {
         max_document_bytes: 1 << 21,
         ..REPORT
     };
-    assert_eq!(host.update(text, None, other), UpdateKind::Full);
+    assert_eq!(
+        settled_update(&mut host, text, None, other),
+        UpdateKind::Full
+    );
 }
 
 #[test]
@@ -455,7 +494,7 @@ fn a_change_over_the_whole_text_or_a_batch_across_it_is_narrowed_to_what_changed
     };
     let batch = [same(0), back, same(text.len() - 1)];
     assert_eq!(
-        host.update(text.clone(), Some(&batch), REPORT),
+        settled_update(&mut host, text.clone(), Some(&batch), REPORT),
         UpdateKind::Incremental
     );
     assert!(host.diagnostics().is_empty());
@@ -619,7 +658,7 @@ fn an_entry_broken_and_repaired_takes_back_the_analysis_before_the_break() {
     assert_like_a_full_analysis(&host);
     // Repaired by a whole text (a formatter's, an undo): compared with the one kept.
     edit(&mut host, TextRange::new(brace, brace + 1), "");
-    let kind = host.update(original.clone(), None, REPORT);
+    let kind = settled_update(&mut host, original.clone(), None, REPORT);
     assert_eq!(kind, UpdateKind::Incremental);
     assert_like_a_full_analysis(&host);
     assert_eq!(host.status().full_analyses, 5, "{:?}", host.status());
@@ -694,7 +733,7 @@ fn a_burst_of_keystrokes_in_the_shortlist_is_one_edit() {
         });
     }
     assert_eq!(
-        host.update(text, Some(&edits), REPORT),
+        settled_update(&mut host, text, Some(&edits), REPORT),
         UpdateKind::Incremental
     );
     assert_like_a_full_analysis(&host);
@@ -715,7 +754,7 @@ fn a_burst_of_keystrokes_in_one_entry_is_one_edit() {
         });
     }
     assert_eq!(
-        host.update(text, Some(&edits), REPORT),
+        settled_update(&mut host, text, Some(&edits), REPORT),
         UpdateKind::Incremental
     );
     assert_like_a_full_analysis(&host);
@@ -736,7 +775,7 @@ fn a_burst_of_keystrokes_in_one_entry_is_one_edit() {
         },
     ];
     assert_eq!(
-        host.update(text, Some(&edits), REPORT),
+        settled_update(&mut host, text, Some(&edits), REPORT),
         UpdateKind::Incremental
     );
     assert_like_a_full_analysis(&host);

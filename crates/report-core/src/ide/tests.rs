@@ -507,6 +507,7 @@ fn file_refs_follow_every_edit_of_the_per_entry_analysis() {
         text.replace_range(edit.range.as_range(), new);
         let kind = host.update(text.clone(), Some(&[edit]), OPTIONS);
         assert_eq!(kind, UpdateKind::Incremental, "{new}");
+        host.settle();
         let whole = TextRange::new(0, text.len());
         let fresh = self::host(&text);
         let broken = text.replacen("\"tool_version\": \"t\",", "\"tool_version\": \"t\",,", 1);

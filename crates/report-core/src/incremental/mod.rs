@@ -45,6 +45,7 @@
 
 mod entries;
 mod envelope;
+mod lag;
 mod membership;
 mod messages;
 mod shortlist;
@@ -64,11 +65,10 @@ use crate::text::{Shift, TextRange};
 use crate::validate::{Candidate, EntryFacts, Shortlist, TopMember};
 
 use entries::Pending;
+use lag::Lag;
 use membership::{PathIndex, is_judgement, missing_paths};
 use shortlist::{NotSpliced, ShortlistPending};
-use slots::{
-    Item, Slot, Totals, Undo, extent, into_slots, is_syntax, item_of, slot_at, slot_range_at,
-};
+use slots::{Item, Slot, Totals, Undo, into_slots, is_syntax, item_of, slot_at, slot_range_at};
 
 /// The analysis of a report kept per entry, updated edit by edit.
 #[derive(Clone, Debug)]
@@ -95,6 +95,8 @@ pub struct Incremental {
     missing: HashSet<String>,
     /// What the edits since the last update wait for.
     mode: Mode,
+    /// The slots whose offsets lag behind the text's (see `lag.rs`).
+    lag: Option<Lag>,
     /// How many shortlist edits were taken item by item.
     shortlist_splices: usize,
     /// Whether the envelope looks like a report's: a broken text that does
@@ -270,6 +272,7 @@ impl Incremental {
             by_path,
             missing,
             mode: Mode::Clean,
+            lag: None,
             shortlist_splices: 0,
             looks_like_report,
             keep,
@@ -291,6 +294,7 @@ impl Incremental {
         offset: usize,
         mut read: impl FnMut(TextRange) -> String,
     ) -> Option<Vec<Diagnostic>> {
+        debug_assert!(self.is_settled(), "settled before the facts are read");
         let i = slot_at(&self.slots, offset).filter(|&i| self.slots[i].object)?;
         // A broken entry has no fixes: it keeps its syntax errors only.
         if self.slots[i].unclosed.is_some() {
@@ -308,8 +312,9 @@ impl Incremental {
         facts: &EntryFacts,
         read: impl Fn(TextRange) -> String,
     ) -> Option<EntryText> {
+        debug_assert!(self.is_settled(), "settled before the facts are read");
         let i = slot_at(&self.slots, facts.range.start)?;
-        let region = extent(&self.slots, i);
+        let region = self.extent_of(i);
         match self.slots[i].unclosed {
             Some(_) => self.parse_unclosed(&read(region), i, &mut |r| read(r)),
             None => EntryText::parse(&read(region)),
@@ -344,7 +349,11 @@ impl Incremental {
         let untouched = matches!(self.mode, Mode::Clean);
         let Some(i) = held else {
             let taken = match untouched && range.end <= self.len {
-                true => self.edit_beside_entries(range, shift),
+                true => {
+                    // Only edits within entries see through the lag.
+                    self.settle();
+                    self.edit_beside_entries(range, shift)
+                }
                 false => None,
             };
             return match taken {
@@ -356,6 +365,7 @@ impl Incremental {
                 None => self.refuse(Back::Lost),
             };
         };
+        self.settle_through(i);
         // After the entry's opening brace: everything outside it that the
         // edit moves lies past it, and moves back exactly.
         let undo = (untouched && range.start > self.slots[i].facts.range.start).then(|| {
@@ -366,9 +376,10 @@ impl Incremental {
                 len: self.len,
             })
         });
-        for slot in &mut self.slots[i..] {
-            slot.shift(shift);
-        }
+        // The entries after it lag (see `lag.rs`): a keystroke costs the
+        // same at any size.
+        self.slots[i].shift(shift);
+        self.shift_after(i, shift);
         self.shift_outside(shift, true);
         self.mode = match std::mem::replace(&mut self.mode, Mode::Clean) {
             // A second edit: the first can no longer be undone alone.
@@ -477,8 +488,8 @@ impl Incremental {
         if self.is_refused() || range.end > self.len {
             return None;
         }
-        let held = slot_at(&self.slots, range.start).filter(|&i| {
-            let entry = extent(&self.slots, i);
+        let held = self.slot_holding_offset(range.start).filter(|&i| {
+            let entry = self.extent_of(i);
             // An insertion right before the `{` lands between two entries.
             let before = range.is_empty() && range.start == entry.start;
             self.slots[i].object && range.end <= entry.end && !before
@@ -488,8 +499,8 @@ impl Incremental {
             Some(i) if i > 0 && self.slots[i - 1].unclosed.is_some() => None,
             // An unclosed entry's text runs up to the next one's `{`.
             None if range.is_empty() => {
-                let i = slot_at(&self.slots, range.start.checked_sub(1)?)?;
-                (self.slots[i].unclosed == Some(range.start)).then_some(i)
+                let i = self.slot_holding_offset(range.start.checked_sub(1)?)?;
+                (self.unclosed_of(i) == Some(range.start)).then_some(i)
             }
             held => held,
         }
@@ -506,10 +517,17 @@ impl Incremental {
                 return false;
             }
             Mode::Clean => false,
-            Mode::Entries { dirty, undo } => match self.check_edited(&dirty, undo, &mut read) {
-                Ok(rejudge) => rejudge,
-                Err(back) => return self.refuse(back),
-            },
+            Mode::Entries { dirty, undo } => {
+                // An entry edited before a later edit started the lag lags
+                // too: the edited entries are read in the text's offsets.
+                if let Some(&last) = dirty.last() {
+                    self.settle_through(last);
+                }
+                match self.check_edited(&dirty, undo, &mut read) {
+                    Ok(rejudge) => rejudge,
+                    Err(back) => return self.refuse(back),
+                }
+            }
             Mode::Spliced(pending) => {
                 if !self.insert(pending, &mut read) {
                     return self.refuse(Back::Lost);
@@ -543,8 +561,11 @@ impl Incremental {
         }
         // Judged again past the cap, a candidate's diagnostic may rank past
         // some left out: only a full analysis can leave it out.
-        if rejudge && !self.rejudge() {
-            return self.refuse(Back::Lost);
+        if rejudge {
+            self.settle();
+            if !self.rejudge() {
+                return self.refuse(Back::Lost);
+            }
         }
         true
     }
@@ -557,9 +578,12 @@ impl Incremental {
     /// Whether some diagnostic satisfies `test`, which must look only at
     /// what renumbering leaves alone (code, severity, ranges, fixes' edits).
     pub fn any(&self, test: impl Fn(&Diagnostic) -> bool) -> bool {
+        let moved = |(i, slot): (usize, &'_ Slot)| {
+            let diagnostics = slot.diagnostics.iter().map(Cow::Borrowed);
+            self.moved_diagnostics(i, diagnostics).any(|d| test(&d))
+        };
         self.outside.iter().chain(&self.judged).any(&test)
-            || (self.totals.diagnostics > 0
-                && self.slots.iter().flat_map(|s| &s.diagnostics).any(&test))
+            || (self.totals.diagnostics > 0 && self.slots.iter().enumerate().any(moved))
     }
 
     /// All diagnostics, in the order of a full analysis. `read` gives the
@@ -589,7 +613,7 @@ impl Incremental {
         let mut all: Vec<Cow<'_, Diagnostic>> = Vec::new();
         // Past the last slot holding diagnostics, none is left to find.
         let mut unread = self.totals.diagnostics;
-        for slot in &self.slots {
+        for (i, slot) in self.slots.iter().enumerate() {
             if all.len() >= limit || unread == 0 {
                 break;
             }
@@ -597,8 +621,11 @@ impl Incremental {
             if !slot.diagnostics.iter().any(want) {
                 continue;
             }
-            let rendered: Vec<Cow<'_, Diagnostic>> = match self.render(slot, read) {
-                None => slot.diagnostics.iter().map(Cow::Borrowed).collect(),
+            let rendered: Vec<Cow<'_, Diagnostic>> = match self.render(i, read) {
+                None => {
+                    let held = slot.diagnostics.iter().map(Cow::Borrowed);
+                    self.moved_diagnostics(i, held).collect()
+                }
                 Some(owned) => owned.into_iter().map(Cow::Owned).collect(),
             };
             for diagnostic in rendered.into_iter().filter(|d| want(d)) {
@@ -617,13 +644,19 @@ impl Incremental {
 
     /// The facts of each entry, in order.
     pub fn entries(&self) -> impl ExactSizeIterator<Item = &EntryFacts> {
+        debug_assert!(self.is_settled(), "settled before the facts are read");
         self.slots.iter().map(|s| &s.facts)
+    }
+
+    /// How many entries there are.
+    pub fn entry_count(&self) -> usize {
+        self.slots.len()
     }
 
     /// From the start of the first entry to the end of the last, if any.
     pub fn entries_span(&self) -> Option<TextRange> {
-        let first = self.slots.first()?.facts.range;
-        let last = self.slots.last()?.facts.range;
+        let last = self.slots.len().checked_sub(1)?;
+        let (first, last) = (self.range_of(0), self.range_of(last));
         Some(TextRange::new(first.start, last.end))
     }
 
@@ -655,6 +688,7 @@ impl Incremental {
     /// offset just past its closing brace included (where a hover still
     /// belongs to it).
     pub fn entry_around(&self, offset: usize) -> Option<&EntryFacts> {
+        debug_assert!(self.is_settled(), "settled before the facts are read");
         let after = self
             .slots
             .partition_point(|s| s.facts.range.start <= offset);

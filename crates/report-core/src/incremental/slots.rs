@@ -161,6 +161,24 @@ pub(super) fn slot_of(
 }
 
 impl Slot {
+    /// Moves an entry after `shifts`, edits before it whose deltas sum to
+    /// `delta`: its own offsets by `delta`, its diagnostics (which may
+    /// point before the edits, or between them) by each edit in turn.
+    pub(super) fn move_by(&mut self, delta: isize, shifts: &[Shift]) {
+        let whole = Shift { from: 0, delta };
+        self.facts.shift(whole);
+        if let Some(end) = &mut self.unclosed {
+            *end = whole.offset(*end);
+        }
+        let template = self.template.get_mut().and_then(Option::as_mut);
+        let template = template.into_iter().flat_map(|t| &mut t.diagnostics);
+        for diagnostic in self.diagnostics.iter_mut().chain(template) {
+            for &shift in shifts {
+                diagnostic.shift(shift);
+            }
+        }
+    }
+
     /// Moves every offset it holds.
     pub(super) fn shift(&mut self, shift: Shift) {
         self.facts.shift(shift);
@@ -329,7 +347,7 @@ impl Incremental {
         let next = self.slots.get(i + 1);
         let end = match next {
             Some(n) if next_edited || !n.object || n.broken || n.syntax_errors > 0 => return None,
-            Some(n) => n.facts.range.start,
+            Some(_) => self.range_of(i + 1).start,
             None => self.entries_array()?.end.checked_sub(1)?,
         };
         let region = TextRange::new(slot.facts.range.start, end);
@@ -357,8 +375,8 @@ impl Incremental {
         i: usize,
         read: &mut impl FnMut(TextRange) -> String,
     ) -> Option<EntryText> {
-        if let Some(next) = self.slots.get(i + 1) {
-            return EntryText::parse_unclosed(region, &read(next.facts.range));
+        if i + 1 < self.slots.len() {
+            return EntryText::parse_unclosed(region, &read(self.range_of(i + 1)));
         }
         // What follows the `]` on its line, up to 256 bytes.
         let bracket = self.slots[i].facts.range.start + region.len();
@@ -384,6 +402,7 @@ impl Incremental {
             from: shift.offset(shift.from),
             delta: -shift.delta,
         };
+        self.settle();
         for s in &mut self.slots[slot + 1..] {
             s.shift(inverse);
         }
@@ -418,6 +437,10 @@ impl Incremental {
         undo: Option<Box<Undo>>,
         read: &mut impl FnMut(TextRange) -> String,
     ) -> Result<bool, Back> {
+        // Past the cap, the diagnostics of all entries are ranked together.
+        if self.omitted.count > 0 {
+            self.settle();
+        }
         let mut rejudge = false;
         for (k, &i) in dirty.iter().enumerate() {
             let next_edited = dirty.get(k + 1) == Some(&(i + 1));
@@ -441,6 +464,8 @@ impl Incremental {
             rejudge |= judged_again(&old, new);
             if path_changed {
                 let new_path = new.facts.path.as_ref().map(|(p, _)| p.clone());
+                // The other entries of both paths are read and changed.
+                self.settle();
                 let old_path = old.facts.path.map(|(p, _)| p);
                 self.move_path(i, old_path.clone(), new_path.clone());
                 for path in old_path.iter().chain(&new_path) {
@@ -513,31 +538,48 @@ impl Incremental {
 }
 
 impl Incremental {
-    /// A slot's diagnostics written for its current index, sorted; None
-    /// when those it holds are (its index did not move).
+    /// Slot `i`'s diagnostics written for its current index, sorted, in
+    /// the text's offsets; None when those it holds are (its index did not
+    /// move).
     pub(super) fn render(
         &self,
-        slot: &Slot,
+        i: usize,
         read: &dyn Fn(TextRange) -> String,
     ) -> Option<Vec<Diagnostic>> {
+        let slot = &self.slots[i];
         let index = slot.facts.index;
         if index == slot.rendered {
             return None;
         }
-        let range = slot.facts.range;
-        let template = slot.template.get_or_init(|| {
-            let text = read(range);
-            let probe = |index| {
-                check_alone(text.clone(), range, index, self.shortlist.as_ref())
-                    .map(|s| s.diagnostics)
-            };
-            Template::new(probe(PROBES[0])?, probe(PROBES[1])?)
-        });
-        let mut diagnostics = match template {
-            Some(template) => template.render(index),
-            // Not found where the index is written: checked again for it.
-            None => check_alone(read(range), range, index, self.shortlist.as_ref())
-                .map_or_else(|| slot.diagnostics.clone(), |s| s.diagnostics),
+        let shortlist = self.shortlist.as_ref();
+        // Checked again for the index, in the text's offsets.
+        let fresh = || {
+            let range = self.range_of(i);
+            match check_alone(read(range), range, index, shortlist) {
+                Some(fresh) => fresh.diagnostics,
+                None => self.moved_all(i, slot.diagnostics.clone()),
+            }
+        };
+        let lags = self.lag_of_slot(i);
+        let mut diagnostics = match slot.template.get() {
+            // Made while the slot lags, a template would mix its offsets
+            // and the shortlist's: it waits until the slot is settled.
+            None if lags => fresh(),
+            _ => {
+                let range = slot.facts.range;
+                let template = slot.template.get_or_init(|| {
+                    let text = read(range);
+                    let probe = |index| {
+                        check_alone(text.clone(), range, index, shortlist).map(|s| s.diagnostics)
+                    };
+                    Template::new(probe(PROBES[0])?, probe(PROBES[1])?)
+                });
+                match template {
+                    Some(template) => self.moved_all(i, template.render(index)),
+                    // Not found where the index is written: checked again for it.
+                    None => fresh(),
+                }
+            }
         };
         diagnostics.sort_by(Diagnostic::order);
         Some(diagnostics)
