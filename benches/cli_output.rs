@@ -18,7 +18,11 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-/// Run again by itself as the floor: `--floor FILE drop|exit`.
+/// Run again by itself as the floor: `--floor FILE drop|exit`. The only
+/// programs this bench starts are this bench and the report-lsp under test,
+/// by their own paths: nothing a repository, its git config or a report
+/// names. (It is no part of what ships: `tests/architecture.rs` forbids
+/// starting processes in `src/` and the core.)
 const FLOOR: &str = "--floor";
 
 fn main() {

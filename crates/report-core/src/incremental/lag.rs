@@ -64,24 +64,25 @@ impl Incremental {
         self.lag.is_none()
     }
 
-    /// How many bytes slot `i`'s offsets lag behind the text's.
-    pub(super) fn lag_of(&self, i: usize) -> isize {
-        (self.lag.as_ref())
-            .filter(|lag| i >= lag.from)
-            .map_or(0, |lag| lag.delta)
+    /// The lag slot `i` is under, if it lags.
+    fn lag_at(&self, i: usize) -> Option<&Lag> {
+        self.lag.as_ref().filter(|lag| i >= lag.from)
     }
 
-    /// `range` of slot `i`, in the text's offsets.
-    pub(super) fn moved(&self, i: usize, range: TextRange) -> TextRange {
-        match self.lag_of(i) {
-            0 => range,
-            delta => Shift { from: 0, delta }.range(range),
-        }
+    /// Whether slot `i` lags.
+    pub(super) fn lag_of_slot(&self, i: usize) -> bool {
+        self.lag_at(i).is_some()
+    }
+
+    /// How many bytes slot `i`'s own offsets lag behind the text's.
+    pub(super) fn lag_of(&self, i: usize) -> isize {
+        self.lag_at(i).map_or(0, |lag| lag.delta)
     }
 
     /// Slot `i`'s entry range, in the text's offsets.
     pub(super) fn range_of(&self, i: usize) -> TextRange {
-        self.moved(i, self.slots[i].facts.range)
+        let delta = self.lag_of(i);
+        Shift { from: 0, delta }.range(self.slots[i].facts.range)
     }
 
     /// Where an unclosed slot `i`'s text ends (see `Slot::unclosed`), in the text's offsets.
@@ -157,11 +158,6 @@ impl Incremental {
         self.lag = (lag.from < self.slots.len() && !lag.shifts.is_empty()).then_some(lag);
     }
 
-    /// Whether slot `i` lags.
-    pub(super) fn lag_of_slot(&self, i: usize) -> bool {
-        self.lag.as_ref().is_some_and(|lag| i >= lag.from)
-    }
-
     /// `diagnostics` of slot `i`, in its offsets, in the text's.
     pub(super) fn moved_all(&self, i: usize, diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
         let owned = diagnostics.into_iter().map(Cow::Owned);
@@ -176,9 +172,7 @@ impl Incremental {
         i: usize,
         diagnostics: impl Iterator<Item = Cow<'d, Diagnostic>>,
     ) -> impl Iterator<Item = Cow<'d, Diagnostic>> {
-        let shifts = (self.lag.as_ref())
-            .filter(|lag| i >= lag.from)
-            .map_or(&[][..], |lag| &lag.shifts[..]);
+        let shifts = self.lag_at(i).map_or(&[][..], |lag| &lag.shifts[..]);
         diagnostics.map(move |diagnostic| match shifts {
             [] => diagnostic,
             shifts => {

@@ -3,8 +3,8 @@
 //! whole entry pasted over another is one) changes that entry only, plus the
 //! facts that cross entries (shortlist membership and promotion
 //! candidates). [`Incremental`] keeps each entry's facts and diagnostics,
-//! moves the offsets of everything after an edit, and parses and checks
-//! again only the edited entries.
+//! moves the offsets of everything after an edit (the later entries'
+//! lazily: `lag.rs`), and parses and checks again only the edited entries.
 //!
 //! The state waits for one thing at a time (`Mode`): edits within entries
 //! add up until the next [`Incremental::update`], an edit of any other
