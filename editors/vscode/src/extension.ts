@@ -36,6 +36,7 @@ import {
   unavailableMessage,
 } from "./config";
 import { BUNDLED_SCHEMA, JSON_EXTENSION, SCHEMA_SCHEME, SCHEMA_URL, SchemaSwitch } from "./schema";
+import { stopQuietly } from "./stopping";
 
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
@@ -175,7 +176,7 @@ async function stop(): Promise<void> {
   if (client) {
     const stopping = client;
     client = undefined;
-    await stopping.stop();
+    await stopQuietly(stopping, (line) => output.appendLine(line));
   }
   schema.set("stopped");
 }

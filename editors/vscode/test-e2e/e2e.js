@@ -326,27 +326,46 @@ async function main() {
   log(`missing server: one message: ${startMessage}`);
   log(`the JSON server lists ${fromSchema.length} problems from the schema: ${JSON.stringify(fromSchema.map((m) => `${m.line}: ${m.message}`))}`);
 
-  // reportLsp.path in the Settings editor, as a user sets it.
-  const setServerPath = async (value) => {
-    await page.keyboard.press("Control+Comma");
-    const search = page.locator(".settings-editor .settings-header .monaco-editor textarea, .settings-editor .suggest-input-container textarea");
-    await search.first().waitFor({ timeout: 30000 });
-    await search.first().focus();
-    await page.keyboard.press("Control+A");
-    await page.keyboard.type("reportLsp.path");
-    // Wait for the search to narrow the list, or the first text box is another setting's.
-    await page.locator(".settings-editor .settings-count-widget", { hasText: "1 Setting Found" }).waitFor({ timeout: 30000 });
-    const input = page
-      .locator(".settings-editor .setting-item-contents", { hasText: "Report Lsp: Path" })
-      .locator("input");
-    await input.first().waitFor({ timeout: 30000 });
-    await input.first().click();
-    await page.keyboard.press("Control+A");
-    await page.keyboard.press("Backspace");
-    if (value) {
-      await page.keyboard.type(value);
+  // reportLsp.path in the Settings editor, as a user sets it. The editor
+  // re-renders its rows while settings change, and keys typed then were
+  // lost (a path arrived without its first characters): the box is filled
+  // in one input, and the value is checked in the settings file VS Code
+  // writes, the whole again if it did not arrive.
+  const pathWritten = () => {
+    try {
+      const written = JSON.parse(fs.readFileSync(settingsFile, "utf8"))["reportLsp.path"];
+      return written === undefined ? "" : written;
+    } catch {
+      return null; // being written
     }
-    await page.keyboard.press("Tab");
+  };
+  const setServerPath = async (value) => {
+    for (let attempt = 1; ; attempt++) {
+      await page.keyboard.press("Control+Comma");
+      const search = page.locator(".settings-editor .settings-header .monaco-editor textarea, .settings-editor .suggest-input-container textarea");
+      await search.first().waitFor({ timeout: 30000 });
+      await search.first().focus();
+      await page.keyboard.press("Control+A");
+      await page.keyboard.type("reportLsp.path");
+      // Wait for the search to narrow the list, or the first text box is another setting's.
+      await page.locator(".settings-editor .settings-count-widget", { hasText: "1 Setting Found" }).waitFor({ timeout: 30000 });
+      const input = page
+        .locator(".settings-editor .setting-item-contents", { hasText: "Report Lsp: Path" })
+        .locator("input");
+      await input.first().waitFor({ timeout: 30000 });
+      await input.first().fill(value);
+      await page.keyboard.press("Tab");
+      const deadline = Date.now() + 10000;
+      while (Date.now() < deadline && pathWritten() !== value) {
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      const written = pathWritten();
+      if (written === value) {
+        return;
+      }
+      assert.ok(attempt < 3, `reportLsp.path is ${JSON.stringify(written)} after 3 tries to set ${JSON.stringify(value)}`);
+      log(`reportLsp.path is ${JSON.stringify(written)}, not ${JSON.stringify(value)} (try ${attempt}); setting it again`);
+    }
   };
 
   // 2. The setting cleared: the bundled server starts. Problems lists exactly
@@ -526,6 +545,19 @@ main()
         }
       } catch {
         // the page is gone
+      }
+      // The extension's own lines (its messages and the client's errors), and
+      // the names of the last messages traced, without their bodies.
+      try {
+        const channel = outputChannel()
+          .split("\n")
+          .filter((l) => l.startsWith("[Trace - ") || (/\S/.test(l) && !/^\s|^Params:|^Result:|^[{}\[\]"]/.test(l)))
+          .slice(-40);
+        if (channel.length > 0) {
+          console.error(`the output channel "Report LSP", its last lines:\n${channel.join("\n")}`);
+        }
+      } catch (readError) {
+        console.error(`the output channel could not be read: ${readError}`);
       }
       const serverLog = path.join(temp, "code-server.log");
       if (fs.existsSync(serverLog)) {
