@@ -1241,3 +1241,41 @@ fn two_million_errors_are_checked_under_an_address_space_limit() {
         json["summary"]["errors"].as_u64().unwrap()
     );
 }
+
+/// A single large file has its entries checked on two threads; among
+/// others, on one. Both give the same diagnostics, under the cap and past it.
+#[test]
+fn a_large_file_alone_and_among_others_gets_the_same_diagnostics() {
+    let dir = tempfile::tempdir().unwrap();
+    let large = report_core::generate::generate_report(report_core::generate::GenerateOptions {
+        entries: 6_000,
+        seed: 11,
+        violation_every: 4,
+    });
+    std::fs::write(dir.path().join("large.report.json"), &large).unwrap();
+    std::fs::copy(
+        golden_dir().join("valid.report.json"),
+        dir.path().join("small.report.json"),
+    )
+    .unwrap();
+    for cap in ["100000", "40"] {
+        let files = |args: &[&str]| {
+            let output = check(
+                &[&["--format", "json", "--max-diagnostics", cap], args].concat(),
+                dir.path(),
+            );
+            let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+            json["files"].as_array().unwrap().clone()
+        };
+        let alone = files(&["large.report.json"]);
+        let among = files(&["large.report.json", "small.report.json"]);
+        assert_eq!(among.len(), 2);
+        let diagnostics = alone[0]["diagnostics"].as_array().unwrap();
+        assert!(
+            diagnostics.len() >= 40,
+            "{cap}: {} diagnostics",
+            diagnostics.len()
+        );
+        assert_eq!(alone[0], among[0], "cap {cap}");
+    }
+}

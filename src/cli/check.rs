@@ -4,9 +4,9 @@
 use std::io::{self, Read, Write};
 use std::path::Path;
 
-use report_core::Analysis;
 use report_core::diagnostic::{Diagnostic, Keep};
 use report_core::selection::looks_like_report;
+use report_core::{Analysis, EntryChecks};
 
 use super::targets::{Source, display_path, find_targets};
 use super::*;
@@ -51,6 +51,12 @@ pub fn run_check(
         None
     };
     let keep = Keep::at_most(options.max_diagnostics);
+    // One file: its entries' checks take both halves of the pool's cores.
+    // Several: the pool runs one file a thread already.
+    let checks = match targets.len() {
+        1 => EntryChecks::TwoThreads,
+        _ => EntryChecks::OneThread,
+    };
     // Files are analysed in parallel; results keep the targets' order, so output is stable.
     let outcomes: Vec<Result<Option<Checked>, Failure>> = analysis_pool().install(|| {
         use rayon::prelude::*;
@@ -60,9 +66,11 @@ pub fn run_check(
                 Source::Stdin => Ok(stdin_bytes.clone().map(|bytes| Checked {
                     path: stdin_name.clone(),
                     file: None,
-                    analysis: report_core::analyze_bytes_keeping(bytes, keep),
+                    analysis: report_core::analyze_bytes_with(bytes, keep, checks),
                 })),
-                Source::File { only_if_report } => check_file(&target.path, only_if_report, keep),
+                Source::File { only_if_report } => {
+                    check_file(&target.path, only_if_report, keep, checks)
+                }
             })
             .collect()
     });
@@ -176,7 +184,12 @@ pub(crate) struct Checked {
 
 /// Checks one file; None for found JSON that turns out not to be a report
 /// (so each file is read and parsed once, on the pool).
-fn check_file(path: &Path, only_if_report: bool, keep: Keep) -> Result<Option<Checked>, Failure> {
+fn check_file(
+    path: &Path,
+    only_if_report: bool,
+    keep: Keep,
+    checks: EntryChecks,
+) -> Result<Option<Checked>, Failure> {
     let (read, bytes) = match fix::ReadFile::read(path) {
         Ok(read) => read,
         // An unreadable file that only might have been a report is not one.
@@ -188,7 +201,7 @@ fn check_file(path: &Path, only_if_report: bool, keep: Keep) -> Result<Option<Ch
             });
         }
     };
-    let analysis = report_core::analyze_bytes_keeping(bytes, keep);
+    let analysis = report_core::analyze_bytes_with(bytes, keep, checks);
     if only_if_report && !analysis.root().is_some_and(looks_like_report) {
         return Ok(None);
     }

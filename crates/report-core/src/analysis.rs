@@ -6,7 +6,7 @@ use std::sync::{Arc, OnceLock};
 use crate::diagnostic::{self, Code, Collector, Diagnostic, Keep, Omitted};
 use crate::syntax::{self, Node, Parse, SyntaxErrorKind};
 use crate::text::{LineIndex, TextRange};
-use crate::validate::{self, EntryFacts};
+use crate::validate::{self, EntryChecks, EntryFacts};
 
 /// The stack a thread running [`analyze`] should have. Parsing is
 /// iterative; what still recurses (comparing lifecycle objects) is bounded by
@@ -72,13 +72,18 @@ pub fn analyze_shared(text: Arc<String>) -> Analysis {
 /// Like [`analyze_shared`], keeping the diagnostics `keep` says and
 /// counting the others.
 pub fn analyze_keeping(text: Arc<String>, keep: Keep) -> Analysis {
+    analyze_with(text, keep, EntryChecks::OneThread)
+}
+
+/// Like [`analyze_keeping`], with the entries' checks where `checks` says.
+pub fn analyze_with(text: Arc<String>, keep: Keep, checks: EntryChecks) -> Analysis {
     let parse = syntax::parse_shared(text.clone());
     let mut entries = Vec::new();
     let mut cross = None;
     let mut out = Collector::new(keep);
     let mut omitted = Omitted::default();
     if let Some(root) = parse.root() {
-        let validation = validate::validate(&text, root, keep);
+        let validation = validate::validate_with(&text, root, keep, checks);
         omitted = validation.omitted;
         out.kept = validation.diagnostics;
         entries = validation.entries;
@@ -111,8 +116,13 @@ pub fn analyze_bytes(bytes: Vec<u8>) -> Analysis {
 
 /// Like [`analyze_bytes`], keeping the diagnostics `keep` says.
 pub fn analyze_bytes_keeping(bytes: Vec<u8>, keep: Keep) -> Analysis {
+    analyze_bytes_with(bytes, keep, EntryChecks::OneThread)
+}
+
+/// Like [`analyze_bytes_keeping`], with the entries' checks where `checks` says.
+pub fn analyze_bytes_with(bytes: Vec<u8>, keep: Keep, checks: EntryChecks) -> Analysis {
     let error = match String::from_utf8(bytes) {
-        Ok(text) => return analyze_keeping(Arc::new(text), keep),
+        Ok(text) => return analyze_with(Arc::new(text), keep, checks),
         Err(error) => error,
     };
     let offset = error.utf8_error().valid_up_to();

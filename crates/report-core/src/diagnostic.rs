@@ -410,6 +410,20 @@ impl Collector {
         self.next = Collector::threshold(keep, self.kept.len());
     }
 
+    pub fn keep(&self) -> Keep {
+        self.keep
+    }
+
+    /// Takes in what `other` (under the same [`Keep`]) collected: the cap
+    /// then keeps the best-ranked of both, as if all had been pushed here.
+    pub fn absorb(&mut self, other: Collector) {
+        debug_assert_eq!(self.keep, other.keep);
+        self.omitted.extend(other.omitted);
+        for diagnostic in other.kept {
+            self.push(diagnostic);
+        }
+    }
+
     /// What is kept, in no particular order, and what was counted.
     pub fn finish(mut self) -> (Vec<Diagnostic>, Omitted) {
         self.compact();
@@ -420,6 +434,40 @@ impl Collector {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A collector that took in another's (compacted) collection keeps and
+    /// counts what one collector given everything does.
+    #[test]
+    fn a_collector_absorbing_another_keeps_what_one_collector_keeps() {
+        let all: Vec<Diagnostic> = (0..40)
+            .map(|i| {
+                let code = Code::ALL[(i * 7) % Code::ALL.len()];
+                Diagnostic::new(code, TextRange::new(i * 3, i * 3 + 1), format!("d{i}"))
+            })
+            .collect();
+        let summary = |collector: Collector| {
+            let (mut kept, omitted) = collector.finish();
+            kept.sort_by(Diagnostic::order);
+            let mut at: Vec<_> = omitted.iter().map(|o| (o.start, o.severity)).collect();
+            at.sort();
+            (kept, at)
+        };
+        for keep in [Keep::at_most(5), Keep::touching(TextRange::new(20, 70))] {
+            let mut one = Collector::new(keep);
+            all.iter().cloned().for_each(|d| one.push(d));
+            let (mut first, mut second) = (Collector::new(keep), Collector::new(keep));
+            all[..25].iter().cloned().for_each(|d| first.push(d));
+            all[25..].iter().cloned().for_each(|d| second.push(d));
+            // Each half left out some of its own already.
+            first.compact();
+            second.compact();
+            assert!(!second.omitted.is_empty(), "{keep:?}");
+            first.absorb(second);
+            let (expected, merged) = (summary(one), summary(first));
+            assert!(!expected.1.is_empty(), "{keep:?}: some are left out");
+            assert_eq!(expected, merged, "{keep:?}");
+        }
+    }
 
     #[test]
     fn codes_are_unique_kebab_case_and_parse_back() {

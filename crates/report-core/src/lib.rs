@@ -37,6 +37,7 @@ pub mod validate;
 mod fixture;
 
 pub use analysis::{
-    ANALYSIS_STACK_BYTES, Analysis, analyze, analyze_bytes, analyze_bytes_keeping, analyze_keeping,
-    analyze_shared, too_large,
+    ANALYSIS_STACK_BYTES, Analysis, analyze, analyze_bytes, analyze_bytes_keeping,
+    analyze_bytes_with, analyze_keeping, analyze_shared, analyze_with, too_large,
 };
+pub use validate::EntryChecks;
