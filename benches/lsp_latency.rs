@@ -26,7 +26,17 @@ const EDITS: usize = 50;
 const REPS: usize = 7;
 const URI: &str = "file:///bench/huge.report.json";
 
+/// Run again by itself to read a frame and drop it: `--drain`, the floor of
+/// the transfer in [`open_phases`] (the only programs this bench starts are
+/// itself and the server under test).
+const DRAIN: &str = "--drain";
+
 fn main() {
+    if std::env::args().nth(1).as_deref() == Some(DRAIN) {
+        let mut sink = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut sink).unwrap();
+        return;
+    }
     let mut args = std::env::args().skip(1);
     let (mut sizes, mut violation_every) = (Vec::new(), 0);
     while let Some(arg) = args.next() {
@@ -150,6 +160,10 @@ fn run(entries: usize, violation_every: usize) {
     parses.sort_by(|a, b| a.total_cmp(b));
     let (floor, parse_floor) = (floors[2], parses[2]);
     println!("lsp_floor entries={entries} parse={parse_floor:.1}ms parse_and_drop={floor:.1}ms");
+    // Not for another build's binary: the phases are this build's code.
+    if std::env::var_os("REPORT_LSP_BENCH_BIN").is_none() {
+        open_phases(entries, &text);
+    }
     for (kind, mut times) in kinds {
         times.sort_by(|a, b| a.total_cmp(b));
         let median = times[times.len() / 2];
@@ -385,4 +399,89 @@ fn whole_replaces(
         ("replace_whole_identical_with_range", ranged),
     ];
     (kinds, [peak_kb, ranged_peak_kb])
+}
+
+/// The open's phases, each timed alone in this process with the server's
+/// own code (median of 3): the frame through a pipe to a process that only
+/// reads it (this bench, `--drain`: the floor of the transfer), the frame read from memory
+/// and decoded by the server's reader, the didOpen params taken out of it,
+/// the rope, the analysis to a host (the server builds the rope meanwhile,
+/// on another thread) and the host's publication. The end-to-end open is
+/// about the pipe, then the decode, then the analysis, then the publication.
+fn open_phases(entries: usize, text: &str) {
+    use report_core::host::{DocumentHost, HostOptions};
+    use report_lsp::lsp::document::{Document, RopeText};
+    use report_lsp::lsp::transport::{Incoming, Reader};
+    use std::io::Write;
+    use std::sync::Arc;
+
+    let frame = Editor::frame(&json!({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+        "params": {"textDocument": {"uri": URI, "languageId": "json", "version": 1, "text": text}}}));
+    let median = |mut times: Vec<f64>| {
+        times.sort_by(|a, b| a.total_cmp(b));
+        times[times.len() / 2]
+    };
+    let time = |run: &mut dyn FnMut()| {
+        let started = Instant::now();
+        run();
+        started.elapsed().as_secs_f64() * 1000.0
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let options = HostOptions {
+        name_matches: true,
+        max_document_bytes: usize::MAX,
+        max_diagnostics: 1000,
+    };
+    let (mut pipe, mut decode, mut params, mut rope, mut analysis, mut publication) =
+        (vec![], vec![], vec![], vec![], vec![], vec![]);
+    for _ in 0..3 {
+        pipe.push(time(&mut || {
+            let mut drain = std::process::Command::new(std::env::current_exe().unwrap())
+                .arg(DRAIN)
+                .stdin(std::process::Stdio::piped())
+                .spawn()
+                .expect("the bench runs itself");
+            drain.stdin.take().unwrap().write_all(&frame).unwrap();
+            drain.wait().unwrap();
+        }));
+        let mut message = None;
+        decode.push(time(&mut || {
+            message = runtime.block_on(Reader::new(&frame[..]).next()).unwrap();
+        }));
+        let Some(Incoming::Request(request)) = message else {
+            panic!("the didOpen frame decodes to a notification");
+        };
+        let mut opened = None;
+        params.push(time(&mut || {
+            let (_, _, value) = request.clone().into_parts();
+            let value: tower_lsp_server::ls_types::DidOpenTextDocumentParams =
+                serde_json::from_value(value.unwrap()).unwrap();
+            opened = Some(Arc::new(value.text_document.text));
+        }));
+        let whole = opened.unwrap();
+        let mut document = None;
+        rope.push(time(&mut || document = Some(Document::new(&whole, 1))));
+        let built = document.unwrap().rope;
+        let mut host = None;
+        analysis.push(time(&mut || {
+            host = Some(DocumentHost::open(whole.clone(), options, || {
+                RopeText(built.clone())
+            }))
+        }));
+        let host = host.unwrap();
+        publication.push(time(&mut || {
+            std::hint::black_box(host.published().diagnostics.len());
+        }));
+    }
+    println!(
+        "lsp_open_phases entries={entries} pipe_to_a_reader={:.1}ms read_and_decode={:.1}ms params={:.1}ms rope={:.1}ms analysis={:.1}ms publication={:.2}ms",
+        median(pipe),
+        median(decode),
+        median(params),
+        median(rope),
+        median(analysis),
+        median(publication)
+    );
 }

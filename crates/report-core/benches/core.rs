@@ -99,6 +99,20 @@ fn benches(c: &mut Criterion) {
             max_document_bytes: usize::MAX,
             max_diagnostics: 1000,
         };
+        // An opening as the server does it, to the diagnostics it publishes:
+        // the analysis of the editor's string, the rope built from it after
+        // (on another thread, in the server). The host's drop is not timed.
+        let shared = std::sync::Arc::new(text.clone());
+        group.bench_function("host_open_and_publish", |b| {
+            b.iter_with_large_drop(|| {
+                let host =
+                    report_core::host::DocumentHost::open(shared.clone(), host_options, || {
+                        Rope(ropey::Rope::from_str(&shared))
+                    });
+                let published = host.published().diagnostics.len();
+                (host, published)
+            })
+        });
         let host = report_core::host::DocumentHost::new(text.clone(), None, host_options);
         let middle = text.len() / 2;
         let path_at = text[middle..].find("\"path\": \"").unwrap() + middle + 10;
