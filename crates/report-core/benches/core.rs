@@ -99,9 +99,10 @@ fn benches(c: &mut Criterion) {
             max_document_bytes: usize::MAX,
             max_diagnostics: 1000,
         };
-        // An opening as the server does it, to the diagnostics it publishes:
-        // the analysis of the editor's string, the rope built from it after
-        // (on another thread, in the server). The host's drop is not timed.
+        // An opening to the diagnostics it publishes: the analysis of the
+        // editor's string, then the rope built from it. The server builds the
+        // rope beside the analysis, on another thread, so this is its open
+        // plus the rope's time. The host's drop is not timed.
         let shared = std::sync::Arc::new(text.clone());
         group.bench_function("host_open_and_publish", |b| {
             b.iter_with_large_drop(|| {

@@ -366,8 +366,11 @@ fn check_entries(
     let (first, second) = items.split_at(items.len() / 2);
     let (text, keep) = (sink.text, sink.out.keep());
     std::thread::scope(|scope| {
+        // The stack every analysis thread gets: an entry's checks recurse
+        // (two lifecycles compared, hundreds of levels deep).
         let later = std::thread::Builder::new()
             .name("entry-checks".into())
+            .stack_size(crate::ANALYSIS_STACK_BYTES)
             .spawn_scoped(scope, move || {
                 let mut own = Sink::new(text, keep);
                 let checked = check_entry_run(&mut own, second, first.len());
