@@ -27,8 +27,12 @@ const REPS: usize = 7;
 const URI: &str = "file:///bench/huge.report.json";
 
 /// Run again by itself to read a frame and drop it: `--drain`, the floor of
-/// the transfer in [`open_phases`] (the only programs this bench starts are
-/// itself and the server under test).
+/// the transfer in [`open_phases`]. The only programs this bench starts are
+/// itself (by `current_exe`) and the server under test (this build's, or
+/// the one `REPORT_LSP_BENCH_BIN` names on the developer's command line):
+/// nothing a repository, its git config or a report names. It is no part
+/// of what ships (`tests/architecture.rs` forbids starting processes in
+/// `src/` and the core).
 const DRAIN: &str = "--drain";
 
 fn main() {
@@ -143,11 +147,10 @@ fn run(entries: usize, violation_every: usize) {
         opens.push(time.as_secs_f64() * 1000.0);
     }
     let runs = format!("{:.0}/{:.0}/{:.0}", opens[0], opens[1], opens[2]);
-    opens.sort_by(|a, b| a.total_cmp(b));
-    let open = opens[1];
+    let open = median(opens);
     // The floor: parsing the text into a `serde_json::Value` and dropping
     // it; the parse alone is printed beside it.
-    let (mut parses, mut floors): (Vec<f64>, Vec<f64>) = (0..5)
+    let (parses, floors): (Vec<f64>, Vec<f64>) = (0..5)
         .map(|_| {
             let started = Instant::now();
             let value: Value = serde_json::from_str(&text).unwrap();
@@ -156,9 +159,7 @@ fn run(entries: usize, violation_every: usize) {
             (parsed, started.elapsed().as_secs_f64() * 1000.0)
         })
         .unzip();
-    floors.sort_by(|a, b| a.total_cmp(b));
-    parses.sort_by(|a, b| a.total_cmp(b));
-    let (floor, parse_floor) = (floors[2], parses[2]);
+    let (floor, parse_floor) = (median(floors), median(parses));
     println!("lsp_floor entries={entries} parse={parse_floor:.1}ms parse_and_drop={floor:.1}ms");
     // Not for another build's binary: the phases are this build's code.
     if std::env::var_os("REPORT_LSP_BENCH_BIN").is_none() {
@@ -419,10 +420,6 @@ fn open_phases(entries: usize, text: &str) {
 
     let frame = Editor::frame(&json!({"jsonrpc": "2.0", "method": "textDocument/didOpen",
         "params": {"textDocument": {"uri": URI, "languageId": "json", "version": 1, "text": text}}}));
-    let median = |mut times: Vec<f64>| {
-        times.sort_by(|a, b| a.total_cmp(b));
-        times[times.len() / 2]
-    };
     let time = |run: &mut dyn FnMut()| {
         let started = Instant::now();
         run();
@@ -490,4 +487,10 @@ fn open_phases(entries: usize, text: &str) {
         median(analysis),
         median(publication)
     );
+}
+
+/// The middle of `times` (for an even count, the upper of the two middles).
+fn median(mut times: Vec<f64>) -> f64 {
+    times.sort_by(|a, b| a.total_cmp(b));
+    times[times.len() / 2]
 }

@@ -26,6 +26,6 @@ export async function stopQuietly(
   try {
     await client.stop(timeout);
   } catch (error) {
-    log(`The server did not stop cleanly within ${timeout / 1000} s (${error}); it is ended, and a new one starts.`);
+    log(`The server did not stop cleanly (${error}; it had ${timeout / 1000} s); it is ended, and a new one starts.`);
   }
 }
