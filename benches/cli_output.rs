@@ -8,6 +8,11 @@
 //! reads the file and parses it into a `serde_json::Value`, with and
 //! without dropping it.
 //!
+//! Then `diff` of two generations of a 50 000-entry report (the second
+//! shuffled, with 2% of its entries changed, 1% gone and 1% added), beside
+//! `check` of one and a fresh process that reads and parses both, and the
+//! comparison alone in this process, on the two analyses.
+//!
 //! `cargo bench --bench cli_output` (`REPORT_LSP_BENCH_BIN=path` times
 //! another build). Prints the median of 5 runs of each.
 
@@ -24,6 +29,8 @@ use std::time::Instant;
 /// names. (It is no part of what ships: `tests/architecture.rs` forbids
 /// starting processes in `src/` and the core.)
 const FLOOR: &str = "--floor";
+/// `--floor-pair OLD NEW`: both read and parsed, one after the other.
+const FLOOR_PAIR: &str = "--floor-pair";
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -36,6 +43,16 @@ fn main() {
             std::process::exit(i32::from(value.is_null()));
         }
         drop(value);
+        return;
+    }
+    if let [_, flag, old, new] = &args[..]
+        && flag == FLOOR_PAIR
+    {
+        for file in [old, new] {
+            let text = std::fs::read_to_string(file).unwrap();
+            let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+            drop(value);
+        }
         return;
     }
     let binary = std::env::var("REPORT_LSP_BENCH_BIN")
@@ -58,6 +75,7 @@ fn main() {
         );
     }
     check_beside_the_floor(&binary, dir.path());
+    diff_beside_the_floor(&binary, dir.path());
 }
 
 /// `check` of a valid report of each size, beside a fresh process that
@@ -92,6 +110,80 @@ fn check_beside_the_floor(binary: &str, dir: &Path) {
             check / exit
         );
     }
+}
+
+/// `diff` of two generations of 50 000 entries beside `check` of the new
+/// one, both files read and parsed, and the comparison alone.
+fn diff_beside_the_floor(binary: &str, dir: &Path) {
+    let entries = 50_000;
+    let old_text = report_core::generate::generate_report(report_core::generate::GenerateOptions {
+        entries,
+        seed: 1,
+        violation_every: 0,
+    });
+    let mut report: serde_json::Value = serde_json::from_str(&old_text).unwrap();
+    let list = report["entries"].as_array_mut().unwrap();
+    let mut rng = fastrand::Rng::with_seed(7);
+    rng.shuffle(list);
+    list.truncate(entries - entries / 100);
+    for entry in list.iter_mut().step_by(50) {
+        entry["token_estimate"]["raw_tokens"] = serde_json::json!(rng.u32(1..5000));
+    }
+    let added: Vec<serde_json::Value> = list[..entries / 100]
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let mut e = e.clone();
+            e["path"] = serde_json::json!(format!("docs/added-{i}.md"));
+            e
+        })
+        .collect();
+    list.extend(added);
+    let new_text = serde_json::to_string_pretty(&report).unwrap();
+    let (old_file, new_file) = (dir.join("old_50000.json"), dir.join("new_50000.json"));
+    std::fs::write(&old_file, &old_text).unwrap();
+    std::fs::write(&new_file, &new_text).unwrap();
+    let diff = median_of(5, || {
+        let mut command = Command::new(binary);
+        command
+            .args(["diff", "--format", "json"])
+            .args([&old_file, &new_file]);
+        command.stdout(Stdio::null());
+        (command, Some(0))
+    });
+    let check = median_of(5, || {
+        let mut command = Command::new(binary);
+        command.args(["check", "--color", "never"]).arg(&new_file);
+        command.stdout(Stdio::null());
+        // The added entries' paths are not in the shortlist.
+        (command, Some(1))
+    });
+    let floor = median_of(5, || {
+        let mut command = Command::new(std::env::current_exe().unwrap());
+        command.arg(FLOOR_PAIR).args([&old_file, &new_file]);
+        (command, Some(0))
+    });
+    let (old, new) = (
+        report_core::analyze(&old_text),
+        report_core::analyze(&new_text),
+    );
+    let mut alone: Vec<f64> = (0..5)
+        .map(|_| {
+            let started = Instant::now();
+            let diff = report_core::report_diff::diff(&old, &new).unwrap();
+            let elapsed = started.elapsed().as_secs_f64() * 1000.0;
+            assert_eq!(diff.entries.added.len(), entries / 100);
+            elapsed
+        })
+        .collect();
+    alone.sort_by(|a, b| a.total_cmp(b));
+    println!(
+        "cli_diff entries={entries} sizes={:.1}+{:.1}MB diff={diff:.1}ms check_new={check:.1}ms floor_read_parse_both={floor:.1}ms compare_alone={:.1}ms diff_over_floor={:.2}",
+        old_text.len() as f64 / 1e6,
+        new_text.len() as f64 / 1e6,
+        alone[alone.len() / 2],
+        diff / floor
+    );
 }
 
 /// The median milliseconds of `runs` runs of the command `make` gives,

@@ -1,4 +1,5 @@
-//! Argument dispatch only: `check` validates files, `explain` tells what a
+//! Argument dispatch only: `check` validates files, `diff` compares two
+//! generations of a report, `explain` tells what a
 //! code means, `schema` prints the report's JSON Schema; no arguments or
 //! `serve` runs the language server. `completions` and `man` (hidden) print
 //! what packagers install.
@@ -9,7 +10,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use report_core::diagnostic::Severity;
-use report_lsp::cli::{self, CheckOptions, FixMode, Format};
+use report_lsp::cli::{self, CheckOptions, DiffFormat, DiffOptions, FixMode, Format};
 
 #[derive(Parser)]
 #[command(
@@ -69,6 +70,28 @@ enum Command {
         #[arg(long, value_name = "FRACTION", default_value_t = report_lsp::project::tokens::DEFAULT_TOLERANCE, value_parser = parse_tolerance)]
         token_tolerance: f64,
     },
+    /// Compare two generations of a report by meaning: entries matched by path and kind.
+    ///
+    /// Tells entries added and gone, tier changes with both derivations,
+    /// exact edits whose target or hash changed, lifecycle and shortlist
+    /// changes, promotion candidates and the token roll-up's delta; a
+    /// reordered or reformatted report is no change. Exit status: 0 (with
+    /// --exit-code, 1 when they differ), 2 when a file cannot be read or is
+    /// not a report.
+    Diff {
+        /// The earlier report (or - for standard input, e.g. `git show HEAD:report.json`).
+        old: PathBuf,
+        /// The later report (or -).
+        new: PathBuf,
+        #[arg(long, value_enum, default_value_t = DiffFormatArg::Human)]
+        format: DiffFormatArg,
+        /// When to colour human output (auto honours NO_COLOR, FORCE_COLOR and CLICOLOR_FORCE).
+        #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
+        color: ColorArg,
+        /// Exit 1 when the reports differ.
+        #[arg(long)]
+        exit_code: bool,
+    },
     /// Explain a diagnostic code: the invariant it enforces, with a failing and a passing example.
     Explain {
         /// A code as diagnostics show it, e.g. `tier-mismatch`.
@@ -99,6 +122,16 @@ enum FormatArg {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
+enum DiffFormatArg {
+    /// What changed, grouped by array, with tier derivations.
+    Human,
+    /// One JSON object.
+    Json,
+    /// GitHub Actions annotations on the new file.
+    Github,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
 enum ColorArg {
     Auto,
     Always,
@@ -117,6 +150,16 @@ fn parse_tolerance(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(value) if value.is_finite() && value >= 0.0 => Ok(value),
         _ => Err("expected a fraction of at least 0, such as 0.1 for 10%".into()),
+    }
+}
+
+fn colour(choice: ColorArg) -> bool {
+    match choice {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => cli::auto_color(std::io::stdout().is_terminal(), |name| {
+            std::env::var_os(name)
+        }),
     }
 }
 
@@ -158,13 +201,7 @@ fn main() -> ExitCode {
                     FormatArg::Sarif => Format::Sarif,
                     FormatArg::Github => Format::Github,
                 },
-                color: match color {
-                    ColorArg::Always => true,
-                    ColorArg::Never => false,
-                    ColorArg::Auto => cli::auto_color(std::io::stdout().is_terminal(), |name| {
-                        std::env::var_os(name)
-                    }),
-                },
+                color: colour(color),
                 stdin_filename,
                 allow_empty,
                 quiet,
@@ -184,6 +221,31 @@ fn main() -> ExitCode {
                 token_tolerance,
             };
             ExitCode::from(cli::run_check(
+                &options,
+                &mut std::io::stdin().lock(),
+                &mut out(),
+                &mut err(),
+            ))
+        }
+        Some(Command::Diff {
+            old,
+            new,
+            format,
+            color,
+            exit_code,
+        }) => {
+            let options = DiffOptions {
+                old,
+                new,
+                format: match format {
+                    DiffFormatArg::Human => DiffFormat::Human,
+                    DiffFormatArg::Json => DiffFormat::Json,
+                    DiffFormatArg::Github => DiffFormat::Github,
+                },
+                color: colour(color),
+                exit_code,
+            };
+            ExitCode::from(cli::run_diff(
                 &options,
                 &mut std::io::stdin().lock(),
                 &mut out(),

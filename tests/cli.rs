@@ -315,16 +315,8 @@ const SMALL_REPORT: &str = r#"{
 }
 "#;
 
-/// The binary with `args` in `dir`, with no colour forced either way by the environment.
 fn run(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_report-lsp"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("NO_COLOR")
-        .env_remove("FORCE_COLOR")
-        .env_remove("CLICOLOR_FORCE")
-        .output()
-        .unwrap()
+    common::report_lsp(args, dir)
 }
 
 fn stderr(output: &Output) -> String {

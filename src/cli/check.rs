@@ -167,7 +167,7 @@ pub(crate) fn failure_text(failure: &Failure) -> String {
 }
 
 /// A pool whose threads have the stack an analysis may need.
-fn analysis_pool() -> rayon::ThreadPool {
+pub(super) fn analysis_pool() -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new()
         .stack_size(report_core::ANALYSIS_STACK_BYTES)
         .build()

@@ -69,14 +69,14 @@ pub(super) fn write(out: &mut dyn Write, outcome: &Outcome) -> io::Result<()> {
 }
 
 /// A command's message: `%`, CR and LF are encoded, as the runner decodes them.
-fn escape_data(text: &str) -> String {
+pub(super) fn escape_data(text: &str) -> String {
     text.replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }
 
 /// A property value: as data, and `:` and `,` too, which end a property.
-fn escape_property(text: &str) -> String {
+pub(super) fn escape_property(text: &str) -> String {
     escape_data(text).replace(':', "%3A").replace(',', "%2C")
 }
 

@@ -1,9 +1,10 @@
 //! The `check` command: find report files (or read standard input), analyse
 //! them, perhaps fix them, print the findings in one format and choose the
 //! exit code. Each output format has its own module; `fix` is the one place
-//! that writes files.
+//! that writes files. `diff` compares two generations of a report.
 
 mod check;
+mod diff;
 mod explain;
 mod fix;
 mod github;
@@ -20,6 +21,7 @@ use report_core::diagnostic::Severity;
 
 pub(crate) use check::Checked;
 pub use check::run_check;
+pub use diff::{DiffFormat, DiffOptions, run_diff};
 pub use explain::run_explain;
 pub use outcome::{Failure, FileResult, Outcome, Summary};
 pub(crate) use outcome::{all_diagnostics, one_based, one_based_range};

@@ -12,6 +12,18 @@ use std::time::{Duration, Instant};
 use report_core::Analysis;
 use report_core::text::{Encoding, TextRange};
 
+/// The binary with `args` in `dir`, with no colour forced either way by the environment.
+pub fn report_lsp(args: &[&str], dir: &Path) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_report-lsp"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("NO_COLOR")
+        .env_remove("FORCE_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .output()
+        .unwrap()
+}
+
 pub fn golden_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/golden")
 }

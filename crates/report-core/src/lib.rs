@@ -25,6 +25,7 @@ pub mod ide;
 pub mod incremental;
 pub mod json_schema;
 pub mod project_checks;
+pub mod report_diff;
 pub mod rollup;
 pub mod schema;
 pub mod selection;

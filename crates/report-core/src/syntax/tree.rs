@@ -182,6 +182,11 @@ impl<'t> Node<'t> {
         TextRange::new(r.start as usize, r.end as usize)
     }
 
+    /// The text the node spans, as written.
+    pub fn source(self) -> &'t str {
+        &self.tree.text[self.range().as_range()]
+    }
+
     pub fn json_type(self) -> JsonType {
         match self.record().kind {
             Kind::Null => JsonType::Null,
