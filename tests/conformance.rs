@@ -191,10 +191,15 @@ fn the_servers_requests_without_params_leave_the_key_out() {
 fn a_bare_client_gets_only_what_the_first_protocol_had() {
     let bare = session(json!({}));
     let offered = &bare.initialize["capabilities"];
-    // No code actions (no literals, no applyEdit to run a command), and the
+    // No code actions (no literals, no applyEdit to run a command): the one
+    // command is the comparison with HEAD, which answers with text; and the
     // plain rename capability (it never asks prepareRename).
     assert!(offered.get("codeActionProvider").is_none(), "{offered}");
-    assert!(offered.get("executeCommandProvider").is_none(), "{offered}");
+    assert_eq!(
+        offered["executeCommandProvider"]["commands"],
+        json!(["report-lsp.showDiffSinceHead"]),
+        "{offered}"
+    );
     assert_eq!(offered["renameProvider"], true, "{offered}");
     assert_eq!(bare.actions, Value::Null);
 
@@ -314,7 +319,7 @@ fn each_capability_turned_off_degrades_its_feature_alone() {
             assert_eq!(a.initialize["capabilities"]["codeActionProvider"], true);
             assert_eq!(
                 a.initialize["capabilities"]["executeCommandProvider"]["commands"],
-                json!(["report-lsp.applyEdit"])
+                json!(["report-lsp.showDiffSinceHead", "report-lsp.applyEdit"])
             );
         }),
         ("/textDocument/codeAction/isPreferredSupport", &|a| {
@@ -327,13 +332,12 @@ fn each_capability_turned_off_degrades_its_feature_alone() {
             );
         }),
         ("/workspace/applyEdit", &|a| {
-            // Literals carry their edits: nothing to run.
+            // Literals carry their edits: nothing to run but the comparison with HEAD.
             let actions = a.actions.as_array().unwrap();
             assert!(actions.iter().all(|c| c["edit"].is_object()));
-            assert!(
-                a.initialize["capabilities"]
-                    .get("executeCommandProvider")
-                    .is_none()
+            assert_eq!(
+                a.initialize["capabilities"]["executeCommandProvider"]["commands"],
+                json!(["report-lsp.showDiffSinceHead"])
             );
         }),
         ("/textDocument/completion/completionItemKind", &|a| {

@@ -28,6 +28,16 @@ fn until(editor: &mut Editor, uri: &str, done: impl Fn(&[Value]) -> bool) -> Vec
     panic!("no publication for {uri} satisfied the test");
 }
 
+/// The server for a client that reads everything (UTF-16), with `options`.
+fn start_capable(options: Value) -> Editor {
+    Editor::start_with_capabilities(
+        env!("CARGO_BIN_EXE_report-lsp"),
+        capable_client(&["utf-16"]),
+        &[],
+        options,
+    )
+}
+
 fn has(diagnostics: &[Value], code: &str) -> bool {
     diagnostics.iter().any(|d| d["code"] == code)
 }
@@ -673,12 +683,7 @@ fn the_hover_on_raw_tokens_shows_both_counts_and_the_tolerance_is_a_setting() {
         serde_json::to_string(&report(FUTURE, vec![json!(path)], vec![entry], vec![])).unwrap();
     std::fs::write(project.report_path(), &text).unwrap();
     let uri = uri_of(&project.report_path());
-    let mut editor = Editor::start_with_capabilities(
-        env!("CARGO_BIN_EXE_report-lsp"),
-        capable_client(&["utf-16"]),
-        &[],
-        Value::Null,
-    );
+    let mut editor = start_capable(Value::Null);
     editor.open(&uri, &text, 1);
     let diagnostics = until(&mut editor, &uri, |d| has(d, "token-count-mismatch"));
     let hint = diagnostics
@@ -915,12 +920,7 @@ fn stale_project() -> (Project, String) {
 fn workspace_checks_off_read_nothing_and_say_why_in_the_hover_until_turned_on() {
     let (project, text) = stale_project();
     let uri = uri_of(&project.report_path());
-    let mut editor = Editor::start_with_capabilities(
-        env!("CARGO_BIN_EXE_report-lsp"),
-        capable_client(&["utf-16"]),
-        &[],
-        json!({"workspaceChecks": "off"}),
-    );
+    let mut editor = start_capable(json!({"workspaceChecks": "off"}));
     editor.open(&uri, &text, 1);
     // The structural checks run.
     let (_, diagnostics) = editor.diagnostics(&uri);
@@ -1080,5 +1080,86 @@ fn a_project_root_outside_every_workspace_folder_is_not_read_unless_allowed() {
         workspace_codes(&editor, &uri, &diagnostics),
         Vec::<String>::new()
     );
+    editor.shutdown();
+}
+
+/// The code lenses whose command compares with HEAD, polled until one's
+/// title satisfies `wanted` (at most 15 s).
+fn since_head_lens(editor: &mut Editor, uri: &str, wanted: impl Fn(&str) -> bool) -> Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    loop {
+        let reply = editor.request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": uri}}),
+        );
+        let lenses = reply["result"].as_array().cloned().unwrap_or_default();
+        let lens = lenses
+            .into_iter()
+            .find(|l| l["command"]["command"] == "report-lsp.showDiffSinceHead");
+        if let Some(lens) = lens
+            && wanted(lens["command"]["title"].as_str().unwrap_or_default())
+        {
+            return lens;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no since-HEAD lens as wanted: {reply}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn a_code_lens_compares_the_report_with_head_and_its_command_shows_the_whole_comparison() {
+    let (project, text) = project();
+    let uri = uri_of(&project.report_path());
+    let mut editor = start_capable(Value::Null);
+    let reply = editor.request(
+        "workspace/executeCommand",
+        json!({"command": "report-lsp.showDiffSinceHead", "arguments": [uri]}),
+    );
+    assert!(reply["error"]["message"].is_string(), "{reply}");
+    editor.open(&uri, &text, 1);
+    // Written after the first commit: HEAD has no copy.
+    let lens = since_head_lens(&mut editor, &uri, |t| t.contains("new file"));
+    assert_eq!(lens["range"]["start"], json!({"line": 0, "character": 0}));
+    project.git(&["add", "-A"]);
+    project.git(&["commit", "-q", "-m", "the report"]);
+
+    // The next generation: the delete gone, the replacement changed; saved.
+    let mut next: Value = serde_json::from_str(&text).unwrap();
+    next["entries"].as_array_mut().unwrap().truncate(1);
+    next["entries"][0]["exact_edit"]["replacement"] = json!("cargo build");
+    let next_text = serde_json::to_string_pretty(&next).unwrap();
+    editor.change(&uri, 2, json!([{"text": next_text}]));
+    editor.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let lens = since_head_lens(&mut editor, &uri, |t| t.contains("−1 entries"));
+    assert_eq!(
+        lens["command"]["title"],
+        json!("since HEAD: +0 / −1 entries, 1 changed, 0 tier changes, −1 tokens")
+    );
+    let reply = editor.request(
+        "workspace/executeCommand",
+        json!({"command": "report-lsp.showDiffSinceHead", "arguments": lens["command"]["arguments"]}),
+    );
+    let shown = reply["result"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{reply}"));
+    assert!(
+        shown.starts_with("HEAD:hygiene.report.json → hygiene.report.json: +0 / −1 entries"),
+        "{shown}"
+    );
+    assert!(shown.contains("  − plans/plan.md  delete"), "{shown}");
+    assert!(
+        shown.contains("exact_edit/replacement  \"cargo install\" → \"cargo build\""),
+        "{shown}"
+    );
+
+    // Typed into since: the lens says what it compared.
+    editor.change(&uri, 3, json!([{"text": format!("{next_text}\n")}]));
+    since_head_lens(&mut editor, &uri, |t| t.ends_with("(as of the last save)"));
     editor.shutdown();
 }

@@ -22,6 +22,7 @@ use tower_lsp_server::ls_types::{self as lsp, Uri};
 use super::session::{Session, lock};
 use crate::project::Cache;
 use crate::project::root::{self, Resolution};
+use crate::project::since_head::SinceHead;
 
 /// What a check found for one generation of a report.
 pub struct WorkspaceResult {
@@ -29,6 +30,8 @@ pub struct WorkspaceResult {
     pub generation: u64,
     pub diagnostics: Vec<Diagnostic>,
     pub facts: Arc<WorkspaceFacts>,
+    /// The text compared with HEAD's copy of its file, where there is one.
+    pub since_head: Option<Arc<SinceHead>>,
 }
 
 /// Where results go: the analysis thread's queue, as a closure so this
@@ -185,6 +188,7 @@ impl Worker {
                 generation,
                 diagnostics: Vec::new(),
                 facts: Arc::new(WorkspaceFacts::default()),
+                since_head: None,
             });
         }
         // Its diagnostics are the analysis thread's: here they are only counted.
@@ -205,6 +209,7 @@ impl Worker {
                 generation,
                 diagnostics: Vec::new(),
                 facts: Arc::new(WorkspaceFacts::default()),
+                since_head: None,
             });
         };
         // A root outside every workspace folder was not chosen by the user
@@ -245,6 +250,10 @@ impl Worker {
             progress.end();
         }
         let diagnostics = report_core::project_checks::check(&analysis, &facts);
+        let since_head = report
+            .as_deref()
+            .and_then(|file| crate::project::since_head::since_head(file, &analysis))
+            .map(Arc::new);
         self.watched.insert(
             uri.clone(),
             (found.to_path_buf(), watched_paths(found, &facts)),
@@ -254,6 +263,7 @@ impl Worker {
             generation,
             diagnostics,
             facts: Arc::new(facts),
+            since_head,
         })
     }
 }
@@ -273,6 +283,7 @@ fn not_read(
             not_read: Some(why),
             ..WorkspaceFacts::default()
         }),
+        since_head: None,
     }
 }
 

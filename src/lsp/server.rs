@@ -172,7 +172,12 @@ impl LanguageServer for Server {
         &self,
         params: lsp::ExecuteCommandParams,
     ) -> Result<Option<lsp::LSPAny>> {
-        handlers::code_action::execute_command(&self.session, &self.client, params).await
+        match params.command.as_str() {
+            handlers::since_head::SHOW_DIFF_SINCE_HEAD => {
+                handlers::since_head::show(&self.analysis, params).await
+            }
+            _ => handlers::code_action::execute_command(&self.session, &self.client, params).await,
+        }
     }
 
     async fn completion(

@@ -8,6 +8,7 @@
 pub mod files;
 pub mod git;
 pub mod root;
+pub mod since_head;
 pub mod tokens;
 
 use std::path::Path;

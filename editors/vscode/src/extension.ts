@@ -54,6 +54,9 @@ function readSettings(): Settings {
   };
 }
 
+/** The server's command for its "since HEAD" code lens: it answers with the whole comparison. */
+const SHOW_DIFF_SINCE_HEAD = "report-lsp.showDiffSinceHead";
+
 /**
  * Sends the `reportLsp` section with the workspace's trust laid over it (the
  * server asks for it again, and gets the same through the middleware).
@@ -139,6 +142,15 @@ async function start(): Promise<void> {
     documentSelector: documentSelectorFor(current),
     initializationOptions: initializationOptionsFor(current, vscode.workspace.isTrusted),
     middleware: {
+      // The comparison with HEAD comes back as text: shown beside the report.
+      executeCommand: async (command, args, next) => {
+        const result = await next(command, args);
+        if (command === SHOW_DIFF_SINCE_HEAD && typeof result === "string") {
+          const document = await vscode.workspace.openTextDocument({ content: result, language: "plaintext" });
+          await vscode.window.showTextDocument(document, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+        }
+        return result;
+      },
       workspace: {
         // The server's workspace/configuration pulls: the trust is laid over VS Code's answer.
         configuration: async (params, token, next) => {

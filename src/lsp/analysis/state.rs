@@ -24,6 +24,9 @@ pub struct DocState {
     pub(super) positions: PositionCache,
     /// The facts of the last workspace check, for the hover.
     pub workspace: Option<Arc<report_core::project_checks::WorkspaceFacts>>,
+    /// The last workspace check's comparison with HEAD, and the generation
+    /// of the text it compared, for the code lens.
+    pub since_head: Option<(u64, Arc<crate::project::since_head::SinceHead>)>,
     /// Tells this opening of the document from earlier ones (whose
     /// generations counted from 1 too), for pulled diagnostics' result ids.
     pub opened: u64,
@@ -55,6 +58,7 @@ impl DocState {
             settings,
             positions: PositionCache::default(),
             workspace: None,
+            since_head: None,
             opened: OPENINGS.fetch_add(1, Ordering::Relaxed),
             links: Default::default(),
             links_capped_said: false,

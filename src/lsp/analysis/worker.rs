@@ -213,11 +213,13 @@ impl Worker {
             return;
         };
         let facts = result.facts.clone();
+        let since_head = result.since_head.clone().map(|s| (result.generation, s));
         let accepted = self.workspace.accept(result, state.generation);
         if accepted == Accepted::Stale {
             self.checks.check(&uri);
             return;
         }
+        state.since_head = since_head;
         // New facts may change the live tier in the inlay hints; without git
         // facts, before or now, there is no live tier, and nothing to redraw.
         let had_git = state.workspace.as_ref().is_some_and(|w| w.git.is_some());

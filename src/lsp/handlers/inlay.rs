@@ -1,5 +1,5 @@
-//! Inlay hints (derived tier, token share) and the code lens with the
-//! token roll-up on `entries`.
+//! Inlay hints (derived tier, token share) and the code lenses: the token
+//! roll-up on `entries`, and the comparison with HEAD (`since_head`).
 
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types as lsp;
@@ -42,10 +42,12 @@ pub async fn code_lens(
     params: lsp::CodeLensParams,
 ) -> Result<Option<Vec<lsp::CodeLens>>> {
     let encoding = session.capabilities().encoding;
+    let uri = params.text_document.uri.clone();
     analysis
         .query(&params.text_document.uri, "codeLens", move |state| {
             let positions = state.positions(encoding);
-            let lenses = state
+            let since_head = super::since_head::lens(state, &uri);
+            let mut lenses: Vec<lsp::CodeLens> = state
                 .host
                 .code_lenses()
                 .into_iter()
@@ -60,6 +62,7 @@ pub async fn code_lens(
                     data: None,
                 })
                 .collect();
+            lenses.extend(since_head);
             Ok(Some(lenses))
         })
         .await

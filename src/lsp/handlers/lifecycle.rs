@@ -3,6 +3,7 @@
 use tower_lsp_server::ls_types as lsp;
 
 use super::code_action::{APPLY_EDIT_COMMAND, FIX_ALL_KIND};
+use super::since_head::SHOW_DIFF_SINCE_HEAD;
 use crate::lsp::convert;
 use crate::lsp::session::{ResolvedClientCapabilities, Session};
 
@@ -82,12 +83,17 @@ pub fn initialize(
                 (false, true) => Some(lsp::CodeActionProviderCapability::Simple(true)),
                 (false, false) => None,
             },
-            execute_command_provider: (!capabilities.code_action_literals
-                && capabilities.applies_edits)
-                .then(|| lsp::ExecuteCommandOptions {
-                    commands: vec![APPLY_EDIT_COMMAND.into()],
-                    work_done_progress_options: Default::default(),
-                }),
+            // The comparison with HEAD always; fixes as commands where code actions are.
+            execute_command_provider: Some(lsp::ExecuteCommandOptions {
+                commands: std::iter::once(SHOW_DIFF_SINCE_HEAD)
+                    .chain(
+                        (!capabilities.code_action_literals && capabilities.applies_edits)
+                            .then_some(APPLY_EDIT_COMMAND),
+                    )
+                    .map(String::from)
+                    .collect(),
+                work_done_progress_options: Default::default(),
+            }),
             ..Default::default()
         },
         server_info: Some(lsp::ServerInfo {

@@ -12,6 +12,7 @@ pub mod lifecycle;
 pub mod links;
 pub mod navigation;
 pub mod outline;
+pub mod since_head;
 pub mod status;
 pub mod text_sync;
 pub mod watched_files;

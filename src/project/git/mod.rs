@@ -25,6 +25,7 @@
 
 mod attributes;
 mod blobs;
+mod head;
 mod history;
 mod repo;
 mod worktree;
@@ -39,6 +40,7 @@ use report_core::project_checks::GitFacts;
 #[cfg(test)]
 use report_core::project_checks::Worktree;
 
+pub use head::{AtHead, file_at_head};
 pub use history::HistoryCache;
 
 /// What one read keeps for the next: last commits by HEAD, blob ids by stat.
@@ -79,6 +81,22 @@ fn read_within(
     kept: &mut GitCache,
     timeout: Duration,
 ) -> Result<GitRead, String> {
+    let root = root.to_path_buf();
+    let mut cache = std::mem::take(kept);
+    let (read, cache) = off_thread(timeout, move || {
+        let read = read_now(&root, &paths, &mut cache);
+        Ok((read, cache))
+    })?;
+    *kept = cache;
+    read
+}
+
+/// Runs a read of git's data on a thread of its own and waits at most
+/// `timeout` for it.
+fn off_thread<T: Send + 'static>(
+    timeout: Duration,
+    read: impl FnOnce() -> Result<T, String> + Send + 'static,
+) -> Result<T, String> {
     // A reader stuck on a FIFO cannot be stopped, only abandoned: past a
     // few of them, no more are started.
     if READING.load(Ordering::SeqCst) >= MAX_READERS {
@@ -87,25 +105,20 @@ fn read_within(
         ));
     }
     let (send, receive) = mpsc::channel();
-    let root = root.to_path_buf();
-    let mut cache = std::mem::take(kept);
     READING.fetch_add(1, Ordering::SeqCst);
     let spawned = std::thread::Builder::new()
         .name("git-read".into())
         .spawn(move || {
-            let read = read_now(&root, &paths, &mut cache);
+            let result = read();
             READING.fetch_sub(1, Ordering::SeqCst);
-            let _ = send.send((read, cache));
+            let _ = send.send(result);
         });
     if let Err(error) = spawned {
         READING.fetch_sub(1, Ordering::SeqCst);
         return Err(format!("git's data cannot be read: {error}"));
     }
     match receive.recv_timeout(timeout) {
-        Ok((read, cache)) => {
-            *kept = cache;
-            read
-        }
+        Ok(result) => result,
         Err(mpsc::RecvTimeoutError::Timeout) => Err(format!(
             "reading git's data took more than {} s (a FIFO or a slow file system in .git?)",
             timeout.as_secs()

@@ -568,3 +568,31 @@ fn a_file_over_the_read_limit_is_undecided() {
         .unwrap();
     assert!(undecided(dir.path(), "big.md").contains("larger than 256 MiB"));
 }
+
+#[test]
+fn a_file_at_head_is_the_committed_blob_whatever_the_worktree_holds() {
+    let dir = repo(&[("reports/新-report.json", "{\"a\": 1}\n")]);
+    let file = dir.path().join("reports/新-report.json");
+    write(dir.path(), "reports/新-report.json", "{\"a\": 2}\n");
+    let AtHead::Blob { bytes, id } = file_at_head(&file).unwrap() else {
+        panic!("not read");
+    };
+    assert_eq!(bytes, b"{\"a\": 1}\n");
+    assert_eq!(
+        id,
+        git(dir.path(), &["rev-parse", "HEAD:reports/新-report.json"])
+    );
+    write(dir.path(), "reports/new.json", "{}");
+    let new = dir.path().join("reports/new.json");
+    assert_eq!(file_at_head(&new), Ok(AtHead::Absent));
+    let empty = tempfile::tempdir().unwrap();
+    git(empty.path(), &["init", "-q"]);
+    write(empty.path(), "r.json", "{}");
+    assert_eq!(
+        file_at_head(&empty.path().join("r.json")),
+        Ok(AtHead::NoCommit)
+    );
+    let outside = tempfile::tempdir().unwrap();
+    write(outside.path(), "r.json", "{}");
+    assert!(file_at_head(&outside.path().join("r.json")).is_err());
+}
