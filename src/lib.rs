@@ -2,5 +2,6 @@
 //! language server. They translate; every judgement about a report is the core's.
 
 pub mod cli;
+pub mod log;
 pub mod lsp;
 pub mod project;

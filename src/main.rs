@@ -175,9 +175,13 @@ fn main() -> ExitCode {
             });
         }
     };
+    if !matches!(args.command, Some(Command::Serve) | None) {
+        report_lsp::log::init_stderr();
+    }
     // Locked per command: the server writes stdout from its own threads.
     let out = || std::io::stdout().lock();
-    let err = || std::io::stderr().lock();
+    // Not locked: the log writes standard error from the analysis threads.
+    let err = std::io::stderr;
     match args.command {
         Some(Command::Check {
             paths,

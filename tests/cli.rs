@@ -1271,3 +1271,36 @@ fn a_large_file_alone_and_among_others_gets_the_same_diagnostics() {
         assert_eq!(alone[0], among[0], "cap {cap}");
     }
 }
+
+#[test]
+fn report_lsp_log_times_each_analysis_on_standard_error() {
+    let dir = small_report_dir();
+    let logged = |level: &str| {
+        Command::new(env!("CARGO_BIN_EXE_report-lsp"))
+            .args(["check", "small.report.json"])
+            .current_dir(dir.path())
+            .env("REPORT_LSP_LOG", level)
+            .output()
+            .unwrap()
+    };
+    let debug = logged("debug");
+    let text = stderr(&debug);
+    let analysed = text
+        .lines()
+        .find(|l| l.contains("DEBUG report_lsp::cli::check: analysed"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        analysed.contains("path=small.report.json") && analysed.contains(" ms="),
+        "{analysed}"
+    );
+    // The log goes to standard error only: the report is what it was.
+    assert_eq!(
+        debug.stdout,
+        check(&["small.report.json"], dir.path()).stdout
+    );
+    assert_eq!(stderr(&logged("warn")), "");
+    assert_eq!(
+        stderr(&logged("loud")),
+        "report-lsp: REPORT_LSP_LOG=\"loud\" is not a level (off, error, warn, info, debug, trace); nothing is logged\n"
+    );
+}

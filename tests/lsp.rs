@@ -1167,3 +1167,74 @@ fn quick_fixes_are_tied_to_the_document_version_when_the_client_can() {
     assert!(!change["edits"].as_array().unwrap().is_empty(), "{action}");
     editor.shutdown();
 }
+
+fn set_log_level(editor: &mut Editor, level: &str) {
+    editor.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"reportLsp": {"logLevel": level}}}),
+    );
+}
+
+/// The `$/logTrace` notifications received so far, after a round trip that
+/// lets those already sent arrive.
+fn log_traces(editor: &mut Editor) -> Vec<Value> {
+    let reply = editor.request("report-lsp/status", json!({"uri": "file:///tmp/none.json"}));
+    assert!(reply.get("id").is_some());
+    let (traces, others): (Vec<Value>, Vec<Value>) = editor
+        .backlog
+        .drain(..)
+        .partition(|m| m["method"] == "$/logTrace");
+    editor.backlog = others;
+    traces
+}
+
+#[test]
+fn set_trace_sends_the_log_at_the_log_level_and_off_stops_it() {
+    let mut editor = Editor::start_with(
+        env!("CARGO_BIN_EXE_report-lsp"),
+        &["utf-16"],
+        &[],
+        json!({"logLevel": "loud"}),
+    );
+    assert!(
+        editor.log_message().contains("logLevel"),
+        "a wrong level is refused"
+    );
+    let text = golden("valid.report.json");
+    let uri = |name: &str| format!("file:///tmp/trace/{name}.report.json");
+    // Off at first (initialize asked for no trace).
+    editor.open(&uri("a"), &text, 1);
+    editor.diagnostics(&uri("a"));
+    assert_eq!(log_traces(&mut editor), Vec::<Value>::new());
+
+    set_log_level(&mut editor, "debug");
+    editor.notify("$/setTrace", json!({"value": "verbose"}));
+    editor.open(&uri("b"), &text, 1);
+    let trace = editor.next_matching(|m| {
+        m["method"] == "$/logTrace"
+            && m["params"]["message"].as_str().is_some_and(|t| {
+                t.contains("analysed and published") && t.contains("b.report.json")
+            })
+    });
+    let message = trace["params"]["message"].as_str().unwrap();
+    assert!(message.contains("analysis_ms="), "{message}");
+    let verbose = trace["params"]["verbose"].as_str().unwrap();
+    assert!(
+        verbose.starts_with("DEBUG report_lsp::lsp::analysis::worker (thread "),
+        "{verbose}"
+    );
+
+    // At info, the debug timings are not sent; off, nothing is.
+    set_log_level(&mut editor, "info");
+    log_traces(&mut editor);
+    editor.open(&uri("c"), &text, 1);
+    editor.diagnostics(&uri("c"));
+    assert_eq!(log_traces(&mut editor), Vec::<Value>::new());
+    set_log_level(&mut editor, "debug");
+    editor.notify("$/setTrace", json!({"value": "off"}));
+    log_traces(&mut editor);
+    editor.open(&uri("d"), &text, 1);
+    editor.diagnostics(&uri("d"));
+    assert_eq!(log_traces(&mut editor), Vec::<Value>::new());
+    editor.shutdown();
+}

@@ -93,7 +93,13 @@ pub fn run_check(
             Err(failure) => failures.push(failure),
         }
     }
+    let started = std::time::Instant::now();
     add_workspace_diagnostics(&mut files, options, &stdin_name);
+    tracing::debug!(
+        files = files.len(),
+        ms = crate::log::millis(started.elapsed()),
+        "workspace checks"
+    );
     if files.is_empty() && searched_folders > 0 && !options.allow_empty {
         failures.push(Failure {
             path: None,
@@ -201,7 +207,15 @@ fn check_file(
             });
         }
     };
+    let started = std::time::Instant::now();
     let analysis = report_core::analyze_bytes_with(bytes, keep, checks);
+    tracing::debug!(
+        path = %path.display(),
+        bytes = analysis.text.len(),
+        ms = crate::log::millis(started.elapsed()),
+        problems = analysis.problems(),
+        "analysed"
+    );
     if only_if_report && !analysis.root().is_some_and(looks_like_report) {
         return Ok(None);
     }

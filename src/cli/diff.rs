@@ -75,7 +75,10 @@ pub fn run_diff(
             return EXIT_USAGE_OR_IO;
         }
     };
-    let diff = match report_diff::diff(&old.analysis, &new.analysis) {
+    let started = std::time::Instant::now();
+    let compared = report_diff::diff(&old.analysis, &new.analysis);
+    tracing::debug!(ms = crate::log::millis(started.elapsed()), "compared");
+    let diff = match compared {
         Ok(diff) => diff,
         Err(not) => {
             let name = match not {

@@ -15,6 +15,7 @@ mod handlers;
 mod project_thread;
 mod server;
 mod session;
+mod trace;
 pub mod transport;
 
 pub use handlers::code_action::FIX_ALL_KIND;
@@ -24,6 +25,7 @@ pub const STATUS_METHOD: &str = "report-lsp/status";
 
 /// Serves one client over stdin/stdout until it exits; says how it ended.
 pub fn run() -> std::io::Result<transport::End> {
+    crate::log::init(Some(trace::ClientTrace));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -31,6 +33,7 @@ pub fn run() -> std::io::Result<transport::End> {
     let end = runtime.block_on(async {
         let (notifications, notifications_out) = futures::channel::mpsc::unbounded();
         let (service, socket) = tower_lsp_server::LspService::build(|client| {
+            trace::connect(client.clone(), tokio::runtime::Handle::current());
             server::Server::new(client, notifications)
         })
         .custom_method(
@@ -38,6 +41,7 @@ pub fn run() -> std::io::Result<transport::End> {
             server::Server::invalid_message,
         )
         .custom_method(STATUS_METHOD, server::Server::status)
+        .custom_method("$/setTrace", server::Server::set_trace)
         .finish();
         transport::serve(
             tokio::io::stdin(),

@@ -130,7 +130,14 @@ impl Worker {
             let mut seen = HashSet::new();
             due.retain(|u| seen.insert(u.clone()));
             for uri in due {
+                let started = Instant::now();
                 let (result, bytes) = self.check_sized(&uri);
+                tracing::debug!(
+                    uri = uri.as_str(),
+                    ms = crate::log::millis(started.elapsed()),
+                    diagnostics = result.as_ref().map_or(0, |r| r.diagnostics.len()),
+                    "workspace pass"
+                );
                 // Its analysis of a huge text is freed by now: the pages go
                 // back to the system (the close's own trim may have come first).
                 if bytes >= TRIM_AFTER_BYTES {

@@ -49,6 +49,11 @@ impl Server {
         handlers::status::status(&self.session, &self.analysis, params).await
     }
 
+    /// `$/setTrace`: whether the server's log goes to the client as `$/logTrace`.
+    pub async fn set_trace(&self, params: lsp::SetTraceParams) {
+        super::trace::set_trace(params.value);
+    }
+
     /// Answers a message the transport guard found broken with its error.
     pub async fn invalid_message(&self, params: serde_json::Value) -> Result<()> {
         let code = params
@@ -90,6 +95,9 @@ impl Server {
 
 impl LanguageServer for Server {
     async fn initialize(&self, params: lsp::InitializeParams) -> Result<lsp::InitializeResult> {
+        if let Some(trace) = params.trace {
+            super::trace::set_trace(trace);
+        }
         handlers::watched_files::initialize(&self.analysis, &params);
         let (result, refused) = handlers::lifecycle::initialize(&self.session, params);
         self.warn(refused).await;

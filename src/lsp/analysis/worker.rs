@@ -178,7 +178,9 @@ impl Worker {
             self.workspace.track(&uri);
             self.checks.check(&uri);
         }
+        let started = std::time::Instant::now();
         let updated = catch_unwind(AssertUnwindSafe(|| update(previous, job, options)));
+        let analysed = started.elapsed();
         let (state, freed) = match updated {
             Ok(updated) => updated,
             Err(_) => {
@@ -199,6 +201,13 @@ impl Worker {
             version,
         };
         target.publish(state, self.workspace.diagnostics(&uri, generation));
+        tracing::debug!(
+            uri = uri.as_str(),
+            generation,
+            analysis_ms = crate::log::millis(analysed),
+            publication_ms = crate::log::millis(started.elapsed() - analysed),
+            "analysed and published"
+        );
         if trim {
             release_memory();
         }

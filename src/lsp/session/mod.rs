@@ -56,7 +56,9 @@ impl Session {
     /// the settings they had.
     pub fn apply_settings(&self, value: Option<&serde_json::Value>) -> Vec<String> {
         let mut settings = lock(&self.settings);
-        Arc::make_mut(&mut settings).apply(value)
+        let refused = Arc::make_mut(&mut settings).apply(value);
+        super::trace::set_level(settings.log_level);
+        refused
     }
 
     /// Tells a client that pulls diagnostics that they changed without an

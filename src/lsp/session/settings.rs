@@ -35,6 +35,9 @@ pub struct Settings {
     /// ([`super::ResolvedClientCapabilities::pulls_diagnostics`]). Read once,
     /// at `initialize`, where the server says whether it answers pulls.
     pub pull_diagnostics: Option<bool>,
+    /// How much of the server's log goes to the client while its trace is
+    /// on (`logLevel`: `off`, `error`, `warn`, `info`, `debug`, `trace`).
+    pub log_level: tracing::level_filters::LevelFilter,
 }
 
 /// What the workspace checks take of the settings: a change of it checks
@@ -71,6 +74,7 @@ impl Default for Settings {
             restricted_workspace: false,
             allow_root_outside_workspace: false,
             pull_diagnostics: None,
+            log_level: tracing::level_filters::LevelFilter::INFO,
         }
     }
 }
@@ -141,6 +145,12 @@ impl Settings {
                 }
             }
         }
+        if let Some(level) = setting("logLevel") {
+            match level.as_str().and_then(crate::log::level_named) {
+                Some(level) => self.log_level = level,
+                None => refused.push(refusal("logLevel", level, LEVEL)),
+            }
+        }
         if let Some(pull) = setting("pullDiagnostics") {
             match pull.as_bool() {
                 Some(yes) => self.pull_diagnostics = Some(yes),
@@ -171,6 +181,8 @@ impl Settings {
 const ON_OFF: &str = "expected \"on\" or \"off\"";
 
 const BOOLEAN: &str = "expected true or false";
+
+const LEVEL: &str = "expected \"off\", \"error\", \"warn\", \"info\", \"debug\" or \"trace\"";
 
 const FRACTION: &str = "expected a fraction of at least 0, such as 0.1 for 10%";
 
