@@ -9,7 +9,8 @@
 //! without dropping it.
 //!
 //! Then `diff` of two generations of a 50 000-entry report (the second
-//! shuffled, with 2% of its entries changed, 1% gone and 1% added), beside
+//! shuffled, with 2% of its entries changed, 1% gone and 1% added, written
+//! as the first was, then reformatted with its keys sorted), beside
 //! `check` of one and a fresh process that reads and parses both, and the
 //! comparison alone in this process, on the two analyses.
 //!
@@ -112,16 +113,51 @@ fn check_beside_the_floor(binary: &str, dir: &Path) {
     }
 }
 
-/// `diff` of two generations of 50 000 entries beside `check` of the new
-/// one, both files read and parsed, and the comparison alone.
-fn diff_beside_the_floor(binary: &str, dir: &Path) {
-    let entries = 50_000;
-    let old_text = report_core::generate::generate_report(report_core::generate::GenerateOptions {
-        entries,
-        seed: 1,
-        violation_every: 0,
-    });
-    let mut report: serde_json::Value = serde_json::from_str(&old_text).unwrap();
+/// The second generation as the same writer would write it: the first's
+/// entry texts shuffled, 1% gone, 1% copied under new paths, every 50th
+/// with another `raw_tokens`.
+fn next_generation_same_writer(old_text: &str, entries: usize) -> String {
+    let parse = report_core::syntax::parse(old_text);
+    let root = parse.root().unwrap();
+    let items: Vec<_> = root.get("entries").unwrap().items().unwrap().collect();
+    let (start, end) = (items[0].range().start, items[items.len() - 1].range().end);
+    let mut texts: Vec<String> = items
+        .iter()
+        .map(|item| old_text[item.range().as_range()].to_string())
+        .collect();
+    let mut rng = fastrand::Rng::with_seed(7);
+    rng.shuffle(&mut texts);
+    texts.truncate(entries - entries / 100);
+    for text in texts.iter_mut().step_by(50) {
+        let at = text.find("\"raw_tokens\": ").unwrap() + "\"raw_tokens\": ".len();
+        let digits = text[at..].find(|c: char| !c.is_ascii_digit()).unwrap();
+        text.replace_range(at..at + digits, &rng.u32(1..5000).to_string());
+    }
+    let added: Vec<String> = texts[..entries / 100]
+        .iter()
+        .enumerate()
+        .map(|(i, text)| {
+            let at = text.find("\"path\": \"").unwrap() + "\"path\": \"".len();
+            let close = at + text[at..].find('"').unwrap();
+            let mut text = text.clone();
+            text.replace_range(at..close, &format!("docs/added-{i}.md"));
+            text
+        })
+        .collect();
+    texts.extend(added);
+    let separator = &old_text[items[0].range().end..items[1].range().start];
+    format!(
+        "{}{}{}",
+        &old_text[..start],
+        texts.join(separator),
+        &old_text[end..]
+    )
+}
+
+/// The same changes through `serde_json`: every object's keys sorted, so
+/// no entry is written as before (a writer that changed its layout).
+fn next_generation_reformatted(old_text: &str, entries: usize) -> String {
+    let mut report: serde_json::Value = serde_json::from_str(old_text).unwrap();
     let list = report["entries"].as_array_mut().unwrap();
     let mut rng = fastrand::Rng::with_seed(7);
     rng.shuffle(list);
@@ -139,51 +175,75 @@ fn diff_beside_the_floor(binary: &str, dir: &Path) {
         })
         .collect();
     list.extend(added);
-    let new_text = serde_json::to_string_pretty(&report).unwrap();
-    let (old_file, new_file) = (dir.join("old_50000.json"), dir.join("new_50000.json"));
+    serde_json::to_string_pretty(&report).unwrap()
+}
+
+/// `diff` of two generations of 50 000 entries beside `check` of the new
+/// one, both files read and parsed, and the comparison alone; the second
+/// generation written by the same writer, then reformatted.
+fn diff_beside_the_floor(binary: &str, dir: &Path) {
+    let entries = 50_000;
+    let old_text = report_core::generate::generate_report(report_core::generate::GenerateOptions {
+        entries,
+        seed: 1,
+        violation_every: 0,
+    });
+    let old_file = dir.join("old_50000.json");
     std::fs::write(&old_file, &old_text).unwrap();
-    std::fs::write(&new_file, &new_text).unwrap();
-    let diff = median_of(5, || {
-        let mut command = Command::new(binary);
-        command
-            .args(["diff", "--format", "json"])
-            .args([&old_file, &new_file]);
-        command.stdout(Stdio::null());
-        (command, Some(0))
-    });
-    let check = median_of(5, || {
-        let mut command = Command::new(binary);
-        command.args(["check", "--color", "never"]).arg(&new_file);
-        command.stdout(Stdio::null());
-        // The added entries' paths are not in the shortlist.
-        (command, Some(1))
-    });
-    let floor = median_of(5, || {
-        let mut command = Command::new(std::env::current_exe().unwrap());
-        command.arg(FLOOR_PAIR).args([&old_file, &new_file]);
-        (command, Some(0))
-    });
-    let (old, new) = (
-        report_core::analyze(&old_text),
-        report_core::analyze(&new_text),
-    );
-    let mut alone: Vec<f64> = (0..5)
-        .map(|_| {
-            let started = Instant::now();
-            let diff = report_core::report_diff::diff(&old, &new).unwrap();
-            let elapsed = started.elapsed().as_secs_f64() * 1000.0;
-            assert_eq!(diff.entries.added.len(), entries / 100);
-            elapsed
-        })
-        .collect();
-    alone.sort_by(|a, b| a.total_cmp(b));
-    println!(
-        "cli_diff entries={entries} sizes={:.1}+{:.1}MB diff={diff:.1}ms check_new={check:.1}ms floor_read_parse_both={floor:.1}ms compare_alone={:.1}ms diff_over_floor={:.2}",
-        old_text.len() as f64 / 1e6,
-        new_text.len() as f64 / 1e6,
-        alone[alone.len() / 2],
-        diff / floor
-    );
+    let old = report_core::analyze(&old_text);
+    let generations = [
+        (
+            "same_writer",
+            next_generation_same_writer(&old_text, entries),
+        ),
+        (
+            "reformatted",
+            next_generation_reformatted(&old_text, entries),
+        ),
+    ];
+    for (name, new_text) in generations {
+        let new_file = dir.join(format!("new_50000_{name}.json"));
+        std::fs::write(&new_file, &new_text).unwrap();
+        let diff = median_of(5, || {
+            let mut command = Command::new(binary);
+            command
+                .args(["diff", "--format", "json"])
+                .args([&old_file, &new_file]);
+            command.stdout(Stdio::null());
+            (command, Some(0))
+        });
+        let check = median_of(5, || {
+            let mut command = Command::new(binary);
+            command.args(["check", "--color", "never"]).arg(&new_file);
+            command.stdout(Stdio::null());
+            // The added entries' paths are not in the shortlist.
+            (command, Some(1))
+        });
+        let floor = median_of(5, || {
+            let mut command = Command::new(std::env::current_exe().unwrap());
+            command.arg(FLOOR_PAIR).args([&old_file, &new_file]);
+            (command, Some(0))
+        });
+        let new = report_core::analyze(&new_text);
+        let mut alone: Vec<f64> = (0..5)
+            .map(|_| {
+                let started = Instant::now();
+                let diff = report_core::report_diff::diff(&old, &new).unwrap();
+                let elapsed = started.elapsed().as_secs_f64() * 1000.0;
+                assert_eq!(diff.entries.added.len(), entries / 100);
+                assert_eq!(diff.entries.gone.len(), entries / 100);
+                elapsed
+            })
+            .collect();
+        alone.sort_by(|a, b| a.total_cmp(b));
+        println!(
+            "cli_diff entries={entries} new={name} sizes={:.1}+{:.1}MB diff={diff:.1}ms check_new={check:.1}ms floor_read_parse_both={floor:.1}ms compare_alone={:.1}ms diff_over_floor={:.2}",
+            old_text.len() as f64 / 1e6,
+            new_text.len() as f64 / 1e6,
+            alone[alone.len() / 2],
+            diff / floor
+        );
+    }
 }
 
 /// The median milliseconds of `runs` runs of the command `make` gives,
