@@ -1083,37 +1083,31 @@ fn a_project_root_outside_every_workspace_folder_is_not_read_unless_allowed() {
     editor.shutdown();
 }
 
-/// The code lenses whose command compares with HEAD, polled until one's
-/// title satisfies `wanted` (at most 15 s).
-fn since_head_lens(editor: &mut Editor, uri: &str, wanted: impl Fn(&str) -> bool) -> Value {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
-    loop {
-        let reply = editor.request(
-            "textDocument/codeLens",
-            json!({"textDocument": {"uri": uri}}),
-        );
-        let lenses = reply["result"].as_array().cloned().unwrap_or_default();
-        let lens = lenses
-            .into_iter()
-            .find(|l| l["command"]["command"] == "report-lsp.showDiffSinceHead");
-        if let Some(lens) = lens
-            && wanted(lens["command"]["title"].as_str().unwrap_or_default())
-        {
-            return lens;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no since-HEAD lens as wanted: {reply}"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
+/// The code lens whose command compares with HEAD, asked once.
+fn since_head_lens(editor: &mut Editor, uri: &str) -> Value {
+    let reply = editor.request(
+        "textDocument/codeLens",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let lenses = reply["result"].as_array().cloned().unwrap_or_default();
+    lenses
+        .into_iter()
+        .find(|l| l["command"]["command"] == "report-lsp.showDiffSinceHead")
+        .unwrap_or_else(|| panic!("no since-HEAD lens: {reply}"))
 }
 
 #[test]
 fn a_code_lens_compares_the_report_with_head_and_its_command_shows_the_whole_comparison() {
     let (project, text) = project();
     let uri = uri_of(&project.report_path());
-    let mut editor = start_capable(Value::Null);
+    // The lens is redrawn when a comparison arrives: the client is told to ask again.
+    let capabilities = json!({"workspace": {"codeLens": {"refreshSupport": true}}});
+    let mut editor = Editor::start_with_capabilities(
+        env!("CARGO_BIN_EXE_report-lsp"),
+        capable_client_with(capabilities),
+        &[],
+        Value::Null,
+    );
     let reply = editor.request(
         "workspace/executeCommand",
         json!({"command": "report-lsp.showDiffSinceHead", "arguments": [uri]}),
@@ -1121,7 +1115,12 @@ fn a_code_lens_compares_the_report_with_head_and_its_command_shows_the_whole_com
     assert!(reply["error"]["message"].is_string(), "{reply}");
     editor.open(&uri, &text, 1);
     // Written after the first commit: HEAD has no copy.
-    let lens = since_head_lens(&mut editor, &uri, |t| t.contains("new file"));
+    answer_request(&mut editor, "workspace/codeLens/refresh");
+    let lens = since_head_lens(&mut editor, &uri);
+    assert_eq!(
+        lens["command"]["title"],
+        json!("since HEAD: a new file, not in HEAD")
+    );
     assert_eq!(lens["range"]["start"], json!({"line": 0, "character": 0}));
     project.git(&["add", "-A"]);
     project.git(&["commit", "-q", "-m", "the report"]);
@@ -1136,7 +1135,8 @@ fn a_code_lens_compares_the_report_with_head_and_its_command_shows_the_whole_com
         "textDocument/didSave",
         json!({"textDocument": {"uri": uri}}),
     );
-    let lens = since_head_lens(&mut editor, &uri, |t| t.contains("−1 entries"));
+    answer_request(&mut editor, "workspace/codeLens/refresh");
+    let lens = since_head_lens(&mut editor, &uri);
     assert_eq!(
         lens["command"]["title"],
         json!("since HEAD: +0 / −1 entries, 1 changed, 0 tier changes, −1 tokens")
@@ -1160,6 +1160,11 @@ fn a_code_lens_compares_the_report_with_head_and_its_command_shows_the_whole_com
 
     // Typed into since: the lens says what it compared.
     editor.change(&uri, 3, json!([{"text": format!("{next_text}\n")}]));
-    since_head_lens(&mut editor, &uri, |t| t.ends_with("(as of the last save)"));
+    let lens = since_head_lens(&mut editor, &uri);
+    let title = lens["command"]["title"].as_str().unwrap();
+    assert!(
+        title.ends_with("−1 tokens (as of the last save)"),
+        "{title}"
+    );
     editor.shutdown();
 }

@@ -87,7 +87,7 @@ pub fn run_diff(
             };
             let _ = writeln!(
                 err,
-                "report-lsp: {name} is not a machine report (a JSON object with `entries`, `shortlist` or `schema_version`)"
+                "report-lsp: {name} is not a machine report (a JSON object with `schema_version` and another member of the envelope)"
             );
             return EXIT_USAGE_OR_IO;
         }

@@ -20,6 +20,7 @@ pub fn guarded<T>(name: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".into());
             eprintln!("report-lsp: {name} panicked: {message}");
+            tracing::error!("{name} panicked: {message}");
             Err(Error {
                 code: ErrorCode::InternalError,
                 message: format!("report-lsp: {name} failed: {message}").into(),

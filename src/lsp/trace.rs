@@ -66,6 +66,18 @@ fn rank(level: LevelFilter) -> u8 {
 pub struct ClientTrace;
 
 impl<S: tracing::Subscriber> Layer<S> for ClientTrace {
+    /// The libraries' events are never ours to send: their callsites are
+    /// off for this layer once and for all.
+    fn register_callsite(
+        &self,
+        meta: &'static tracing::Metadata<'static>,
+    ) -> tracing::subscriber::Interest {
+        match crate::log::is_ours(meta.target()) {
+            true => tracing::subscriber::Interest::always(),
+            false => tracing::subscriber::Interest::never(),
+        }
+    }
+
     fn on_event(&self, event: &tracing::Event<'_>, _: Context<'_, S>) {
         let trace = TRACE.load(Ordering::Relaxed);
         let meta = event.metadata();

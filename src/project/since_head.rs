@@ -30,6 +30,15 @@ pub fn since_head(file: &Path, current: &Analysis) -> Option<SinceHead> {
                 text: format!("{name} is not in HEAD's commit: everything in it is new.\n"),
             });
         }
+        super::git::AtHead::TooLarge { bytes } => {
+            return Some(SinceHead {
+                title: "since HEAD: HEAD's copy is too large to compare".into(),
+                text: format!(
+                    "HEAD's copy of {name} holds {bytes} bytes, more than the {} read at most: it is not compared.\n",
+                    super::git::MAX_HEAD_BYTES
+                ),
+            });
+        }
         super::git::AtHead::Blob { bytes, .. } => bytes,
     };
     // Only counted: the comparison needs the facts, not the diagnostics.

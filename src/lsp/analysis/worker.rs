@@ -159,6 +159,7 @@ impl Worker {
         // A panic is caught by the query's own guard; this one keeps the thread alive regardless.
         if catch_unwind(AssertUnwindSafe(|| (query.run)(lookup, workspace))).is_err() {
             eprintln!("report-lsp: a request on {} panicked", query.uri.as_str());
+            tracing::error!("a request on {} panicked", query.uri.as_str());
         }
     }
 
@@ -185,6 +186,7 @@ impl Worker {
             Ok(updated) => updated,
             Err(_) => {
                 eprintln!("report-lsp: analysis of {} panicked", uri.as_str());
+                tracing::error!("analysis of {} panicked", uri.as_str());
                 return;
             }
         };
@@ -228,7 +230,15 @@ impl Worker {
             self.checks.check(&uri);
             return;
         }
+        // A new comparison (or the first) redraws the lens, which the
+        // client asked for before the check ended.
+        let lens_changed = state.since_head.as_ref().map(|(_, s)| s)
+            != since_head.as_ref().map(|(_, s)| s)
+            || state.since_head.as_ref().map(|(g, _)| *g) != since_head.as_ref().map(|(g, _)| *g);
         state.since_head = since_head;
+        if lens_changed {
+            self.session.refresh_code_lenses();
+        }
         // New facts may change the live tier in the inlay hints; without git
         // facts, before or now, there is no live tier, and nothing to redraw.
         let had_git = state.workspace.as_ref().is_some_and(|w| w.git.is_some());

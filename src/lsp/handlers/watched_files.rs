@@ -63,6 +63,7 @@ pub fn register(client: &Client, session: &Session) {
     tokio::spawn(async move {
         if let Err(error) = client.register_capability(vec![registration]).await {
             eprintln!("report-lsp: the client refused the file watchers: {error}");
+            tracing::warn!("the client refused the file watchers: {error}");
         }
     });
 }

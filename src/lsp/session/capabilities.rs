@@ -27,6 +27,8 @@ pub struct ResolvedClientCapabilities {
     pub refresh_diagnostics: bool,
     /// Whether the client can be told to ask for inlay hints again.
     pub refresh_inlay_hints: bool,
+    /// Whether the client can be told to ask for code lenses again.
+    pub refresh_code_lenses: bool,
     /// Whether the client answers `workspace/configuration`: then the server
     /// asks for its settings itself, as some clients (Neovim 0.7) never send them.
     pub pulls_configuration: bool,
@@ -82,6 +84,7 @@ impl Default for ResolvedClientCapabilities {
             pull_diagnostics: false,
             refresh_diagnostics: false,
             refresh_inlay_hints: false,
+            refresh_code_lenses: false,
             pulls_configuration: false,
             versioned_edits: false,
             work_done_progress: false,
@@ -142,6 +145,10 @@ impl ResolvedClientCapabilities {
             refresh_inlay_hints: workspace
                 .and_then(|w| w.inlay_hint.as_ref())
                 .and_then(|i| i.refresh_support)
+                .unwrap_or(false),
+            refresh_code_lenses: workspace
+                .and_then(|w| w.code_lens.as_ref())
+                .and_then(|c| c.refresh_support)
                 .unwrap_or(false),
             pulls_configuration: workspace.and_then(|w| w.configuration).unwrap_or(false),
             versioned_edits: workspace

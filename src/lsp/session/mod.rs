@@ -83,6 +83,16 @@ impl Session {
         }
     }
 
+    /// Tells a client that can be told (`workspace.codeLens.refreshSupport`)
+    /// that code lenses changed without an edit (the comparison with HEAD).
+    pub fn refresh_code_lenses(&self) {
+        if self.capabilities().refresh_code_lenses
+            && let Some(refresher) = &self.refresher
+        {
+            refresher.send(Refresh::CodeLenses);
+        }
+    }
+
     /// What the client can do, as resolved at `initialize`.
     pub fn capabilities(&self) -> ResolvedClientCapabilities {
         lock(&self.negotiated).capabilities
@@ -165,9 +175,10 @@ impl Publisher {
 pub enum Refresh {
     Diagnostics,
     InlayHints,
+    CodeLenses,
 }
 
-/// Sends `workspace/diagnostic/refresh` and `workspace/inlayHint/refresh`
+/// Sends `workspace/diagnostic/refresh`, `workspace/inlayHint/refresh` and `workspace/codeLens/refresh`
 /// from any thread: a task on the server's runtime sends them, and a burst
 /// of asks becomes one request of each kind.
 #[derive(Clone)]
@@ -193,6 +204,7 @@ impl Refresher {
                         let _ = match refresh {
                             Refresh::Diagnostics => client.workspace_diagnostic_refresh().await,
                             Refresh::InlayHints => client.inlay_hint_refresh().await,
+                            Refresh::CodeLenses => client.code_lens_refresh().await,
                         };
                     });
                 }

@@ -311,6 +311,7 @@ where
                 Ok(None) => break,
                 Err(error) => {
                     eprintln!("report-lsp: reading the input failed: {error}");
+                    tracing::error!("reading the input failed: {error}");
                     break;
                 }
             };
@@ -324,6 +325,7 @@ where
                             refused,
                         } => {
                             eprintln!("report-lsp: {message}");
+                            tracing::error!("{message}");
                             let log = json!({
                                 "jsonrpc": "2.0",
                                 "method": "window/logMessage",
@@ -357,6 +359,7 @@ where
                     let task = async move {
                         call.await.unwrap_or_else(|error| {
                             eprintln!("report-lsp: {error}");
+                            tracing::error!("{error}");
                             None
                         })
                     };

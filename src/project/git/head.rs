@@ -19,7 +19,13 @@ pub enum AtHead {
     Absent,
     /// The repository has no commit yet.
     NoCommit,
+    /// HEAD's copy is larger than [`MAX_HEAD_BYTES`]: not inflated.
+    TooLarge { bytes: u64 },
 }
+
+/// The largest copy read: a repository may commit an object that inflates
+/// to far more than it takes on disk, and every read here is bounded.
+pub const MAX_HEAD_BYTES: u64 = 256 << 20;
 
 /// The content HEAD holds for `file` (a path inside a work tree), read
 /// within [`super::TIMEOUT`]. Err says why it cannot be told.
@@ -48,6 +54,13 @@ fn read_now(file: &Path) -> Result<AtHead, String> {
     };
     if !mode.is_blob() {
         return Ok(AtHead::Absent);
+    }
+    // The header says the size before anything is inflated.
+    let header = gix_object::FindHeader::try_header(&repo.odb, &id)
+        .map_err(|e| format!("HEAD's copy cannot be read: {e}"))?
+        .ok_or("HEAD's copy is missing from git's objects")?;
+    if header.size > MAX_HEAD_BYTES {
+        return Ok(AtHead::TooLarge { bytes: header.size });
     }
     let blob = repo
         .odb

@@ -40,7 +40,7 @@ use report_core::project_checks::GitFacts;
 #[cfg(test)]
 use report_core::project_checks::Worktree;
 
-pub use head::{AtHead, file_at_head};
+pub use head::{AtHead, MAX_HEAD_BYTES, file_at_head};
 pub use history::HistoryCache;
 
 /// What one read keeps for the next: last commits by HEAD, blob ids by stat.

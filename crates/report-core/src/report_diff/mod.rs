@@ -589,6 +589,13 @@ fn write_compact(node: Node<'_>, out: &mut String) {
 /// thousands of times is paired in order, in linear time.
 const PARTNER_SEARCH: usize = 64;
 
+#[derive(Clone, Copy)]
+enum Pass {
+    Identical,
+    SameAnchor,
+    InOrder,
+}
+
 /// Pairs the items of two sides: `old`'s index for each of `new`'s.
 fn pair(old: &[Item<'_, '_>], new: &[Item<'_, '_>], across_kinds: bool) -> Vec<Option<usize>> {
     const END: usize = usize::MAX;
@@ -601,31 +608,45 @@ fn pair(old: &[Item<'_, '_>], new: &[Item<'_, '_>], across_kinds: bool) -> Vec<O
             next[i] = after;
         }
     }
+    let mut new_count: HashMap<(&str, &str), usize> = HashMap::with_capacity(new.len());
+    for item in new {
+        *new_count.entry(item.key()).or_default() += 1;
+    }
     let mut old_used = vec![false; old.len()];
     let mut partner: Vec<Option<usize>> = vec![None; new.len()];
-    for (n, item) in new.iter().enumerate() {
-        let Some(head) = first.get_mut(&item.key()) else {
-            continue;
-        };
-        while *head != END && old_used[*head] {
-            *head = next[*head];
+    // Three passes over every new item, so that a changed entry never takes
+    // the partner an identical one later in the array should have: the
+    // identical first, then those with the same anchor, then in order.
+    for pass in [Pass::Identical, Pass::SameAnchor, Pass::InOrder] {
+        for (n, item) in new.iter().enumerate() {
+            if partner[n].is_some() {
+                continue;
+            }
+            let Some(head) = first.get_mut(&item.key()) else {
+                continue;
+            };
+            while *head != END && old_used[*head] {
+                *head = next[*head];
+            }
+            if *head == END {
+                continue;
+            }
+            // One of its key on each side: they are each other's.
+            let alone = next[*head] == END && new_count[&item.key()] == 1;
+            let open = std::iter::successors(Some(*head), |&o| Some(next[o]).filter(|&o| o != END))
+                .filter(|&o| !old_used[o])
+                .take(PARTNER_SEARCH);
+            let chosen = match pass {
+                _ if alone => Some(*head),
+                Pass::Identical => open.clone().find(|&o| old[o].same_as(item)),
+                Pass::SameAnchor => open.clone().find(|&o| old[o].same_anchor(item)),
+                Pass::InOrder => Some(*head),
+            };
+            if let Some(chosen) = chosen {
+                old_used[chosen] = true;
+                partner[n] = Some(chosen);
+            }
         }
-        if *head == END {
-            continue;
-        }
-        let open = std::iter::successors(Some(*head), |&o| Some(next[o]).filter(|&o| o != END))
-            .filter(|&o| !old_used[o])
-            .take(PARTNER_SEARCH);
-        let chosen = match next[*head] {
-            END => *head,
-            _ => open
-                .clone()
-                .find(|&o| old[o].same_as(item))
-                .or_else(|| open.clone().find(|&o| old[o].same_anchor(item)))
-                .unwrap_or(*head),
-        };
-        old_used[chosen] = true;
-        partner[n] = Some(chosen);
     }
     if across_kinds {
         // What is left of one path pairs across kinds, in order.

@@ -329,3 +329,28 @@ fn token_deltas_read_short() {
         assert_eq!(signed_short(n), text, "{n}");
     }
 }
+
+#[test]
+fn a_changed_entry_never_takes_the_partner_of_an_identical_one_after_it() {
+    let mut old = golden();
+    let first = old["entries"][2].clone();
+    let mut second = first.clone();
+    second["exact_edit"]["anchor"] = json!({"start_line": 200, "end_line": 210});
+    old["entries"].as_array_mut().unwrap().push(second.clone());
+    let mut new = golden();
+    let entries = new["entries"].as_array_mut().unwrap();
+    entries.remove(2);
+    // The second, moved and with its anchor and hash changed, comes first; the first is as it was.
+    second["exact_edit"]["anchor"] = json!({"start_line": 300, "end_line": 310});
+    second["exact_edit"]["expected_sha256"] = json!("e".repeat(64));
+    entries.insert(0, second);
+    entries.push(first);
+    let diff = diff_texts(&pretty(&old), &pretty(&new));
+    let changed: Vec<(usize, usize)> = diff
+        .entries
+        .changed
+        .iter()
+        .map(|c| (c.old.index, c.new.index))
+        .collect();
+    assert_eq!(changed, [(12, 0)], "{}", render(&diff));
+}
