@@ -24,11 +24,19 @@ const VERBOSE: u8 = 2;
 static TRACE: AtomicU8 = AtomicU8::new(OFF);
 /// A `LevelFilter` as a rank: 0 off … 5 trace.
 static LEVEL: AtomicU8 = AtomicU8::new(3);
-static SINK: Mutex<Option<(Client, tokio::runtime::Handle)>> = Mutex::new(None);
+/// Where events go: one task sends them all, so they arrive in order.
+static SINK: Mutex<Option<tokio::sync::mpsc::UnboundedSender<lsp::LogTraceParams>>> =
+    Mutex::new(None);
 
-/// The client events go to, on the runtime its messages are sent from.
+/// The client events go to, from a task on the runtime its messages are sent from.
 pub fn connect(client: Client, runtime: tokio::runtime::Handle) {
-    *sink() = Some((client, runtime));
+    let (send, mut received) = tokio::sync::mpsc::unbounded_channel();
+    runtime.spawn(async move {
+        while let Some(params) = received.recv().await {
+            client.send_notification::<LogTrace>(params).await;
+        }
+    });
+    *sink() = Some(send);
 }
 
 /// `$/setTrace`'s value, or `trace` at `initialize`.
@@ -46,8 +54,9 @@ pub fn set_level(level: LevelFilter) {
     LEVEL.store(rank(level), Ordering::Relaxed);
 }
 
-fn sink() -> std::sync::MutexGuard<'static, Option<(Client, tokio::runtime::Handle)>> {
-    // A panic while it was held left a client handle, which is still good.
+fn sink()
+-> std::sync::MutexGuard<'static, Option<tokio::sync::mpsc::UnboundedSender<lsp::LogTraceParams>>> {
+    // A panic while it was held left a sender, which is still good.
     SINK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
@@ -87,7 +96,7 @@ impl<S: tracing::Subscriber> Layer<S> for ClientTrace {
         {
             return;
         }
-        let Some((client, runtime)) = sink().clone() else {
+        let Some(send) = sink().clone() else {
             return;
         };
         let mut fields = Fields::default();
@@ -105,7 +114,7 @@ impl<S: tracing::Subscriber> Layer<S> for ClientTrace {
             message: fields.text,
             verbose,
         };
-        runtime.spawn(async move { client.send_notification::<LogTrace>(params).await });
+        let _ = send.send(params);
     }
 }
 
