@@ -24,7 +24,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-/// Run again by itself as the floor: `--floor FILE drop|exit`. The only
+/// Run again by itself as the floor: `--floor FILE drop|exit`, and
+/// `--floor-pair OLD NEW` for `diff`'s. The only
 /// programs this bench starts are this bench and the report-lsp under test,
 /// by their own paths: nothing a repository, its git config or a report
 /// names. (It is no part of what ships: `tests/architecture.rs` forbids

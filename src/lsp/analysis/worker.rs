@@ -232,9 +232,7 @@ impl Worker {
         }
         // A new comparison (or the first) redraws the lens, which the
         // client asked for before the check ended.
-        let lens_changed = state.since_head.as_ref().map(|(_, s)| s)
-            != since_head.as_ref().map(|(_, s)| s)
-            || state.since_head.as_ref().map(|(g, _)| *g) != since_head.as_ref().map(|(g, _)| *g);
+        let lens_changed = state.since_head != since_head;
         state.since_head = since_head;
         if lens_changed {
             self.session.refresh_code_lenses();
