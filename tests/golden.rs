@@ -78,6 +78,7 @@ fn every_code_is_exercised_by_an_example() {
         Code::DocumentTooLarge,
         Code::TooManyDiagnostics,
         Code::DocumentOutOfSync,
+        Code::CheckedFromDisk,
     ]);
     // The workspace checks (invariant 13) judge the project, not the file:
     // tests/workspace.rs holds their examples.

@@ -232,6 +232,83 @@ fn neovim_0_11_pulls_diagnostics_when_asked() {
     }
 }
 
+/// `vim.lsp.buf.workspace_symbol`: entries of the open report and of one
+/// the server found on disk, in the quickfix list, at their path values
+/// (byte columns, CJK and emoji in the path).
+fn workspace_symbols_fill_the_quickfix_list(nvim: &Path) {
+    let workspace = Workspace::new();
+    let valid = std::fs::read_to_string(common::golden_dir().join("valid.report.json")).unwrap();
+    std::fs::write(workspace.dir.path().join("其他.report.json"), &valid).unwrap();
+    let needle = "\"path\": \"handoff/会议记录-😀.md\"";
+    // Where each file's entries name that path: the value's line and byte column.
+    let places = |text: &str, file: &str| -> Vec<Value> {
+        let entries = text
+            .lines()
+            .position(|l| l.contains("\"entries\""))
+            .unwrap();
+        let candidates = text
+            .lines()
+            .position(|l| l.contains("\"promotion_candidates\""))
+            .unwrap_or(usize::MAX);
+        text.lines()
+            .enumerate()
+            .take(candidates)
+            .skip(entries)
+            .filter_map(|(i, l)| {
+                let at = l.find(needle)?;
+                let col = at + "\"path\": ".len();
+                Some(serde_json::json!({"file": file, "line": i, "col": col}))
+            })
+            .collect()
+    };
+    let mut expected = places(&valid, "其他.report.json");
+    expected.extend(places(&workspace.original, "机器-invalid.report.json"));
+    let count = expected.len().to_string();
+    let observed = run(
+        nvim,
+        &workspace,
+        "symbols",
+        &[
+            ("REPORT_LSP_QUERY", "会议记录"),
+            ("REPORT_LSP_SYMBOLS", &count),
+        ],
+    );
+    assert!(observed["error"].is_null(), "{observed}");
+    let mut shown: Vec<Value> = observed["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            assert!(
+                s["text"]
+                    .as_str()
+                    .unwrap()
+                    .contains("handoff/会议记录-😀.md"),
+                "{s}"
+            );
+            serde_json::json!({"file": s["file"], "line": s["line"], "col": s["col"]})
+        })
+        .collect();
+    // Neovim 0.11 works out a symbol's column from the current buffer's
+    // line, whichever file the symbol is in: only the open file's is checked.
+    for place in shown.iter_mut().chain(expected.iter_mut()) {
+        if place["file"] != "机器-invalid.report.json" {
+            place["col"] = Value::Null;
+        }
+    }
+    let key = |v: &Value| (v["file"].to_string(), v["line"].as_u64());
+    shown.sort_by_key(key);
+    expected.sort_by_key(key);
+    assert_eq!(shown, expected, "{observed}");
+    assert_eq!(observed["quickfix_open"], true);
+}
+
+#[test]
+fn neovim_0_11_lists_workspace_symbols_of_open_and_unopened_reports() {
+    let Some(nvim) = neovim_0_11() else { return };
+    workspace_symbols_fill_the_quickfix_list(&nvim);
+}
+
 /// No server: one message naming it, no client, and a buffer that still has
 /// its filetype and takes edits.
 fn a_missing_server_gives_one_message(nvim: &Path) {

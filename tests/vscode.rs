@@ -58,6 +58,24 @@ fn packaged_extension_in_code_server_lists_problems_fixes_and_hovers() {
         .map(|(line, _, code)| serde_json::json!({"line": line + 1, "code": code}))
         .collect();
 
+    // A report the test never opens, with one problem: Problems lists it
+    // through workspace diagnostics.
+    let unopened_text = std::fs::read_to_string(common::golden_dir().join("valid.report.json"))
+        .unwrap()
+        .replacen(
+            "\"tool_version\": \"doc-hygiene 0.4.2\"",
+            "\"tool_version\": 4",
+            1,
+        );
+    let unopened_expected: Vec<serde_json::Value> = common::diagnostic_starts(&unopened_text)
+        .into_iter()
+        .map(|(line, _, code)| serde_json::json!({"line": line + 1, "code": code}))
+        .collect();
+    assert_eq!(unopened_expected.len(), 1, "{unopened_expected:?}");
+    let unopened_dir = tempfile::tempdir().unwrap();
+    let unopened = unopened_dir.path().join("unopened.report.json");
+    std::fs::write(&unopened, &unopened_text).unwrap();
+
     // The screenshots stay under the target folder as evidence.
     let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("vscode-e2e");
     let _ = std::fs::remove_dir_all(&shots);
@@ -72,6 +90,11 @@ fn packaged_extension_in_code_server_lists_problems_fixes_and_hovers() {
             serde_json::to_string(&expected).unwrap(),
         )
         .env("REPORT_LSP_SCREENSHOTS", &shots)
+        .env("REPORT_LSP_UNOPENED", &unopened)
+        .env(
+            "REPORT_LSP_UNOPENED_EXPECTED",
+            serde_json::to_string(&unopened_expected).unwrap(),
+        )
         .stdin(Stdio::null())
         .spawn()
         .unwrap();

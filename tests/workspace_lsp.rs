@@ -6,6 +6,7 @@
 mod common;
 
 use common::editor::{Editor, capable_client, capable_client_with};
+use common::file_uri;
 use common::project::{Project, delete_entry, edit_entry, report, sha256, tokens};
 use serde_json::{Value, json};
 
@@ -239,20 +240,6 @@ fn covered(text: &str, range: &Value) -> String {
         range["end"]["character"].as_u64().unwrap() as usize,
     );
     String::from_utf16(&units[from..to]).unwrap()
-}
-
-/// A file URI as RFC 3986 wants it: every byte but unreserved ones and `/` percent-encoded.
-fn file_uri(path: &std::path::Path) -> String {
-    let mut uri = String::from("file://");
-    for byte in path.to_str().unwrap().bytes() {
-        match byte {
-            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
-                uri.push(byte as char)
-            }
-            _ => uri.push_str(&format!("%{byte:02X}")),
-        }
-    }
-    uri
 }
 
 /// A project whose report names files by every kind of reference: a CJK

@@ -76,90 +76,24 @@ pub(super) fn find_targets(
             continue;
         }
         folders += 1;
-        // Links are followed to files inside the searched folder only, never
-        // to folders (so no loop is walked), and each one skipped is said.
-        let root = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
-        let mut found = Vec::new();
-        for item in ignore::WalkBuilder::new(path)
-            .sort_by_file_name(|a, b| a.cmp(b))
-            .build()
-        {
-            match item {
-                Ok(item) if item.file_type().is_some_and(|t| t.is_file()) => {
-                    if let Some(source) = candidate(item.path(), &globs) {
-                        found.push(Target {
-                            path: item.into_path(),
-                            source,
-                        });
-                    }
-                }
-                Ok(item) if item.path_is_symlink() => {
-                    // A link to a folder is said whatever its name: reports may be in it.
-                    match (
-                        link_inside(item.path(), &root),
-                        candidate(item.path(), &globs),
-                    ) {
-                        (Ok(()), Some(source)) => found.push(Target {
-                            path: item.into_path(),
-                            source,
-                        }),
-                        (Err(why), Some(_)) => {
-                            notes.push(format!("{}: skipped: {why}", display_path(item.path())))
-                        }
-                        (Err(why), None) if why == FOLDER_LINK => {
-                            notes.push(format!("{}: skipped: {why}", display_path(item.path())))
-                        }
-                        _ => {}
-                    }
-                }
-                Ok(_) => {}
-                Err(error) => failures.push(Failure {
-                    path: Some(display_path(path)),
-                    message: format!("cannot search: {error}"),
-                }),
-            }
+        let search = crate::project::discover::search(path, &globs, usize::MAX);
+        for (link, why) in &search.skipped {
+            notes.push(format!("{}: skipped: {why}", display_path(link)));
         }
-        found.sort_by(|a, b| a.path.cmp(&b.path));
-        targets.extend(found);
+        for error in search.errors {
+            failures.push(Failure {
+                path: Some(display_path(path)),
+                message: format!("cannot search: {error}"),
+            });
+        }
+        targets.extend(search.found.into_iter().map(|c| Target {
+            path: c.path,
+            source: Source::File {
+                only_if_report: c.only_if_report,
+            },
+        }));
     }
     (targets, folders)
-}
-
-const FOLDER_LINK: &str =
-    "a link to a folder (links to folders are not followed, so no loop is walked)";
-
-/// Whether the symbolic link `link`, found in the folder `root` (resolved),
-/// leads to a regular file inside `root`; if not, why it is skipped.
-fn link_inside(link: &Path, root: &Path) -> Result<(), &'static str> {
-    let target = std::fs::canonicalize(link)
-        .map_err(|_| "a dangling link (its target does not exist) or a loop of links")?;
-    let meta = std::fs::metadata(&target).map_err(|_| "its target cannot be read")?;
-    if meta.is_dir() {
-        return Err(FOLDER_LINK);
-    }
-    if !meta.is_file() {
-        return Err("a link to something that is not a regular file");
-    }
-    if !target.starts_with(root) {
-        return Err("a link to a file outside the searched folder");
-    }
-    Ok(())
-}
-
-/// A found file as a target: a report by name, or one only if its content
-/// says so (other JSON); None for another file.
-fn candidate(path: &Path, globs: &ReportGlobs) -> Option<Source> {
-    let slashed = path.to_string_lossy().replace('\\', "/");
-    if globs.matches(&slashed) {
-        return Some(Source::File {
-            only_if_report: false,
-        });
-    }
-    path.extension()
-        .is_some_and(|e| e == "json")
-        .then_some(Source::File {
-            only_if_report: true,
-        })
 }
 
 /// The path as shown in every format: a name that is not UTF-8 keeps its

@@ -11,14 +11,14 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use report_core::diagnostic::Diagnostic;
 use report_core::project_checks::WorkspaceFacts;
 use report_core::text::{ByteEdit, Shift, TextRange};
-use tower_lsp_server::Client;
-use tower_lsp_server::ls_types::{self as lsp, Uri};
+use tower_lsp_server::ls_types::Uri;
 
+use super::progress::{Progress, ProgressClient};
 use super::session::{Session, lock};
 use crate::project::Cache;
 use crate::project::root::{self, Resolution};
@@ -37,13 +37,6 @@ pub struct WorkspaceResult {
 /// Where results go: the analysis thread's queue, as a closure so this
 /// module needs nothing of its message type.
 pub type Deliver = Box<dyn Fn(WorkspaceResult) + Send>;
-
-/// How the workspace thread asks the client to show progress: the client
-/// handle and the runtime its requests run on.
-pub struct ProgressClient {
-    pub client: Client,
-    pub runtime: tokio::runtime::Handle,
-}
 
 enum Request {
     Check(Uri),
@@ -239,7 +232,13 @@ impl Worker {
         let mut progress = match (&self.progress, first) {
             (Some(client), true) if self.session.capabilities().work_done_progress => {
                 self.passes += 1;
-                Progress::start(client, &self.session, self.passes)
+                Progress::start(
+                    client,
+                    &self.session,
+                    format!("report-lsp/workspace/{}", self.passes),
+                    "Checking the report against the project",
+                    "files checked",
+                )
             }
             _ => None,
         };
@@ -291,100 +290,6 @@ fn not_read(
             ..WorkspaceFacts::default()
         }),
         since_head: None,
-    }
-}
-
-/// How long the client may take to create a progress token before the
-/// pass goes on without one.
-const CREATE_TIMEOUT: Duration = Duration::from_secs(5);
-/// Reports sent at most this often (the last one is always sent).
-const REPORT_EVERY: Duration = Duration::from_millis(100);
-
-/// One pass's `$/progress`: created with `window/workDoneProgress/create`,
-/// then begin, reports (files checked of total) and end, sent in order with
-/// the publications.
-struct Progress<'s> {
-    session: &'s Session,
-    token: lsp::NumberOrString,
-    began: bool,
-    last: Option<(Instant, u32)>,
-}
-
-impl<'s> Progress<'s> {
-    /// Asks the client for the token and waits (bounded) for its answer;
-    /// None when it refuses or does not answer in time.
-    fn start(client: &ProgressClient, session: &'s Session, pass: u64) -> Option<Progress<'s>> {
-        let token = lsp::NumberOrString::String(format!("report-lsp/workspace/{pass}"));
-        let (answered, answer) = mpsc::channel();
-        let request = client.client.clone();
-        let params = lsp::WorkDoneProgressCreateParams {
-            token: token.clone(),
-        };
-        client.runtime.spawn(async move {
-            let created = request
-                .send_request::<lsp::request::WorkDoneProgressCreate>(params)
-                .await
-                .is_ok();
-            let _ = answered.send(created);
-        });
-        if !answer.recv_timeout(CREATE_TIMEOUT).unwrap_or(false) {
-            return None;
-        }
-        Some(Progress {
-            session,
-            token,
-            began: false,
-            last: None,
-        })
-    }
-
-    fn send(&self, value: lsp::WorkDoneProgress) {
-        self.session.publisher.notify(
-            "$/progress",
-            lsp::ProgressParams {
-                token: self.token.clone(),
-                value: lsp::ProgressParamsValue::WorkDone(value),
-            },
-        );
-    }
-
-    fn report(&mut self, done: usize, total: usize) {
-        let percentage = (done * 100).checked_div(total).unwrap_or(100) as u32;
-        let message = Some(format!("{done} of {total} files checked"));
-        if !self.began {
-            self.began = true;
-            self.send(lsp::WorkDoneProgress::Begin(lsp::WorkDoneProgressBegin {
-                title: "Checking the report against the project".into(),
-                cancellable: Some(false),
-                message,
-                percentage: Some(percentage),
-            }));
-            self.last = Some((Instant::now(), percentage));
-            return;
-        }
-        let due = match self.last {
-            Some((at, was)) => done == total || (was != percentage && at.elapsed() >= REPORT_EVERY),
-            None => true,
-        };
-        if !due
-            || self
-                .last
-                .is_some_and(|(_, was)| was == percentage && done != total)
-        {
-            return;
-        }
-        self.last = Some((Instant::now(), percentage));
-        self.send(lsp::WorkDoneProgress::Report(lsp::WorkDoneProgressReport {
-            cancellable: Some(false),
-            message,
-            percentage: Some(percentage),
-        }));
-    }
-
-    fn end(self) {
-        self.send(lsp::WorkDoneProgress::End(lsp::WorkDoneProgressEnd {
-            message: Some("done".into()),
-        }));
     }
 }
 

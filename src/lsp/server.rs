@@ -31,7 +31,7 @@ impl Server {
             .then(|| Refresher::spawn(client.clone()));
         let session = Arc::new(Session::new(Publisher(notifications), refresher));
         let progress = tokio::runtime::Handle::try_current().ok().map(|runtime| {
-            super::project_thread::ProgressClient {
+            super::progress::ProgressClient {
                 client: client.clone(),
                 runtime,
             }
@@ -113,6 +113,8 @@ impl LanguageServer for Server {
         let refused =
             handlers::configuration::initialized(&self.client, &self.session, &self.analysis).await;
         self.warn(refused).await;
+        // Once the settings are known: they say whether and what to search.
+        handlers::watched_files::search(&self.analysis);
     }
 
     async fn shutdown(&self) -> Result<()> {
@@ -250,6 +252,20 @@ impl LanguageServer for Server {
         params: lsp::DocumentDiagnosticParams,
     ) -> Result<lsp::DocumentDiagnosticReportResult> {
         handlers::diagnostic::diagnostic(&self.session, &self.analysis, params).await
+    }
+
+    async fn workspace_diagnostic(
+        &self,
+        params: lsp::WorkspaceDiagnosticParams,
+    ) -> Result<lsp::WorkspaceDiagnosticReportResult> {
+        handlers::diagnostic::workspace_diagnostic(&self.session, &self.analysis, params).await
+    }
+
+    async fn symbol(
+        &self,
+        params: lsp::WorkspaceSymbolParams,
+    ) -> Result<Option<lsp::WorkspaceSymbolResponse>> {
+        handlers::workspace_symbol::symbol(&self.session, &self.analysis, params).await
     }
 
     async fn document_link(

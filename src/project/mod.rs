@@ -5,6 +5,7 @@
 //! The judgement is the core's (`report_core::project_checks`); nothing here
 //! writes anything, and nothing the project or a report names is run.
 
+pub mod discover;
 pub mod files;
 pub mod git;
 pub mod root;

@@ -199,6 +199,34 @@ impl Editor {
         )
     }
 
+    /// Starts the server announcing `capabilities`, with these workspace folders.
+    pub fn start_in_folders_with(
+        capabilities: Value,
+        folders: &[&std::path::Path],
+        options: Value,
+    ) -> Editor {
+        Editor::start_in_folders_binary(
+            env!("CARGO_BIN_EXE_report-lsp"),
+            capabilities,
+            folders,
+            options,
+        )
+    }
+
+    /// [`Self::start_in_folders_with`], for another build of the server.
+    pub fn start_in_folders_binary(
+        binary: &str,
+        capabilities: Value,
+        folders: &[&std::path::Path],
+        options: Value,
+    ) -> Editor {
+        let folders: Vec<Value> = folders
+            .iter()
+            .map(|f| json!({"uri": format!("file://{}", f.display()), "name": "folder"}))
+            .collect();
+        Editor::start_command_in(Command::new(binary), capabilities, options, json!(folders))
+    }
+
     fn start_command(command: Command, capabilities: Value, options: Value) -> Editor {
         Editor::start_command_in(command, capabilities, options, Value::Null)
     }
@@ -369,6 +397,10 @@ impl Editor {
         if let (Some(id), Some(method)) = (message.get("id"), message["method"].as_str()) {
             let mut sent = self.conformance.sent.lock().unwrap();
             sent.insert(id.to_string(), method.to_string());
+            // Its partial results come as `$/progress` with this token, until it is answered.
+            if let Some(token) = message["params"].get("partialResultToken") {
+                sent.insert(meta_model::partial_key(token), format!("{method} {id}"));
+            }
         }
     }
 
@@ -441,7 +473,10 @@ impl Editor {
         }
         if all_answered {
             let sent = std::mem::take(&mut *self.conformance.sent.lock().unwrap());
-            for (id, method) in sent {
+            for (id, method) in sent
+                .into_iter()
+                .filter(|(k, _)| !meta_model::is_partial_key(k))
+            {
                 self.conformance
                     .violation(format!("request {id} ({method}): never answered"));
             }

@@ -15,8 +15,18 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 /// The method of each request the client sent and the server has not yet
-/// answered, by the request's id as JSON text (`7`, `"a"`).
+/// answered, by the request's id as JSON text (`7`, `"a"`); and, by
+/// [`partial_key`], the partial result tokens of those requests (`method id`).
 pub type SentRequests = HashMap<String, String>;
+
+/// The key of a partial result token among the sent requests.
+pub fn partial_key(token: &Value) -> String {
+    format!("partial:{token}")
+}
+
+pub fn is_partial_key(key: &str) -> bool {
+    key.starts_with("partial:")
+}
 
 /// A type of the meta model. A kind this checker does not know fails the
 /// reading of the model, not a test later.
@@ -108,6 +118,7 @@ struct Method {
     message_direction: String,
     params: Option<Type>,
     result: Option<Type>,
+    partial_result: Option<Type>,
     error_data: Option<Type>,
 }
 
@@ -162,7 +173,7 @@ pub fn check_server_message(message: &Value, sent: &mut SentRequests) -> Vec<Str
         ));
     }
     let label = match (object.get("method"), object.get("id")) {
-        (Some(method), id) => model().check_call(method, id, object, &mut errors),
+        (Some(method), id) => model().check_call(method, id, object, sent, &mut errors),
         (None, Some(id)) => model().check_response(id, object, sent, &mut errors),
         (None, None) => {
             errors.push(
@@ -260,6 +271,7 @@ impl MetaModel {
         method: &Value,
         id: Option<&Value>,
         message: &Map<String, Value>,
+        sent: &SentRequests,
         errors: &mut Vec<String>,
     ) -> String {
         let (kind, known, keys): (_, _, &[&str]) = match id {
@@ -304,6 +316,21 @@ impl MetaModel {
                 excerpt(params)
             )),
             (None, None) => {}
+        }
+        // A partial result of a request not yet answered: its type is the request's.
+        let partial = message
+            .get("params")
+            .and_then(|p| p.get("token"))
+            .and_then(|token| sent.get(&partial_key(token)))
+            .and_then(|request| request.split(' ').next())
+            .and_then(|request| self.requests.get(request))
+            .and_then(|request| request.partial_result.as_ref());
+        if method == "$/progress"
+            && let Some(ty) = partial
+            && let Some(value) = message.get("params").and_then(|p| p.get("value"))
+        {
+            self.check(value, ty, &Path::Root("params.value"), errors);
+            return label;
         }
         // Work-done progress is `LSPAny` to the model; its three shapes are
         // structures of their own, told apart by `kind`.
@@ -354,6 +381,11 @@ impl MetaModel {
             }
             id => {
                 let method = sent.remove(&id.to_string());
+                // Answered: a partial result after this one breaks the protocol.
+                if let Some(method) = &method {
+                    let request = format!("{method} {id}");
+                    sent.retain(|key, value| !(is_partial_key(key) && *value == request));
+                }
                 if method.is_none() {
                     errors.push(
                         "answers no request the client sent (or one already answered)".into(),

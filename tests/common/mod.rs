@@ -12,6 +12,20 @@ use std::time::{Duration, Instant};
 use report_core::Analysis;
 use report_core::text::{Encoding, TextRange};
 
+/// A file URI as RFC 3986 wants it: every byte but unreserved ones and `/` percent-encoded.
+pub fn file_uri(path: &Path) -> String {
+    let mut uri = String::from("file://");
+    for byte in path.to_str().unwrap().bytes() {
+        match byte {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                uri.push(byte as char)
+            }
+            _ => uri.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    uri
+}
+
 /// The binary with `args` in `dir`, with no colour forced either way by the environment.
 pub fn report_lsp(args: &[&str], dir: &Path) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_report-lsp"))

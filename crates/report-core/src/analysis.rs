@@ -165,10 +165,7 @@ impl Analysis {
 
 /// The analysis of a document over the size limit: one diagnostic, no checks.
 pub fn too_large(text: Arc<String>, limit: usize) -> Analysis {
-    let message = format!(
-        "the document is {} bytes, over the limit of {limit} bytes (the maxDocumentBytes setting), so it is not validated; `report-lsp check` has no limit",
-        text.len()
-    );
+    let message = too_large_message(text.len(), limit);
     Analysis {
         line_index: OnceLock::new(),
         diagnostics: vec![Diagnostic::new(
@@ -182,6 +179,13 @@ pub fn too_large(text: Arc<String>, limit: usize) -> Analysis {
         entries: Vec::new(),
         cross: None,
     }
+}
+
+/// What `document-too-large` says of a document of `bytes` over `limit`.
+pub fn too_large_message(bytes: usize, limit: usize) -> String {
+    format!(
+        "the document is {bytes} bytes, over the limit of {limit} bytes (the maxDocumentBytes setting), so it is not validated; `report-lsp check` has no limit"
+    )
 }
 
 pub(crate) fn syntax_diagnostic(error: &syntax::SyntaxError) -> Diagnostic {

@@ -101,6 +101,7 @@ codes! {
     DocumentTooLarge = "document-too-large", 12, Error;
     TooManyDiagnostics = "too-many-diagnostics", 12, Warning;
     DocumentOutOfSync = "document-out-of-sync", 12, Warning;
+    CheckedFromDisk = "checked-from-disk", 12, Information;
     WorkspaceRootUnknown = "workspace-root-unknown", 13, Information;
     PathOutsideRoot = "path-outside-root", 13, Warning;
     PathMissing = "path-missing", 13, Warning;

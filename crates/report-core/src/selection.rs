@@ -14,6 +14,14 @@ pub const DEFAULT_REPORT_GLOBS: &[&str] = &["**/*.report.json", "**/machine-repo
 #[derive(Clone, Debug)]
 pub struct ReportGlobs {
     set: GlobSet,
+    /// As given, so that two sets can be compared.
+    patterns: Vec<String>,
+}
+
+impl PartialEq for ReportGlobs {
+    fn eq(&self, other: &ReportGlobs) -> bool {
+        self.patterns == other.patterns
+    }
 }
 
 impl ReportGlobs {
@@ -24,6 +32,7 @@ impl ReportGlobs {
         }
         Ok(ReportGlobs {
             set: builder.build()?,
+            patterns: patterns.iter().map(|p| p.as_ref().to_string()).collect(),
         })
     }
 

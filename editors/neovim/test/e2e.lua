@@ -9,6 +9,8 @@
 --   lspconfig the same through the shipped lsp/report_lsp.lua and vim.lsp.enable (0.11+)
 --   settings  setup() with the settings in REPORT_LSP_SETTINGS (JSON); records the diagnostics
 --   missing   setup() with a server that does not exist; records the messages and the buffer's state
+--   symbols   setup(), then vim.lsp.buf.workspace_symbol(REPORT_LSP_QUERY) once the server has found
+--             REPORT_LSP_SYMBOLS symbols; records the quickfix list it fills
 -- writes what it observed as JSON to REPORT_LSP_OUT, and quits.
 
 local out = {}
@@ -51,6 +53,40 @@ local ok, err = pcall(function()
   vim.cmd("edit " .. vim.fn.fnameescape(os.getenv("REPORT_LSP_FILE")))
   local bufnr = vim.api.nvim_get_current_buf()
   out.filetype = vim.bo[bufnr].filetype
+
+  if mode == "symbols" then
+    local query = os.getenv("REPORT_LSP_QUERY")
+    local wanted = tonumber(os.getenv("REPORT_LSP_SYMBOLS"))
+    assert(vim.wait(15000, function()
+      return #buffer_clients(bufnr) > 0
+    end, 50), "no client within 15 s")
+    -- The server finds the unopened reports on its own thread: asked until it has.
+    assert(vim.wait(30000, function()
+      local replies = vim.lsp.buf_request_sync(bufnr, "workspace/symbol", { query = query }, 5000)
+      for _, reply in pairs(replies or {}) do
+        if reply.result and #reply.result >= wanted then
+          return true
+        end
+      end
+      return false
+    end, 200), "fewer than " .. wanted .. " workspace symbols within 30 s")
+    -- What a user runs: the results land in the quickfix list, opened.
+    vim.lsp.buf.workspace_symbol(query)
+    assert(vim.wait(10000, function()
+      return #vim.fn.getqflist() > 0
+    end, 50), "no quickfix list within 10 s")
+    out.symbols = {}
+    for _, item in ipairs(vim.fn.getqflist()) do
+      table.insert(out.symbols, {
+        file = vim.fn.fnamemodify(vim.fn.bufname(item.bufnr), ":t"),
+        line = item.lnum - 1,
+        col = item.col - 1,
+        text = item.text,
+      })
+    end
+    out.quickfix_open = vim.fn.getqflist({ winid = 0 }).winid ~= 0
+    return
+  end
 
   if mode == "missing" then
     -- Give any asynchronous error the time to show.

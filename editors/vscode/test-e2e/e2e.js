@@ -57,6 +57,10 @@ const userData = path.join(temp, "user-data");
 const extensions = path.join(temp, "extensions");
 const workspace = path.join(temp, "workspace");
 const reportName = "machine.report.json";
+// A second report, never opened: its problems come by workspace diagnostics.
+const unopened = process.env.REPORT_LSP_UNOPENED;
+const unopenedExpected = JSON.parse(process.env.REPORT_LSP_UNOPENED_EXPECTED || "null");
+const unopenedName = "未开 🚀.report.json";
 
 // code-server and VS Code write below XDG folders and HOME: keep them all here.
 const env = {
@@ -127,8 +131,12 @@ async function endServer() {
   }
 }
 
-/** Every marker in the Problems panel, from any source, as {line, col, source, code, message, text}. */
-async function markers(page) {
+/**
+ * The markers in the Problems panel, from any source, as {file, line, col,
+ * source, code, message, text}: those of the file named `file` (the open
+ * report by default; null: every file). A file's row comes before its markers.
+ */
+async function markers(page, file = reportName) {
   const rows = await page.locator(".markers-panel .monaco-list-row").evaluateAll((elements) =>
     elements.map((e) => ({
       related: e.querySelector(".related-info-resource") !== null,
@@ -137,21 +145,27 @@ async function markers(page) {
       source: e.querySelector(".marker-source")?.textContent ?? "",
       code: e.querySelector(".marker-code")?.textContent ?? "",
       place: e.querySelector(".marker-line")?.textContent ?? "",
+      label: e.querySelector(".label-name")?.textContent ?? "",
     })),
   );
+  let current = null;
   return rows
     .map((row) => {
       // A marker row's place reads "[Ln 1, Col 1]"; file rows have none, and related places are rows of their own.
       const place = /^\[Ln (\d+), Col (\d+)\]$/.exec(row.place.trim());
-      return !row.related && place && { ...row, line: Number(place[1]), col: Number(place[2]) };
+      if (!place && !row.related && row.label) {
+        current = row.label.trim();
+      }
+      return !row.related && place && { ...row, file: current, line: Number(place[1]), col: Number(place[2]) };
     })
     .filter(Boolean)
+    .filter((m) => file === null || m.file === file)
     .sort((a, b) => a.line - b.line || a.col - b.col);
 }
 
 /** The server's markers. */
-async function problems(page) {
-  return (await markers(page)).filter((m) => m.source === "report-lsp");
+async function problems(page, file = reportName) {
+  return (await markers(page, file)).filter((m) => m.source === "report-lsp");
 }
 
 /**
@@ -211,6 +225,8 @@ async function main() {
   assert.ok(Array.isArray(expected) && expected.length > 0, "REPORT_LSP_EXPECTED lists the diagnostics");
   fs.mkdirSync(workspace, { recursive: true });
   fs.copyFileSync(report, path.join(workspace, reportName));
+  assert.ok(unopened && Array.isArray(unopenedExpected), "REPORT_LSP_UNOPENED and its expected problems");
+  fs.copyFileSync(unopened, path.join(workspace, unopenedName));
   for (const dir of [env.HOME, env.XDG_DATA_HOME, env.XDG_CONFIG_HOME, env.XDG_CACHE_HOME]) {
     fs.mkdirSync(dir, { recursive: true });
   }
@@ -320,7 +336,7 @@ async function main() {
     });
   const startMessage = await oneMessage(path.basename(missingAtStart), []);
   const fromSchema = await schemaFinds(lastTier.line);
-  assert.deepEqual(await problems(page), [], "no problems from a server that is not running");
+  assert.deepEqual(await problems(page, null), [], "no problems from a server that is not running");
   const missingShot = path.join(shots, "vscode-missing-server.png");
   await page.screenshot({ path: missingShot });
   log(`missing server: one message: ${startMessage}`);
@@ -383,6 +399,26 @@ async function main() {
     `Problems lists what the core finds; the rows: ${JSON.stringify(listed.map((p) => p.text))}`,
   );
   log(`Problems lists ${listed.length} diagnostics at the expected lines, none from the JSON server`);
+
+  // The report never opened: its problems too, from the server's search of
+  // the folder (workspace/diagnostic), while no editor shows it.
+  const unopenedListed = await waitFor("the Problems panel lists the unopened report's problems", 60000, async () => {
+    const found = await problems(page, unopenedName);
+    return found.length >= unopenedExpected.length ? found : null;
+  });
+  assert.deepEqual(
+    unopenedListed.map((p) => ({ line: p.line, code: p.code })),
+    unopenedExpected,
+    `Problems lists the unopened report's problems; the rows: ${JSON.stringify(unopenedListed.map((p) => p.text))}`,
+  );
+  assert.equal(
+    await page.locator(".tabs-container .tab", { hasText: unopenedName }).count(),
+    0,
+    "the unopened report has no editor",
+  );
+  const unopenedShot = path.join(shots, "vscode-problems-of-an-unopened-report.png");
+  await page.screenshot({ path: unopenedShot });
+  log(`Problems lists the unopened report's ${unopenedListed.length} problems, with no editor open on it; screenshot ${unopenedShot}`);
 
   // Hover on the wrong safety_tier: the derivation trace.
   const tier = listed.find((p) => p.code === "tier-mismatch");
@@ -521,7 +557,7 @@ async function main() {
   const wrongTier = after.find((p) => p.code === "tier-mismatch");
   assert.ok(wrongTier, "a second tier-mismatch is left after the fix");
   const laterSchema = await schemaFinds(wrongTier.line);
-  assert.deepEqual(await problems(page), [], "no problems from the stopped server");
+  assert.deepEqual(await problems(page, null), [], "no problems from the stopped server");
   const goneShot = path.join(shots, "vscode-server-gone.png");
   await page.screenshot({ path: goneShot });
   log(`server gone: one message: ${laterMessage}; the JSON server lists ${laterSchema.length} problems`);

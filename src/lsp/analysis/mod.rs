@@ -20,5 +20,5 @@ mod worker;
 
 pub use job::JobRope;
 pub use pool::AnalysisThread;
-pub use publish::capped;
+pub use publish::{capped, too_many_summary};
 pub use state::DocState;

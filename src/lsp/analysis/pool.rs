@@ -16,8 +16,10 @@ use super::job::{Job, JobRope, Message, Query};
 use super::state::{DocState, Lookup};
 use super::worker;
 use crate::lsp::document::ByteEdit;
+use crate::lsp::found_reports::FoundReports;
 use crate::lsp::guard::guarded;
-use crate::lsp::project_thread::{ProgressClient, WorkspaceResult, WorkspaceThread};
+use crate::lsp::progress::ProgressClient;
+use crate::lsp::project_thread::{WorkspaceResult, WorkspaceThread};
 use crate::lsp::session::{OpenDocument, Session, lock};
 
 /// The most analysis threads: documents beyond it share them.
@@ -28,6 +30,8 @@ pub struct AnalysisThread {
     router: Arc<Router>,
     /// The workspace checks' thread, whose results come back through the router.
     pub workspace: WorkspaceThread,
+    /// The reports found in the workspace folders, open or not.
+    pub found: FoundReports,
 }
 
 /// Sends each document's messages to its analysis thread.
@@ -114,6 +118,7 @@ impl AnalysisThread {
                 router.send(&uri, Message::Workspace(result));
             }
         });
+        let found = FoundReports::spawn(session.clone(), progress.clone());
         let workspace = WorkspaceThread::spawn(session, deliver, progress);
         let _ = router.checks.set(workspace.clone());
         // The first thread starts now: it answers what comes before any open.
@@ -121,7 +126,11 @@ impl AnalysisThread {
             let mut threads = lock(&router.threads);
             router.choose(&mut threads);
         }
-        AnalysisThread { router, workspace }
+        AnalysisThread {
+            router,
+            workspace,
+            found,
+        }
     }
 
     /// Queues the document's current text for analysis: `edits` (in bytes)

@@ -76,7 +76,7 @@ pub fn capped(
     let published = state.host.published();
     let summary = published
         .left_out
-        .map(|left_out| summary(left_out, state.settings.max_diagnostics));
+        .map(|left_out| too_many_summary(left_out, state.settings.max_diagnostics));
     let diagnostics = published
         .diagnostics
         .iter()
@@ -91,7 +91,7 @@ pub fn capped(
 
 /// The `too-many-diagnostics` summary at the document's start: worded here,
 /// since it names the server's setting (the CLI words its own).
-fn summary(left_out: LeftOut, max: usize) -> Diagnostic {
+pub fn too_many_summary(left_out: LeftOut, max: usize) -> Diagnostic {
     let LeftOut { count, total } = left_out;
     Diagnostic::new(
         Code::TooManyDiagnostics,
@@ -108,7 +108,7 @@ mod tests {
 
     #[test]
     fn the_summary_names_the_setting_and_counts_what_was_left_out() {
-        let summary = summary(
+        let summary = too_many_summary(
             LeftOut {
                 count: 57,
                 total: 60,

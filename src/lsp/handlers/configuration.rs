@@ -81,6 +81,7 @@ fn recheck(session: &Session, analysis: &AnalysisThread, workspace: bool) -> Vec
         }
     }
     drop(documents);
+    analysis.found.settings_changed();
     // A client that pulls asks again, after the analyses just queued.
     session.refresh_diagnostics();
     Vec::new()

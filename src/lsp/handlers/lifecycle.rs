@@ -46,6 +46,7 @@ pub fn initialize(
                 false => lsp::OneOf::Left(true),
             }),
             document_symbol_provider: Some(lsp::OneOf::Left(true)),
+            workspace_symbol_provider: Some(lsp::OneOf::Left(true)),
             folding_range_provider: Some(lsp::FoldingRangeProviderCapability::Simple(true)),
             selection_range_provider: Some(lsp::SelectionRangeProviderCapability::Simple(true)),
             inlay_hint_provider: Some(lsp::OneOf::Left(true)),
@@ -53,7 +54,8 @@ pub fn initialize(
                 lsp::DiagnosticServerCapabilities::Options(lsp::DiagnosticOptions {
                     identifier: Some("report-lsp".into()),
                     inter_file_dependencies: false,
-                    workspace_diagnostics: false,
+                    // The reports found in the folders, open or not.
+                    workspace_diagnostics: true,
                     work_done_progress_options: Default::default(),
                 })
             }),

@@ -16,3 +16,4 @@ pub mod since_head;
 pub mod status;
 pub mod text_sync;
 pub mod watched_files;
+pub mod workspace_symbol;

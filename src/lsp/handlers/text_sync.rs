@@ -38,6 +38,7 @@ pub fn open(
     open.document = Document::new(&text, doc.version);
     drop(text);
     let _ = rope.send(open.document.rope.clone());
+    analysis.found.opened(&doc.uri);
     None
 }
 
@@ -127,6 +128,7 @@ pub fn close(
         // Queued behind any publication for it, so nothing reappears after the clear.
         session.publisher.publish(uri.clone(), None, Vec::new());
     }
+    analysis.found.closed(&uri);
     analysis.close(uri);
     drop(documents);
     drop(removed);

@@ -78,8 +78,15 @@ pub fn changed(
         .iter()
         .filter_map(|c| c.uri.to_file_path().map(|p| p.into_owned()))
         .collect();
+    analysis.found.changed(paths.clone());
     analysis.workspace.changed(paths);
     None
+}
+
+/// After `initialized`: the folders searched for reports that are not open.
+pub fn search(analysis: &AnalysisThread) {
+    let folders = lock(&analysis.workspace.folders).clone();
+    analysis.found.search(folders);
 }
 
 /// `textDocument/didSave`: the report (or a file it names) was saved.
@@ -87,6 +94,7 @@ pub fn saved(analysis: &AnalysisThread, params: lsp::DidSaveTextDocumentParams) 
     let uri = params.text_document.uri;
     analysis.workspace.check(&uri);
     if let Some(path) = uri.to_file_path() {
+        analysis.found.changed(vec![path.to_path_buf()]);
         analysis.workspace.changed(vec![path.into_owned()]);
     }
     None

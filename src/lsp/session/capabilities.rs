@@ -59,6 +59,8 @@ pub struct ResolvedClientCapabilities {
     /// Whether the client lists the symbol kinds it reads
     /// (`symbolKind.valueSet`), as for completion kinds.
     pub lists_symbol_kinds: bool,
+    /// The same, for `workspace/symbol` (`workspace.symbol.symbolKind.valueSet`).
+    pub lists_workspace_symbol_kinds: bool,
     /// Whether the outline may be a tree (`DocumentSymbol[]`); without it a
     /// flat `SymbolInformation[]`.
     pub hierarchical_symbols: bool,
@@ -96,6 +98,7 @@ impl Default for ResolvedClientCapabilities {
             completion_markdown: false,
             preselect: false,
             lists_symbol_kinds: false,
+            lists_workspace_symbol_kinds: false,
             hierarchical_symbols: false,
             hover_markdown: false,
             related_information: false,
@@ -182,6 +185,12 @@ impl ResolvedClientCapabilities {
             lists_symbol_kinds: symbols
                 .and_then(|s| s.symbol_kind.as_ref())
                 .is_some_and(|k| k.value_set.is_some()),
+            lists_workspace_symbol_kinds: capabilities
+                .workspace
+                .as_ref()
+                .and_then(|w| w.symbol.as_ref())
+                .and_then(|s| s.symbol_kind.as_ref())
+                .is_some_and(|k| k.value_set.is_some()),
             hierarchical_symbols: symbols
                 .and_then(|s| s.hierarchical_document_symbol_support)
                 .unwrap_or(false),
@@ -248,6 +257,11 @@ mod tests {
             "documentSymbol": {"symbolKind": {"valueSet": [1, 2]}},
         }}));
         assert!(listing.lists_completion_kinds && listing.lists_symbol_kinds);
+        assert!(!listing.lists_workspace_symbol_kinds);
+        let workspace = resolved(serde_json::json!({"workspace": {
+            "symbol": {"symbolKind": {"valueSet": [1, 19]}},
+        }}));
+        assert!(workspace.lists_workspace_symbol_kinds && !workspace.lists_symbol_kinds);
     }
 
     #[test]

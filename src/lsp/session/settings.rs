@@ -38,6 +38,13 @@ pub struct Settings {
     /// How much of the server's log goes to the client while its trace is
     /// on (`logLevel`: `off`, `error`, `warn`, `info`, `debug`, `trace`).
     pub log_level: tracing::level_filters::LevelFilter,
+    /// Whether the workspace folders are searched for reports that are not
+    /// open (`findReports`), for workspace diagnostics and symbols.
+    pub find_reports: bool,
+    /// Whether a client that takes pushes is sent the diagnostics of the
+    /// reports found but not open (`diagnoseUnopenedReports`); a client
+    /// that pulls gets them through `workspace/diagnostic` anyway.
+    pub diagnose_unopened_reports: bool,
 }
 
 /// What the workspace checks take of the settings: a change of it checks
@@ -75,6 +82,8 @@ impl Default for Settings {
             allow_root_outside_workspace: false,
             pull_diagnostics: None,
             log_level: tracing::level_filters::LevelFilter::INFO,
+            find_reports: true,
+            diagnose_unopened_reports: false,
         }
     }
 }
@@ -136,6 +145,11 @@ impl Settings {
             (
                 "allowRootOutsideWorkspace",
                 &mut self.allow_root_outside_workspace,
+            ),
+            ("findReports", &mut self.find_reports),
+            (
+                "diagnoseUnopenedReports",
+                &mut self.diagnose_unopened_reports,
             ),
         ] {
             if let Some(value) = setting(name) {

@@ -34,6 +34,7 @@ use crate::ide::inlay::{self, InlayHint};
 use crate::ide::links::{self, FileRef};
 use crate::ide::quick_fixes::{self, QuickFix};
 use crate::ide::symbols::{self, Symbol};
+use crate::ide::workspace_symbols::{self, EntrySymbol};
 use crate::ide::{folding, navigation};
 use crate::incremental::Incremental;
 use crate::project_checks::{self, WorkspaceFacts};
@@ -465,6 +466,14 @@ impl<T: SourceText> DocumentHost<T> {
                     .unwrap_or_default()
             })
             .clone()
+    }
+
+    /// Every entry as a workspace symbol (not kept: a workspace query is rare).
+    pub fn entry_symbols(&self) -> Vec<EntrySymbol> {
+        self.analysed
+            .index()
+            .map(|i| workspace_symbols::entry_symbols(&i))
+            .unwrap_or_default()
     }
 
     /// Multi-line objects and arrays, at most `limit`, made once a text and limit.

@@ -12,6 +12,7 @@ pub mod links;
 pub mod navigation;
 pub mod quick_fixes;
 pub mod symbols;
+pub mod workspace_symbols;
 
 use crate::validate::{Candidate, EntryFacts, Shortlist, TopMember};
 

@@ -666,3 +666,24 @@ fn the_live_tier_shows_when_the_tree_now_gives_another() {
     assert_eq!(tiers(Some(&live_facts(&[], false))), "");
     assert_eq!(host.inlay_hints_live(whole, None), host.inlay_hints(whole));
 }
+
+#[test]
+fn workspace_symbols_are_the_entries_named_by_path_with_their_classification() {
+    let host = host(REPORT);
+    let listed: Vec<String> = host
+        .entry_symbols()
+        .iter()
+        .map(|s| {
+            format!(
+                "{} — {} @ {}",
+                s.name,
+                s.detail,
+                &REPORT[s.selection.as_range()]
+            )
+        })
+        .collect();
+    expect![[r#"
+        docs/a.md — entries[0] · bloat/distill · distill · auto @ "docs/a.md"
+        docs/b.md — entries[1] · stale/provisional · delete · confirm @ "docs/b.md""#]]
+    .assert_eq(&listed.join("\n"));
+}

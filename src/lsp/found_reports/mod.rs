@@ -1,0 +1,174 @@
+//! Reports found, not only opened: the reports in the workspace folders,
+//! searched for as `check DIR` searches (`project::discover`), read and
+//! analysed from disk on a thread of their own, and kept as what the
+//! protocol needs of them: their diagnostics (for `workspace/diagnostic`,
+//! and pushed when the setting `diagnoseUnopenedReports` asks) and their
+//! entries as workspace symbols. An open report is the editor's: its text
+//! is the analysis threads', and this store only marks it open; closing it
+//! reads the file again.
+
+mod scan;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, mpsc};
+
+use tower_lsp_server::ls_types::{self as lsp, Uri};
+
+use super::progress::ProgressClient;
+use super::session::{Session, lock};
+
+/// What the message loop holds: a queue to the thread, and the store it fills.
+#[derive(Clone)]
+pub struct FoundReports {
+    requests: mpsc::Sender<Request>,
+    pub store: Arc<Store>,
+}
+
+enum Request {
+    /// Search these folders (again), from scratch.
+    Search(Vec<PathBuf>),
+    /// Files changed on disk (watched, or saved).
+    Changed(Vec<PathBuf>),
+    Opened(Uri),
+    Closed(Uri),
+    /// The settings changed: what they decide is worked out again.
+    Settings,
+}
+
+impl FoundReports {
+    pub fn spawn(session: Arc<Session>, progress: Option<ProgressClient>) -> FoundReports {
+        let (requests, received) = mpsc::channel();
+        let store = Arc::new(Store::default());
+        let worker = scan::Worker::new(session, store.clone(), progress);
+        std::thread::Builder::new()
+            .name("found-reports".into())
+            .stack_size(report_core::ANALYSIS_STACK_BYTES)
+            .spawn(move || worker.run(received))
+            .expect("the found-reports thread starts");
+        FoundReports { requests, store }
+    }
+
+    /// Searches the workspace folders: after `initialized`, once the settings are known.
+    pub fn search(&self, folders: Vec<PathBuf>) {
+        let _ = self.requests.send(Request::Search(folders));
+    }
+
+    pub fn changed(&self, paths: Vec<PathBuf>) {
+        let _ = self.requests.send(Request::Changed(paths));
+    }
+
+    pub fn opened(&self, uri: &Uri) {
+        // Marked at once: a workspace pull right after the open leaves it out.
+        if let Some(path) = uri.to_file_path() {
+            self.store.mark_open(&path, true);
+        }
+        let _ = self.requests.send(Request::Opened(uri.clone()));
+    }
+
+    pub fn closed(&self, uri: &Uri) {
+        let _ = self.requests.send(Request::Closed(uri.clone()));
+    }
+
+    pub fn settings_changed(&self) {
+        let _ = self.requests.send(Request::Settings);
+    }
+}
+
+/// The reports found, shared by the thread that finds them and the handlers.
+pub struct Store {
+    state: Mutex<State>,
+    /// Counts the store's changes, for the requests waiting on them
+    /// (a workspace pull during the first search).
+    changes: tokio::sync::watch::Sender<u64>,
+}
+
+impl Default for Store {
+    fn default() -> Store {
+        Store {
+            state: Mutex::new(State::default()),
+            changes: tokio::sync::watch::channel(0).0,
+        }
+    }
+}
+
+#[derive(Default)]
+pub struct State {
+    pub reports: HashMap<Uri, Found>,
+    pub search: Search,
+    /// Makes each result id unique within this process.
+    serial: u64,
+}
+
+/// Where the first search of the folders stands.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Search {
+    /// Not started: `initialized` has not come yet.
+    #[default]
+    NotStarted,
+    Running,
+    /// Finished (later searches do not hold up a pull: the reports they
+    /// find are added as they come).
+    Done,
+}
+
+/// One report found on disk.
+pub struct Found {
+    pub path: PathBuf,
+    /// Names these diagnostics (`workspace/diagnostic`'s `resultId`).
+    pub result_id: String,
+    pub diagnostics: Arc<Vec<lsp::Diagnostic>>,
+    pub symbols: Arc<Vec<FoundSymbol>>,
+    /// Open in the editor (by path: see [`Store::mark_open`]): the analysis threads serve it.
+    pub open: bool,
+    /// The file is no longer there (or no longer a report): its diagnostics
+    /// are empty, kept so that a client that showed them is told.
+    pub gone: bool,
+}
+
+/// An entry of a report found on disk, as a workspace symbol.
+#[derive(Clone, Debug)]
+pub struct FoundSymbol {
+    pub name: String,
+    pub detail: String,
+    pub range: lsp::Range,
+}
+
+impl Store {
+    /// Reads the store.
+    pub fn read<T>(&self, f: impl FnOnce(&State) -> T) -> T {
+        f(&lock(&self.state))
+    }
+
+    /// Waits on the store's changes.
+    pub fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changes.subscribe()
+    }
+
+    fn update<T>(&self, f: impl FnOnce(&mut State) -> T) -> T {
+        let result = f(&mut lock(&self.state));
+        self.changes.send_modify(|n| *n += 1);
+        result
+    }
+
+    /// Marks the report at `path` open or closed. By path, not by URI: two
+    /// clients (or a client and `Uri::from_file_path`) may spell one
+    /// file's URI differently (which bytes they percent-encode).
+    fn mark_open(&self, path: &Path, open: bool) {
+        self.update(|state| {
+            let id = state.next_id();
+            if let Some(found) = state.reports.values_mut().find(|f| f.path == path) {
+                found.open = open;
+                // A client that pulls gets it again once it is closed.
+                found.result_id = id;
+            }
+        });
+    }
+}
+
+impl State {
+    fn next_id(&mut self) -> String {
+        self.serial += 1;
+        format!("disk.{}", self.serial)
+    }
+}

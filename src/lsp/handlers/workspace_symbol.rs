@@ -1,0 +1,129 @@
+//! `workspace/symbol`: the entries of every report the server knows, open
+//! (from the editor's text) or found on disk, picked by path, class,
+//! subtype, op or tier (`report_core::ide::workspace_symbols`), best first.
+
+use report_core::ide::workspace_symbols::symbol_match;
+use tower_lsp_server::jsonrpc::Result;
+use tower_lsp_server::ls_types as lsp;
+
+use crate::lsp::analysis::AnalysisThread;
+use crate::lsp::session::{Session, lock};
+
+/// Symbols answered at most: a query narrows the rest (rust-analyzer's
+/// default is 128; entries are many, and their paths alike).
+pub const MAX_WORKSPACE_SYMBOLS: usize = 500;
+
+/// A symbol that matched, with its score (lower is better).
+struct Picked {
+    score: u64,
+    name: String,
+    detail: String,
+    location: lsp::Location,
+}
+
+pub async fn symbol(
+    session: &Session,
+    analysis: &AnalysisThread,
+    params: lsp::WorkspaceSymbolParams,
+) -> Result<Option<lsp::WorkspaceSymbolResponse>> {
+    let client = session.capabilities();
+    let query = params.query;
+    let open: Vec<lsp::Uri> = lock(&session.documents).keys().cloned().collect();
+    let asked = open.iter().map(|uri| {
+        let (uri, query) = (uri.clone(), query.clone());
+        let key = uri.clone();
+        async move {
+            let picked = analysis
+                .query(&key, "workspace/symbol", move |state| {
+                    if !state.host.is_report() {
+                        return Ok(None);
+                    }
+                    let positions = state.positions(client.encoding);
+                    let picked: Vec<Picked> = state
+                        .host
+                        .entry_symbols()
+                        .into_iter()
+                        .filter_map(|s| {
+                            let score = symbol_match(&query, &s.name, &s.detail)?;
+                            Some(Picked {
+                                score,
+                                location: lsp::Location::new(
+                                    uri.clone(),
+                                    positions.lsp_range(s.selection),
+                                ),
+                                name: s.name,
+                                detail: s.detail,
+                            })
+                        })
+                        .collect();
+                    Ok(Some(picked))
+                })
+                .await;
+            // Closed meanwhile: the store below has it.
+            picked.ok().flatten().unwrap_or_default()
+        }
+    });
+    let mut picked: Vec<Picked> = futures::future::join_all(asked)
+        .await
+        .into_iter()
+        .flatten()
+        .collect();
+    let open_paths: Vec<std::path::PathBuf> = open
+        .iter()
+        .filter_map(|uri| uri.to_file_path().map(|p| p.into_owned()))
+        .collect();
+    analysis.found.store.read(|state| {
+        for (uri, found) in &state.reports {
+            // By path: the client may spell the open one's URI differently.
+            if found.open || found.gone || open_paths.contains(&found.path) {
+                continue;
+            }
+            picked.extend(found.symbols.iter().filter_map(|s| {
+                Some(Picked {
+                    score: symbol_match(&query, &s.name, &s.detail)?,
+                    name: s.name.clone(),
+                    detail: s.detail.clone(),
+                    location: lsp::Location::new(uri.clone(), s.range),
+                })
+            }));
+        }
+    });
+    picked.sort_by(|a, b| {
+        (
+            a.score,
+            a.location.uri.as_str(),
+            a.location.range.start.line,
+        )
+            .cmp(&(
+                b.score,
+                b.location.uri.as_str(),
+                b.location.range.start.line,
+            ))
+    });
+    picked.truncate(MAX_WORKSPACE_SYMBOLS);
+    let kind = match client.lists_workspace_symbol_kinds {
+        true => lsp::SymbolKind::OBJECT,
+        false => lsp::SymbolKind::MODULE,
+    };
+    #[allow(deprecated)] // `deprecated` is a field of the protocol type
+    let symbols = picked
+        .into_iter()
+        .map(|p| {
+            let file = p
+                .location
+                .uri
+                .to_file_path()
+                .and_then(|path| path.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .unwrap_or_default();
+            lsp::SymbolInformation {
+                name: p.name,
+                kind,
+                tags: None,
+                deprecated: None,
+                location: p.location,
+                container_name: Some(format!("{file} {}", p.detail)),
+            }
+        })
+        .collect();
+    Ok(Some(lsp::WorkspaceSymbolResponse::Flat(symbols)))
+}

@@ -1,0 +1,379 @@
+//! Reports found, not only opened, over stdio: the workspace folders
+//! searched as `check DIR` searches them, `workspace/diagnostic` (full,
+//! then unchanged; partial results during the first search; a change on
+//! disk, an open and a close, a deletion), pushes for clients that ask, and
+//! `workspace/symbol` across open and unopened reports.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::editor::{Editor, capable_client_with};
+use common::file_uri;
+use common::project::Project;
+use serde_json::{Value, json};
+
+fn golden(name: &str) -> String {
+    std::fs::read_to_string(common::golden_dir().join(name)).unwrap()
+}
+
+/// A client that pulls diagnostics, as VS Code does.
+fn pulling_client() -> Value {
+    capable_client_with(json!({
+        "textDocument": {"diagnostic": {"dynamicRegistration": false}},
+        "workspace": {"diagnostics": {"refreshSupport": true}},
+    }))
+}
+
+/// A workspace: a valid report, an invalid one under a CJK and emoji
+/// folder, a JSON file that is no report, and an ignored report.
+fn workspace() -> Project {
+    let project = Project::new();
+    project.write("a/hygiene.report.json", &golden("valid.report.json"));
+    project.write(
+        "b/报告 🚀/machine-report.json",
+        &golden("invalid.report.json"),
+    );
+    project.write("package.json", "{\"name\": \"x\"}");
+    project.write("build/old.report.json", &golden("invalid.report.json"));
+    project.write(".gitignore", "build/\n");
+    std::fs::create_dir_all(project.path().join(".git")).unwrap();
+    project
+}
+
+/// `workspace/diagnostic` with these previous result ids: uri → (kind, result id, items).
+fn pull(
+    editor: &mut Editor,
+    previous: &[(String, String)],
+) -> Vec<(String, String, String, Vec<Value>)> {
+    let previous: Vec<Value> = previous
+        .iter()
+        .map(|(uri, id)| json!({"uri": uri, "value": id}))
+        .collect();
+    let reply = editor.request(
+        "workspace/diagnostic",
+        json!({"identifier": "report-lsp", "previousResultIds": previous}),
+    );
+    assert!(reply.get("error").is_none(), "{reply}");
+    let mut items: Vec<_> = reply["result"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| {
+            assert!(item["version"].is_null(), "{item}");
+            (
+                item["uri"].as_str().unwrap().to_string(),
+                item["kind"].as_str().unwrap().to_string(),
+                item["resultId"].as_str().unwrap().to_string(),
+                item["items"].as_array().cloned().unwrap_or_default(),
+            )
+        })
+        .collect();
+    items.sort_by(|a, b| a.0.cmp(&b.0));
+    items
+}
+
+fn ids(items: &[(String, String, String, Vec<Value>)]) -> Vec<(String, String)> {
+    items.iter().map(|i| (i.0.clone(), i.2.clone())).collect()
+}
+
+/// Pulls until `done` accepts the items (the thread reads changes on its own).
+fn pull_until(
+    editor: &mut Editor,
+    previous: &[(String, String)],
+    done: impl Fn(&[(String, String, String, Vec<Value>)]) -> bool,
+) -> Vec<(String, String, String, Vec<Value>)> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let items = pull(editor, previous);
+        if done(&items) {
+            return items;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no pull satisfied the test: {items:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn workspace_diagnostics_list_every_unopened_report_and_then_say_unchanged() {
+    let project = workspace();
+    let root = project.path();
+    let mut editor = Editor::start_in_folders_with(pulling_client(), &[root], Value::Null);
+    let provider = &editor.initialized["result"]["capabilities"]["diagnosticProvider"];
+    assert_eq!(provider["workspaceDiagnostics"], true);
+    assert_eq!(
+        editor.initialized["result"]["capabilities"]["workspaceSymbolProvider"],
+        true
+    );
+    let valid = file_uri(&root.join("a/hygiene.report.json"));
+    let invalid = file_uri(&root.join("b/报告 🚀/machine-report.json"));
+
+    // The first pull waits for the first search: both reports, and nothing else.
+    let first = pull(&mut editor, &[]);
+    let uris: Vec<&str> = first.iter().map(|i| i.0.as_str()).collect();
+    assert_eq!(uris, [valid.as_str(), invalid.as_str()]);
+    assert!(first.iter().all(|i| i.1 == "full"));
+    assert!(first[0].3.is_empty(), "{:?}", first[0].3);
+    let expected = common::diagnostic_starts(&golden("invalid.report.json"));
+    let shown: Vec<(u32, u32, String)> = first[1]
+        .3
+        .iter()
+        .map(|d| {
+            (
+                d["range"]["start"]["line"].as_u64().unwrap() as u32,
+                d["range"]["start"]["character"].as_u64().unwrap() as u32,
+                d["code"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let expected: Vec<(u32, u32, String)> = expected
+        .into_iter()
+        .map(|(l, c, code)| (l, c, code.to_string()))
+        .collect();
+    assert_eq!(
+        shown, expected,
+        "the same problems as `check`, at the same places"
+    );
+
+    // Nothing changed: unchanged, by the same ids.
+    let again = pull(&mut editor, &ids(&first));
+    assert!(again.iter().all(|i| i.1 == "unchanged"), "{again:?}");
+    assert_eq!(ids(&again), ids(&first));
+
+    // A change on disk, announced by the watcher: that report again, in full.
+    let path = root.join("a/hygiene.report.json");
+    let broken = golden("valid.report.json").replacen("\"1.0\"", "1", 1);
+    std::fs::write(&path, &broken).unwrap();
+    editor.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": valid, "type": 2}]}),
+    );
+    let changed = pull_until(&mut editor, &ids(&first), |items| {
+        items.iter().any(|i| i.0 == valid && i.1 == "full")
+    });
+    let now = changed.iter().find(|i| i.0 == valid).unwrap();
+    assert!(
+        now.3.iter().any(|d| d["code"] == "wrong-type"),
+        "{:?}",
+        now.3
+    );
+    assert!(changed.iter().any(|i| i.0 == invalid && i.1 == "unchanged"));
+
+    // Open: the document pull's, left out here. Closed: back, from disk.
+    editor.open(&invalid, "{}", 1);
+    let while_open = pull(&mut editor, &ids(&changed));
+    assert!(while_open.iter().all(|i| i.0 != invalid), "{while_open:?}");
+    editor.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": invalid}}),
+    );
+    let closed = pull_until(&mut editor, &ids(&changed), |items| {
+        items.iter().any(|i| i.0 == invalid && i.1 == "full")
+    });
+    let back = closed.iter().find(|i| i.0 == invalid).unwrap();
+    assert_eq!(
+        back.3.len(),
+        first[1].3.len(),
+        "the file's problems, not the editor's text's"
+    );
+    // VS Code pulls the closed document once more: the file answers.
+    let reply = editor.request(
+        "textDocument/diagnostic",
+        json!({"textDocument": {"uri": invalid}}),
+    );
+    assert_eq!(reply["result"]["kind"], "full", "{reply}");
+    assert_eq!(
+        reply["result"]["items"].as_array().unwrap().len(),
+        back.3.len()
+    );
+
+    // Deleted: said once, as empty.
+    std::fs::remove_file(&path).unwrap();
+    editor.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": valid, "type": 3}]}),
+    );
+    let gone = pull_until(&mut editor, &ids(&closed), |items| {
+        items
+            .iter()
+            .any(|i| i.0 == valid && i.1 == "full" && i.3.is_empty())
+    });
+    assert!(gone.iter().any(|i| i.0 == invalid && i.1 == "unchanged"));
+
+    // A new report on disk is found by its watched creation.
+    let created = root.join("c/new.report.json");
+    std::fs::create_dir_all(created.parent().unwrap()).unwrap();
+    std::fs::write(&created, golden("invalid.report.json")).unwrap();
+    let created_uri = file_uri(&created);
+    editor.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": created_uri, "type": 1}]}),
+    );
+    pull_until(&mut editor, &ids(&gone), |items| {
+        items.iter().any(|i| i.0 == created_uri && !i.3.is_empty())
+    });
+    editor.shutdown();
+}
+
+#[test]
+fn the_first_search_streams_partial_results_that_the_answer_does_not_repeat() {
+    let project = Project::new();
+    let report = common::reports::many_errors_report(3000, false);
+    for i in 0..12 {
+        project.write(&format!("r{i:02}/machine-report.json"), &report);
+    }
+    let mut editor =
+        Editor::start_in_folders_with(pulling_client(), &[project.path()], Value::Null);
+    // Sent at once: the search has not finished.
+    let reply = editor.request(
+        "workspace/diagnostic",
+        json!({"identifier": "report-lsp", "previousResultIds": [], "partialResultToken": "p-1"}),
+    );
+    let mut uris: Vec<String> = reply["result"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["uri"].as_str().unwrap().to_string())
+        .collect();
+    let mut partials = 0;
+    while let Some(at) = editor
+        .backlog
+        .iter()
+        .position(|m| m["method"] == "$/progress" && m["params"]["token"] == "p-1")
+    {
+        let partial = editor.backlog.remove(at);
+        partials += 1;
+        for item in partial["params"]["value"]["items"].as_array().unwrap() {
+            assert_eq!(item["kind"], "full");
+            uris.push(item["uri"].as_str().unwrap().to_string());
+        }
+    }
+    assert!(partials >= 1, "some results came before the answer");
+    let count = uris.len();
+    uris.sort();
+    uris.dedup();
+    assert_eq!(uris.len(), count, "no report twice");
+    assert_eq!(count, 12);
+    editor.shutdown();
+}
+
+#[test]
+fn a_client_that_takes_pushes_gets_unopened_reports_only_when_it_asks() {
+    let project = workspace();
+    let root = project.path();
+    let mut editor =
+        Editor::start_in_folders(env!("CARGO_BIN_EXE_report-lsp"), &[root], Value::Null);
+    assert!(
+        editor.initialized["result"]["capabilities"]["diagnosticProvider"].is_null(),
+        "a client that does not pull is not offered pulls"
+    );
+    let invalid = file_uri(&root.join("b/报告 🚀/machine-report.json"));
+    // Found (its symbols are known), and not pushed.
+    wait_for_symbols(&mut editor, "roadmap", 2);
+    assert!(
+        !editor
+            .backlog
+            .iter()
+            .any(|m| m["method"] == "textDocument/publishDiagnostics"),
+        "nothing pushed for an unopened report by default"
+    );
+    editor.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"reportLsp": {"diagnoseUnopenedReports": true}}}),
+    );
+    let (version, diagnostics) = editor.diagnostics(&invalid);
+    assert_eq!(version, None);
+    assert!(!diagnostics.is_empty());
+    editor.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"reportLsp": {"diagnoseUnopenedReports": false}}}),
+    );
+    let (_, withdrawn) = editor.diagnostics(&invalid);
+    assert!(withdrawn.is_empty());
+    editor.shutdown();
+}
+
+/// Asks `workspace/symbol` until it answers at least `count` symbols.
+fn wait_for_symbols(editor: &mut Editor, query: &str, count: usize) -> Vec<Value> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let reply = editor.request("workspace/symbol", json!({"query": query}));
+        let symbols = reply["result"].as_array().cloned().unwrap_or_default();
+        if symbols.len() >= count {
+            return symbols;
+        }
+        assert!(Instant::now() < deadline, "{query}: {symbols:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn workspace_symbols_find_entries_in_open_and_unopened_reports_by_path_and_class() {
+    let project = Project::new();
+    let root = project.path();
+    let entry =
+        |path: &str| json!({"path": path, "category": {"class": "stale", "subtype": "orphaned"}});
+    let text = |paths: &[&str]| {
+        serde_json::to_string_pretty(&json!({
+            "schema_version": "1.0",
+            "entries": paths.iter().map(|p| entry(p)).collect::<Vec<_>>(),
+        }))
+        .unwrap()
+    };
+    project.write(
+        "disk.report.json",
+        &text(&["docs/指南 🚀.md", "docs/setup.md"]),
+    );
+    project.write("open.report.json", &text(&["docs/other.md"]));
+    let mut editor = Editor::start_in_folders_with(pulling_client(), &[root], Value::Null);
+    let open_uri = file_uri(&root.join("open.report.json"));
+    let disk_uri = file_uri(&root.join("disk.report.json"));
+    // The open report's text is the editor's, not the file's.
+    let edited = text(&["docs/edited-in-editor.md"]);
+    editor.open(&open_uri, &edited, 1);
+
+    let found = wait_for_symbols(&mut editor, "指南", 1);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["name"], "docs/指南 🚀.md");
+    assert_eq!(found[0]["location"]["uri"], disk_uri);
+    let container = found[0]["containerName"].as_str().unwrap();
+    assert!(
+        container.starts_with("disk.report.json entries[0] · stale/orphaned"),
+        "{container}"
+    );
+    // UTF-16 columns: the path's value, quotes and all.
+    let line = text(&["docs/指南 🚀.md", "docs/setup.md"])
+        .lines()
+        .position(|l| l.contains("指南"))
+        .unwrap();
+    assert_eq!(found[0]["location"]["range"]["start"]["line"], line);
+    let start = found[0]["location"]["range"]["start"]["character"]
+        .as_u64()
+        .unwrap();
+    let end = found[0]["location"]["range"]["end"]["character"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(
+        end - start,
+        "\"docs/指南 🚀.md\"".encode_utf16().count() as u64
+    );
+
+    let edited_found = wait_for_symbols(&mut editor, "edited-in-editor", 1);
+    assert_eq!(edited_found[0]["location"]["uri"], open_uri);
+    let none = editor.request("workspace/symbol", json!({"query": "docs/other"}));
+    assert_eq!(
+        none["result"],
+        json!([]),
+        "the file's text of an open report is not searched"
+    );
+
+    // By class and subtype: every entry of both.
+    let all = wait_for_symbols(&mut editor, "orphaned", 3);
+    assert_eq!(all.len(), 3, "{all:?}");
+    let nothing = editor.request("workspace/symbol", json!({"query": "zzzz"}));
+    assert_eq!(nothing["result"], json!([]));
+    editor.shutdown();
+}
