@@ -252,6 +252,11 @@ fn the_first_search_streams_partial_results_that_the_answer_does_not_repeat() {
         }
     }
     assert!(partials >= 1, "some results came before the answer");
+    assert_eq!(
+        reply["result"]["items"],
+        json!([]),
+        "after partial results the answer is empty"
+    );
     let count = uris.len();
     uris.sort();
     uris.dedup();
@@ -375,5 +380,180 @@ fn workspace_symbols_find_entries_in_open_and_unopened_reports_by_path_and_class
     assert_eq!(all.len(), 3, "{all:?}");
     let nothing = editor.request("workspace/symbol", json!({"query": "zzzz"}));
     assert_eq!(nothing["result"], json!([]));
+    editor.shutdown();
+}
+
+#[test]
+fn folders_added_and_removed_while_running_are_searched_and_forgotten() {
+    let first = Project::new();
+    let second = Project::new();
+    first.write("a.report.json", &golden("invalid.report.json"));
+    second.write("第二/b.report.json", &golden("invalid.report.json"));
+    let mut editor = Editor::start_in_folders_with(pulling_client(), &[first.path()], Value::Null);
+    let folders = &editor.initialized["result"]["capabilities"]["workspace"]["workspaceFolders"];
+    assert_eq!(folders["supported"], true);
+    assert_eq!(folders["changeNotifications"], true);
+    let a = file_uri(&first.path().join("a.report.json"));
+    let b = file_uri(&second.path().join("第二/b.report.json"));
+    let folder = |p: &Project| json!({"uri": file_uri(p.path()), "name": "f"});
+
+    let before = pull(&mut editor, &[]);
+    assert_eq!(
+        before.iter().map(|i| i.0.as_str()).collect::<Vec<_>>(),
+        [a.as_str()]
+    );
+
+    editor.notify(
+        "workspace/didChangeWorkspaceFolders",
+        json!({"event": {"added": [folder(&second)], "removed": []}}),
+    );
+    let both = pull_until(&mut editor, &ids(&before), |items| {
+        items.iter().any(|i| i.0 == b && !i.3.is_empty())
+    });
+    assert!(
+        both.iter().any(|i| i.0 == a && i.1 == "unchanged"),
+        "{both:?}"
+    );
+
+    editor.notify(
+        "workspace/didChangeWorkspaceFolders",
+        json!({"event": {"added": [], "removed": [folder(&first)]}}),
+    );
+    let all_ids: Vec<(String, String)> = ids(&both);
+    let without = pull_until(&mut editor, &all_ids, |items| {
+        items
+            .iter()
+            .any(|i| i.0 == a && i.1 == "full" && i.3.is_empty())
+    });
+    assert!(
+        without.iter().any(|i| i.0 == b && i.1 == "unchanged"),
+        "{without:?}"
+    );
+
+    // Added again, unchanged on disk: read again all the same.
+    editor.notify(
+        "workspace/didChangeWorkspaceFolders",
+        json!({"event": {"added": [folder(&first)], "removed": []}}),
+    );
+    pull_until(&mut editor, &ids(&without), |items| {
+        items.iter().any(|i| i.0 == a && !i.3.is_empty())
+    });
+    editor.shutdown();
+}
+
+#[test]
+fn each_folder_takes_its_own_settings_from_workspace_configuration() {
+    let first = Project::new();
+    let second = Project::new();
+    first.write("a.report.json", &golden("invalid.report.json"));
+    second.write("b.report.json", &golden("invalid.report.json"));
+    let capabilities = capable_client_with(json!({
+        "textDocument": {"diagnostic": {"dynamicRegistration": false}},
+        "workspace": {"diagnostics": {"refreshSupport": true}, "configuration": true},
+    }));
+    let mut editor =
+        Editor::start_in_folders_with(capabilities, &[first.path(), second.path()], Value::Null);
+    let a = file_uri(&first.path().join("a.report.json"));
+    let b = file_uri(&second.path().join("b.report.json"));
+    let all = pull(&mut editor, &[]);
+    let full = all.iter().find(|i| i.0 == a).unwrap().3.len();
+    assert!(full > 3, "{full}");
+
+    // The second folder's own value (as a `.vscode/settings.json` gives it).
+    editor
+        .configuration_by_scope
+        .insert(file_uri(second.path()), json!({"maxDiagnostics": 2}));
+    editor.notify("workspace/didChangeConfiguration", json!({"settings": {}}));
+    let capped = pull_until(&mut editor, &ids(&all), |items| {
+        items.iter().any(|i| i.0 == b && i.3.len() == 3)
+    });
+    let summary = &capped.iter().find(|i| i.0 == b).unwrap().3[2];
+    assert_eq!(summary["code"], "too-many-diagnostics", "{summary}");
+    assert!(
+        capped.iter().any(|i| i.0 == a && i.1 == "unchanged"),
+        "the first folder keeps the settings at large: {capped:?}"
+    );
+
+    // Opened, the report is analysed with its folder's settings too.
+    editor.open(&b, &golden("invalid.report.json"), 1);
+    let reply = editor.request(
+        "textDocument/diagnostic",
+        json!({"textDocument": {"uri": b}}),
+    );
+    assert_eq!(
+        reply["result"]["items"].as_array().unwrap().len(),
+        3,
+        "{reply}"
+    );
+    editor.open(&a, &golden("invalid.report.json"), 1);
+    let reply = editor.request(
+        "textDocument/diagnostic",
+        json!({"textDocument": {"uri": a}}),
+    );
+    assert_eq!(reply["result"]["items"].as_array().unwrap().len(), full);
+    editor.shutdown();
+}
+
+#[test]
+fn a_folder_deleted_takes_its_reports_and_one_created_brings_them() {
+    let project = Project::new();
+    let root = project.path();
+    project.write("old/机器.report.json", &golden("invalid.report.json"));
+    let mut editor = Editor::start_in_folders_with(pulling_client(), &[root], Value::Null);
+    let old = file_uri(&root.join("old/机器.report.json"));
+    let new = file_uri(&root.join("new/机器.report.json"));
+    let first = pull(&mut editor, &[]);
+    assert_eq!(first.len(), 1);
+    // Renamed: VS Code reports the folders, not the files in them.
+    std::fs::rename(root.join("old"), root.join("new")).unwrap();
+    editor.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [
+            {"uri": file_uri(&root.join("old")), "type": 3},
+            {"uri": file_uri(&root.join("new")), "type": 1},
+        ]}),
+    );
+    let moved = pull_until(&mut editor, &ids(&first), |items| {
+        items
+            .iter()
+            .any(|i| i.0 == old && i.1 == "full" && i.3.is_empty())
+            && items.iter().any(|i| i.0 == new && !i.3.is_empty())
+    });
+    assert_eq!(moved.len(), 2, "{moved:?}");
+    editor.shutdown();
+}
+
+#[test]
+fn no_search_when_find_reports_is_off_or_the_workspace_is_restricted() {
+    for options in [
+        json!({"findReports": false}),
+        json!({"restrictedWorkspace": true}),
+    ] {
+        let project = workspace();
+        let mut editor =
+            Editor::start_in_folders_with(pulling_client(), &[project.path()], options.clone());
+        let items = pull(&mut editor, &[]);
+        assert!(items.is_empty(), "{options}: {items:?}");
+        let path = project.path().join("a/hygiene.report.json");
+        editor.notify(
+            "workspace/didChangeWatchedFiles",
+            json!({"changes": [{"uri": file_uri(&path), "type": 2}]}),
+        );
+        let symbols = editor.request("workspace/symbol", json!({"query": ""}));
+        assert_eq!(symbols["result"], json!([]), "{options}");
+        assert!(pull(&mut editor, &[]).is_empty(), "{options}");
+        editor.shutdown();
+    }
+}
+
+#[test]
+fn a_workspace_without_folders_answers_at_once_with_nothing() {
+    let mut editor = Editor::start_with_capabilities(
+        env!("CARGO_BIN_EXE_report-lsp"),
+        pulling_client(),
+        &[],
+        Value::Null,
+    );
+    assert!(pull(&mut editor, &[]).is_empty());
     editor.shutdown();
 }

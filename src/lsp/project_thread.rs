@@ -167,7 +167,7 @@ impl Worker {
             let open = documents.get(uri).filter(|o| !o.document.out_of_sync)?;
             (open.document.rope.clone(), open.generation)
         };
-        let settings = self.session.settings().workspace();
+        let settings = self.session.settings_for(uri).workspace();
         // Turned off (a setting, a restricted workspace): nothing under the
         // project is read, not even whether its root is there; what was
         // published is withdrawn by this empty result.

@@ -156,6 +156,17 @@ impl LanguageServer for Server {
         .await
     }
 
+    async fn did_change_workspace_folders(&self, params: lsp::DidChangeWorkspaceFoldersParams) {
+        self.notification("didChangeWorkspaceFolders", || {
+            handlers::watched_files::folders_changed(&self.session, &self.analysis, params)
+        })
+        .await;
+        let refused =
+            handlers::configuration::folders_changed(&self.client, &self.session, &self.analysis)
+                .await;
+        self.warn(refused).await;
+    }
+
     async fn did_change_configuration(&self, params: lsp::DidChangeConfigurationParams) {
         let refused =
             handlers::configuration::changed(&self.client, &self.session, &self.analysis, params)

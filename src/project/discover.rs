@@ -90,6 +90,11 @@ pub fn would_find(folder: &Path, path: &Path, globs: &ReportGlobs) -> Option<Can
     if hidden {
         return None;
     }
+    // A link is followed as the walk follows it: to a file inside the folder only.
+    if path.is_symlink() {
+        let root = std::fs::canonicalize(folder).ok()?;
+        link_inside(path, &root).ok()?;
+    }
     // Each ignore file from the folder down to the file's own folder, the
     // deepest one's word last, as the walk applies them.
     let mut ignored = false;

@@ -32,6 +32,9 @@ pub struct Editor {
     /// What this editor answers to the server's `workspace/configuration`
     /// requests, for each item asked (the `reportLsp` section's value).
     pub configuration: Value,
+    /// What it answers instead for an item whose `scopeUri` is a key here
+    /// (a workspace folder's own settings).
+    pub configuration_by_scope: std::collections::HashMap<String, Value>,
     /// How many `workspace/configuration` requests it answered.
     pub pulls: usize,
     conformance: Arc<Conformance>,
@@ -306,6 +309,7 @@ impl Editor {
             backlog: Vec::new(),
             next_id: 1,
             configuration: Value::Null,
+            configuration_by_scope: std::collections::HashMap::new(),
             pulls: 0,
             conformance,
             checker: Some(checker),
@@ -531,7 +535,15 @@ impl Editor {
                 return message;
             }
             let items = message["params"]["items"].as_array().map_or(0, Vec::len);
-            let answer = vec![self.configuration.clone(); items];
+            let answer: Vec<Value> = (0..items)
+                .map(|i| {
+                    let scope = message["params"]["items"][i]["scopeUri"].as_str();
+                    scope
+                        .and_then(|scope| self.configuration_by_scope.get(scope))
+                        .unwrap_or(&self.configuration)
+                        .clone()
+                })
+                .collect();
             self.send(json!({"jsonrpc": "2.0", "id": message["id"], "result": answer}));
             self.pulls += 1;
         }

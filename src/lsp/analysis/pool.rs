@@ -160,7 +160,7 @@ impl AnalysisThread {
                 rope,
                 edits,
                 text,
-                settings: session.settings(),
+                settings: session.settings_for(uri),
             }),
         );
     }

@@ -67,6 +67,10 @@ impl FoundReports {
     }
 
     pub fn closed(&self, uri: &Uri) {
+        // Marked at once: a pull right after the close gets the file's.
+        if let Some(path) = uri.to_file_path() {
+            self.store.mark_open(&path, false);
+        }
         let _ = self.requests.send(Request::Closed(uri.clone()));
     }
 
@@ -96,8 +100,8 @@ impl Default for Store {
 pub struct State {
     pub reports: HashMap<Uri, Found>,
     pub search: Search,
-    /// Makes each result id unique within this process.
-    serial: u64,
+    /// Makes each result id unique within this process; counts the changes.
+    pub(super) serial: u64,
 }
 
 /// Where the first search of the folders stands.
@@ -145,7 +149,7 @@ impl Store {
         self.changes.subscribe()
     }
 
-    fn update<T>(&self, f: impl FnOnce(&mut State) -> T) -> T {
+    pub(super) fn update<T>(&self, f: impl FnOnce(&mut State) -> T) -> T {
         let result = f(&mut lock(&self.state));
         self.changes.send_modify(|n| *n += 1);
         result
@@ -156,8 +160,11 @@ impl Store {
     /// file's URI differently (which bytes they percent-encode).
     fn mark_open(&self, path: &Path, open: bool) {
         self.update(|state| {
+            let Some(key) = state.key_of(path) else {
+                return;
+            };
             let id = state.next_id();
-            if let Some(found) = state.reports.values_mut().find(|f| f.path == path) {
+            if let Some(found) = state.reports.get_mut(&key) {
                 found.open = open;
                 // A client that pulls gets it again once it is closed.
                 found.result_id = id;
@@ -167,7 +174,15 @@ impl Store {
 }
 
 impl State {
-    fn next_id(&mut self) -> String {
+    /// The key of the report at `path`, however its URI was spelled.
+    pub(super) fn key_of(&self, path: &Path) -> Option<Uri> {
+        self.reports
+            .iter()
+            .find(|(_, f)| f.path == path)
+            .map(|(uri, _)| uri.clone())
+    }
+
+    pub(super) fn next_id(&mut self) -> String {
         self.serial += 1;
         format!("disk.{}", self.serial)
     }

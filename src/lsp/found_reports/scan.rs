@@ -18,7 +18,7 @@ use tower_lsp_server::ls_types::Uri;
 use super::{Found, FoundSymbol, Request, Search, Store};
 use crate::lsp::convert::Positions;
 use crate::lsp::progress::{Progress, ProgressClient};
-use crate::lsp::session::{Session, Settings, lock};
+use crate::lsp::session::{Session, lock};
 use crate::project::discover::{self, Candidate};
 
 /// Files considered (named as reports, or other JSON) per search at most:
@@ -33,27 +33,53 @@ pub const UNSYNCED_BYTES: u64 = 50 * 1024 * 1024;
 /// After reading a file this large, the allocator's free pages go back.
 const TRIM_AFTER_BYTES: u64 = 16 << 20;
 
+/// Runs its closure when dropped (the thread's end, by return or panic).
+struct Finally<F: FnMut()>(F);
+
+impl<F: FnMut()> Drop for Finally<F> {
+    fn drop(&mut self) {
+        (self.0)();
+    }
+}
+
 /// A file's size and modification time: unchanged, it is not read again.
 type Stamp = (u64, Option<SystemTime>);
 
-/// What the settings decide here; a change of it searches again.
+/// What the settings decide here, at large and per folder; a change of it
+/// searches again.
 #[derive(Clone, Debug, PartialEq)]
 struct Decided {
-    find: bool,
     push: bool,
+    folders: Vec<(PathBuf, FolderDecided)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+struct FolderDecided {
+    find: bool,
     globs: report_core::selection::ReportGlobs,
     max_diagnostics: usize,
     max_document_bytes: usize,
 }
 
 impl Decided {
-    fn of(settings: &Settings, pulls: bool) -> Decided {
+    fn of(session: &Session, folders: &[PathBuf]) -> Decided {
+        let settings = session.settings();
         Decided {
-            find: settings.find_reports,
-            push: settings.diagnose_unopened_reports && !pulls,
-            globs: settings.globs.clone(),
-            max_diagnostics: settings.max_diagnostics,
-            max_document_bytes: settings.max_document_bytes,
+            push: settings.diagnose_unopened_reports && !session.pulls_diagnostics(),
+            folders: folders
+                .iter()
+                .map(|folder| {
+                    let settings = session.settings_at(folder);
+                    let decided = FolderDecided {
+                        // In a restricted (untrusted) workspace nothing is read but what is opened.
+                        find: settings.find_reports && !settings.restricted_workspace,
+                        globs: settings.globs.clone(),
+                        max_diagnostics: settings.max_diagnostics,
+                        max_document_bytes: settings.max_document_bytes,
+                    };
+                    (folder.clone(), decided)
+                })
+                .collect(),
         }
     }
 }
@@ -91,7 +117,11 @@ impl Worker {
     }
 
     pub(super) fn run(mut self, requests: mpsc::Receiver<Request>) {
+        let store = self.store.clone();
+        // However it ends, no pull waits for a search that will not finish.
+        let _done = Finally(move || store.update(|state| state.search = Search::Done));
         while let Ok(first) = requests.recv() {
+            let before = self.store.read(|state| state.serial);
             let mut search = None;
             let mut settings = false;
             let mut changed: Vec<PathBuf> = Vec::new();
@@ -106,18 +136,17 @@ impl Worker {
                         self.pushed.remove(&uri);
                     }
                     Request::Closed(uri) => {
-                        // Its file's diagnostics are the client's again, by a new id.
-                        if let Some(path) = uri.to_file_path() {
-                            self.store.mark_open(&path, false);
-                            changed.push(path.into_owned());
-                        }
+                        // Marked closed by the handle already: its file is read
+                        // again in case the editor saved what it held.
+                        changed.extend(uri.to_file_path().map(|p| p.into_owned()));
                     }
                     Request::Settings => settings = true,
                 }
             }
-            let decided = Decided::of(&self.session.settings(), self.session.pulls_diagnostics());
+            let folders = search.clone().unwrap_or_else(|| self.folders.clone());
+            let decided = Decided::of(&self.session, &folders);
             if settings && self.decided.is_some() && self.decided.as_ref() != Some(&decided) {
-                search.get_or_insert_with(|| self.folders.clone());
+                search.get_or_insert(folders);
                 self.stamps.clear();
             }
             if let Some(folders) = search {
@@ -128,6 +157,10 @@ impl Worker {
                 self.changed(changed);
             }
             self.push();
+            // Clients that pull on a refresh only (not on a timer) ask again.
+            if self.store.read(|state| state.serial) != before {
+                self.session.refresh_diagnostics();
+            }
         }
     }
 
@@ -142,8 +175,8 @@ impl Worker {
         });
         let decided = self.decided.clone().expect("decided before a search");
         let mut candidates: Vec<Candidate> = Vec::new();
-        if decided.find {
-            for folder in &self.folders {
+        for (folder, decided) in &decided.folders {
+            if decided.find {
                 let left = MAX_CANDIDATES.saturating_sub(candidates.len());
                 let search = discover::search(folder, &decided.globs, left);
                 if search.truncated {
@@ -176,7 +209,7 @@ impl Worker {
                 progress.report(done, total);
             }
             seen.insert(candidate.path.clone());
-            self.examine(&candidate);
+            self.examine_guarded(&candidate);
         }
         if let Some(mut progress) = progress {
             progress.report(total, total);
@@ -210,38 +243,68 @@ impl Worker {
     fn changed(&mut self, mut paths: Vec<PathBuf>) {
         paths.sort();
         paths.dedup();
-        let globs = self
-            .decided
-            .as_ref()
-            .map(|d| d.globs.clone())
-            .unwrap_or_default();
-        let find = self.decided.as_ref().is_some_and(|d| d.find);
         for path in paths {
+            let settings = self.session.settings_at(&path);
+            let find = settings.find_reports && !settings.restricted_workspace;
+            let folder = self.folders.iter().find(|f| path.starts_with(f)).cloned();
+            // A folder deleted or renamed away: every report under it is gone.
+            let under: Vec<PathBuf> = self.store.read(|state| {
+                state
+                    .reports
+                    .values()
+                    .filter(|f| !f.gone && f.path.starts_with(&path) && f.path != path)
+                    .map(|f| f.path.clone())
+                    .collect()
+            });
+            if !path.exists() || !find {
+                for gone in under {
+                    self.forget(&gone);
+                }
+            }
+            if path.is_dir() {
+                // A folder created or renamed here: searched as the folders are.
+                if let (true, Some(_)) = (find, &folder) {
+                    let found = discover::search(&path, &settings.globs, MAX_CANDIDATES);
+                    for candidate in found.found {
+                        self.examine_guarded(&candidate);
+                    }
+                }
+                continue;
+            }
             let known = self.stamps.contains_key(&path)
                 || self
                     .store
-                    .read(|state| state.reports.values().any(|f| f.path == path));
+                    .read(|state| state.reports.values().any(|f| f.path == path && !f.gone));
+            if known && (!find || !path.is_file()) {
+                self.forget(&path);
+                continue;
+            }
             if known {
-                match path.is_file() {
-                    true => self.examine(&Candidate {
-                        only_if_report: !globs.matches(&slashed(&path)),
-                        path,
-                    }),
-                    false => self.forget(&path),
-                }
+                self.examine_guarded(&Candidate {
+                    only_if_report: !settings.globs.matches(&slashed(&path)),
+                    path,
+                });
                 continue;
             }
             if !find {
                 continue;
             }
-            let candidate = self
-                .folders
-                .iter()
-                .find(|folder| path.starts_with(folder))
-                .and_then(|folder| discover::would_find(folder, &path, &globs));
+            let candidate = folder
+                .as_deref()
+                .and_then(|folder| discover::would_find(folder, &path, &settings.globs));
             if let Some(candidate) = candidate.filter(|c| c.path.is_file()) {
-                self.examine(&candidate);
+                self.examine_guarded(&candidate);
             }
+        }
+    }
+
+    /// [`Worker::examine`], a panic caught: that file is skipped (and
+    /// logged), the others are read.
+    fn examine_guarded(&mut self, candidate: &Candidate) {
+        let read =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.examine(candidate)));
+        if read.is_err() {
+            tracing::error!(path = %candidate.path.display(), "reading a report from disk panicked; it is skipped");
         }
     }
 
@@ -265,7 +328,7 @@ impl Worker {
             return;
         }
         let started = Instant::now();
-        let settings = self.session.settings();
+        let settings = self.session.settings_at(path);
         let client = self.session.capabilities();
         let name_matches = !candidate.only_if_report;
         let options = HostOptions {
@@ -276,8 +339,9 @@ impl Worker {
         let (diagnostics, symbols) = if meta.len() > settings.max_document_bytes as u64 {
             if !name_matches {
                 // Too large to be read to learn whether it is a report.
+                self.forget(path);
                 self.stamps.insert(path.clone(), stamp);
-                return self.forget(path);
+                return;
             }
             let message = report_core::analysis::too_large_message(
                 meta.len() as usize,
@@ -300,8 +364,9 @@ impl Worker {
             };
             let host = DocumentHost::new(text, None, options);
             if !host.is_report() {
+                self.forget(path);
                 self.stamps.insert(path.clone(), stamp);
-                return self.forget(path);
+                return;
             }
             let rope = Rope::from_str(host.text());
             let positions = Positions::new(&rope, client.encoding);
@@ -330,7 +395,16 @@ impl Worker {
         self.stamps.insert(path.clone(), stamp);
         let count = diagnostics.len();
         self.store.update(|state| {
-            let result_id = state.next_id();
+            // Read again with nothing new to say (a setting that changed
+            // nothing here, a touched file): the client's copy still holds.
+            let same = state
+                .reports
+                .get(&uri)
+                .filter(|f| !f.gone && !f.open && *f.diagnostics == diagnostics);
+            let result_id = match same {
+                Some(found) => found.result_id.clone(),
+                None => state.next_id(),
+            };
             state.reports.insert(
                 uri.clone(),
                 Found {
@@ -338,7 +412,8 @@ impl Worker {
                     result_id,
                     diagnostics: Arc::new(diagnostics),
                     symbols: Arc::new(symbols),
-                    open: false,
+                    // Opened while it was read: the editor's now.
+                    open: is_open(&self.session, path),
                     gone: false,
                 },
             );
@@ -358,17 +433,17 @@ impl Worker {
     /// The file at `path` is no report (any more): a client that was shown
     /// its diagnostics is told they are gone.
     fn forget(&mut self, path: &Path) {
-        if !path.exists() {
-            self.stamps.remove(path);
-        }
+        // Read again when it comes back (a folder added again, a file restored).
+        self.stamps.remove(path);
         let Some(uri) = Uri::from_file_path(path) else {
             return;
         };
         self.store.update(|state| {
+            if state.reports.get(&uri).is_none_or(|f| f.gone) {
+                return;
+            }
             let id = state.next_id();
-            if let Some(found) = state.reports.get_mut(&uri)
-                && !found.gone
-            {
+            if let Some(found) = state.reports.get_mut(&uri) {
                 found.gone = true;
                 found.result_id = id;
                 found.diagnostics = Arc::new(Vec::new());
@@ -382,48 +457,47 @@ impl Worker {
     /// was pushed is withdrawn.
     fn push(&mut self) {
         let push = self.decided.as_ref().is_some_and(|d| d.push);
-        let due: Vec<(
+        type Due = (
             Uri,
-            String,
-            Arc<Vec<tower_lsp_server::ls_types::Diagnostic>>,
-        )> = self.store.read(|state| {
+            Option<(String, Arc<Vec<tower_lsp_server::ls_types::Diagnostic>>)>,
+        );
+        let due: Vec<Due> = self.store.read(|state| {
             state
                 .reports
                 .iter()
                 .filter(|(_, f)| !f.open)
-                .filter(|(uri, f)| push || self.pushed.contains_key(*uri) && !f.gone)
-                .filter(|(uri, f)| self.pushed.get(*uri) != Some(&f.result_id))
-                .map(|(uri, f)| {
-                    let shown = match push {
-                        true => f.diagnostics.clone(),
-                        false => Arc::new(Vec::new()),
-                    };
-                    (uri.clone(), f.result_id.clone(), shown)
+                .filter_map(|(uri, f)| {
+                    let wanted = (push && !f.gone && !f.diagnostics.is_empty())
+                        .then(|| (f.result_id.clone(), f.diagnostics.clone()));
+                    match (&wanted, self.pushed.get(uri)) {
+                        // The client holds these already.
+                        (Some((id, _)), Some(pushed)) if id == pushed => None,
+                        (None, None) => None,
+                        _ => Some((uri.clone(), wanted)),
+                    }
                 })
                 .collect()
         });
-        for (uri, id, diagnostics) in due {
+        for (uri, wanted) in due {
             // Opened meanwhile: the analysis threads publish for it.
             if uri
                 .to_file_path()
                 .is_some_and(|p| is_open(&self.session, &p))
             {
+                self.pushed.remove(&uri);
                 continue;
             }
-            if !push && !self.pushed.contains_key(&uri) {
-                continue;
-            }
-            // Nothing was pushed and there is nothing to push.
-            if diagnostics.is_empty() && !self.pushed.contains_key(&uri) {
-                continue;
-            }
-            match push && !diagnostics.is_empty() {
-                true => self.pushed.insert(uri.clone(), id),
-                false => self.pushed.remove(&uri),
+            let diagnostics = match wanted {
+                Some((id, diagnostics)) => {
+                    self.pushed.insert(uri.clone(), id);
+                    (*diagnostics).clone()
+                }
+                None => {
+                    self.pushed.remove(&uri);
+                    Vec::new()
+                }
             };
-            self.session
-                .publisher
-                .publish(uri, None, (*diagnostics).clone());
+            self.session.publisher.publish(uri, None, diagnostics);
         }
     }
 }
@@ -435,8 +509,8 @@ fn from_disk_note(bytes: u64) -> Option<Diagnostic> {
             Code::CheckedFromDisk,
             TextRange::empty(0),
             format!(
-                "checked from the file on disk: it is {} MB, and VS Code hands no file over 50 MB to a language server, so these problems follow the file's saves, not your keystrokes",
-                bytes / 1_000_000
+                "checked from the file on disk: it is {} MiB, and editors such as VS Code hand no file over 50 MiB to a language server, so these problems follow the file's saves, not your keystrokes",
+                bytes >> 20
             ),
         )
     })
@@ -463,6 +537,6 @@ mod tests {
         let note = from_disk_note(UNSYNCED_BYTES + 1).unwrap();
         assert_eq!(note.code, Code::CheckedFromDisk);
         assert_eq!(note.range, TextRange::empty(0));
-        assert!(note.message.contains("52 MB"), "{}", note.message);
+        assert!(note.message.contains("it is 50 MiB"), "{}", note.message);
     }
 }

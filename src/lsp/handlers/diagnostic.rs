@@ -7,6 +7,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
+use std::path::PathBuf;
 
 use report_core::diagnostic::Diagnostic;
 use tower_lsp_server::jsonrpc::Result;
@@ -98,10 +99,12 @@ pub async fn workspace_diagnostic(
     analysis: &AnalysisThread,
     params: lsp::WorkspaceDiagnosticParams,
 ) -> Result<lsp::WorkspaceDiagnosticReportResult> {
-    let previous: HashMap<lsp::Uri, String> = params
+    // By path: the client may spell a URI otherwise than the server did
+    // (which bytes are percent-encoded, a drive letter's case).
+    let previous: HashMap<PathBuf, String> = params
         .previous_result_ids
         .into_iter()
-        .map(|p| (p.uri, p.value))
+        .filter_map(|p| Some((p.uri.to_file_path()?.into_owned(), p.value)))
         .collect();
     let token = params.partial_result_params.partial_result_token;
     let store = &analysis.found.store;
@@ -121,14 +124,16 @@ pub async fn workspace_diagnostic(
             reports.sort_by(|a, b| a.1.path.cmp(&b.1.path));
             for (uri, found) in reports {
                 // Gone before the client saw it: nothing to tell.
-                if found.gone && !previous.contains_key(uri) {
+                if found.gone && !previous.contains_key(&found.path) {
                     continue;
                 }
-                items.push(workspace_item(uri, found, previous.get(uri)));
+                items.push(workspace_item(uri, found, previous.get(&found.path)));
             }
             (items, searching)
         });
-        if !searching {
+        // After partial results the answer itself is empty (LSP 3.17): the
+        // rest goes as one more partial result.
+        if !searching && (partials == 0 || items.is_empty()) {
             break items;
         }
         if let Some(token) = &token
@@ -140,6 +145,9 @@ pub async fn workspace_diagnostic(
                 "$/progress",
                 serde_json::json!({"token": token, "value": {"items": items}}),
             );
+        }
+        if !searching {
+            continue;
         }
         if changes.changed().await.is_err() {
             break Vec::new();

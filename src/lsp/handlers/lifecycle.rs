@@ -96,6 +96,14 @@ pub fn initialize(
                     .collect(),
                 work_done_progress_options: Default::default(),
             }),
+            // Folders added and removed while the editor runs.
+            workspace: Some(lsp::WorkspaceServerCapabilities {
+                workspace_folders: Some(lsp::WorkspaceFoldersServerCapabilities {
+                    supported: Some(true),
+                    change_notifications: Some(lsp::OneOf::Left(true)),
+                }),
+                file_operations: None,
+            }),
             ..Default::default()
         },
         server_info: Some(lsp::ServerInfo {

@@ -63,7 +63,9 @@ pub async fn document_link(
 ) -> Result<Option<Vec<lsp::DocumentLink>>> {
     let client = session.capabilities();
     let encoding = client.encoding;
-    let max = session.settings().max_document_links;
+    let max = session
+        .settings_for(&params.text_document.uri)
+        .max_document_links;
     let found = analysis
         .query(&params.text_document.uri, "documentLink", move |state| {
             let Some(root) = root(state) else {

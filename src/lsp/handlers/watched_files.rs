@@ -83,6 +83,34 @@ pub fn changed(
     None
 }
 
+/// `workspace/didChangeWorkspaceFolders`: the folders now, searched again
+/// (a report under a removed folder is gone; those under an added one are
+/// read), and every open report checked again, since whether its project
+/// root lies inside a folder may have changed.
+pub fn folders_changed(
+    session: &Session,
+    analysis: &AnalysisThread,
+    params: lsp::DidChangeWorkspaceFoldersParams,
+) -> Option<String> {
+    let path = |f: &lsp::WorkspaceFolder| f.uri.to_file_path().map(|p| p.into_owned());
+    let removed: Vec<PathBuf> = params.event.removed.iter().filter_map(path).collect();
+    let added: Vec<PathBuf> = params.event.added.iter().filter_map(path).collect();
+    {
+        let mut folders = lock(&analysis.workspace.folders);
+        folders.retain(|f| !removed.contains(f));
+        for folder in added {
+            if !folders.contains(&folder) {
+                folders.push(folder);
+            }
+        }
+    }
+    search(analysis);
+    for uri in lock(&session.documents).keys() {
+        analysis.workspace.check(uri);
+    }
+    None
+}
+
 /// After `initialized`: the folders searched for reports that are not open.
 pub fn search(analysis: &AnalysisThread) {
     let folders = lock(&analysis.workspace.folders).clone();

@@ -7,6 +7,7 @@ use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types as lsp;
 
 use crate::lsp::analysis::AnalysisThread;
+use crate::lsp::found_reports::FoundSymbol;
 use crate::lsp::session::{Session, lock};
 
 /// Symbols answered at most: a query narrows the rest (rust-analyzer's
@@ -19,6 +20,23 @@ struct Picked {
     name: String,
     detail: String,
     location: lsp::Location,
+}
+
+/// The best [`MAX_WORKSPACE_SYMBOLS`], best first (then by file and line).
+fn keep_best(picked: &mut Vec<Picked>) {
+    picked.sort_by(|a, b| {
+        (
+            a.score,
+            a.location.uri.as_str(),
+            a.location.range.start.line,
+        )
+            .cmp(&(
+                b.score,
+                b.location.uri.as_str(),
+                b.location.range.start.line,
+            ))
+    });
+    picked.truncate(MAX_WORKSPACE_SYMBOLS);
 }
 
 pub async fn symbol(
@@ -72,13 +90,22 @@ pub async fn symbol(
         .iter()
         .filter_map(|uri| uri.to_file_path().map(|p| p.into_owned()))
         .collect();
-    analysis.found.store.read(|state| {
-        for (uri, found) in &state.reports {
-            // By path: the client may spell the open one's URI differently.
-            if found.open || found.gone || open_paths.contains(&found.path) {
-                continue;
-            }
-            picked.extend(found.symbols.iter().filter_map(|s| {
+    // The store's symbols taken under its lock (a clone of an `Arc` a
+    // report), matched on a blocking thread: never on the message loop.
+    let reports: Vec<(lsp::Uri, std::sync::Arc<Vec<FoundSymbol>>)> =
+        analysis.found.store.read(|state| {
+            state
+                .reports
+                .iter()
+                // By path: the client may spell the open one's URI differently.
+                .filter(|(_, f)| !f.open && !f.gone && !open_paths.contains(&f.path))
+                .map(|(uri, f)| (uri.clone(), f.symbols.clone()))
+                .collect()
+        });
+    let from_disk = tokio::task::spawn_blocking(move || {
+        let mut picked = Vec::new();
+        for (uri, symbols) in reports {
+            picked.extend(symbols.iter().filter_map(|s| {
                 Some(Picked {
                     score: symbol_match(&query, &s.name, &s.detail)?,
                     name: s.name.clone(),
@@ -86,21 +113,17 @@ pub async fn symbol(
                     location: lsp::Location::new(uri.clone(), s.range),
                 })
             }));
+            // Only the best are answered: the rest need not be kept.
+            if picked.len() > 4 * MAX_WORKSPACE_SYMBOLS {
+                keep_best(&mut picked);
+            }
         }
-    });
-    picked.sort_by(|a, b| {
-        (
-            a.score,
-            a.location.uri.as_str(),
-            a.location.range.start.line,
-        )
-            .cmp(&(
-                b.score,
-                b.location.uri.as_str(),
-                b.location.range.start.line,
-            ))
-    });
-    picked.truncate(MAX_WORKSPACE_SYMBOLS);
+        picked
+    })
+    .await
+    .unwrap_or_default();
+    picked.extend(from_disk);
+    keep_best(&mut picked);
     let kind = match client.lists_workspace_symbol_kinds {
         true => lsp::SymbolKind::OBJECT,
         false => lsp::SymbolKind::MODULE,

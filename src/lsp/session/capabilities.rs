@@ -59,7 +59,8 @@ pub struct ResolvedClientCapabilities {
     /// Whether the client lists the symbol kinds it reads
     /// (`symbolKind.valueSet`), as for completion kinds.
     pub lists_symbol_kinds: bool,
-    /// The same, for `workspace/symbol` (`workspace.symbol.symbolKind.valueSet`).
+    /// Whether `workspace/symbol` may answer `Object` (19): the client lists
+    /// it in `workspace.symbol.symbolKind.valueSet`.
     pub lists_workspace_symbol_kinds: bool,
     /// Whether the outline may be a tree (`DocumentSymbol[]`); without it a
     /// flat `SymbolInformation[]`.
@@ -190,7 +191,8 @@ impl ResolvedClientCapabilities {
                 .as_ref()
                 .and_then(|w| w.symbol.as_ref())
                 .and_then(|s| s.symbol_kind.as_ref())
-                .is_some_and(|k| k.value_set.is_some()),
+                .and_then(|k| k.value_set.as_ref())
+                .is_some_and(|kinds| kinds.contains(&lsp::SymbolKind::OBJECT)),
             hierarchical_symbols: symbols
                 .and_then(|s| s.hierarchical_document_symbol_support)
                 .unwrap_or(false),

@@ -7,6 +7,7 @@ mod capabilities;
 mod settings;
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use tower_lsp_server::ls_types::{self as lsp, Uri};
@@ -21,6 +22,11 @@ pub struct Session {
     /// Replaced whole by each change, so that a job keeps the settings as
     /// they were when it was queued (see [`Session::settings`]).
     settings: Mutex<Arc<Settings>>,
+    /// Each workspace folder's settings (the client's answer for that
+    /// folder, `scopeUri`, merged over the settings above), when the client
+    /// answers `workspace/configuration`; a document takes its innermost
+    /// folder's ([`Session::settings_for`]).
+    folder_settings: Mutex<Vec<(PathBuf, Arc<Settings>)>>,
     negotiated: Mutex<Negotiated>,
     pub publisher: Publisher,
     /// Asks the client to pull again (diagnostics, inlay hints).
@@ -40,6 +46,7 @@ impl Session {
         Session {
             documents: Mutex::new(HashMap::new()),
             settings: Mutex::new(Arc::new(Settings::default())),
+            folder_settings: Mutex::new(Vec::new()),
             negotiated: Mutex::new(Negotiated::default()),
             publisher,
             refresher,
@@ -49,6 +56,58 @@ impl Session {
     /// The settings now: a snapshot, which later changes leave as it is.
     pub fn settings(&self) -> Arc<Settings> {
         lock(&self.settings).clone()
+    }
+
+    /// The settings of the document at `uri`: its innermost workspace
+    /// folder's, else the settings at large.
+    pub fn settings_for(&self, uri: &Uri) -> Arc<Settings> {
+        match uri.to_file_path() {
+            Some(path) => self.settings_at(&path),
+            None => self.settings(),
+        }
+    }
+
+    /// The settings of the file at `path` (see [`Session::settings_for`]).
+    pub fn settings_at(&self, path: &Path) -> Arc<Settings> {
+        let folders = lock(&self.folder_settings);
+        folders
+            .iter()
+            .filter(|(folder, _)| path.starts_with(folder))
+            .max_by_key(|(folder, _)| folder.components().count())
+            .map(|(_, settings)| settings.clone())
+            .unwrap_or_else(|| self.settings())
+    }
+
+    /// Replaces every folder's settings: each value merged over the
+    /// settings at large (a null value: those alone). Returns what was refused.
+    pub fn apply_folder_settings(
+        &self,
+        values: Vec<(PathBuf, Option<serde_json::Value>)>,
+    ) -> Vec<String> {
+        let global = self.settings();
+        let mut refused = Vec::new();
+        let folders = values
+            .into_iter()
+            .map(|(folder, value)| {
+                let mut settings = (*global).clone();
+                refused.extend(settings.apply(value.as_ref()));
+                (folder, Arc::new(settings))
+            })
+            .collect();
+        *lock(&self.folder_settings) = folders;
+        refused
+    }
+
+    /// What the workspace checks take of the settings, at large and per
+    /// folder: a change of it checks every open report against its project again.
+    pub fn workspace_settings(&self) -> Vec<settings::WorkspaceSettings> {
+        let mut all = vec![self.settings().workspace()];
+        all.extend(
+            lock(&self.folder_settings)
+                .iter()
+                .map(|(_, s)| s.workspace()),
+        );
+        all
     }
 
     /// Merges `value` into the settings (see [`Settings::apply`]); returns
