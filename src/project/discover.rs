@@ -3,6 +3,13 @@
 //! (`.gitignore`, `.ignore`) and hidden files are honoured; links are
 //! followed to files inside the folder only, never to folders, so no loop
 //! is walked; each link skipped is said, with the reason.
+//!
+//! Nothing here runs a program. The walk (the `ignore` crate) reads ignore
+//! files as text: `.gitignore`, `.ignore`, `.git/info/exclude`, and the
+//! user's global excludes file, whose path it parses out of the user's git
+//! configuration itself; it never calls `git`, and nothing a repository's
+//! configuration, its attributes or a report names is started. Found files
+//! are only read (`found_reports`) and analysed by the core.
 
 use std::path::{Path, PathBuf};
 
