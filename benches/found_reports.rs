@@ -2,8 +2,10 @@
 //! and its answer to `workspace/diagnostic`, driven over stdio as VS Code
 //! drives it (the pull sent right after `initialized`, waiting for the
 //! search), then a second pull with the result ids of the first (nothing
-//! changed: every report `unchanged`), and `workspace/symbol`. Two loads:
-//! 200 reports of 250 entries, and one report of 50 000 entries. The floor
+//! changed: every report `unchanged`), and `workspace/symbol`. Three loads:
+//! 200 reports of 250 entries, one report of 50 000 entries, and the 200
+//! again with a project file (`report-lsp.toml`, severities) in each
+//! report's folder, the most files to look up and lay under. The floor
 //! is `report-lsp check DIR` of the same folder in the same run (the same
 //! reading and analysis, on every core, plus its printing).
 //!
@@ -25,7 +27,9 @@ const RUNS: usize = 3;
 fn main() {
     let binary = std::env::var("REPORT_LSP_BENCH_BIN")
         .unwrap_or_else(|_| env!("CARGO_BIN_EXE_report-lsp").to_string());
-    for (reports, entries) in [(200, 250), (1, 50_000)] {
+    for (reports, entries, project_files) in
+        [(200, 250, false), (1, 50_000, false), (200, 250, true)]
+    {
         let dir = tempfile::tempdir().unwrap();
         let mut bytes = 0;
         for i in 0..reports {
@@ -38,10 +42,18 @@ fn main() {
             let folder = dir.path().join(format!("project-{i:03}"));
             std::fs::create_dir_all(&folder).unwrap();
             std::fs::write(folder.join("hygiene.report.json"), text).unwrap();
+            if project_files {
+                std::fs::write(
+                    folder.join("report-lsp.toml"),
+                    "token-tolerance = 0.2\n\n[severity]\ninvariant-13 = \"warning\"\nunknown-field = \"hint\"\n",
+                )
+                .unwrap();
+            }
         }
         println!(
-            "found_reports reports={reports} entries={entries} bytes={:.1} MB",
-            bytes as f64 / 1e6
+            "found_reports reports={reports} entries={entries} bytes={:.1} MB project_files={}",
+            bytes as f64 / 1e6,
+            if project_files { reports } else { 0 }
         );
         let mut firsts = Vec::new();
         let mut agains = Vec::new();

@@ -5,3 +5,4 @@ pub mod cli;
 pub mod log;
 pub mod lsp;
 pub mod project;
+pub mod project_file;

@@ -63,12 +63,18 @@ enum Command {
         /// The project the reports describe, for the workspace checks (default: scan.project_root, absolute or relative to the report's folder).
         #[arg(long, value_name = "DIR")]
         root: Option<PathBuf>,
-        /// Show at most this many problems per file, errors first; the others are counted (in the summary and the exit code too).
-        #[arg(long, value_name = "N", default_value_t = cli::DEFAULT_MAX_DIAGNOSTICS)]
-        max_diagnostics: usize,
-        /// How far `raw_tokens` may be from the offline recount of its span, as a fraction of the recount (workspace checks).
-        #[arg(long, value_name = "FRACTION", default_value_t = report_lsp::project::tokens::DEFAULT_TOLERANCE, value_parser = parse_tolerance)]
-        token_tolerance: f64,
+        /// Show at most this many problems per file, errors first; the others are counted (in the summary and the exit code too) [default: the project file's max-diagnostics, else 100000].
+        #[arg(long, value_name = "N")]
+        max_diagnostics: Option<usize>,
+        /// How far `raw_tokens` may be from the offline recount of its span, as a fraction of the recount (workspace checks) [default: the project file's token-tolerance, else 0.1].
+        #[arg(long, value_name = "FRACTION", value_parser = parse_tolerance)]
+        token_tolerance: Option<f64>,
+        /// Read this project file for every path, instead of each path's nearest report-lsp.toml or pyproject.toml with [tool.report-lsp].
+        #[arg(long, value_name = "FILE", conflicts_with = "isolated")]
+        config: Option<PathBuf>,
+        /// Read no project file: the flags and the defaults only.
+        #[arg(long)]
+        isolated: bool,
     },
     /// Compare two generations of a report by meaning: entries matched by path and kind.
     ///
@@ -196,6 +202,8 @@ fn main() -> ExitCode {
             root,
             max_diagnostics,
             token_tolerance,
+            config,
+            isolated,
         }) => {
             let options = CheckOptions {
                 paths,
@@ -223,6 +231,11 @@ fn main() -> ExitCode {
                 root,
                 max_diagnostics,
                 token_tolerance,
+                project_file: match (config, isolated) {
+                    (Some(file), _) => cli::ProjectFileChoice::Given(file),
+                    (None, true) => cli::ProjectFileChoice::Isolated,
+                    (None, false) => cli::ProjectFileChoice::Nearest,
+                },
             };
             ExitCode::from(cli::run_check(
                 &options,

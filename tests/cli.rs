@@ -1093,13 +1093,19 @@ fn a_file_growing_while_read_is_a_clean_error() {
         let (path, stop) = (path.clone(), stop.clone());
         std::thread::spawn(move || {
             let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+            let start = file.metadata().unwrap().len();
             let chunk = "0,".repeat(1 << 10);
-            // At most 64 MB, in small steps, so the disk is spared.
-            for _ in 0..(1 << 15) {
-                if stop.load(std::sync::atomic::Ordering::Relaxed) {
-                    break;
+            // Grows to 1 MB in small steps, is cut back and grows again, for
+            // as long as the checks run: a check that starts late on a loaded
+            // machine still finds it changing, and the disk is spared.
+            let mut written = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                if written >= 1 << 20 {
+                    file.set_len(start).unwrap();
+                    written = 0;
                 }
                 file.write_all(chunk.as_bytes()).unwrap();
+                written += chunk.len();
                 std::thread::sleep(std::time::Duration::from_micros(50));
             }
         })

@@ -193,12 +193,25 @@ fn neovim_0_11_shipped_lsp_config_shows_diagnostics_hovers_and_applies_fixes() {
 
 /// `maxDiagnostics = 3` shows three diagnostics and the summary.
 fn settings_reach_the_server(nvim: &Path) {
+    limited_to(nvim, r#"{"maxDiagnostics": 3}"#, None, 3);
+}
+
+/// Runs the plugin with `settings` (and `project_file` beside the report),
+/// and sees `shown` diagnostics and the summary of the others.
+fn limited_to(nvim: &Path, settings: &str, project_file: Option<&str>, shown: usize) {
     let workspace = Workspace::new();
-    let settings = [("REPORT_LSP_SETTINGS", r#"{"maxDiagnostics": 3}"#)];
-    let observed = run(nvim, &workspace, "settings", &settings);
-    let shown = observed["before"].as_array().unwrap();
-    assert_eq!(shown.len(), 4, "{shown:?}");
-    assert!(shown.iter().any(|d| d["code"] == "too-many-diagnostics"));
+    if let Some(text) = project_file {
+        std::fs::write(workspace.dir.path().join("report-lsp.toml"), text).unwrap();
+    }
+    let observed = run(
+        nvim,
+        &workspace,
+        "settings",
+        &[("REPORT_LSP_SETTINGS", settings)],
+    );
+    let seen = observed["before"].as_array().unwrap();
+    assert_eq!(seen.len(), shown + 1, "{seen:?}");
+    assert!(seen.iter().any(|d| d["code"] == "too-many-diagnostics"));
 }
 
 #[test]
@@ -211,6 +224,24 @@ fn debian_neovim_settings_reach_the_server() {
 fn neovim_0_11_settings_reach_the_server() {
     let Some(nvim) = neovim_0_11() else { return };
     settings_reach_the_server(&nvim);
+}
+
+/// A `report-lsp.toml` beside the report, and no settings in the editor:
+/// the plugin sends none of its defaults, so the file's limit holds.
+fn the_project_file_governs(nvim: &Path) {
+    limited_to(nvim, "{}", Some("max-diagnostics = 2\n"), 2);
+}
+
+#[test]
+fn debian_neovim_reads_the_project_file() {
+    let Some(nvim) = debian_neovim() else { return };
+    the_project_file_governs(&nvim);
+}
+
+#[test]
+fn neovim_0_11_reads_the_project_file() {
+    let Some(nvim) = neovim_0_11() else { return };
+    the_project_file_governs(&nvim);
 }
 
 /// With `pullDiagnostics` set, Neovim 0.11 (which advertises pulls but no

@@ -8,6 +8,7 @@ use report_core::diagnostic::{Diagnostic, Keep};
 use report_core::selection::looks_like_report;
 use report_core::{Analysis, EntryChecks};
 
+use super::project::{FileSettings, Projects};
 use super::targets::{Source, display_path, find_targets};
 use super::*;
 use crate::project::root::Resolution;
@@ -21,7 +22,13 @@ pub fn run_check(
 ) -> u8 {
     let mut failures = Vec::new();
     let mut notes = Vec::new();
-    let (targets, searched_folders) = find_targets(&options.paths, &mut failures, &mut notes);
+    let projects = Projects::new(&options.project_file, &mut failures);
+    let (targets, searched_folders) = find_targets(
+        &options.paths,
+        &|folder| projects.globs_for(folder),
+        &mut failures,
+        &mut notes,
+    );
     for note in &notes {
         let _ = writeln!(err, "note: {note}");
     }
@@ -50,7 +57,22 @@ pub fn run_check(
     } else {
         None
     };
-    let keep = Keep::at_most(options.max_diagnostics);
+    // Each report's settings: the flags over its project file over the defaults.
+    let settings: Vec<FileSettings> = targets
+        .iter()
+        .map(|target| {
+            let path = match target.source {
+                Source::Stdin => options
+                    .stdin_filename
+                    .as_deref()
+                    .map(Path::new)
+                    .filter(|p| p.parent().is_some_and(|d| d.is_dir())),
+                Source::File { .. } => Some(target.path.as_path()),
+            };
+            projects.settings_for(path, options)
+        })
+        .collect();
+    projects.problems(&mut failures);
     // One file: its entries' checks take both halves of the pool's cores.
     // Several: the pool runs one file a thread already.
     let checks = match targets.len() {
@@ -62,7 +84,9 @@ pub fn run_check(
         use rayon::prelude::*;
         targets
             .par_iter()
-            .map(|target| match target.source {
+            .zip(&settings)
+            .map(|(target, settings)| (target, settings.keep))
+            .map(|(target, keep)| match target.source {
                 Source::Stdin => Ok(stdin_bytes.clone().map(|bytes| Checked {
                     path: stdin_name.clone(),
                     file: None,
@@ -75,8 +99,9 @@ pub fn run_check(
             .collect()
     });
     let mut files = Vec::with_capacity(outcomes.len());
+    let mut file_settings = Vec::with_capacity(outcomes.len());
     let mut diffs = Vec::new();
-    for outcome in outcomes {
+    for (outcome, settings) in outcomes.into_iter().zip(settings) {
         match outcome {
             Ok(Some(checked)) => {
                 let result = match options.fix {
@@ -84,17 +109,31 @@ pub fn run_check(
                         path: checked.path,
                         analysis: checked.analysis,
                         fixed: 0,
+                        limit: settings.limit.clone(),
                     },
-                    mode => fix::fix_file(checked, mode, keep, &mut diffs, &mut failures),
+                    mode => fix::fix_file(
+                        checked,
+                        mode,
+                        settings.keep,
+                        &settings.limit,
+                        &mut diffs,
+                        &mut failures,
+                    ),
                 };
                 files.push(result);
+                file_settings.push(settings);
             }
             Ok(None) => {}
             Err(failure) => failures.push(failure),
         }
     }
     let started = std::time::Instant::now();
-    add_workspace_diagnostics(&mut files, options, &stdin_name);
+    add_workspace_diagnostics(&mut files, &file_settings, options, &stdin_name);
+    for (file, settings) in files.iter_mut().zip(&file_settings) {
+        settings
+            .severities
+            .apply_all(&mut file.analysis.diagnostics);
+    }
     tracing::debug!(
         files = files.len(),
         ms = crate::log::millis(started.elapsed()),
@@ -141,13 +180,19 @@ pub fn run_check(
 
 /// Checks each report against the project it describes (invariant 13),
 /// with one hash cache for all of them; the diagnostics join the file's own.
-fn add_workspace_diagnostics(files: &mut [FileResult], options: &CheckOptions, stdin_name: &str) {
+fn add_workspace_diagnostics(
+    files: &mut [FileResult],
+    settings: &[FileSettings],
+    options: &CheckOptions,
+    stdin_name: &str,
+) {
     let root = options.root.as_deref();
-    let mut cache = crate::project::Cache {
-        token_tolerance: options.token_tolerance,
-        ..Default::default()
-    };
-    for file in files {
+    let mut cache = crate::project::Cache::default();
+    for (file, settings) in files.iter_mut().zip(settings) {
+        if !settings.workspace_checks {
+            continue;
+        }
+        cache.token_tolerance = settings.token_tolerance;
         let report = (file.path != stdin_name).then(|| Path::new(&file.path));
         let resolution = crate::project::root::resolve(&file.analysis, report, root, &[]);
         let root = match &resolution {

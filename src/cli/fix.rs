@@ -103,6 +103,7 @@ pub(super) fn fix_file(
     checked: Checked,
     mode: FixMode,
     keep: report_core::diagnostic::Keep,
+    limit: &str,
     diffs: &mut Vec<String>,
     failures: &mut Vec<Failure>,
 ) -> FileResult {
@@ -115,6 +116,7 @@ pub(super) fn fix_file(
         path: path.clone(),
         analysis,
         fixed: 0,
+        limit: limit.to_string(),
     };
     // A lossy copy of bytes that are not UTF-8 must never be written back.
     if analysis
@@ -161,6 +163,7 @@ pub(super) fn fix_file(
                 path,
                 analysis: fixed,
                 fixed: removed,
+                limit: limit.to_string(),
             }
         }
     }

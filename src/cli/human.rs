@@ -29,7 +29,7 @@ pub(super) fn write(
         .iter()
         .filter(|f| !f.analysis.omitted.is_empty())
     {
-        writeln!(out, "{}\n", omitted_note(file, options.max_diagnostics))?;
+        writeln!(out, "{}\n", omitted_note(file))?;
     }
     if options.quiet {
         return Ok(());
@@ -38,10 +38,10 @@ pub(super) fn write(
 }
 
 /// What stands for a file's diagnostics past `--max-diagnostics`.
-pub(super) fn omitted_note(file: &FileResult, max: usize) -> String {
+pub(super) fn omitted_note(file: &FileResult) -> String {
     let omitted = &file.analysis.omitted;
     format!(
-        "note: {}: {} more {} not shown ({} errors among them; the limit is --max-diagnostics {max}, errors first)",
+        "note: {}: {} more {} not shown ({} errors among them; the limit is {}, errors first)",
         file.path,
         omitted.len(),
         if omitted.len() == 1 {
@@ -50,6 +50,7 @@ pub(super) fn omitted_note(file: &FileResult, max: usize) -> String {
             "problems are"
         },
         omitted.count(Severity::Error),
+        file.limit,
     )
 }
 

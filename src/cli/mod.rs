@@ -11,6 +11,7 @@ mod github;
 mod human;
 mod json;
 mod outcome;
+mod project;
 mod sarif;
 mod targets;
 mod terminal;
@@ -25,6 +26,7 @@ pub use diff::{DiffFormat, DiffOptions, run_diff};
 pub use explain::run_explain;
 pub use outcome::{Failure, FileResult, Outcome, Summary};
 pub(crate) use outcome::{all_diagnostics, one_based, one_based_range};
+pub use project::ProjectFileChoice;
 pub use terminal::{auto_color, print};
 
 /// Exit codes, as a compiler's.
@@ -73,9 +75,13 @@ pub struct CheckOptions {
     pub root: Option<PathBuf>,
     /// The most diagnostics shown per file (`--max-diagnostics`), errors
     /// first; the others are counted, in the summary and the exit code too.
-    pub max_diagnostics: usize,
-    /// Check 8's tolerance (`--token-tolerance`), a fraction of the recount.
-    pub token_tolerance: f64,
+    /// None: the project file's, else [`DEFAULT_MAX_DIAGNOSTICS`].
+    pub max_diagnostics: Option<usize>,
+    /// Check 8's tolerance (`--token-tolerance`), a fraction of the
+    /// recount. None: the project file's, else the default.
+    pub token_tolerance: Option<f64>,
+    /// Which project file is read (`--config`, `--isolated`).
+    pub project_file: ProjectFileChoice,
 }
 
 /// `--max-diagnostics`' default: more than anyone reads, few enough that a
@@ -95,8 +101,9 @@ impl CheckOptions {
             fail_at: Severity::Error,
             fix: FixMode::Off,
             root: None,
-            max_diagnostics: DEFAULT_MAX_DIAGNOSTICS,
-            token_tolerance: crate::project::tokens::DEFAULT_TOLERANCE,
+            max_diagnostics: None,
+            token_tolerance: None,
+            project_file: ProjectFileChoice::Nearest,
         }
     }
 }

@@ -23,6 +23,9 @@ pub struct FileResult {
     pub analysis: Analysis,
     /// How many diagnostics `--fix` removed (0 without it).
     pub fixed: usize,
+    /// The limit of diagnostics shown, as named in the note of those left
+    /// out: `--max-diagnostics N`, or the project file's key.
+    pub limit: String,
 }
 
 impl FileResult {

@@ -28,13 +28,14 @@ pub(super) struct Target {
 /// once); folders are searched recursively (respecting ignore files) for
 /// report names or report-like JSON, each folder's finds in path order.
 /// Returns the targets and how many folders were searched.
-/// Links skipped in folders go to `notes`, with the reason.
+/// Links skipped in folders go to `notes`, with the reason. A folder is
+/// searched with the globs `globs_for` gives it (its project file's).
 pub(super) fn find_targets(
     paths: &[PathBuf],
+    globs_for: &dyn Fn(&Path) -> ReportGlobs,
     failures: &mut Vec<Failure>,
     notes: &mut Vec<String>,
 ) -> (Vec<Target>, usize) {
-    let globs = ReportGlobs::default();
     let mut targets = Vec::new();
     let mut folders = 0;
     let mut stdin_taken = false;
@@ -76,7 +77,7 @@ pub(super) fn find_targets(
             continue;
         }
         folders += 1;
-        let search = crate::project::discover::search(path, &globs, usize::MAX);
+        let search = crate::project::discover::search(path, &globs_for(path), usize::MAX);
         for (link, why) in &search.skipped {
             notes.push(format!("{}: skipped: {why}", display_path(link)));
         }

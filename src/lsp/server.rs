@@ -151,7 +151,7 @@ impl LanguageServer for Server {
 
     async fn did_change_watched_files(&self, params: lsp::DidChangeWatchedFilesParams) {
         self.notification("didChangeWatchedFiles", || {
-            handlers::watched_files::changed(&self.analysis, params)
+            handlers::watched_files::changed(&self.session, &self.analysis, params)
         })
         .await
     }

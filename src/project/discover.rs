@@ -152,7 +152,9 @@ fn link_inside(link: &Path, root: &Path) -> Result<(), &'static str> {
 /// Whether a file is a candidate: Some(false) for a report by name,
 /// Some(true) for other JSON (a report only if its content says so).
 fn candidate(path: &Path, globs: &ReportGlobs) -> Option<bool> {
-    let slashed = path.to_string_lossy().replace('\\', "/");
+    // Absolute, as the server matches: a project file's globs are anchored at its folder.
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let slashed = absolute.to_string_lossy().replace('\\', "/");
     if globs.matches(&slashed) {
         return Some(false);
     }

@@ -29,6 +29,7 @@ pub mod report_diff;
 pub mod rollup;
 pub mod schema;
 pub mod selection;
+pub mod severities;
 pub mod syntax;
 pub mod text;
 pub mod tier;

@@ -36,6 +36,25 @@ impl ReportGlobs {
         })
     }
 
+    /// Globs relative to `folder` (a project file's, `/`-separated and
+    /// absolute): each pattern that is not absolute is anchored there, so
+    /// `out/*.json` is that folder's `out`, and `**/x.json` any `x.json` below it.
+    pub fn under<S: AsRef<str>>(
+        folder: &str,
+        patterns: &[S],
+    ) -> Result<ReportGlobs, globset::Error> {
+        let base = globset::escape(folder.trim_end_matches('/'));
+        let anchored: Vec<String> = patterns
+            .iter()
+            .map(|p| p.as_ref())
+            .map(|p| match p.starts_with('/') {
+                true => p.to_string(),
+                false => format!("{base}/{}", p.trim_start_matches("./")),
+            })
+            .collect();
+        ReportGlobs::new(&anchored)
+    }
+
     /// True when `path` (any `/`-separated path, absolute or relative) matches a glob.
     pub fn matches(&self, path: &str) -> bool {
         // `**/x` must match a bare `x` too, so try the path below a root as well.
@@ -62,6 +81,23 @@ pub fn looks_like_report(root: Node<'_>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn globs_under_a_folder_are_anchored_there_and_its_name_is_literal() {
+        let globs = ReportGlobs::under(
+            "/w/[项目] 🚀/",
+            &["out/*.json", "./**/r.json", "/abs/*.json"],
+        )
+        .unwrap();
+        assert!(globs.matches("/w/[项目] 🚀/out/a.json"));
+        assert!(globs.matches("/w/[项目] 🚀/deep/er/r.json"));
+        assert!(globs.matches("/abs/x.json"));
+        assert!(
+            !globs.matches("/w/项 🚀/out/a.json"),
+            "brackets are not a class"
+        );
+        assert!(!globs.matches("/elsewhere/out/a.json"));
+    }
 
     #[test]
     fn default_globs_match_report_names_anywhere() {

@@ -7,11 +7,12 @@ import {
   describeStatus,
   documentSelectorFor,
   filesFor,
-  initializationOptionsFor,
   launchFor,
   restartNeeded,
   sectionFor,
+  settingRemoved,
   unavailableMessage,
+  userSection,
 } from "./config";
 
 test("the setting wins, then the bundled server, then PATH", () => {
@@ -47,13 +48,13 @@ test("file globs default to the server's and can be replaced", () => {
   assert.deepEqual(filesFor({}), DEFAULT_FILES);
   assert.deepEqual(filesFor({ files: [] }), DEFAULT_FILES);
   assert.deepEqual(filesFor({ files: ["**/*.audit.json", ""] }), ["**/*.audit.json"]);
-  assert.deepEqual(initializationOptionsFor({ files: ["a/*.json"] }), { files: ["a/*.json"], restrictedWorkspace: false });
 });
 
 test("a restricted workspace turns the workspace checks off, whatever the settings say", () => {
   const settings = { files: ["a/*.json"], workspaceChecks: "on", allowRootOutsideWorkspace: true };
-  assert.deepEqual(initializationOptionsFor(settings, true), { ...settings, restrictedWorkspace: false });
-  assert.deepEqual(initializationOptionsFor(settings, false), {
+  // The initialization options, as each change.
+  assert.deepEqual(sectionFor(settings, true), { ...settings, restrictedWorkspace: false });
+  assert.deepEqual(sectionFor(settings, false), {
     files: ["a/*.json"],
     workspaceChecks: "off",
     allowRootOutsideWorkspace: true,
@@ -107,4 +108,21 @@ test("the document status reads as one line", () => {
     "d.report.json: 37.6 MB, 50000 entries, edits inside an entry are rechecked on their own; 12 incremental updates, 1 full analyses; diagnostics pulled by the editor (3 pulls, 0 pushes)",
   );
   assert.match(describeStatus("e.report.json", { ...status, diagnostics: "push", pulls: 0, pushes: 2 }), /pushed by the server \(2 pushes, 0 pulls\)$/);
+});
+
+test("only the settings the user set are sent, so a project file's values hold", () => {
+  const values = { files: ["**/*.report.json"], maxDiagnostics: 50, tokenTolerance: 0.1, trace: { server: "off" } };
+  const inspections: Record<string, object> = {
+    files: { defaultValue: ["**/*.report.json"] },
+    maxDiagnostics: { defaultValue: 1000, workspaceFolderValue: 50 },
+    tokenTolerance: { defaultValue: 0.1, globalValue: 0.1 },
+  };
+  assert.deepEqual(
+    userSection(values, (key) => inspections[key]),
+    { maxDiagnostics: 50, tokenTolerance: 0.1 },
+  );
+  assert.deepEqual(userSection(null, () => undefined), {});
+  // A setting unset since: the server is restarted to drop it.
+  assert.equal(settingRemoved(["maxDiagnostics", "files"], ["files"]), true);
+  assert.equal(settingRemoved(["files"], ["files", "maxDiagnostics"]), false);
 });

@@ -93,30 +93,6 @@ export function trustFor(trusted: boolean): Trust {
   return trusted ? { restrictedWorkspace: false } : { workspaceChecks: "off", restrictedWorkspace: true };
 }
 
-export interface InitializationOptions {
-  files: string[];
-  workspaceChecks?: string;
-  allowRootOutsideWorkspace?: boolean;
-  restrictedWorkspace?: boolean;
-}
-
-/**
- * What the server reads at start-up (the same shape as
- * `workspace/didChangeConfiguration`): the globs, the workspace checks'
- * settings, and the trust over them, so that no report opened before the
- * server asks for its settings is checked against an untrusted project.
- */
-export function initializationOptionsFor(settings: Settings, trusted = true): InitializationOptions {
-  const options: InitializationOptions = { files: filesFor(settings) };
-  if (settings.workspaceChecks !== undefined) {
-    options.workspaceChecks = settings.workspaceChecks;
-  }
-  if (settings.allowRootOutsideWorkspace !== undefined) {
-    options.allowRootOutsideWorkspace = settings.allowRootOutsideWorkspace;
-  }
-  return { ...options, ...trustFor(trusted) };
-}
-
 /** The `reportLsp` section as the server gets it: VS Code's values with the trust laid over them. */
 export function sectionFor(value: unknown, trusted: boolean): Record<string, unknown> {
   const values = value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
@@ -171,4 +147,48 @@ export function describeStatus(name: string, status: DocumentStatus | null): str
     default:
       return line;
   }
+}
+
+/** What `WorkspaceConfiguration.inspect` tells of one setting: its value at each scope. */
+export interface Inspection {
+  globalValue?: unknown;
+  workspaceValue?: unknown;
+  workspaceFolderValue?: unknown;
+  globalLanguageValue?: unknown;
+  workspaceLanguageValue?: unknown;
+  workspaceFolderLanguageValue?: unknown;
+}
+
+/** Whether the user set the setting at some scope (not only its default). */
+export function isSet(inspection: Inspection | undefined): boolean {
+  if (!inspection) {
+    return false;
+  }
+  return [
+    inspection.globalValue,
+    inspection.workspaceValue,
+    inspection.workspaceFolderValue,
+    inspection.globalLanguageValue,
+    inspection.workspaceLanguageValue,
+    inspection.workspaceFolderLanguageValue,
+  ].some((value) => value !== undefined);
+}
+
+/**
+ * The `reportLsp` settings the user set, without those left at their
+ * defaults: the server lays the editor's settings over a project file
+ * (`report-lsp.toml`), so a default sent as if chosen would hide the file's value.
+ */
+export function userSection(values: unknown, inspect: (key: string) => Inspection | undefined): Record<string, unknown> {
+  const all = values !== null && typeof values === "object" && !Array.isArray(values) ? (values as Record<string, unknown>) : {};
+  return Object.fromEntries(Object.entries(all).filter(([key]) => isSet(inspect(key))));
+}
+
+/**
+ * Whether a setting the user had set is now unset: the server keeps a
+ * setting a change leaves out, so only a restart lets the project file's
+ * value (or the default) hold again.
+ */
+export function settingRemoved(before: string[], after: string[]): boolean {
+  return before.some((key) => !after.includes(key));
 }

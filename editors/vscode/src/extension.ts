@@ -27,13 +27,14 @@ import {
   configurationAnswers,
   describeStatus,
   documentSelectorFor,
-  initializationOptionsFor,
   Launch,
   launchFor,
   restartNeeded,
   sectionFor,
   serverName,
+  settingRemoved,
   unavailableMessage,
+  userSection,
 } from "./config";
 import { BUNDLED_SCHEMA, JSON_EXTENSION, SCHEMA_SCHEME, SCHEMA_URL, SchemaSwitch } from "./schema";
 import { stopQuietly } from "./stopping";
@@ -41,8 +42,21 @@ import { stopQuietly } from "./stopping";
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
 let current: Settings = {};
+/** The `reportLsp` settings the user set when the server last got them. */
+let setKeys: string[] = [];
 let extensionPath = "";
 let schema: SchemaSwitch;
+
+/**
+ * The `reportLsp` settings the user set (for `scope`, a workspace folder):
+ * the defaults are left out, so that a project file's values hold.
+ */
+function userSettings(scope?: vscode.Uri): Record<string, unknown> {
+  const config = vscode.workspace.getConfiguration("reportLsp", scope);
+  // A plain object of the values: the configuration object also holds functions.
+  const values: unknown = JSON.parse(JSON.stringify(config));
+  return userSection(values, (key) => config.inspect(key));
+}
 
 function readSettings(): Settings {
   const config = vscode.workspace.getConfiguration("reportLsp");
@@ -66,8 +80,8 @@ function sendSettings(): void {
   if (!client) {
     return;
   }
-  // A plain object of the values: the configuration object also holds functions.
-  const values: unknown = JSON.parse(JSON.stringify(vscode.workspace.getConfiguration("reportLsp")));
+  const values = userSettings();
+  setKeys = Object.keys(values);
   void client
     .sendNotification(DidChangeConfigurationNotification.type, {
       settings: { reportLsp: sectionFor(values, vscode.workspace.isTrusted) },
@@ -140,7 +154,9 @@ async function start(): Promise<void> {
   const serverOptions: ServerOptions = { command: launch.command, args: launch.args };
   const clientOptions: LanguageClientOptions = {
     documentSelector: documentSelectorFor(current),
-    initializationOptions: initializationOptionsFor(current, vscode.workspace.isTrusted),
+    // What the user set, and the trust over it, so that no report opened
+    // before the server asks for its settings is checked against an untrusted project.
+    initializationOptions: sectionFor(userSettings(), vscode.workspace.isTrusted),
     middleware: {
       // The comparison with HEAD comes back as text: shown beside the report.
       executeCommand: async (command, args, next) => {
@@ -155,7 +171,15 @@ async function start(): Promise<void> {
         // The server's workspace/configuration pulls: the trust is laid over VS Code's answer.
         configuration: async (params, token, next) => {
           const answers = await next(params, token);
-          return Array.isArray(answers) ? configurationAnswers(params.items, answers, vscode.workspace.isTrusted) : answers;
+          if (!Array.isArray(answers)) {
+            return answers;
+          }
+          // Only what the user set: the server lays it over the project file.
+          const user = answers.map((answer, i) => {
+            const item = params.items[i];
+            return item?.section === "reportLsp" ? userSettings(item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined) : answer;
+          });
+          return configurationAnswers(params.items, user, vscode.workspace.isTrusted);
         },
       },
     },
@@ -247,7 +271,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (!event.affectsConfiguration("reportLsp")) {
         return;
       }
-      if (restartNeeded(current, readSettings())) {
+      if (restartNeeded(current, readSettings()) || settingRemoved(setKeys, Object.keys(userSettings()))) {
         await stop();
         await start();
       } else {

@@ -11,7 +11,7 @@ use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use super::state::DocState;
 use crate::lsp::convert::Positions;
-use crate::lsp::session::{OpenDocument, ResolvedClientCapabilities, Session, lock};
+use crate::lsp::session::{OpenDocument, ResolvedClientCapabilities, Session, Settings, lock};
 
 /// Where an analysis of one generation of a document is published.
 pub(super) struct Target<'a> {
@@ -76,14 +76,16 @@ pub fn capped(
     let published = state.host.published();
     let summary = published
         .left_out
-        .map(|left_out| too_many_summary(left_out, state.settings.max_diagnostics));
+        .map(|left_out| too_many_summary(left_out, &state.settings));
     let diagnostics = published
         .diagnostics
         .iter()
         .map(|d| &**d)
         .chain(&summary)
         .chain(workspace)
-        .map(|d| positions.diagnostic(uri, d, client.related_information))
+        // At the level the report's project sets for each code.
+        .filter_map(|d| state.settings.severities.apply(d))
+        .map(|d| positions.diagnostic(uri, &d, client.related_information))
         .collect();
     state.positions.keep_used();
     diagnostics
@@ -91,13 +93,18 @@ pub fn capped(
 
 /// The `too-many-diagnostics` summary at the document's start: worded here,
 /// since it names the server's setting (the CLI words its own).
-pub fn too_many_summary(left_out: LeftOut, max: usize) -> Diagnostic {
+pub fn too_many_summary(left_out: LeftOut, settings: &Settings) -> Diagnostic {
     let LeftOut { count, total } = left_out;
+    let max = settings.max_diagnostics;
+    let limit = match &settings.max_diagnostics_from {
+        Some(file) => format!("max-diagnostics = {max} in {}", file.display()),
+        None => format!("the reportLsp.maxDiagnostics setting, {max}"),
+    };
     Diagnostic::new(
         Code::TooManyDiagnostics,
         TextRange::empty(0),
         format!(
-            "{count} more problems are not shown ({total} in all; the limit is the reportLsp.maxDiagnostics setting, {max}); `report-lsp check` lists them, up to its --max-diagnostics"
+            "{count} more problems are not shown ({total} in all; the limit is {limit}); `report-lsp check` lists them, up to its --max-diagnostics"
         ),
     )
 }
@@ -108,12 +115,14 @@ mod tests {
 
     #[test]
     fn the_summary_names_the_setting_and_counts_what_was_left_out() {
+        let mut settings = Settings::default();
+        settings.max_diagnostics = 3;
         let summary = too_many_summary(
             LeftOut {
                 count: 57,
                 total: 60,
             },
-            3,
+            &settings,
         );
         assert_eq!(summary.code, Code::TooManyDiagnostics);
         assert_eq!(summary.range, TextRange::empty(0));

@@ -34,6 +34,10 @@ enum Request {
     Closed(Uri),
     /// The settings changed: what they decide is worked out again.
     Settings,
+    /// A project file in each of these folders changed: the reports under
+    /// them are read again, whatever their stamps say (their severities and
+    /// tolerance are the file's).
+    ProjectFiles(Vec<PathBuf>),
 }
 
 impl FoundReports {
@@ -76,6 +80,10 @@ impl FoundReports {
 
     pub fn settings_changed(&self) {
         let _ = self.requests.send(Request::Settings);
+    }
+
+    pub fn project_files_changed(&self, folders: Vec<PathBuf>) {
+        let _ = self.requests.send(Request::ProjectFiles(folders));
     }
 }
 

@@ -141,6 +141,22 @@ impl Worker {
                         changed.extend(uri.to_file_path().map(|p| p.into_owned()));
                     }
                     Request::Settings => settings = true,
+                    Request::ProjectFiles(folders) => {
+                        let under: Vec<PathBuf> = self.store.read(|state| {
+                            state
+                                .reports
+                                .values()
+                                .filter(|f| {
+                                    !f.gone && folders.iter().any(|d| f.path.starts_with(d))
+                                })
+                                .map(|f| f.path.clone())
+                                .collect()
+                        });
+                        for path in &under {
+                            self.stamps.remove(path);
+                        }
+                        changed.extend(under);
+                    }
                 }
             }
             let folders = search.clone().unwrap_or_else(|| self.folders.clone());
@@ -351,7 +367,12 @@ impl Worker {
             let rope = Rope::new();
             let positions = Positions::new(&rope, client.encoding);
             (
-                vec![positions.diagnostic(&uri, &too_large, client.related_information)],
+                settings
+                    .severities
+                    .apply(&too_large)
+                    .map(|d| positions.diagnostic(&uri, &d, client.related_information))
+                    .into_iter()
+                    .collect(),
                 Vec::new(),
             )
         } else {
@@ -371,15 +392,16 @@ impl Worker {
             let rope = Rope::from_str(host.text());
             let positions = Positions::new(&rope, client.encoding);
             let published = host.published();
-            let summary = published.left_out.map(|left_out| {
-                crate::lsp::analysis::too_many_summary(left_out, settings.max_diagnostics)
-            });
+            let summary = published
+                .left_out
+                .map(|left_out| crate::lsp::analysis::too_many_summary(left_out, &settings));
             let note = from_disk_note(meta.len());
-            let diagnostics = note
+            let diagnostics: Vec<tower_lsp_server::ls_types::Diagnostic> = note
                 .iter()
                 .chain(published.diagnostics.iter().map(|d| &**d))
                 .chain(&summary)
-                .map(|d| positions.diagnostic(&uri, d, client.related_information))
+                .filter_map(|d| settings.severities.apply(d))
+                .map(|d| positions.diagnostic(&uri, &d, client.related_information))
                 .collect();
             let symbols = host
                 .entry_symbols()

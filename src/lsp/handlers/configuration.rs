@@ -129,7 +129,11 @@ async fn pulled(client: &Client, session: &Session, analysis: &AnalysisThread) -
 /// too (a workspace setting changed: the tolerance, the checks turned off,
 /// which withdraws their diagnostics, or on again, a root outside the
 /// folders allowed or not).
-fn recheck(session: &Session, analysis: &AnalysisThread, workspace: bool) -> Vec<String> {
+pub(crate) fn recheck(
+    session: &Session,
+    analysis: &AnalysisThread,
+    workspace: bool,
+) -> Vec<String> {
     let mut documents = lock(&session.documents);
     for (uri, open) in documents.iter_mut() {
         analysis.schedule(session, uri, open, None, None);

@@ -68,8 +68,10 @@ pub fn register(client: &Client, session: &Session) {
     });
 }
 
-/// `workspace/didChangeWatchedFiles`: rechecks the reports naming a changed file.
+/// `workspace/didChangeWatchedFiles`: rechecks the reports naming a
+/// changed file, and every report when a project file changed.
 pub fn changed(
+    session: &Session,
     analysis: &AnalysisThread,
     params: lsp::DidChangeWatchedFilesParams,
 ) -> Option<String> {
@@ -78,8 +80,21 @@ pub fn changed(
         .iter()
         .filter_map(|c| c.uri.to_file_path().map(|p| p.into_owned()))
         .collect();
+    let project_files: Vec<PathBuf> = paths
+        .iter()
+        .filter(|p| crate::project_file::Kind::of(p).is_some())
+        .cloned()
+        .collect();
     analysis.found.changed(paths.clone());
     analysis.workspace.changed(paths);
+    if !project_files.is_empty() && session.project_files_changed(&project_files) {
+        let folders = project_files
+            .iter()
+            .filter_map(|p| p.parent().map(PathBuf::from))
+            .collect();
+        analysis.found.project_files_changed(folders);
+        super::configuration::recheck(session, analysis, true);
+    }
     None
 }
 

@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use super::document::Document;
+use crate::project_file::{ProjectFile, ProjectFiles};
 
 pub use capabilities::ResolvedClientCapabilities;
 pub use settings::Settings;
@@ -28,6 +29,12 @@ pub struct Session {
     /// folder's ([`Session::settings_for`]).
     folder_settings: Mutex<Vec<(PathBuf, Arc<Settings>)>>,
     negotiated: Mutex<Negotiated>,
+    /// The project files found (`report-lsp.toml`, `[tool.report-lsp]`),
+    /// whose values lie under the editor's settings.
+    pub project_files: ProjectFiles,
+    /// Settings laid over a project file, kept while neither changes:
+    /// (the editor's settings, the file, the two together).
+    layered: Mutex<Vec<Layered>>,
     pub publisher: Publisher,
     /// Asks the client to pull again (diagnostics, inlay hints).
     pub refresher: Option<Refresher>,
@@ -48,6 +55,8 @@ impl Session {
             settings: Mutex::new(Arc::new(Settings::default())),
             folder_settings: Mutex::new(Vec::new()),
             negotiated: Mutex::new(Negotiated::default()),
+            project_files: ProjectFiles::default(),
+            layered: Mutex::new(Vec::new()),
             publisher,
             refresher,
         }
@@ -67,8 +76,33 @@ impl Session {
         }
     }
 
-    /// The settings of the file at `path` (see [`Session::settings_for`]).
+    /// The settings of the file (or folder) at `path`: its folder's (see
+    /// [`Session::settings_for`]) over the project file that governs it.
     pub fn settings_at(&self, path: &Path) -> Arc<Settings> {
+        let editor = self.editor_settings_at(path);
+        let file = self.project_files.governing(path);
+        self.publish_project_files_read();
+        let Some(file) = file else {
+            return editor;
+        };
+        let mut layered = lock(&self.layered);
+        let known = layered
+            .iter()
+            .find(|l| Arc::ptr_eq(&l.editor, &editor) && Arc::ptr_eq(&l.file, &file));
+        if let Some(known) = known {
+            return known.settings.clone();
+        }
+        let settings = Arc::new(editor.under_project(&file.values, &file.path));
+        layered.push(Layered {
+            editor,
+            file,
+            settings: settings.clone(),
+        });
+        settings
+    }
+
+    /// The editor's settings for `path`: its innermost folder's, else those at large.
+    fn editor_settings_at(&self, path: &Path) -> Arc<Settings> {
         let folders = lock(&self.folder_settings);
         folders
             .iter()
@@ -76,6 +110,70 @@ impl Session {
             .max_by_key(|(folder, _)| folder.components().count())
             .map(|(_, settings)| settings.clone())
             .unwrap_or_else(|| self.settings())
+    }
+
+    /// Project files changed on disk (`paths`, each a `report-lsp.toml` or
+    /// `pyproject.toml`): each folder's file read again, its problems
+    /// published anew. Returns whether any was, or is now, a project file
+    /// (then every report's settings may have changed).
+    pub fn project_files_changed(&self, paths: &[PathBuf]) -> bool {
+        let mut changed = false;
+        for path in paths {
+            let Some(folder) = path.parent() else {
+                continue;
+            };
+            if let Some(old) = self.project_files.forget(folder) {
+                changed = true;
+                self.publish_project_file(&old.path, Vec::new());
+            }
+            if self
+                .project_files
+                .governing(folder)
+                .is_some_and(|f| f.path.parent() == Some(folder))
+            {
+                changed = true;
+            }
+        }
+        if changed {
+            lock(&self.layered).clear();
+        }
+        self.publish_project_files_read();
+        changed
+    }
+
+    /// Publishes the problems of the project files read since last time
+    /// (an empty list too: it withdraws what an earlier read published).
+    fn publish_project_files_read(&self) {
+        for file in self.project_files.take_read() {
+            let encoding = self.capabilities().encoding;
+            let index = report_core::text::LineIndex::new(&file.text);
+            let position = |offset: usize| {
+                let at = index.line_col(&file.text, offset.min(file.text.len()), encoding);
+                lsp::Position::new(at.line, at.col)
+            };
+            let diagnostics = file
+                .problems
+                .iter()
+                .map(|problem| lsp::Diagnostic {
+                    range: lsp::Range::new(
+                        position(problem.range.start),
+                        position(problem.range.end),
+                    ),
+                    severity: Some(lsp::DiagnosticSeverity::ERROR),
+                    code: Some(lsp::NumberOrString::String(PROJECT_FILE_CODE.into())),
+                    source: Some("report-lsp".into()),
+                    message: problem.message.clone(),
+                    ..Default::default()
+                })
+                .collect();
+            self.publish_project_file(&file.path, diagnostics);
+        }
+    }
+
+    fn publish_project_file(&self, path: &Path, diagnostics: Vec<lsp::Diagnostic>) {
+        if let Some(uri) = Uri::from_file_path(path) {
+            self.publisher.publish(uri, None, diagnostics);
+        }
     }
 
     /// Replaces every folder's settings: each value merged over the
@@ -95,6 +193,7 @@ impl Session {
             })
             .collect();
         *lock(&self.folder_settings) = folders;
+        lock(&self.layered).clear();
         refused
     }
 
@@ -117,6 +216,7 @@ impl Session {
         let mut settings = lock(&self.settings);
         let refused = Arc::make_mut(&mut settings).apply(value);
         super::trace::set_level(settings.log_level);
+        lock(&self.layered).clear();
         refused
     }
 
@@ -171,6 +271,16 @@ impl Session {
             pull_diagnostics,
         };
     }
+}
+
+/// The code of a project file's problems: a value refused, or its syntax.
+pub const PROJECT_FILE_CODE: &str = "project-file";
+
+/// The editor's settings laid over a project file.
+struct Layered {
+    editor: Arc<Settings>,
+    file: Arc<ProjectFile>,
+    settings: Arc<Settings>,
 }
 
 /// An open document as the message loop knows it.

@@ -1,9 +1,16 @@
 //! The user's settings: each one's field, default and type check, merged
 //! from `initializationOptions`, `didChangeConfiguration` and the answers
 //! to `workspace/configuration` by [`Settings::apply`], the one place a
-//! setting is read.
+//! setting is read; and laid over a project file's values by
+//! [`Settings::under_project`]: the editor's settings over the file's, over
+//! the defaults.
+
+use std::collections::BTreeSet;
 
 use report_core::selection::ReportGlobs;
+use report_core::severities::Severities;
+
+use crate::project_file::FileValues;
 
 /// The user's settings (`initializationOptions`, `didChangeConfiguration`,
 /// and the answers to `workspace/configuration`).
@@ -45,6 +52,15 @@ pub struct Settings {
     /// reports found but not open (`diagnoseUnopenedReports`); a client
     /// that pulls gets them through `workspace/diagnostic` anyway.
     pub diagnose_unopened_reports: bool,
+    /// The level of each code a project file sets (`[severity]`); the
+    /// editor has no setting of its own for it.
+    pub severities: Severities,
+    /// The project file `max_diagnostics` comes from, when it does: the
+    /// summary of what was left out names it.
+    pub max_diagnostics_from: Option<std::path::PathBuf>,
+    /// The settings the editor set itself (by their names): those a
+    /// project file does not override.
+    explicit: BTreeSet<&'static str>,
 }
 
 /// What the workspace checks take of the settings: a change of it checks
@@ -84,6 +100,9 @@ impl Default for Settings {
             log_level: tracing::level_filters::LevelFilter::INFO,
             find_reports: true,
             diagnose_unopened_reports: false,
+            severities: Severities::default(),
+            max_diagnostics_from: None,
+            explicit: BTreeSet::new(),
         }
     }
 }
@@ -105,38 +124,55 @@ impl Settings {
             match glob_list(files)
                 .and_then(|patterns| ReportGlobs::new(&patterns).map_err(|error| error.to_string()))
             {
-                Ok(globs) => self.globs = globs,
+                Ok(globs) => {
+                    self.globs = globs;
+                    self.explicit.insert("files");
+                }
                 Err(why) => refused.push(refusal("files", files, &why)),
             }
         }
         if let Some(max) = setting("maxDiagnostics") {
             match positive(max) {
-                Some(max) => self.max_diagnostics = max,
+                Some(max) => {
+                    self.max_diagnostics = max;
+                    self.explicit.insert("maxDiagnostics");
+                }
                 None => refused.push(refusal("maxDiagnostics", max, POSITIVE)),
             }
         }
         if let Some(max) = setting("maxDocumentBytes") {
             match positive(max) {
-                Some(max) => self.max_document_bytes = max,
+                Some(max) => {
+                    self.max_document_bytes = max;
+                    self.explicit.insert("maxDocumentBytes");
+                }
                 None => refused.push(refusal("maxDocumentBytes", max, POSITIVE)),
             }
         }
         if let Some(max) = setting("maxDocumentLinks") {
             match positive(max) {
-                Some(max) => self.max_document_links = max,
+                Some(max) => {
+                    self.max_document_links = max;
+                    self.explicit.insert("maxDocumentLinks");
+                }
                 None => refused.push(refusal("maxDocumentLinks", max, POSITIVE)),
             }
         }
         if let Some(tolerance) = setting("tokenTolerance") {
             match tolerance.as_f64().filter(|t| t.is_finite() && *t >= 0.0) {
-                Some(t) => self.token_tolerance = t,
+                Some(t) => {
+                    self.token_tolerance = t;
+                    self.explicit.insert("tokenTolerance");
+                }
                 None => refused.push(refusal("tokenTolerance", tolerance, FRACTION)),
             }
         }
         if let Some(checks) = setting("workspaceChecks") {
             match checks.as_str() {
-                Some("on") => self.workspace_checks = true,
-                Some("off") => self.workspace_checks = false,
+                Some(on @ ("on" | "off")) => {
+                    self.workspace_checks = on == "on";
+                    self.explicit.insert("workspaceChecks");
+                }
                 _ => refused.push(refusal("workspaceChecks", checks, ON_OFF)),
             }
         }
@@ -154,7 +190,10 @@ impl Settings {
         ] {
             if let Some(value) = setting(name) {
                 match value.as_bool() {
-                    Some(yes) => *field = yes,
+                    Some(yes) => {
+                        *field = yes;
+                        self.explicit.insert(name);
+                    }
                     None => refused.push(refusal(name, value, BOOLEAN)),
                 }
             }
@@ -172,6 +211,51 @@ impl Settings {
             }
         }
         refused
+    }
+
+    /// These settings over the values of the project file at `path`: each value the file
+    /// sets holds unless the editor set that setting itself.
+    pub fn under_project(&self, file: &FileValues, path: &std::path::Path) -> Settings {
+        let mut settings = self.clone();
+        let unset = |name: &str| !self.explicit.contains(name);
+        if let Some(globs) = file.files.as_ref().filter(|_| unset("files")) {
+            settings.globs = globs.clone();
+        }
+        if file.max_diagnostics.is_some() && unset("maxDiagnostics") {
+            settings.max_diagnostics_from = Some(path.to_path_buf());
+        }
+        for (value, name, field) in [
+            (
+                file.max_diagnostics,
+                "maxDiagnostics",
+                &mut settings.max_diagnostics,
+            ),
+            (
+                file.max_document_bytes,
+                "maxDocumentBytes",
+                &mut settings.max_document_bytes,
+            ),
+            (
+                file.max_document_links,
+                "maxDocumentLinks",
+                &mut settings.max_document_links,
+            ),
+        ] {
+            if let Some(value) = value.filter(|_| unset(name)) {
+                *field = value;
+            }
+        }
+        if let Some(t) = file.token_tolerance.filter(|_| unset("tokenTolerance")) {
+            settings.token_tolerance = t;
+        }
+        if let Some(on) = file.workspace_checks.filter(|_| unset("workspaceChecks")) {
+            settings.workspace_checks = on;
+        }
+        if let Some(on) = file.find_reports.filter(|_| unset("findReports")) {
+            settings.find_reports = on;
+        }
+        settings.severities = file.severities.clone();
+        settings
     }
 
     pub fn workspace(&self) -> WorkspaceSettings {
@@ -224,4 +308,49 @@ fn refusal(name: &str, value: &serde_json::Value, why: &str) -> String {
     format!(
         "report-lsp: setting reportLsp.{name} = {value} refused ({why}); the previous value is kept"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use report_core::diagnostic::{Code, Severity};
+    use report_core::severities::Level;
+
+    use super::*;
+
+    fn file_values() -> FileValues {
+        let text = "max-diagnostics = 7\ntoken-tolerance = 0.5\nworkspace-checks = false\n[severity]\npath-missing = \"error\"\n";
+        let kind = crate::project_file::Kind::ReportLsp;
+        crate::project_file::parse(text, kind, std::path::Path::new("/p"))
+            .unwrap()
+            .0
+    }
+
+    #[test]
+    fn the_editors_settings_beat_the_files_which_beat_the_defaults() {
+        let file = file_values();
+        let path = std::path::Path::new("/p/report-lsp.toml");
+        let under = Settings::default().under_project(&file, path);
+        assert_eq!(under.max_diagnostics, 7);
+        assert_eq!(under.max_diagnostics_from.as_deref(), Some(path));
+        assert_eq!(under.token_tolerance, 0.5);
+        assert!(!under.workspace_checks);
+        assert_eq!(
+            under.severities.level(Code::PathMissing),
+            Level::Report(Severity::Error)
+        );
+        // Left alone by the file: the default.
+        assert_eq!(under.max_document_links, DEFAULT_MAX_DOCUMENT_LINKS);
+
+        let mut editor = Settings::default();
+        let refused = editor.apply(Some(&serde_json::json!({
+            "reportLsp": {"maxDiagnostics": 20, "workspaceChecks": "on", "tokenTolerance": "x"}
+        })));
+        assert_eq!(refused.len(), 1, "{refused:?}");
+        let under = editor.under_project(&file, path);
+        assert_eq!(under.max_diagnostics, 20);
+        assert_eq!(under.max_diagnostics_from, None);
+        assert!(under.workspace_checks);
+        // A value the editor sent but that was refused is not the editor's.
+        assert_eq!(under.token_tolerance, 0.5);
+    }
 }

@@ -58,8 +58,13 @@ function M.root_for(bufnr)
   return dir
 end
 
--- The server's own globs, from the patterns: a report anywhere below the root.
+-- The server's own globs, from the patterns: a report anywhere below the
+-- root. Nil for the default patterns, which are the server's default globs:
+-- a setting sent would hide a project file's `files` (editor settings win).
 local function server_globs()
+  if vim.deep_equal(M.options.patterns, defaults.patterns) then
+    return nil
+  end
   local globs = {}
   for _, pattern in ipairs(M.options.patterns) do
     table.insert(globs, "**/" .. pattern)
