@@ -75,6 +75,9 @@ enum Command {
         /// Read no project file: the flags and the defaults only.
         #[arg(long)]
         isolated: bool,
+        /// Print what a clean would do to the project's documents, as a unified diff per entry (refused and held edits say why), instead of the problems; nothing is written.
+        #[arg(long, conflicts_with_all = ["format", "fix", "diff"])]
+        preview: bool,
     },
     /// Compare two generations of a report by meaning: entries matched by path and kind.
     ///
@@ -204,6 +207,7 @@ fn main() -> ExitCode {
             token_tolerance,
             config,
             isolated,
+            preview,
         }) => {
             let options = CheckOptions {
                 paths,
@@ -236,6 +240,7 @@ fn main() -> ExitCode {
                     (None, true) => cli::ProjectFileChoice::Isolated,
                     (None, false) => cli::ProjectFileChoice::Nearest,
                 },
+                preview,
             };
             ExitCode::from(cli::run_check(
                 &options,

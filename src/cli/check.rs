@@ -128,7 +128,7 @@ pub fn run_check(
         }
     }
     let started = std::time::Instant::now();
-    add_workspace_diagnostics(&mut files, &file_settings, options, &stdin_name);
+    let previews = add_workspace_diagnostics(&mut files, &file_settings, options, &stdin_name);
     for (file, settings) in files.iter_mut().zip(&file_settings) {
         settings
             .severities
@@ -149,7 +149,9 @@ pub fn run_check(
         let _ = writeln!(err, "error: {}", failure_text(failure));
     }
     let outcome = Outcome { files, failures };
-    let written = if options.fix == FixMode::Diff {
+    let written = if options.preview {
+        out.write_all(previews.as_bytes())
+    } else if options.fix == FixMode::Diff {
         diffs
             .iter()
             .try_for_each(|diff| out.write_all(diff.as_bytes()))
@@ -180,16 +182,24 @@ pub fn run_check(
 
 /// Checks each report against the project it describes (invariant 13),
 /// with one hash cache for all of them; the diagnostics join the file's own.
+/// With `--preview`, returns what a clean would do, from the same facts.
 fn add_workspace_diagnostics(
     files: &mut [FileResult],
     settings: &[FileSettings],
     options: &CheckOptions,
     stdin_name: &str,
-) {
+) -> String {
     let root = options.root.as_deref();
     let mut cache = crate::project::Cache::default();
+    let mut previews = String::new();
     for (file, settings) in files.iter_mut().zip(settings) {
+        let no_preview = |previews: &mut String, why: &str| {
+            if options.preview {
+                previews.push_str(&format!("# {}: no preview: {why}\n", file.path));
+            }
+        };
         if !settings.workspace_checks {
+            no_preview(&mut previews, "the workspace checks are off");
             continue;
         }
         cache.token_tolerance = settings.token_tolerance;
@@ -199,14 +209,34 @@ fn add_workspace_diagnostics(
             Resolution::Found(root) => Some(root.as_path()),
             // The checks say once that no root holds the report.
             Resolution::NotFound => None,
-            Resolution::Away => continue,
+            Resolution::Away => {
+                no_preview(
+                    &mut previews,
+                    "its project is not here (scan.project_root does not exist; see --root)",
+                );
+                continue;
+            }
         };
-        let found = crate::project::check(&file.analysis, root, &mut cache);
+        let facts = crate::project::gather(&file.analysis, root, &mut cache);
+        match root {
+            Some(root) if options.preview => {
+                previews.push_str(&super::preview::previews(
+                    &file.analysis,
+                    root,
+                    &facts,
+                    &file.path,
+                ));
+            }
+            None => no_preview(&mut previews, "no project root holds it (see --root)"),
+            _ => {}
+        }
+        let found = report_core::project_checks::check(&file.analysis, &facts);
         if !found.is_empty() {
             file.analysis.diagnostics.extend(found);
             file.analysis.diagnostics.sort_by(Diagnostic::order);
         }
     }
+    previews
 }
 
 /// "PATH: MESSAGE", or the message alone when no path is concerned.

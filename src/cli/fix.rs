@@ -171,10 +171,15 @@ pub(super) fn fix_file(
 
 /// `--- a/PATH` / `+++ b/PATH` and hunks with three lines of context, as `git diff` prints.
 fn unified_diff(path: &str, before: &str, after: &str) -> String {
+    unified(before, after, &format!("a/{path}"), &format!("b/{path}"))
+}
+
+/// A unified diff (three lines of context) with these file headers.
+pub(super) fn unified(before: &str, after: &str, old: &str, new: &str) -> String {
     similar::TextDiff::from_lines(before, after)
         .unified_diff()
         .context_radius(3)
-        .header(&format!("a/{path}"), &format!("b/{path}"))
+        .header(old, new)
         .to_string()
 }
 

@@ -11,6 +11,7 @@ mod github;
 mod human;
 mod json;
 mod outcome;
+mod preview;
 mod project;
 mod sarif;
 mod targets;
@@ -82,6 +83,9 @@ pub struct CheckOptions {
     pub token_tolerance: Option<f64>,
     /// Which project file is read (`--config`, `--isolated`).
     pub project_file: ProjectFileChoice,
+    /// Print what a clean would do to the project's files (`--preview`)
+    /// instead of the diagnostics.
+    pub preview: bool,
 }
 
 /// `--max-diagnostics`' default: more than anyone reads, few enough that a
@@ -104,6 +108,7 @@ impl CheckOptions {
             max_diagnostics: None,
             token_tolerance: None,
             project_file: ProjectFileChoice::Nearest,
+            preview: false,
         }
     }
 }

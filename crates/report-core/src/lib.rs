@@ -12,6 +12,7 @@
 #![forbid(unsafe_code)]
 
 pub mod analysis;
+pub mod clean_edit;
 pub mod diagnostic;
 pub mod docs;
 pub mod entry_text;

@@ -142,7 +142,7 @@ fn number(node: Option<Node<'_>>) -> Option<u64> {
 }
 
 /// The anchor's `(start_line, end_line)`, when both are integers.
-pub(super) fn anchor_of(edit: Node<'_>) -> Option<(u64, u64, Node<'_>)> {
+pub(crate) fn anchor_of(edit: Node<'_>) -> Option<(u64, u64, Node<'_>)> {
     let anchor = edit.get("anchor")?;
     Some((
         number(anchor.get("start_line"))?,

@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use crate::syntax::Node;
 
-pub(crate) use checks::{LiveFacts, live_derivation};
+pub(crate) use checks::{LiveFacts, anchor_of, live_derivation};
 pub use checks::{check, root_outside_workspace};
 pub use conventions::{Convention, parse_conventions};
 pub use preview::{hover, hover_at};
@@ -272,6 +272,10 @@ pub fn requested_paths(root: Node<'_>) -> Vec<PathRequest> {
             .and_then(|r| crate::validate::parse_canonical_ref(r).ok());
         if let Some((target, _, _)) = canonical {
             want(target, true, false, false);
+        }
+        // Where a move-to-archive lands, for the clean's preview.
+        if let Some(dest) = edit.and_then(|e| e.get("dest_path")).and_then(Node::as_str) {
+            want(dest, true, false, false);
         }
     }
     wanted.into_values().collect()

@@ -1,0 +1,404 @@
+//! The clean, before it runs: the text edits an entry's `exact_edit`
+//! describes, computed from its anchor and kind on the target files as
+//! they are now (the caller's facts), or the reason it cannot be applied
+//! (stale, missing, outside the root, dirty in git, a `match` gone). The
+//! editor turns them into a `WorkspaceEdit`, `check --preview` into a
+//! unified diff. Where the contract leaves the mechanics open, the reading
+//! taken is in invariants.md ("What a clean edits").
+
+use std::ops::Range;
+
+use crate::project_checks::{FileKind, WorkspaceFacts, Worktree};
+use crate::syntax::Node;
+
+pub use crate::fix::{TextEdit, apply};
+use crate::text::TextRange;
+
+/// What a clean does to one file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FileChange {
+    /// Edits of an existing file, in order, none overlapping.
+    Edit { path: String, edits: Vec<TextEdit> },
+    /// A file that does not exist yet (a `move-to-archive` destination).
+    Create { path: String, text: String },
+    /// The file removed; `directory` for a directory-rule aggregate.
+    Delete { path: String, directory: bool },
+}
+
+impl FileChange {
+    pub fn path(&self) -> &str {
+        match self {
+            FileChange::Edit { path, .. }
+            | FileChange::Create { path, .. }
+            | FileChange::Delete { path, .. } => path,
+        }
+    }
+}
+
+/// The clean of one entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CleanEdit {
+    pub kind: String,
+    pub changes: Vec<FileChange>,
+    /// Why this edit is only part of the clean and must not be applied on
+    /// its own (the delete half of an `extract-then-delete`, which applies
+    /// only once the extraction, made at clean time, succeeded).
+    pub held: Option<String>,
+}
+
+/// The clean of `entry` (an element of `entries`) on the files of `facts`,
+/// or why it is refused.
+pub fn entry_edit(entry: Node<'_>, facts: &WorkspaceFacts) -> Result<CleanEdit, String> {
+    let path = entry
+        .get("path")
+        .and_then(Node::as_str)
+        .ok_or("the entry has no `path`")?;
+    let edit = entry
+        .get("exact_edit")
+        .ok_or("a generative entry has no exact edit: its edit is made at clean time")?;
+    let kind = edit
+        .get("kind")
+        .and_then(Node::as_str)
+        .ok_or("the exact edit has no `kind`")?;
+    let target = target_text(path, edit, facts, kind)?;
+    let anchor =
+        || anchor_of(edit).ok_or_else(|| "the exact edit has no valid `anchor`".to_string());
+    let changes = match kind {
+        "delete-range" | "dedupe" => {
+            let (start, end) = anchor()?;
+            if kind == "dedupe" {
+                dedupe_kept(path, edit, facts, target.unwrap_or_default(), start, end)?;
+            }
+            let range = line_span(target.unwrap_or_default(), start, end)?;
+            vec![edit_of(path, range, String::new())]
+        }
+        "move-to-archive" => {
+            let (start, end) = anchor()?;
+            let text = target.unwrap_or_default();
+            let range = line_span(text, start, end)?;
+            let dest = edit
+                .get("dest_path")
+                .and_then(Node::as_str)
+                .ok_or("the exact edit has no `dest_path`")?;
+            let mut moved = text[range.clone()].to_string();
+            if !moved.ends_with('\n') {
+                moved.push_str(line_ending(text));
+            }
+            vec![
+                edit_of(path, range, String::new()),
+                append(dest, path, moved, facts)?,
+            ]
+        }
+        "replace-text" => {
+            let (start, end) = anchor()?;
+            let found = edit.get("match").and_then(Node::as_str);
+            let replacement = edit.get("replacement").and_then(Node::as_str);
+            let (Some(found), Some(replacement)) = (found, replacement) else {
+                return Err("the exact edit lacks `match` or `replacement`".into());
+            };
+            let edits = replacements(target.unwrap_or_default(), start, end, found, replacement)?;
+            vec![FileChange::Edit {
+                path: path.to_string(),
+                edits,
+            }]
+        }
+        "insert-frontmatter" => {
+            let key = edit.get("key").and_then(Node::as_str);
+            let value = edit.get("value").and_then(Node::as_str);
+            let (Some(key), Some(value)) = (key, value) else {
+                return Err("the exact edit lacks `key` or `value`".into());
+            };
+            let edits = frontmatter(target.unwrap_or_default(), key, value)?;
+            vec![FileChange::Edit {
+                path: path.to_string(),
+                edits,
+            }]
+        }
+        "delete" | "extract-then-delete" => vec![FileChange::Delete {
+            path: path.to_string(),
+            directory: path.ends_with('/'),
+        }],
+        other => return Err(format!("`{other}` is not a kind of exact edit")),
+    };
+    let held = (kind == "extract-then-delete").then(|| {
+        let into = edit
+            .get("target_doc")
+            .and_then(Node::as_str)
+            .map(|doc| format!(" into `{doc}`"))
+            .unwrap_or_else(|| " (cross-repo)".to_string());
+        format!(
+            "only the delete half is mechanical: the extraction{into} is made at clean time, and the delete applies only once it succeeded"
+        )
+    });
+    Ok(CleanEdit {
+        kind: kind.to_string(),
+        changes,
+        held,
+    })
+}
+
+/// The target's text (None for the delete kinds, which need none), once
+/// the file is there, inside the root, unchanged since the check and clean
+/// in git.
+fn target_text<'f>(
+    path: &str,
+    edit: Node<'_>,
+    facts: &'f WorkspaceFacts,
+    kind: &str,
+) -> Result<Option<&'f str>, String> {
+    let file = facts
+        .file(path)
+        .ok_or_else(|| format!("`{path}` was not read"))?;
+    let directory = path.ends_with('/');
+    match &file.kind {
+        FileKind::File if !directory => {}
+        FileKind::Directory if directory => {}
+        FileKind::Missing => return Err(format!("`{path}` does not exist")),
+        FileKind::Refused(why) => return Err(format!("`{path}` is refused: {why}")),
+        FileKind::Unreadable(why) => return Err(format!("`{path}` cannot be read: {why}")),
+        _ => return Err(format!("`{path}` is not what the entry says it is")),
+    }
+    if let Some(git) = &facts.git {
+        match git.paths.get(path).map(|p| &p.worktree) {
+            Some(Worktree::Changed(how)) => {
+                return Err(format!(
+                    "`{path}` is dirty in git ({how}): commit or stash it first"
+                ));
+            }
+            Some(Worktree::Undecided(why)) => {
+                return Err(format!("git cannot tell whether `{path}` is clean ({why})"));
+            }
+            _ => {}
+        }
+    }
+    if directory {
+        return Ok(None);
+    }
+    let expected = edit.get("expected_sha256").and_then(Node::as_str);
+    match (expected, &file.sha256) {
+        (Some(expected), Some(actual)) if expected != actual => {
+            return Err(format!(
+                "`{path}` is stale: it changed since the check (sha256 now {actual}); regenerate the report"
+            ));
+        }
+        (Some(_), Some(_)) => {}
+        _ => {
+            return Err(format!(
+                "`{path}`'s sha256 is unknown, so staleness cannot be ruled out"
+            ));
+        }
+    }
+    if matches!(kind, "delete" | "extract-then-delete") {
+        return Ok(None);
+    }
+    file.text
+        .as_deref()
+        .map(Some)
+        .ok_or_else(|| format!("`{path}` is not read as text (too large, or not UTF-8)"))
+}
+
+fn anchor_of(edit: Node<'_>) -> Option<(usize, usize)> {
+    let (start, end, _) = crate::project_checks::anchor_of(edit)?;
+    Some((usize::try_from(start).ok()?, usize::try_from(end).ok()?))
+}
+
+/// The byte offset where each line starts, as `str::lines` counts lines,
+/// and the text's length at the end.
+fn line_starts(text: &str) -> Vec<usize> {
+    let mut starts = vec![0];
+    starts.extend(text.match_indices('\n').map(|(at, _)| at + 1));
+    if starts.last() == Some(&text.len()) && !text.is_empty() {
+        // A final newline ends the last line; it starts none.
+        starts.pop();
+    }
+    if text.is_empty() {
+        starts.clear();
+    }
+    starts
+}
+
+/// Lines `start..=end` (1-based) with their line breaks, as bytes.
+fn line_span(text: &str, start: usize, end: usize) -> Result<Range<usize>, String> {
+    let starts = line_starts(text);
+    if start == 0 || end < start || end > starts.len() {
+        return Err(format!(
+            "the anchor (lines {start}-{end}) passes the end of the file ({} lines)",
+            starts.len()
+        ));
+    }
+    let to = starts.get(end).copied().unwrap_or(text.len());
+    Ok(starts[start - 1]..to)
+}
+
+/// The file's line break: `\r\n` when its first line ends with one.
+fn line_ending(text: &str) -> &'static str {
+    match text.find('\n') {
+        Some(at) if text[..at].ends_with('\r') => "\r\n",
+        _ => "\n",
+    }
+}
+
+fn edit_of(path: &str, range: Range<usize>, new_text: String) -> FileChange {
+    FileChange::Edit {
+        path: path.to_string(),
+        edits: vec![TextEdit::replace(
+            TextRange::new(range.start, range.end),
+            new_text,
+        )],
+    }
+}
+
+/// The dedupe's removed span must be verbatim at `canonical_ref`: else
+/// removing it loses information.
+fn dedupe_kept(
+    path: &str,
+    edit: Node<'_>,
+    facts: &WorkspaceFacts,
+    text: &str,
+    start: usize,
+    end: usize,
+) -> Result<(), String> {
+    let reference = edit
+        .get("canonical_ref")
+        .and_then(Node::as_str)
+        .ok_or("the dedupe has no `canonical_ref`")?;
+    let (kept_path, kept_start, kept_end) = crate::validate::parse_canonical_ref(reference)?;
+    let kept_text = facts
+        .file(kept_path)
+        .filter(|f| f.kind == FileKind::File)
+        .and_then(|f| f.text.as_deref())
+        .ok_or_else(|| format!("the canonical copy `{kept_path}` was not read"))?;
+    let kept = crate::project_checks::anchored_lines(kept_text, kept_start, kept_end);
+    let removed = crate::project_checks::anchored_lines(text, start as u64, end as u64);
+    if kept.is_none() || kept != removed {
+        return Err(format!(
+            "the span removed from `{path}` is not verbatim at `{reference}`: removing it would lose information"
+        ));
+    }
+    Ok(())
+}
+
+/// The moved span appended to `dest` (created when it does not exist).
+fn append(
+    dest: &str,
+    from: &str,
+    moved: String,
+    facts: &WorkspaceFacts,
+) -> Result<FileChange, String> {
+    if dest == from {
+        return Err("`dest_path` is the file the span is moved from".into());
+    }
+    let file = facts
+        .file(dest)
+        .ok_or_else(|| format!("the destination `{dest}` was not read"))?;
+    match &file.kind {
+        FileKind::Missing => Ok(FileChange::Create {
+            path: dest.to_string(),
+            text: moved,
+        }),
+        FileKind::File => {
+            let text = file
+                .text
+                .as_deref()
+                .ok_or_else(|| format!("the destination `{dest}` is not read as text"))?;
+            let mut new_text = String::new();
+            if !text.is_empty() && !text.ends_with('\n') {
+                new_text.push_str(line_ending(text));
+            }
+            new_text.push_str(&moved);
+            Ok(edit_of(dest, text.len()..text.len(), new_text))
+        }
+        FileKind::Refused(why) => Err(format!("the destination `{dest}` is refused: {why}")),
+        FileKind::Unreadable(why) => Err(format!("the destination `{dest}` cannot be read: {why}")),
+        FileKind::Directory => Err(format!("the destination `{dest}` is a folder")),
+    }
+}
+
+/// Every occurrence of `found` within the anchored lines, replaced.
+fn replacements(
+    text: &str,
+    start: usize,
+    end: usize,
+    found: &str,
+    replacement: &str,
+) -> Result<Vec<TextEdit>, String> {
+    if found.is_empty() {
+        return Err("`match` is empty".into());
+    }
+    let span = line_span(text, start, end)?;
+    // The anchored lines without the last one's line break.
+    let inner = text[span.clone()]
+        .trim_end_matches('\n')
+        .trim_end_matches('\r');
+    let crlf = line_ending(text) == "\r\n";
+    let (found, replacement) = if crlf && found.contains('\n') && !inner.contains(found) {
+        (
+            found.replace('\n', "\r\n"),
+            replacement.replace('\n', "\r\n"),
+        )
+    } else {
+        (found.to_string(), replacement.to_string())
+    };
+    let edits: Vec<TextEdit> = inner
+        .match_indices(found.as_str())
+        .map(|(at, _)| {
+            let start = span.start + at;
+            TextEdit::replace(
+                TextRange::new(start, start + found.len()),
+                replacement.clone(),
+            )
+        })
+        .collect();
+    if edits.is_empty() {
+        return Err(format!(
+            "`match` no longer occurs in lines {start}-{end}: the text changed since the check"
+        ));
+    }
+    Ok(edits)
+}
+
+/// `key: value` in the YAML frontmatter: the key's line rewritten when it
+/// is there, else added before the closing `---`; a frontmatter block
+/// added at the top when the file has none.
+fn frontmatter(text: &str, key: &str, value: &str) -> Result<Vec<TextEdit>, String> {
+    let eol = line_ending(text);
+    let top = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let wanted = format!("{key}: {value}");
+    let starts: Vec<usize> = line_starts(text)
+        .into_iter()
+        .filter(|&s| s >= top)
+        .collect();
+    let line = |i: usize| {
+        let from = if i == 0 { top } else { starts[i] };
+        let to = starts.get(i + 1).copied().unwrap_or(text.len());
+        let whole = &text[from..to];
+        (from, whole.trim_end_matches('\n').trim_end_matches('\r'))
+    };
+    if starts.is_empty() || line(0).1 != "---" {
+        return Ok(vec![TextEdit::insert(
+            top,
+            format!("---{eol}{wanted}{eol}---{eol}"),
+        )]);
+    }
+    for i in 1..starts.len() {
+        let (from, content) = line(i);
+        if content == "---" || content == "..." {
+            return Ok(vec![TextEdit::insert(from, format!("{wanted}{eol}"))]);
+        }
+        if let Some(rest) = content.strip_prefix(key)
+            && rest.starts_with(':')
+        {
+            if content == wanted {
+                return Ok(Vec::new());
+            }
+            return Ok(vec![TextEdit::replace(
+                TextRange::new(from, from + content.len()),
+                wanted,
+            )]);
+        }
+    }
+    Err("the frontmatter that opens the file is never closed (no `---` line)".into())
+}
+
+#[cfg(test)]
+mod tests;
