@@ -89,7 +89,7 @@ fn the_preview_shows_each_kind_as_a_diff_and_refuses_what_cannot_apply() {
     );
     let shown = String::from_utf8(output.stdout).unwrap();
     let expected = "\
-# hygiene.report.json entries[0] docs/旧-api.md: delete-range · auto
+# hygiene.report.json entries[0] docs/旧-api.md: delete-range · recorded auto
 --- a/docs/旧-api.md
 +++ b/docs/旧-api.md
 @@ -1,5 +1,3 @@
@@ -98,7 +98,7 @@ fn the_preview_shows_each_kind_as_a_diff_and_refuses_what_cannot_apply() {
 -old 1
 -old 2
  keep too
-# hygiene.report.json entries[1] docs/roadmap 🚀.md: move-to-archive · auto
+# hygiene.report.json entries[1] docs/roadmap 🚀.md: move-to-archive · recorded auto
 --- a/docs/roadmap 🚀.md
 +++ b/docs/roadmap 🚀.md
 @@ -1,3 +1 @@
@@ -110,7 +110,7 @@ fn the_preview_shows_each_kind_as_a_diff_and_refuses_what_cannot_apply() {
 @@ -0,0 +1,2 @@
 +# 2023
 +shipped
-# hygiene.report.json entries[2] docs/spec.md: insert-frontmatter · auto
+# hygiene.report.json entries[2] docs/spec.md: insert-frontmatter · recorded auto
 --- a/docs/spec.md
 +++ b/docs/spec.md
 @@ -1,4 +1,5 @@
@@ -119,26 +119,26 @@ fn the_preview_shows_each_kind_as_a_diff_and_refuses_what_cannot_apply() {
 +hygiene: frozen
  ---
  body
-# hygiene.report.json entries[3] docs/setup.md: replace-text · auto
+# hygiene.report.json entries[3] docs/setup.md: replace-text · recorded auto
 --- a/docs/setup.md
 +++ b/docs/setup.md
 @@ -1,2 +1,2 @@
  run make install
 -then make install
 +then cargo install --path .
-# hygiene.report.json entries[4] docs/arch.md: dedupe · auto
+# hygiene.report.json entries[4] docs/arch.md: dedupe · recorded auto
 --- a/docs/arch.md
 +++ b/docs/arch.md
 @@ -1,3 +1,2 @@
  intro
 -shared
  outro
-# hygiene.report.json entries[5] notes/scratch.md: delete · auto
+# hygiene.report.json entries[5] notes/scratch.md: delete · recorded auto
 --- a/notes/scratch.md
 +++ /dev/null
 @@ -1 +0,0 @@
 -scratch
-# hygiene.report.json entries[6] handoff/会议.md: extract-then-delete · auto
+# hygiene.report.json entries[6] handoff/会议.md: extract-then-delete · recorded auto
 # held: only the delete half is mechanical: the extraction into `docs/decisions.md` is made at clean time, and the delete applies only once it succeeded
 --- a/handoff/会议.md
 +++ /dev/null
@@ -149,13 +149,13 @@ fn the_preview_shows_each_kind_as_a_diff_and_refuses_what_cannot_apply() {
     let rest: Vec<&str> = shown[expected.len()..].lines().collect();
     assert_eq!(rest.len(), 2, "{shown}");
     assert!(
-        rest[0].starts_with("# hygiene.report.json entries[7] docs/stale.md: delete-range · auto, refused: `docs/stale.md` is stale: it changed since the check (sha256 now "),
+        rest[0].starts_with("# hygiene.report.json entries[7] docs/stale.md: delete-range · recorded auto, refused: `docs/stale.md` is stale: it changed since the check (sha256 now "),
         "{}",
         rest[0]
     );
     assert_eq!(
         rest[1],
-        "# hygiene.report.json entries[8] docs/dirty.md: delete · auto, refused: `docs/dirty.md` is dirty in git (modified in the worktree): commit or stash it first"
+        "# hygiene.report.json entries[8] docs/dirty.md: delete · recorded auto, refused: `docs/dirty.md` is dirty in git (modified in the worktree): commit or stash it first"
     );
     // Nothing was written.
     for ((path, _), bytes) in files.iter().zip(&before) {

@@ -46,7 +46,7 @@ pub(super) fn previews(
             Ok(edit) => {
                 let _ = writeln!(
                     out,
-                    "# {report} entries[{index}] {path}: {} · {tier}",
+                    "# {report} entries[{index}] {path}: {} · recorded {tier}",
                     edit.kind
                 );
                 if let Some(why) = &edit.held {
@@ -62,7 +62,7 @@ pub(super) fn previews(
                     .unwrap_or("?");
                 let _ = writeln!(
                     out,
-                    "# {report} entries[{index}] {path}: {kind} · {tier}, refused: {why}"
+                    "# {report} entries[{index}] {path}: {kind} · recorded {tier}, refused: {why}"
                 );
             }
         }

@@ -57,33 +57,25 @@ impl Projects {
                     Some(Kind::Pyproject) => Kind::Pyproject,
                     _ => Kind::ReportLsp,
                 };
-                match std::fs::read_to_string(path) {
-                    Err(error) => {
+                if let Err(error) = std::fs::metadata(path) {
+                    failures.push(Failure {
+                        path: Some(display_path(path)),
+                        message: format!("cannot read the project file (--config): {error}"),
+                    });
+                    None
+                } else {
+                    let file = project_file::read_as(path, kind).map(Arc::new);
+                    if file.is_none() {
                         failures.push(Failure {
                             path: Some(display_path(path)),
-                            message: format!("cannot read the project file (--config): {error}"),
+                            message: match kind {
+                                Kind::Pyproject => "has no [tool.report-lsp] table (--config)",
+                                Kind::ReportLsp => "is not a file (--config)",
+                            }
+                            .into(),
                         });
-                        None
                     }
-                    Ok(text) => match project_file::parse(
-                        &text,
-                        kind,
-                        path.parent().unwrap_or(Path::new(".")),
-                    ) {
-                        Some((values, problems)) => Some(Arc::new(ProjectFile {
-                            path: path.clone(),
-                            values,
-                            problems,
-                            text,
-                        })),
-                        None => {
-                            failures.push(Failure {
-                                path: Some(display_path(path)),
-                                message: "has no [tool.report-lsp] table (--config)".into(),
-                            });
-                            None
-                        }
-                    },
+                    file
                 }
             }
             _ => None,

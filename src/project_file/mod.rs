@@ -90,7 +90,11 @@ impl Kind {
 /// Reads the project file at `path`: None when there is none (no file, or
 /// a `pyproject.toml` without a `[tool.report-lsp]` table).
 pub fn read(path: &Path) -> Option<ProjectFile> {
-    let kind = Kind::of(path)?;
+    read_as(path, Kind::of(path)?)
+}
+
+/// [`read`], for a file of `kind` whatever its name (`check --config`).
+pub fn read_as(path: &Path, kind: Kind) -> Option<ProjectFile> {
     let meta = std::fs::metadata(path).ok()?;
     if !meta.is_file() {
         return None;
