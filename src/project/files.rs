@@ -166,13 +166,28 @@ fn read(path: &Path, keep_text: bool) -> std::io::Result<(String, Option<Arc<str
             kept.extend_from_slice(&buffer[..n]);
         }
     }
-    let digest = hasher.finalize();
-    let hex = digest.iter().map(|b| format!("{b:02x}")).collect();
+    let hex = hex(hasher);
     let text = keep_text
         .then(|| String::from_utf8(kept).ok())
         .flatten()
         .map(Arc::from);
     Ok((hex, text))
+}
+
+/// The lowercase hex sha256 of the bytes of `chunks`, in order (an open
+/// document's text, whose facts the editor's text makes).
+pub fn sha256_of<'a>(chunks: impl IntoIterator<Item = &'a [u8]>) -> String {
+    let mut hasher = Sha256::new();
+    chunks.into_iter().for_each(|c| hasher.update(c));
+    hex(hasher)
+}
+
+fn hex(hasher: Sha256) -> String {
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// `conventions.json` at the root, when it is a small regular file inside it.

@@ -6,9 +6,10 @@
 //! unified diff. Where the contract leaves the mechanics open, the reading
 //! taken is in invariants.md ("What a clean edits").
 
+use std::collections::HashMap;
 use std::ops::Range;
 
-use crate::project_checks::{FileKind, WorkspaceFacts, Worktree};
+use crate::project_checks::{FileFacts, FileKind, WorkspaceFacts, Worktree};
 use crate::syntax::Node;
 
 pub use crate::fix::{TextEdit, apply};
@@ -44,11 +45,42 @@ pub struct CleanEdit {
     /// its own (the delete half of an `extract-then-delete`, which applies
     /// only once the extraction, made at clean time, succeeded).
     pub held: Option<String>,
+    /// The files whose text the edit relies on without changing them (a
+    /// dedupe's canonical copy): no other edit may change them with it.
+    pub reads: Vec<String>,
+}
+
+/// The files a clean reads: the project's facts, with the editor's texts
+/// of the documents open there laid over them (the edit must fit the text
+/// the editor will apply it to, and an unsaved change may make it stale).
+#[derive(Clone, Copy)]
+pub struct Targets<'a> {
+    pub facts: &'a WorkspaceFacts,
+    /// The open documents' facts (their text and its sha256), keyed by the
+    /// path as the report writes it.
+    pub open: &'a HashMap<String, FileFacts>,
+}
+
+impl<'a> Targets<'a> {
+    pub fn file(&self, path: &str) -> Option<&'a FileFacts> {
+        self.open
+            .get(&path_key(path))
+            .or_else(|| self.facts.file(path))
+    }
 }
 
 /// The clean of `entry` (an element of `entries`) on the files of `facts`,
 /// or why it is refused.
 pub fn entry_edit(entry: Node<'_>, facts: &WorkspaceFacts) -> Result<CleanEdit, String> {
+    let open = HashMap::new();
+    entry_edit_over(entry, Targets { facts, open: &open })
+}
+
+/// [`entry_edit`] on the files as `targets` has them.
+pub fn entry_edit_over(entry: Node<'_>, targets: Targets<'_>) -> Result<CleanEdit, String> {
+    if let Some(why) = &targets.facts.not_read {
+        return Err(format!("the project's files were not read: {why}"));
+    }
     let path = entry
         .get("path")
         .and_then(Node::as_str)
@@ -60,14 +92,17 @@ pub fn entry_edit(entry: Node<'_>, facts: &WorkspaceFacts) -> Result<CleanEdit, 
         .get("kind")
         .and_then(Node::as_str)
         .ok_or("the exact edit has no `kind`")?;
-    let target = target_text(path, edit, facts, kind)?;
+    let target = target_text(path, edit, targets, kind)?;
     let anchor =
         || anchor_of(edit).ok_or_else(|| "the exact edit has no valid `anchor`".to_string());
+    let mut reads = Vec::new();
     let changes = match kind {
         "delete-range" | "dedupe" => {
             let (start, end) = anchor()?;
             if kind == "dedupe" {
-                dedupe_kept(path, edit, facts, target.unwrap_or_default(), start, end)?;
+                let kept =
+                    dedupe_kept(path, edit, targets, target.unwrap_or_default(), start, end)?;
+                reads.push(kept);
             }
             let range = line_span(target.unwrap_or_default(), start, end)?;
             vec![edit_of(path, range, String::new())]
@@ -86,7 +121,7 @@ pub fn entry_edit(entry: Node<'_>, facts: &WorkspaceFacts) -> Result<CleanEdit, 
             }
             vec![
                 edit_of(path, range, String::new()),
-                append(dest, path, moved, facts)?,
+                append(dest, path, moved, targets)?,
             ]
         }
         "replace-text" => {
@@ -134,7 +169,216 @@ pub fn entry_edit(entry: Node<'_>, facts: &WorkspaceFacts) -> Result<CleanEdit, 
         kind: kind.to_string(),
         changes,
         held,
+        reads,
     })
+}
+
+/// The cleans of several entries as one edit.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Combined {
+    /// One change per file, in the order the files first appear: a file's
+    /// edits together, sorted, none overlapping.
+    pub changes: Vec<FileChange>,
+    /// The keys of the entries whose cleans it holds, in order.
+    pub taken: Vec<usize>,
+    /// The entries left out, and why (held, or in conflict with one taken
+    /// before it).
+    pub left_out: Vec<(usize, String)>,
+}
+
+/// What is planned for one file so far.
+enum Planned {
+    /// Each edit with the key of the entry it is of.
+    Edited(Vec<(TextEdit, usize)>),
+    Created(String),
+    Deleted,
+}
+
+/// What the cleans taken so far change and rely on, by [`path_key`].
+#[derive(Default)]
+struct Plan {
+    order: Vec<String>,
+    changes: HashMap<String, (Planned, usize)>,
+    /// Each file an edit relies on, with the first entry that does.
+    reads: HashMap<String, usize>,
+}
+
+/// The cleans of `cleans` (each under the caller's key, an entry's index)
+/// as one edit, in order. An entry whose changes overlap those of an entry
+/// taken before it, or change a file an earlier one relies on (a dedupe's
+/// canonical copy), or rely on one an earlier one changes, is left out
+/// whole, with the earlier one named: its edit would apply to text the
+/// first has changed. Two moves into one new archive are appended to it in
+/// turn. Paths are compared as written without `.` segments.
+pub fn combine(cleans: impl IntoIterator<Item = (usize, CleanEdit)>) -> Combined {
+    let mut plan = Plan::default();
+    let mut combined = Combined::default();
+    for (key, clean) in cleans {
+        if let Some(why) = &clean.held {
+            combined.left_out.push((key, format!("held: {why}")));
+            continue;
+        }
+        let why = clean
+            .changes
+            .iter()
+            .find_map(|change| plan.conflict(change))
+            .or_else(|| clean.reads.iter().find_map(|read| plan.read_conflict(read)));
+        if let Some(why) = why {
+            combined.left_out.push((key, why));
+            continue;
+        }
+        for read in &clean.reads {
+            plan.reads.entry(path_key(read)).or_insert(key);
+        }
+        for change in clean.changes {
+            let path = path_key(change.path());
+            if !plan.changes.contains_key(&path) {
+                plan.order.push(path.clone());
+            }
+            let next = match (plan.changes.remove(&path), change) {
+                (Some((Planned::Edited(mut edits), _)), FileChange::Edit { edits: more, .. }) => {
+                    edits.extend(more.into_iter().map(|e| (e, key)));
+                    Planned::Edited(edits)
+                }
+                (Some((Planned::Created(mut text), _)), FileChange::Create { text: more, .. }) => {
+                    text.push_str(&more);
+                    Planned::Created(text)
+                }
+                (_, FileChange::Edit { edits, .. }) => {
+                    Planned::Edited(edits.into_iter().map(|e| (e, key)).collect())
+                }
+                (_, FileChange::Create { text, .. }) => Planned::Created(text),
+                (_, FileChange::Delete { .. }) => Planned::Deleted,
+            };
+            plan.changes.insert(path, (next, key));
+        }
+        combined.taken.push(key);
+    }
+    for path in plan.order {
+        let Some((planned, _)) = plan.changes.remove(&path) else {
+            continue;
+        };
+        combined.changes.push(match planned {
+            Planned::Edited(mut edits) => {
+                edits.sort_by_key(|(e, _)| e.range.start);
+                let edits = edits.into_iter().map(|(e, _)| e).collect();
+                FileChange::Edit { path, edits }
+            }
+            Planned::Created(text) => FileChange::Create { path, text },
+            Planned::Deleted => FileChange::Delete {
+                directory: path.ends_with('/'),
+                path,
+            },
+        });
+    }
+    combined
+}
+
+/// `path` as compared: its segments without empty and `.` ones, a folder's
+/// trailing `/` kept (`./docs//a.md` is `docs/a.md`).
+pub fn path_key(path: &str) -> String {
+    let mut key = path
+        .split('/')
+        .filter(|s| !s.is_empty() && *s != ".")
+        .collect::<Vec<_>>()
+        .join("/");
+    if path.ends_with('/') && !key.is_empty() {
+        key.push('/');
+    }
+    key
+}
+
+/// The folders `path` lies in, innermost last (`a/b/c.md`: `a/`, `a/b/`).
+fn folders_of(path: &str) -> impl Iterator<Item = &str> {
+    let inner = path.strip_suffix('/').unwrap_or(path);
+    inner.match_indices('/').map(move |(i, _)| &path[..=i])
+}
+
+fn entry_name(key: usize) -> String {
+    format!("entries[{key}]")
+}
+
+impl Plan {
+    /// Why `change` cannot join what is planned, if it cannot.
+    fn conflict(&self, change: &FileChange) -> Option<String> {
+        let path = path_key(change.path());
+        let path = path.as_str();
+        // A path under a folder about to be deleted cannot be changed.
+        for folder in folders_of(path) {
+            if let Some((Planned::Deleted, key)) = self.changes.get(folder) {
+                return Some(format!(
+                    "`{path}` is inside `{folder}`, which {} deletes",
+                    entry_name(*key)
+                ));
+            }
+        }
+        if let Some(key) = self.reads.get(path) {
+            return Some(format!(
+                "it changes `{path}`, the canonical copy {} keeps",
+                entry_name(*key)
+            ));
+        }
+        if path.ends_with('/') {
+            // A folder changed takes every path under it.
+            let under = |other: &String| other.starts_with(path) && other != path;
+            if let Some((other, (_, key))) = self.changes.iter().find(|(other, _)| under(other)) {
+                return Some(format!(
+                    "`{other}`, which {} changes, is inside `{path}`",
+                    entry_name(*key)
+                ));
+            }
+            if let Some((other, key)) = self.reads.iter().find(|(other, _)| under(other)) {
+                return Some(format!(
+                    "`{other}`, the canonical copy {} keeps, is inside `{path}`",
+                    entry_name(*key)
+                ));
+            }
+        }
+        let (planned, key) = self.changes.get(path)?;
+        match (planned, change) {
+            (Planned::Edited(edits), FileChange::Edit { edits: more, .. }) => {
+                let (_, key) = more
+                    .iter()
+                    .find_map(|m| edits.iter().find(|(e, _)| overlaps(e, m)))?;
+                Some(format!(
+                    "its edit of `{path}` overlaps the one of {}: the second would apply to text the first has changed",
+                    entry_name(*key)
+                ))
+            }
+            (Planned::Created(_), FileChange::Create { .. }) => None,
+            _ => Some(format!("{} changes `{path}` too", entry_name(*key))),
+        }
+    }
+
+    /// Why an edit that relies on `read` cannot join, if it cannot.
+    fn read_conflict(&self, read: &str) -> Option<String> {
+        let read = path_key(read);
+        let (path, key) = std::iter::once(read.as_str())
+            .chain(folders_of(&read))
+            .find_map(|p| Some((p, self.changes.get(p)?.1)))?;
+        Some(match path == read {
+            true => format!(
+                "its canonical copy `{read}` is changed by {}",
+                entry_name(key)
+            ),
+            false => format!(
+                "its canonical copy `{read}` is in `{path}`, which {} deletes",
+                entry_name(key)
+            ),
+        })
+    }
+}
+
+/// Whether two edits of one text touch the same text: overlapping spans,
+/// an insertion strictly inside a replaced span, or two insertions at one
+/// offset (whose order would decide the text, as two frontmatter blocks).
+fn overlaps(a: &TextEdit, b: &TextEdit) -> bool {
+    let (a, b) = (a.range, b.range);
+    let inside = |point: TextRange, span: TextRange| {
+        point.is_empty() && span.start < point.start && point.start < span.end
+    };
+    let same_point = a.is_empty() && b.is_empty() && a.start == b.start;
+    a.start.max(b.start) < a.end.min(b.end) || inside(a, b) || inside(b, a) || same_point
 }
 
 /// The target's text (None for the delete kinds, which need none), once
@@ -143,10 +387,11 @@ pub fn entry_edit(entry: Node<'_>, facts: &WorkspaceFacts) -> Result<CleanEdit, 
 fn target_text<'f>(
     path: &str,
     edit: Node<'_>,
-    facts: &'f WorkspaceFacts,
+    targets: Targets<'f>,
     kind: &str,
 ) -> Result<Option<&'f str>, String> {
-    let file = facts
+    let facts = targets.facts;
+    let file = targets
         .file(path)
         .ok_or_else(|| format!("`{path}` was not read"))?;
     let directory = path.ends_with('/');
@@ -249,21 +494,21 @@ fn edit_of(path: &str, range: Range<usize>, new_text: String) -> FileChange {
 }
 
 /// The dedupe's removed span must be verbatim at `canonical_ref`: else
-/// removing it loses information.
+/// removing it loses information. The canonical copy's path.
 fn dedupe_kept(
     path: &str,
     edit: Node<'_>,
-    facts: &WorkspaceFacts,
+    targets: Targets<'_>,
     text: &str,
     start: usize,
     end: usize,
-) -> Result<(), String> {
+) -> Result<String, String> {
     let reference = edit
         .get("canonical_ref")
         .and_then(Node::as_str)
         .ok_or("the dedupe has no `canonical_ref`")?;
     let (kept_path, kept_start, kept_end) = crate::validate::parse_canonical_ref(reference)?;
-    let kept_text = facts
+    let kept_text = targets
         .file(kept_path)
         .filter(|f| f.kind == FileKind::File)
         .and_then(|f| f.text.as_deref())
@@ -275,7 +520,7 @@ fn dedupe_kept(
             "the span removed from `{path}` is not verbatim at `{reference}`: removing it would lose information"
         ));
     }
-    Ok(())
+    Ok(kept_path.to_string())
 }
 
 /// The moved span appended to `dest` (created when it does not exist).
@@ -283,12 +528,12 @@ fn append(
     dest: &str,
     from: &str,
     moved: String,
-    facts: &WorkspaceFacts,
+    targets: Targets<'_>,
 ) -> Result<FileChange, String> {
     if dest == from {
         return Err("`dest_path` is the file the span is moved from".into());
     }
-    let file = facts
+    let file = targets
         .file(dest)
         .ok_or_else(|| format!("the destination `{dest}` was not read"))?;
     match &file.kind {
@@ -401,4 +646,4 @@ fn frontmatter(text: &str, key: &str, value: &str) -> Result<Vec<TextEdit>, Stri
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

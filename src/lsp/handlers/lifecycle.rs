@@ -2,6 +2,7 @@
 
 use tower_lsp_server::ls_types as lsp;
 
+use super::clean_preview::{CLEAN_AUTO_KIND, CLEAN_ENTRY_KIND};
 use super::code_action::{APPLY_EDIT_COMMAND, FIX_ALL_KIND};
 use super::since_head::SHOW_DIFF_SINCE_HEAD;
 use crate::lsp::convert;
@@ -77,6 +78,8 @@ pub fn initialize(
                         code_action_kinds: Some(vec![
                             lsp::CodeActionKind::QUICKFIX,
                             lsp::CodeActionKind::new(FIX_ALL_KIND),
+                            lsp::CodeActionKind::new(CLEAN_ENTRY_KIND),
+                            lsp::CodeActionKind::new(CLEAN_AUTO_KIND),
                         ]),
                         resolve_provider: Some(capabilities.resolves_edits),
                         ..Default::default()

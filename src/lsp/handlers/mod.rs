@@ -2,6 +2,7 @@
 //! asks the document's [`report_core::host::DocumentHost`] on the analysis
 //! thread, and converts the answer back; what to answer is the core's.
 
+pub mod clean_preview;
 pub mod code_action;
 pub mod completion;
 pub mod configuration;

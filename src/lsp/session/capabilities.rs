@@ -35,6 +35,15 @@ pub struct ResolvedClientCapabilities {
     /// Whether the client takes `documentChanges`: edits tied to a document
     /// version, which it refuses to apply to a later text.
     pub versioned_edits: bool,
+    /// Whether an edit may create files and delete files or folders
+    /// (`workspaceEdit.resourceOperations`), with `documentChanges`.
+    pub creates_files: bool,
+    pub deletes_files: bool,
+    /// Whether an edit's changes may carry annotations, which the client
+    /// shows (and asks to confirm, when they say so) before applying.
+    pub change_annotations: bool,
+    /// Whether a code action may be offered disabled, with the reason.
+    pub disabled_actions: bool,
     /// Whether the client shows server-initiated progress (`window.workDoneProgress`).
     pub work_done_progress: bool,
     /// Whether file watchers may be registered dynamically
@@ -90,6 +99,10 @@ impl Default for ResolvedClientCapabilities {
             refresh_code_lenses: false,
             pulls_configuration: false,
             versioned_edits: false,
+            creates_files: false,
+            deletes_files: false,
+            change_annotations: false,
+            disabled_actions: false,
             work_done_progress: false,
             watches_files: false,
             code_action_literals: false,
@@ -119,6 +132,16 @@ impl ResolvedClientCapabilities {
         let completion = text_document.and_then(|t| t.completion.as_ref());
         let completion_item = completion.and_then(|c| c.completion_item.as_ref());
         let symbols = text_document.and_then(|t| t.document_symbol.as_ref());
+        let workspace_edit = workspace.and_then(|w| w.workspace_edit.as_ref());
+        // Resource operations go in `documentChanges`: without it, none.
+        let resource_operation = |kind: lsp::ResourceOperationKind| {
+            workspace_edit.is_some_and(|e| {
+                e.document_changes == Some(true)
+                    && e.resource_operations
+                        .as_ref()
+                        .is_some_and(|k| k.contains(&kind))
+            })
+        };
         let markdown = |formats: Option<&Vec<lsp::MarkupKind>>| {
             formats.is_some_and(|f| f.contains(&lsp::MarkupKind::Markdown))
         };
@@ -158,6 +181,15 @@ impl ResolvedClientCapabilities {
             versioned_edits: workspace
                 .and_then(|w| w.workspace_edit.as_ref())
                 .and_then(|e| e.document_changes)
+                .unwrap_or(false),
+            creates_files: resource_operation(lsp::ResourceOperationKind::Create),
+            deletes_files: resource_operation(lsp::ResourceOperationKind::Delete),
+            change_annotations: workspace_edit
+                .and_then(|e| e.document_changes)
+                .unwrap_or(false)
+                && workspace_edit.is_some_and(|e| e.change_annotation_support.is_some()),
+            disabled_actions: code_action
+                .and_then(|c| c.disabled_support)
                 .unwrap_or(false),
             work_done_progress: capabilities
                 .window

@@ -38,6 +38,8 @@ pub struct Session {
     pub publisher: Publisher,
     /// Asks the client to pull again (diagnostics, inlay hints).
     pub refresher: Option<Refresher>,
+    /// The open documents' facts as the targets of a clean, per generation.
+    pub target_facts: crate::lsp::handlers::clean_preview::TargetFacts,
 }
 
 /// What was settled at `initialize`: what the client can do, and how it
@@ -59,6 +61,7 @@ impl Session {
             layered: Mutex::new(Vec::new()),
             publisher,
             refresher,
+            target_facts: Default::default(),
         }
     }
 

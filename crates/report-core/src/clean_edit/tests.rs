@@ -317,22 +317,22 @@ fn stale_missing_refused_and_dirty_targets_are_refused_with_the_reason() {
 
 /// Every deterministic entry of the valid golden report, on files made to
 /// fit it: each kind gives its edit.
-#[test]
-fn every_kind_of_the_golden_report_gives_its_edit() {
+fn entries_of(analysis: &crate::Analysis) -> Vec<Node<'_>> {
+    let entries = analysis.root().unwrap().get("entries").unwrap();
+    entries.items().unwrap().collect()
+}
+
+/// The golden valid report, and facts under which each of its exact
+/// edits can be made: every target holds lines that fit its anchor and
+/// has the sha256 the entry expects.
+pub(crate) fn golden() -> (String, WorkspaceFacts) {
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../examples/golden/valid.report.json"
     ))
     .unwrap();
     let analysis = crate::analyze(&text);
-    let entries: Vec<Node<'_>> = analysis
-        .root()
-        .unwrap()
-        .get("entries")
-        .unwrap()
-        .items()
-        .unwrap()
-        .collect();
+    let entries = entries_of(&analysis);
     let lines = |n: usize, insert: Option<(usize, &str)>| -> String {
         (1..=n)
             .map(|i| match insert {
@@ -368,9 +368,18 @@ fn every_kind_of_the_golden_report_gives_its_edit() {
     files.push(("docs/overview.md".into(), file(&overview)));
     files.push(("docs/archive/roadmap-2023.md".into(), FileFacts::missing()));
     let f = WorkspaceFacts {
+        root: Some("/p".into()),
         files: files.into_iter().collect(),
         ..Default::default()
     };
+    (text, f)
+}
+
+#[test]
+fn every_kind_of_the_golden_report_gives_its_edit() {
+    let (text, f) = golden();
+    let analysis = crate::analyze(&text);
+    let entries = entries_of(&analysis);
     let mut kinds = Vec::new();
     for entry in entries.iter().filter(|e| e.get("exact_edit").is_some()) {
         let edit = entry_edit(*entry, &f).unwrap_or_else(|why| panic!("{why}"));
@@ -391,4 +400,212 @@ fn every_kind_of_the_golden_report_gives_its_edit() {
             "replace-text"
         ]
     );
+}
+
+fn edits(path: &str, spans: &[(usize, usize, &str)]) -> FileChange {
+    FileChange::Edit {
+        path: path.into(),
+        edits: spans
+            .iter()
+            .map(|(s, e, t)| TextEdit::replace(TextRange::new(*s, *e), *t))
+            .collect(),
+    }
+}
+
+fn of(changes: Vec<FileChange>) -> CleanEdit {
+    CleanEdit {
+        kind: "delete-range".into(),
+        changes,
+        held: None,
+        reads: vec![],
+    }
+}
+
+#[test]
+fn combine_joins_disjoint_edits_per_file_sorted_and_leaves_out_conflicts() {
+    let combined = combine([
+        (0, of(vec![edits("a.md", &[(10, 20, "")])])),
+        (1, of(vec![edits("b.md", &[(0, 5, "")])])),
+        (2, of(vec![edits("a.md", &[(0, 4, "")])])),
+        // Overlaps entries[0]'s span of a.md.
+        (3, of(vec![edits("a.md", &[(15, 25, "")])])),
+        // An insert strictly inside a replaced span.
+        (4, of(vec![edits("a.md", &[(12, 12, "x")])])),
+        // Touching spans do not overlap.
+        (5, of(vec![edits("a.md", &[(20, 22, "")])])),
+    ]);
+    assert_eq!(combined.taken, vec![0, 1, 2, 5]);
+    assert_eq!(
+        combined.changes,
+        vec![
+            edits("a.md", &[(0, 4, ""), (10, 20, ""), (20, 22, "")]),
+            edits("b.md", &[(0, 5, "")]),
+        ]
+    );
+    let left: Vec<usize> = combined.left_out.iter().map(|(k, _)| *k).collect();
+    assert_eq!(left, vec![3, 4]);
+    assert!(
+        combined.left_out[0]
+            .1
+            .contains("overlaps the one of entries[0]"),
+        "{:?}",
+        combined.left_out
+    );
+}
+
+#[test]
+fn combine_leaves_out_held_edits_and_a_file_changed_another_way() {
+    let held = CleanEdit {
+        kind: "extract-then-delete".into(),
+        changes: vec![FileChange::Delete {
+            path: "x.md".into(),
+            directory: false,
+        }],
+        held: Some("only the delete half".into()),
+        reads: vec![],
+    };
+    let delete = |path: &str| FileChange::Delete {
+        path: path.into(),
+        directory: path.ends_with('/'),
+    };
+    let combined = combine([
+        (0, held),
+        (1, of(vec![delete("old/")])),
+        // Inside a folder entries[1] deletes.
+        (2, of(vec![edits("old/a.md", &[(0, 1, "")])])),
+        (3, of(vec![edits("c.md", &[(0, 1, "")])])),
+        // c.md is edited by entries[3]: it cannot also be deleted.
+        (4, of(vec![delete("c.md")])),
+        // Two moves into one new archive append in turn.
+        (
+            5,
+            of(vec![FileChange::Create {
+                path: "archive/r.md".into(),
+                text: "one\n".into(),
+            }]),
+        ),
+        (
+            6,
+            of(vec![FileChange::Create {
+                path: "archive/r.md".into(),
+                text: "two\n".into(),
+            }]),
+        ),
+    ]);
+    assert_eq!(combined.taken, vec![1, 3, 5, 6]);
+    let left: Vec<(usize, &str)> = combined
+        .left_out
+        .iter()
+        .map(|(k, why)| (*k, why.as_str()))
+        .collect();
+    assert_eq!(left[0], (0, "held: only the delete half"));
+    assert_eq!(left[1].0, 2);
+    assert_eq!(
+        left[1],
+        (2, "`old/a.md` is inside `old/`, which entries[1] deletes")
+    );
+    assert_eq!(left[2], (4, "entries[3] changes `c.md` too"));
+    assert_eq!(
+        combined.changes[2],
+        FileChange::Create {
+            path: "archive/r.md".into(),
+            text: "one\ntwo\n".into()
+        }
+    );
+}
+
+#[test]
+fn the_editors_text_of_an_open_target_is_the_one_cleaned() {
+    let disk = "a\nb\nc\n";
+    let f = facts(&[("d.md", file(disk))]);
+    let text = format!(
+        r#"{{"entries": [{{"path": "d.md", "exact_edit": {{"kind": "delete-range", "anchor": {{"start_line": 2, "end_line": 2}}, "expected_sha256": "{SHA}"}}}}]}}"#
+    );
+    let analysis = crate::analyze(&text);
+    let entry = analysis.root().unwrap().lookup("/entries/0").unwrap();
+    // The editor's text with an unsaved change: its sha256 differs.
+    let mut edited = file("a\nB!\nc\n");
+    edited.sha256 = Some("2".repeat(64));
+    let open = HashMap::from([("d.md".to_string(), edited)]);
+    let refused = entry_edit_over(
+        entry,
+        Targets {
+            facts: &f,
+            open: &open,
+        },
+    );
+    assert!(
+        refused.unwrap_err().contains("stale"),
+        "the unsaved change makes it stale"
+    );
+    // Saved back to the text the report was made from: it applies again.
+    let open = HashMap::from([("d.md".to_string(), file(disk))]);
+    let edit = entry_edit_over(
+        entry,
+        Targets {
+            facts: &f,
+            open: &open,
+        },
+    )
+    .unwrap();
+    assert_eq!(after(&edit, "d.md", Some(disk)).unwrap(), "a\nc\n");
+    // Files not read at all: refused with the reason.
+    let unread = WorkspaceFacts {
+        not_read: Some("workspace checks are off".into()),
+        ..f
+    };
+    assert_eq!(
+        entry_edit(entry, &unread),
+        Err("the project's files were not read: workspace checks are off".into())
+    );
+}
+
+#[test]
+fn combine_leaves_out_what_would_reorder_inserts_touch_a_kept_copy_or_alias_a_path() {
+    let dedupe = |path: &str, kept: &str| CleanEdit {
+        kind: "dedupe".into(),
+        changes: vec![edits(path, &[(0, 3, "")])],
+        held: None,
+        reads: vec![kept.into()],
+    };
+    let delete = |path: &str| FileChange::Delete {
+        path: path.into(),
+        directory: path.ends_with('/'),
+    };
+    let combined = combine([
+        // Two frontmatter blocks at the top of one file.
+        (0, of(vec![edits("s.md", &[(0, 0, "---\na: 1\n---\n")])])),
+        (1, of(vec![edits("./s.md", &[(0, 0, "---\nb: 2\n---\n")])])),
+        // A dedupe keeps `o.md`'s copy: nothing else may change `o.md` ...
+        (2, dedupe("a.md", "docs/../o.md")),
+        (3, dedupe("b.md", "o.md")),
+        (4, of(vec![delete("o.md")])),
+        // ... and a dedupe whose copy an earlier entry changed is left out.
+        (5, dedupe("c.md", "s.md")),
+        // A file first, then the folder around it.
+        (6, of(vec![edits("tmp/x.md", &[(0, 1, "")])])),
+        (7, of(vec![delete("tmp/")])),
+    ]);
+    assert_eq!(combined.taken, vec![0, 2, 3, 6]);
+    let left: Vec<(usize, &str)> = combined
+        .left_out
+        .iter()
+        .map(|(k, why)| (*k, why.as_str()))
+        .collect();
+    assert_eq!(
+        left,
+        [
+            (
+                1,
+                "its edit of `s.md` overlaps the one of entries[0]: the second would apply to text the first has changed"
+            ),
+            (4, "it changes `o.md`, the canonical copy entries[3] keeps"),
+            (5, "its canonical copy `s.md` is changed by entries[0]"),
+            (7, "`tmp/x.md`, which entries[6] changes, is inside `tmp/`"),
+        ]
+    );
+    // `docs/../o.md` is not `o.md` by its segments: only `.` is dropped,
+    // so entries[2] and entries[3] rely on what they name each.
+    assert_eq!(path_key("./docs//a.md"), "docs/a.md");
+    assert_eq!(path_key("./tmp/"), "tmp/");
 }

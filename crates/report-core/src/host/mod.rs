@@ -25,10 +25,12 @@ use std::borrow::Cow;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::analysis::{self, Analysis};
+use crate::clean_edit::{Combined, Targets};
 use crate::diagnostic::{Code, Diagnostic, Keep};
 use crate::fix::TextEdit;
 use crate::fix_all::fix_all_edit;
 use crate::hover::{self, HoverInfo};
+use crate::ide::clean::{self, EntryClean};
 use crate::ide::completion::{self, CompletionItem};
 use crate::ide::inlay::{self, InlayHint};
 use crate::ide::links::{self, FileRef};
@@ -415,6 +417,21 @@ impl<T: SourceText> DocumentHost<T> {
     /// the facts the caller gathered; None outside an entry's `exact_edit`.
     pub fn workspace_hover(&self, offset: usize, facts: &WorkspaceFacts) -> Option<HoverInfo> {
         project_checks::hover_at(self.snapshot(), offset, facts)
+    }
+
+    /// The clean of the entry at `offset` on the files of `targets`.
+    pub fn clean_at(&self, offset: usize, targets: Targets<'_>) -> Option<EntryClean> {
+        clean::clean_at(self.snapshot(), offset, targets)
+    }
+
+    /// Whether some entry may derive `auto`, from what the analysis kept.
+    pub fn may_clean_auto(&self) -> bool {
+        clean::may_clean_auto(self.snapshot())
+    }
+
+    /// The cleans of every entry that derives `auto` now, as one edit.
+    pub fn clean_auto(&self, targets: Targets<'_>) -> (Combined, Vec<EntryClean>) {
+        clean::clean_auto(self.snapshot(), targets)
     }
 
     /// The fixes of the diagnostics whose range touches `range`, in document order.

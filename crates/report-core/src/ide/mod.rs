@@ -5,6 +5,7 @@
 //! reparse of a large report; only what the facts do not hold (the
 //! structure inside an object) is read from a parse of the text around.
 
+pub mod clean;
 pub mod completion;
 pub mod folding;
 pub mod inlay;

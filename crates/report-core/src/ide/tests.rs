@@ -687,3 +687,121 @@ fn workspace_symbols_are_the_entries_named_by_path_with_their_classification() {
         docs/b.md — entries[1] · stale/provisional · delete · confirm @ "docs/b.md""#]]
     .assert_eq(&listed.join("\n"));
 }
+
+#[test]
+fn the_clean_at_the_cursor_and_the_clean_of_every_entry_deriving_auto() {
+    use crate::clean_edit::{FileChange, Targets};
+    use crate::project_checks::{GitFacts, Worktree};
+    use crate::schema::SafetyTier;
+    use std::collections::HashMap;
+
+    let (text, facts) = crate::clean_edit::tests::golden();
+    let open = HashMap::new();
+    let host = host(&text);
+    let targets = Targets {
+        facts: &facts,
+        open: &open,
+    };
+    let summary = |clean: &crate::ide::clean::EntryClean| {
+        format!(
+            "entries[{}] {} {} {:?} {}",
+            clean.index,
+            clean.kind,
+            clean.path,
+            clean.tier,
+            match &clean.edit {
+                Ok(edit) => format!(
+                    "{} change(s), held {}",
+                    edit.changes.len(),
+                    edit.held.is_some()
+                ),
+                Err(why) => why.clone(),
+            }
+        )
+    };
+    let at = |needle: &str| text.find(needle).unwrap_or_else(|| panic!("{needle}"));
+    // A `confirm` delete-range, the held half of an extract-then-delete,
+    // and a lifecycle delete that git facts do not prove: confirm.
+    let cleans: Vec<String> = [
+        "\"kind\": \"delete-range\"",
+        "\"kind\": \"extract-then-delete\"",
+        "\"path\": \"notes/scratch-2026-10.md\",\n      \"category\"",
+    ]
+    .iter()
+    .map(|needle| summary(&host.clean_at(at(needle), targets).expect(needle)))
+    .collect();
+    expect![[r#"
+        [
+            "entries[2] delete-range docs/old-api.md Some(Confirm) 1 change(s), held false",
+            "entries[10] extract-then-delete handoff/会议记录-😀.md Some(Confirm) 1 change(s), held true",
+            "entries[8] delete notes/scratch-2026-10.md Some(Confirm) 1 change(s), held false",
+        ]
+    "#]]
+    .assert_debug_eq(&cleans);
+    // Outside every entry, and on an entry without an exact edit: none.
+    assert_eq!(host.clean_at(at("\"schema_version\""), targets), None);
+    assert_eq!(
+        host.clean_at(at("\"path\": \"docs/contributing.md\",\n"), targets),
+        None
+    );
+    assert!(host.may_clean_auto());
+    let (combined, taken) = host.clean_auto(targets);
+    let indices: Vec<usize> = taken.iter().map(|c| c.index).collect();
+    assert_eq!(indices, vec![0, 1, 3, 4], "the entries deriving auto");
+    assert_eq!(combined.taken, indices);
+    assert!(taken.iter().all(|c| c.tier == Some(SafetyTier::Auto)));
+    let paths: Vec<&str> = combined.changes.iter().map(FileChange::path).collect();
+    assert_eq!(
+        paths,
+        [
+            "docs/setup.md",
+            "docs/architecture.md",
+            "docs/roadmap-2023.md",
+            "docs/archive/roadmap-2023.md",
+            "docs/design/frozen-spec.md"
+        ]
+    );
+    // A lifecycle delete derives through the live facts: confirm until
+    // git proves the file tracked and clean and the served path exists.
+    let sha = "1".repeat(64);
+    let lifecycle = r#"{"rule_ref": "r", "lifetime": "delete-once-served", "served_when_path": "docs/done.md"}"#;
+    let report = format!(
+        r#"{{"schema_version": "1", "entries": [{{"path": "plans/p.md",
+          "category": {{"class": "stale", "subtype": "completed-in-place"}}, "signals": [],
+          "op": "delete", "op_type": "deterministic", "is_destructive": true, "is_reversible": true,
+          "safety_tier": "auto", "token_estimate": {{"raw_tokens": 1}}, "lifecycle": {lifecycle},
+          "exact_edit": {{"kind": "delete", "anchor": {{"start_line": 1, "end_line": 1}},
+            "lifecycle": {lifecycle}, "expected_sha256": "{sha}"}}}}]}}"#
+    );
+    let host = DocumentHost::new(report.clone(), None, OPTIONS);
+    let mut plan = crate::project_checks::FileFacts::of_kind(crate::project_checks::FileKind::File);
+    plan.sha256 = Some(sha.clone());
+    plan.text = Some("plan\n".into());
+    let mut facts = crate::project_checks::WorkspaceFacts {
+        root: Some("/p".into()),
+        files: [
+            ("plans/p.md".to_string(), plan.clone()),
+            ("docs/done.md".to_string(), plan),
+        ]
+        .into_iter()
+        .collect(),
+        ..Default::default()
+    };
+    let tier_of = |facts: &crate::project_checks::WorkspaceFacts| {
+        let targets = Targets { facts, open: &open };
+        let clean = host
+            .clean_at(report.find("plans/p.md").unwrap(), targets)
+            .unwrap();
+        let (_, taken) = host.clean_auto(targets);
+        (clean.tier, taken.len())
+    };
+    assert_eq!(
+        tier_of(&facts),
+        (Some(SafetyTier::Confirm), 0),
+        "git unproven"
+    );
+    let mut git = GitFacts::default();
+    git.insert("plans/p.md", true, Worktree::Clean);
+    facts.git = Some(git);
+    assert_eq!(tier_of(&facts), (Some(SafetyTier::Auto), 1), "proven live");
+}
