@@ -375,7 +375,7 @@ fn the_editor_previews_an_entrys_clean_and_the_whole_reports_auto_clean() {
     // An unsaved change in the open target makes its entry stale: the
     // action says why it cannot apply; undone, it applies to that version.
     let setup = doc("docs/setup.md");
-    editor.open(&setup, SETUP, 1);
+    editor.open_as(&setup, "markdown", SETUP, 1);
     editor.change(
         &setup,
         2,
@@ -529,7 +529,7 @@ fn a_folder_is_not_deleted_under_a_document_with_unsaved_changes() {
     );
     // The same text open: still offered. Changed in the editor: refused.
     let inside = file_uri(&project.path().join("tmp/runs/x.md"));
-    editor.open(&inside, "run 1\n", 1);
+    editor.open_as(&inside, "markdown", "run 1\n", 1);
     let actions = actions_at(&mut editor, &uri, &at, "refactor.clean");
     assert!(actions[0]["edit"].is_object(), "{actions:#?}");
     editor.change(&inside, 2, json!([{"text": "run 1\nnotes not saved\n"}]));

@@ -13,6 +13,7 @@ use tower_lsp_server::{Client, LanguageServer};
 use super::analysis::AnalysisThread;
 use super::guard::guarded;
 use super::handlers;
+use super::handlers::target_documents;
 use super::session::{Publisher, Refresher, Session};
 
 pub struct Server {
@@ -175,6 +176,11 @@ impl LanguageServer for Server {
     }
 
     async fn hover(&self, params: lsp::HoverParams) -> Result<Option<lsp::Hover>> {
+        let at = &params.text_document_position_params;
+        if target_documents::is_target(&self.session, &at.text_document.uri) {
+            let (uri, position) = (&at.text_document.uri, at.position);
+            return target_documents::hover(&self.session, &self.analysis, uri, position).await;
+        }
         handlers::hover::hover(&self.session, &self.analysis, params).await
     }
 
@@ -197,6 +203,9 @@ impl LanguageServer for Server {
             handlers::since_head::SHOW_DIFF_SINCE_HEAD => {
                 handlers::since_head::show(&self.analysis, params).await
             }
+            target_documents::SHOW_ENTRY => {
+                target_documents::show_entry(&self.client, params).await
+            }
             _ => handlers::code_action::execute_command(&self.session, &self.client, params).await,
         }
     }
@@ -212,6 +221,12 @@ impl LanguageServer for Server {
         &self,
         params: lsp::GotoDefinitionParams,
     ) -> Result<Option<lsp::GotoDefinitionResponse>> {
+        let at = &params.text_document_position_params;
+        if target_documents::is_target(&self.session, &at.text_document.uri) {
+            let (uri, position) = (&at.text_document.uri, at.position);
+            return target_documents::definition(&self.session, &self.analysis, uri, position)
+                .await;
+        }
         handlers::navigation::definition(&self.session, &self.analysis, params).await
     }
 
@@ -287,6 +302,10 @@ impl LanguageServer for Server {
     }
 
     async fn code_lens(&self, params: lsp::CodeLensParams) -> Result<Option<Vec<lsp::CodeLens>>> {
+        let uri = &params.text_document.uri;
+        if target_documents::is_target(&self.session, uri) {
+            return target_documents::code_lens(&self.session, &self.analysis, uri).await;
+        }
         handlers::inlay::code_lens(&self.session, &self.analysis, params).await
     }
 }

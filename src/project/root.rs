@@ -42,13 +42,22 @@ fn find(
     if let Some(explicit) = explicit {
         return explicit.is_dir().then(|| explicit.to_path_buf());
     }
-    let folder = report_folder(report);
     let named = analysis
         .root()
         .and_then(|r| r.lookup("/scan/project_root"))
-        .and_then(|n| n.as_str())
-        .filter(|s| !s.is_empty())
-        .map(PathBuf::from);
+        .and_then(|n| n.as_str());
+    of_named(named, report, workspace_folders)
+}
+
+/// The root of a report at `report` whose `scan.project_root` is `named`:
+/// that folder, else (naming none) the workspace folder that holds it.
+pub fn of_named(
+    named: Option<&str>,
+    report: Option<&Path>,
+    workspace_folders: &[PathBuf],
+) -> Option<PathBuf> {
+    let folder = report_folder(report);
+    let named = named.filter(|s| !s.is_empty()).map(PathBuf::from);
     // A root the report names is taken as given: when it is not here, the
     // report was made elsewhere, and guessing another folder would flag
     // every path. Only a report that names none falls back to its workspace.

@@ -590,6 +590,14 @@ impl Editor {
         );
     }
 
+    /// Opens a document of another language than JSON (a report's target).
+    pub fn open_as(&mut self, uri: &str, language: &str, text: &str, version: i64) {
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": language, "version": version, "text": text}}),
+        );
+    }
+
     pub fn change(&mut self, uri: &str, version: i64, changes: Value) {
         self.notify(
             "textDocument/didChange",

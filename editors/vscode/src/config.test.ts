@@ -75,10 +75,11 @@ test("a restricted workspace turns the workspace checks off, whatever the settin
   ]);
 });
 
-test("documents are selected by glob for files and unsaved buffers", () => {
+test("reports are selected by glob for files and unsaved buffers, and Markdown files as targets", () => {
   assert.deepEqual(documentSelectorFor({ files: ["**/*.report.json"] }), [
     { scheme: "file", pattern: "**/*.report.json" },
     { scheme: "untitled", pattern: "**/*.report.json" },
+    { scheme: "file", language: "markdown" },
   ]);
 });
 

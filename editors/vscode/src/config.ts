@@ -65,15 +65,22 @@ export function filesFor(settings: Settings): string[] {
 
 export interface DocumentFilter {
   scheme: string;
-  pattern: string;
+  pattern?: string;
+  language?: string;
 }
 
-/** The documents the client sends to the server: files and unsaved buffers matching the globs. */
+/**
+ * The documents the client sends to the server: files and unsaved buffers
+ * matching the globs, and Markdown files, which reports name: the server
+ * shows their entries on them and makes a clean's edit on the editor's text.
+ * It analyses none of them, and answers nothing for a file no report names.
+ */
 export function documentSelectorFor(settings: Settings): DocumentFilter[] {
-  return filesFor(settings).flatMap((pattern) => [
+  const reports: DocumentFilter[] = filesFor(settings).flatMap((pattern) => [
     { scheme: "file", pattern },
     { scheme: "untitled", pattern },
   ]);
+  return [...reports, { scheme: "file", language: "markdown" }];
 }
 
 /** The settings the workspace's trust decides, laid over the user's. */

@@ -136,7 +136,15 @@ pub struct Found {
     /// The file is no longer there (or no longer a report): its diagnostics
     /// are empty, kept so that a client that showed them is told.
     pub gone: bool,
+    /// The project it describes, when it is here.
+    pub root: Option<PathBuf>,
+    /// Its entries by the file they name (`clean_edit::path_key`), each with
+    /// the range of its `path` value in the report.
+    pub targets: Arc<FoundTargets>,
 }
+
+/// A found report's entries by the file they name.
+pub type FoundTargets = HashMap<String, Vec<(report_core::ide::targets::TargetSpan, lsp::Range)>>;
 
 /// An entry of a report found on disk, as a workspace symbol.
 #[derive(Clone, Debug)]

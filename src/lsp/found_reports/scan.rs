@@ -352,6 +352,8 @@ impl Worker {
             max_document_bytes: settings.max_document_bytes,
             max_diagnostics: settings.max_diagnostics,
         };
+        let mut root = None;
+        let mut targets = super::FoundTargets::new();
         let (diagnostics, symbols) = if meta.len() > settings.max_document_bytes as u64 {
             if !name_matches {
                 // Too large to be read to learn whether it is a report.
@@ -403,6 +405,18 @@ impl Worker {
                 .filter_map(|d| settings.severities.apply(d))
                 .map(|d| positions.diagnostic(&uri, &d, client.related_information))
                 .collect();
+            let named = host.project_root();
+            root = crate::project::root::of_named(named.as_deref(), Some(path), &self.folders);
+            for (key, spans) in host.all_target_spans() {
+                let spans = spans
+                    .into_iter()
+                    .map(|span| {
+                        let range = positions.lsp_range(span.path_range);
+                        (span, range)
+                    })
+                    .collect();
+                targets.insert(key, spans);
+            }
             let symbols = host
                 .entry_symbols()
                 .into_iter()
@@ -437,6 +451,8 @@ impl Worker {
                     // Opened while it was read: the editor's now.
                     open: is_open(&self.session, path),
                     gone: false,
+                    root,
+                    targets: Arc::new(targets),
                 },
             );
         });
@@ -470,6 +486,7 @@ impl Worker {
                 found.result_id = id;
                 found.diagnostics = Arc::new(Vec::new());
                 found.symbols = Arc::new(Vec::new());
+                found.targets = Arc::default();
             }
         });
     }

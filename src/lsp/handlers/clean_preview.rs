@@ -9,7 +9,6 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 
 use report_core::clean_edit::{FileChange, Targets, TextEdit, path_key};
 use report_core::ide::clean::EntryClean;
@@ -19,7 +18,7 @@ use ropey::Rope;
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use crate::lsp::convert::Positions;
-use crate::lsp::session::{ResolvedClientCapabilities, Session, lock};
+use crate::lsp::session::{ResolvedClientCapabilities, Session, TargetFacts, lock};
 use crate::project::files::sha256_of;
 
 /// The kind of the action that cleans the entry at the cursor.
@@ -37,11 +36,6 @@ struct OpenText {
     version: i32,
     generation: u64,
 }
-
-/// The open documents' facts as targets of a clean (their text and its
-/// sha256), each kept for the generation of the text it was made from: a
-/// document is hashed once per change, not once per request.
-pub type TargetFacts = Arc<Mutex<HashMap<Uri, (u64, FileFacts)>>>;
 
 /// The editor's texts of its open documents other than the report, taken
 /// before the query (a rope's clone shares its nodes).

@@ -135,7 +135,7 @@ pub(crate) fn recheck(
     workspace: bool,
 ) -> Vec<String> {
     let mut documents = lock(&session.documents);
-    for (uri, open) in documents.iter_mut() {
+    for (uri, open) in documents.iter_mut().filter(|(_, open)| !open.target) {
         analysis.schedule(session, uri, open, None, None);
         if workspace {
             analysis.workspace.check(uri);

@@ -5,6 +5,7 @@ use tower_lsp_server::ls_types as lsp;
 use super::clean_preview::{CLEAN_AUTO_KIND, CLEAN_ENTRY_KIND};
 use super::code_action::{APPLY_EDIT_COMMAND, FIX_ALL_KIND};
 use super::since_head::SHOW_DIFF_SINCE_HEAD;
+use super::target_documents::SHOW_ENTRY;
 use crate::lsp::convert;
 use crate::lsp::session::{ResolvedClientCapabilities, Session};
 
@@ -95,6 +96,7 @@ pub fn initialize(
                         (!capabilities.code_action_literals && capabilities.applies_edits)
                             .then_some(APPLY_EDIT_COMMAND),
                     )
+                    .chain(capabilities.shows_documents.then_some(SHOW_ENTRY))
                     .map(String::from)
                     .collect(),
                 work_done_progress_options: Default::default(),

@@ -20,6 +20,7 @@ pub fn open(
     params: lsp::DidOpenTextDocumentParams,
 ) -> Option<String> {
     let doc = params.text_document;
+    let target = is_target(session, &doc.uri, &doc.language_id);
     let mut documents = lock(&session.documents);
     let open = documents
         .entry(doc.uri.clone())
@@ -27,7 +28,15 @@ pub fn open(
             document: Document::new("", doc.version),
             generation: first_generation(),
             published: false,
+            target,
         });
+    open.target = target;
+    if target {
+        // Kept for the features of a target document; never analysed.
+        open.document = Document::new(&doc.text, doc.version);
+        open.generation += 1;
+        return None;
+    }
     open.document = Document::new("", doc.version);
     // The text the editor sent becomes the job's: no second copy of a huge
     // report. It is analysed while its rope is built here, then sent on.
@@ -40,6 +49,15 @@ pub fn open(
     let _ = rope.send(open.document.rope.clone());
     analysis.found.opened(&doc.uri);
     None
+}
+
+/// Whether a document is one a report may name rather than a report: not
+/// JSON by its language or its name, nor named as a report by the globs.
+fn is_target(session: &Session, uri: &lsp::Uri, language: &str) -> bool {
+    let json = matches!(language, "json" | "jsonc" | "json5");
+    let path = convert::uri_path(uri);
+    let named_json = path.ends_with(".json") || path.ends_with(".jsonc");
+    !json && !named_json && !session.settings_for(uri).globs.matches(&path)
 }
 
 /// Where an opening's generations start: each opening of the session in a
@@ -110,7 +128,9 @@ pub fn change(
             }
         }
     }
-    if !open.document.out_of_sync {
+    if open.target {
+        open.generation += 1;
+    } else if !open.document.out_of_sync {
         analysis.schedule(session, &uri, open, edits, None);
     }
     failure

@@ -44,6 +44,9 @@ pub struct ResolvedClientCapabilities {
     pub change_annotations: bool,
     /// Whether a code action may be offered disabled, with the reason.
     pub disabled_actions: bool,
+    /// Whether the client opens a document the server asks it to
+    /// (`window/showDocument`): a target document's lens leads to its entry.
+    pub shows_documents: bool,
     /// Whether the client shows server-initiated progress (`window.workDoneProgress`).
     pub work_done_progress: bool,
     /// Whether file watchers may be registered dynamically
@@ -103,6 +106,7 @@ impl Default for ResolvedClientCapabilities {
             deletes_files: false,
             change_annotations: false,
             disabled_actions: false,
+            shows_documents: false,
             work_done_progress: false,
             watches_files: false,
             code_action_literals: false,
@@ -191,6 +195,11 @@ impl ResolvedClientCapabilities {
             disabled_actions: code_action
                 .and_then(|c| c.disabled_support)
                 .unwrap_or(false),
+            shows_documents: capabilities
+                .window
+                .as_ref()
+                .and_then(|w| w.show_document.as_ref())
+                .is_some_and(|d| d.support),
             work_done_progress: capabilities
                 .window
                 .as_ref()

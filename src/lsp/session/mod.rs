@@ -39,7 +39,7 @@ pub struct Session {
     /// Asks the client to pull again (diagnostics, inlay hints).
     pub refresher: Option<Refresher>,
     /// The open documents' facts as the targets of a clean, per generation.
-    pub target_facts: crate::lsp::handlers::clean_preview::TargetFacts,
+    pub target_facts: TargetFacts,
 }
 
 /// What was settled at `initialize`: what the client can do, and how it
@@ -294,7 +294,15 @@ pub struct OpenDocument {
     pub generation: u64,
     /// Whether the diagnostics last published for it were non-empty.
     pub published: bool,
+    /// A document a report may name (Markdown, text), not a report: it is
+    /// never analysed; the features of a target document serve it.
+    pub target: bool,
 }
+
+/// The open documents' facts as targets of a clean (their text and its
+/// sha256), each kept for the generation of the text it was made from: a
+/// document is hashed once per change, not once per request.
+pub type TargetFacts = Arc<Mutex<HashMap<Uri, (u64, report_core::project_checks::FileFacts)>>>;
 
 pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panic while holding the lock is caught and reported; the data stays usable.

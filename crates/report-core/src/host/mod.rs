@@ -22,6 +22,7 @@ pub mod snapshot;
 mod tests;
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::analysis::{self, Analysis};
@@ -36,6 +37,7 @@ use crate::ide::inlay::{self, InlayHint};
 use crate::ide::links::{self, FileRef};
 use crate::ide::quick_fixes::{self, QuickFix};
 use crate::ide::symbols::{self, Symbol};
+use crate::ide::targets::{self, TargetIndex, TargetSpan};
 use crate::ide::workspace_symbols::{self, EntrySymbol};
 use crate::ide::{folding, navigation};
 use crate::incremental::Incremental;
@@ -432,6 +434,35 @@ impl<T: SourceText> DocumentHost<T> {
     /// The cleans of every entry that derives `auto` now, as one edit.
     pub fn clean_auto(&self, targets: Targets<'_>) -> (Combined, Vec<EntryClean>) {
         clean::clean_auto(self.snapshot(), targets)
+    }
+
+    /// Its entries by the file they name, for that file's editor.
+    pub fn target_index(&self) -> TargetIndex {
+        TargetIndex::of(self.snapshot())
+    }
+
+    /// The spans of the entries of `index` (this text's) naming `path`.
+    pub fn spans_naming(
+        &self,
+        index: &TargetIndex,
+        path: &str,
+        workspace: Option<&WorkspaceFacts>,
+    ) -> Vec<TargetSpan> {
+        targets::spans_naming(self.snapshot(), index, path, workspace)
+    }
+
+    /// `scan.project_root` as written, read outside the entries.
+    pub fn project_root(&self) -> Option<String> {
+        let (named, _) = self.snapshot().at_tree(0, |root, _, _| {
+            let named = root.lookup("/scan/project_root")?.as_str()?;
+            Some(named.to_string())
+        })?;
+        named
+    }
+
+    /// Every entry's span by the file it names.
+    pub fn all_target_spans(&self) -> HashMap<String, Vec<TargetSpan>> {
+        targets::all_spans(self.snapshot(), None)
     }
 
     /// The fixes of the diagnostics whose range touches `range`, in document order.

@@ -82,22 +82,31 @@ fn entry_clean(
         index: facts.index,
         path: facts.path.as_ref()?.0.clone(),
         kind,
-        tier: tier_now(entry, facts, targets.facts),
+        tier: tier_now(entry, facts, Some(targets.facts)),
         edit: clean_edit::entry_edit_over(entry, targets),
     })
 }
 
 /// The tier through `derive_safety_tier`: the live derivation for a
-/// lifecycle entry, else its fields'. Where the kind's own
-/// characterization could make it `confirm`, it is `confirm`.
-fn tier_now(entry: Node<'_>, facts: &EntryFacts, workspace: &WorkspaceFacts) -> Option<SafetyTier> {
+/// lifecycle entry (`confirm` while the project's facts are not at hand,
+/// as it is while they prove nothing), else its fields'. Where the kind's
+/// own characterization could make it `confirm`, it is `confirm`.
+pub(crate) fn tier_now(
+    entry: Node<'_>,
+    facts: &EntryFacts,
+    workspace: Option<&WorkspaceFacts>,
+) -> Option<SafetyTier> {
     let check = facts.tier.as_ref()?;
     if check.derivation.inputs.lifecycle.is_some() {
-        return Some(
-            live_derivation(workspace, entry, Some(facts))?
-                .derivation
-                .tier,
-        );
+        return match workspace {
+            Some(workspace) => Some(
+                live_derivation(workspace, entry, Some(facts))?
+                    .derivation
+                    .tier,
+            ),
+            None if check.possible.contains(&SafetyTier::Confirm) => Some(SafetyTier::Confirm),
+            None => Some(check.derivation.tier),
+        };
     }
     let by_kind_confirms = check
         .by_kind

@@ -13,6 +13,7 @@ pub mod links;
 pub mod navigation;
 pub mod quick_fixes;
 pub mod symbols;
+pub mod targets;
 pub mod workspace_symbols;
 
 use crate::validate::{Candidate, EntryFacts, Shortlist, TopMember};

@@ -805,3 +805,75 @@ fn the_clean_at_the_cursor_and_the_clean_of_every_entry_deriving_auto() {
     facts.git = Some(git);
     assert_eq!(tier_of(&facts), (Some(SafetyTier::Auto), 1), "proven live");
 }
+
+#[test]
+fn a_target_documents_entries_are_found_by_its_path_alone() {
+    use crate::ide::targets::TargetSpan;
+    use crate::schema::SafetyTier;
+
+    let (text, facts) = crate::clean_edit::tests::golden();
+    let per_entry = host(&text);
+    assert!(per_entry.status().entries.is_some(), "kept per entry");
+    // The same report analysed whole (a stray comma outside the entries).
+    let broken = text.replacen("\"tool_version\"", ",\"tool_version\"", 1);
+    let whole = host(&broken);
+    assert!(whole.status().entries.is_none(), "analysed whole");
+    let spans = |host: &DocumentHost<String>, path: &str| -> Vec<TargetSpan> {
+        let index = host.target_index();
+        host.spans_naming(&index, path, Some(&facts))
+    };
+    let summary = |spans: &[TargetSpan], text: &str| -> Vec<String> {
+        spans
+            .iter()
+            .map(|s| {
+                format!(
+                    "entries[{}] {} {:?} {:?} {:?} {} signals, canonical {:?}, at {}",
+                    s.entry,
+                    s.op.as_deref().unwrap_or("-"),
+                    s.lines,
+                    s.tier,
+                    s.raw_tokens,
+                    s.signals.len(),
+                    s.canonical_ref,
+                    &text[s.path_range.as_range()],
+                )
+            })
+            .collect()
+    };
+    let index = per_entry.target_index();
+    assert_eq!(index.files(), 12);
+    let mut shown = Vec::new();
+    for path in [
+        "docs/architecture.md",
+        "./handoff/会议记录-😀.md",
+        "tmp/experiments/",
+        "docs/not-named.md",
+    ] {
+        let found = spans(&per_entry, path);
+        let shifted = spans(&whole, path);
+        assert_eq!(
+            summary(&found, &text),
+            summary(&shifted, &broken),
+            "{path}: the same entries either way"
+        );
+        shown.extend(summary(&found, &text));
+    }
+    expect![[r#"
+        [
+            "entries[1] dedupe Some((40, 58)) Some(Auto) Some(212) 1 signals, canonical Some(\"docs/overview.md#L12-L30\"), at \"docs/architecture.md\"",
+            "entries[10] extract-then-delete Some((1, 52)) Some(Confirm) Some(410) 2 signals, canonical None, at \"handoff/会议记录-😀.md\"",
+            "entries[11] delete None Some(Confirm) Some(2210) 2 signals, canonical None, at \"tmp/experiments/\"",
+        ]
+    "#]]
+    .assert_debug_eq(&shown);
+    assert!(!index.names("docs/not-named.md"));
+    let sha = spans(&per_entry, "docs/architecture.md")[0]
+        .expected_sha256
+        .clone()
+        .unwrap();
+    let span = &spans(&per_entry, "docs/architecture.md")[0];
+    assert!(!span.stale_for(&sha.to_uppercase()), "hex in either case");
+    assert!(span.stale_for(&"0".repeat(64)));
+    assert!(span.removes() && span.holds_line(40) && !span.holds_line(59));
+    assert_eq!(span.tier, Some(SafetyTier::Auto));
+}

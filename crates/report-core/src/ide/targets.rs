@@ -1,0 +1,173 @@
+//! The report seen from the documents it names: for each file, the entries
+//! that name it, with what the file's editor shows of them (the kind, the
+//! tier, the tokens, the anchored lines, the signals). The index is built
+//! once per text of the report from the facts its analysis kept, and looked
+//! up by path: a document no entry names costs one hash lookup, and one
+//! that is named reads only the entries naming it.
+
+use std::collections::HashMap;
+
+use crate::clean_edit::path_key;
+use crate::host::snapshot::Snapshot;
+use crate::project_checks::WorkspaceFacts;
+use crate::schema::SafetyTier;
+use crate::syntax::Node;
+use crate::text::TextRange;
+use crate::validate::EntryFacts;
+
+/// What one entry says of the file it names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TargetSpan {
+    /// Its position in `entries`.
+    pub entry: usize,
+    /// Its `path` value in the report (quotes included): where to go to it.
+    pub path_range: TextRange,
+    /// The exact edit's kind, else the op.
+    pub op: Option<String>,
+    /// The anchored lines (1-based, inclusive); None for the whole file.
+    pub lines: Option<(u64, u64)>,
+    /// The tier it derives to (live for a lifecycle entry, when the
+    /// project's facts are at hand); None when its fields do not say.
+    pub tier: Option<SafetyTier>,
+    /// Why it is that tier, in words.
+    pub reason: Option<String>,
+    pub raw_tokens: Option<u64>,
+    /// The file's sha256 the exact edit was computed against.
+    pub expected_sha256: Option<String>,
+    pub signals: Vec<String>,
+    /// A dedupe's canonical copy (`path#Lstart-Lend`).
+    pub canonical_ref: Option<String>,
+}
+
+impl TargetSpan {
+    /// Whether the edit removes the anchored lines (or the whole file),
+    /// which an editor may show faded.
+    pub fn removes(&self) -> bool {
+        matches!(
+            self.op.as_deref(),
+            Some("delete-range" | "dedupe" | "move-to-archive" | "delete" | "extract-then-delete")
+        )
+    }
+
+    /// Whether the file's text no longer is the one the edit was made for.
+    pub fn stale_for(&self, sha256: &str) -> bool {
+        self.expected_sha256
+            .as_deref()
+            .is_some_and(|expected| !expected.eq_ignore_ascii_case(sha256))
+    }
+
+    /// Whether the span holds the 1-based `line` (a whole-file span holds every line).
+    pub fn holds_line(&self, line: u64) -> bool {
+        self.lines
+            .is_none_or(|(start, end)| start <= line && line <= end)
+    }
+}
+
+/// The entries of one report by the file they name ([`path_key`]): their
+/// positions in `entries`, read from the facts the analysis kept (no entry
+/// is parsed to build it). Valid for the text it was built from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TargetIndex {
+    by_path: HashMap<String, Vec<usize>>,
+}
+
+impl TargetIndex {
+    pub fn of(document: Snapshot<'_>) -> TargetIndex {
+        let mut by_path: HashMap<String, Vec<usize>> = HashMap::new();
+        if let Some(index) = document.index() {
+            for (i, facts) in index.entries.iter().enumerate() {
+                if let Some((path, _)) = &facts.path {
+                    by_path.entry(path_key(path)).or_default().push(i);
+                }
+            }
+        }
+        TargetIndex { by_path }
+    }
+
+    /// Whether some entry names `path`.
+    pub fn names(&self, path: &str) -> bool {
+        self.by_path.contains_key(&path_key(path))
+    }
+
+    /// How many files its entries name.
+    pub fn files(&self) -> usize {
+        self.by_path.len()
+    }
+}
+
+/// The spans of the entries of `index` naming `path`, in the report's
+/// order: only those entries are read.
+pub fn spans_naming(
+    document: Snapshot<'_>,
+    index: &TargetIndex,
+    path: &str,
+    workspace: Option<&WorkspaceFacts>,
+) -> Vec<TargetSpan> {
+    let Some(positions) = index.by_path.get(&path_key(path)) else {
+        return Vec::new();
+    };
+    let Some(report) = document.index() else {
+        return Vec::new();
+    };
+    let mut spans = Vec::new();
+    for facts in positions.iter().filter_map(|&i| report.entries.get(i)) {
+        document.each_entry_in(TextRange::empty(facts.range.start), |entry, at| {
+            if let Some(at) = at.filter(|at| at.index == facts.index)
+                && let Some(span) = span_of(entry, at, workspace)
+            {
+                spans.push(span);
+            }
+        });
+    }
+    spans
+}
+
+/// Every entry's span by the file it names: for a report read from disk,
+/// whose text is not kept.
+pub fn all_spans(
+    document: Snapshot<'_>,
+    workspace: Option<&WorkspaceFacts>,
+) -> HashMap<String, Vec<TargetSpan>> {
+    let mut all: HashMap<String, Vec<TargetSpan>> = HashMap::new();
+    let everything = TextRange::new(0, document.text.len());
+    document.each_entry_in(everything, |entry, facts| {
+        if let Some(facts) = facts
+            && let Some((path, _)) = &facts.path
+            && let Some(span) = span_of(entry, facts, workspace)
+        {
+            all.entry(path_key(path)).or_default().push(span);
+        }
+    });
+    all
+}
+
+fn span_of(
+    entry: Node<'_>,
+    facts: &EntryFacts,
+    workspace: Option<&WorkspaceFacts>,
+) -> Option<TargetSpan> {
+    let (_, path_range) = facts.path.clone()?;
+    let edit = entry.get("exact_edit");
+    let text = |node: Option<Node<'_>>| node.and_then(Node::as_str).map(str::to_string);
+    let summary = facts.summary.as_deref();
+    Some(TargetSpan {
+        entry: facts.index,
+        path_range,
+        op: summary.and_then(|s| s.op.clone()),
+        lines: facts.links.as_ref().and_then(|l| l.anchor),
+        tier: super::clean::tier_now(entry, facts, workspace),
+        reason: facts.tier.as_ref().map(|t| t.derivation.reason()),
+        raw_tokens: summary.and_then(|s| s.raw_tokens.as_ref().map(|(n, _)| *n)),
+        expected_sha256: text(edit.and_then(|e| e.get("expected_sha256"))),
+        signals: entry
+            .get("signals")
+            .and_then(Node::items)
+            .map(|items| {
+                items
+                    .filter_map(|s| s.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        canonical_ref: text(edit.and_then(|e| e.get("canonical_ref"))),
+    })
+}

@@ -1,0 +1,354 @@
+//! The documents the reports name (a target document: Markdown, text, any
+//! file an entry's `path` names), served from the reports' side: a code
+//! lens on each span an entry anchors, naming its kind, tier, tokens and
+//! whether the text changed since the report (stale), leading to the
+//! entry; the hover with its signals and tier; go to definition to the
+//! entry. A target document is never analysed: its path is looked up in
+//! each known report's index (the open ones' for their current text, the
+//! ones found on disk as read), and a document no entry names gets nothing.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use report_core::clean_edit::path_key;
+use report_core::ide::targets::TargetSpan;
+use ropey::Rope;
+use tower_lsp_server::jsonrpc::{Error, Result};
+use tower_lsp_server::ls_types::{self as lsp, Uri};
+
+use crate::lsp::analysis::AnalysisThread;
+use crate::lsp::session::{Session, lock};
+use crate::project::files::sha256_of;
+
+/// The command of a target document's lens: its argument is the entry's
+/// [`lsp::Location`], which the client is asked to show.
+pub const SHOW_ENTRY: &str = "report-lsp.showEntry";
+
+/// One entry naming the document, with where it is in its report.
+pub struct Named {
+    pub report: Uri,
+    /// The report's file name, as the lens shows it.
+    pub report_name: String,
+    /// The range of the entry's `path` value in the report.
+    pub range: lsp::Range,
+    pub span: TargetSpan,
+}
+
+/// Whether `uri` is open as a target document.
+pub fn is_target(session: &Session, uri: &Uri) -> bool {
+    lock(&session.documents)
+        .get(uri)
+        .is_some_and(|open| open.target)
+}
+
+/// The open target document's text (None when it is not one, or not in sync).
+fn text_of(session: &Session, uri: &Uri) -> Option<Rope> {
+    lock(&session.documents)
+        .get(uri)
+        .filter(|open| open.target && !open.document.out_of_sync)
+        .map(|open| open.document.rope.clone())
+}
+
+/// `path` as its key under `root` ([`path_key`]), when it lies there (as
+/// written, or once both are resolved through symlinks and `..`).
+fn relative_key(path: &Path, root: &Path) -> Option<String> {
+    let plain: PathBuf = root.components().collect();
+    let relative = match path.strip_prefix(&plain) {
+        Ok(relative) => relative.to_path_buf(),
+        Err(_) => path
+            .canonicalize()
+            .ok()?
+            .strip_prefix(root.canonicalize().ok()?)
+            .ok()?
+            .to_path_buf(),
+    };
+    Some(path_key(&relative.to_str()?.replace('\\', "/")))
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+/// The entries of every known report that name the document at `uri`.
+pub async fn entries_naming(session: &Session, analysis: &AnalysisThread, uri: &Uri) -> Vec<Named> {
+    let Some(path) = uri.to_file_path() else {
+        return Vec::new();
+    };
+    let path: PathBuf = path.components().collect();
+    let mut named: Vec<Named> = analysis.found.store.read(|state| {
+        let mut named = Vec::new();
+        for (report, found) in state.reports.iter().filter(|(_, f)| !f.open && !f.gone) {
+            let key = found
+                .root
+                .as_deref()
+                .and_then(|root| relative_key(&path, root));
+            let Some(spans) = key.and_then(|key| found.targets.get(&key)) else {
+                continue;
+            };
+            named.extend(spans.iter().map(|(span, range)| Named {
+                report: report.clone(),
+                report_name: file_name(&found.path),
+                range: *range,
+                span: span.clone(),
+            }));
+        }
+        named
+    });
+    let reports: Vec<Uri> = lock(&session.documents)
+        .iter()
+        .filter(|(_, open)| !open.target)
+        .map(|(uri, _)| uri.clone())
+        .collect();
+    let encoding = session.capabilities().encoding;
+    for report in reports {
+        let path = path.clone();
+        let spans = analysis
+            .query(&report, "targetDocument", move |state| {
+                let Some(workspace) = state.workspace.clone() else {
+                    return Ok(None);
+                };
+                let root = workspace.root.as_deref().map(Path::new);
+                let Some(key) = root.and_then(|root| relative_key(&path, root)) else {
+                    return Ok(None);
+                };
+                // The index of this text, built on the first look-up after a change.
+                let index = match &state.targets {
+                    Some((generation, index)) if *generation == state.generation => index.clone(),
+                    _ => {
+                        let index = Arc::new(state.host.target_index());
+                        state.targets = Some((state.generation, index.clone()));
+                        index
+                    }
+                };
+                if !index.names(&key) {
+                    return Ok(None);
+                }
+                let spans = state.host.spans_naming(&index, &key, Some(&workspace));
+                let positions = state.positions(encoding);
+                let spans: Vec<(lsp::Range, TargetSpan)> = spans
+                    .into_iter()
+                    .map(|span| (positions.lsp_range(span.path_range), span))
+                    .collect();
+                Ok(Some(spans))
+            })
+            .await;
+        let Ok(Some(spans)) = spans else {
+            continue;
+        };
+        let report_name = report
+            .to_file_path()
+            .map(|p| file_name(&p))
+            .unwrap_or_else(|| report.as_str().to_string());
+        named.extend(spans.into_iter().map(|(range, span)| Named {
+            report: report.clone(),
+            report_name: report_name.clone(),
+            range,
+            span,
+        }));
+    }
+    named
+}
+
+/// Whether the document's text is not the one the entry's edit was made for.
+fn stale(span: &TargetSpan, sha256: Option<&str>) -> bool {
+    sha256.is_some_and(|sha| span.stale_for(sha))
+}
+
+fn tier_name(span: &TargetSpan) -> &'static str {
+    span.tier.map_or("tier unknown", |t| t.as_str())
+}
+
+/// The lens's words: `delete-range · confirm · 812 tok · stale — hygiene.report.json entries[412]`.
+fn title(named: &Named, stale_now: bool) -> String {
+    let span = &named.span;
+    let mut title = span.op.clone().unwrap_or_else(|| "entry".into());
+    title.push_str(&format!(" · {}", tier_name(span)));
+    if let Some(tokens) = span.raw_tokens {
+        title.push_str(&format!(" · {tokens} tok"));
+    }
+    if stale_now {
+        title.push_str(" · stale");
+    }
+    format!("{title} — {} entries[{}]", named.report_name, span.entry)
+}
+
+/// Where the span starts in the document: its first anchored line, else the top.
+fn start_line(span: &TargetSpan) -> u32 {
+    let first = span.lines.map_or(1, |(start, _)| start);
+    u32::try_from(first.saturating_sub(1)).unwrap_or(u32::MAX)
+}
+
+/// The span's lines as a range (to the start of the line after), None for the whole file.
+fn lines_range(span: &TargetSpan) -> Option<lsp::Range> {
+    let (start, end) = span.lines?;
+    let line = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
+    Some(lsp::Range::new(
+        lsp::Position::new(line(start.saturating_sub(1)), 0),
+        lsp::Position::new(line(end), 0),
+    ))
+}
+
+fn sha256_of_text(rope: &Rope) -> String {
+    sha256_of(rope.chunks().map(str::as_bytes))
+}
+
+pub async fn code_lens(
+    session: &Session,
+    analysis: &AnalysisThread,
+    uri: &Uri,
+) -> Result<Option<Vec<lsp::CodeLens>>> {
+    let named = entries_naming(session, analysis, uri).await;
+    if named.is_empty() {
+        return Ok(Some(Vec::new()));
+    }
+    let sha = text_of(session, uri).map(|rope| sha256_of_text(&rope));
+    let shows = session.capabilities().shows_documents;
+    let lenses = named
+        .iter()
+        .map(|named| {
+            let line = start_line(&named.span);
+            let location = lsp::Location::new(named.report.clone(), named.range);
+            lsp::CodeLens {
+                range: lsp::Range::new(lsp::Position::new(line, 0), lsp::Position::new(line, 0)),
+                command: Some(lsp::Command {
+                    title: title(named, stale(&named.span, sha.as_deref())),
+                    // Without `window/showDocument`, a title only: go to definition leads there.
+                    command: if shows {
+                        SHOW_ENTRY.into()
+                    } else {
+                        String::new()
+                    },
+                    arguments: shows
+                        .then(|| serde_json::to_value(location).ok())
+                        .flatten()
+                        .map(|a| vec![a]),
+                }),
+                data: None,
+            }
+        })
+        .collect();
+    Ok(Some(lenses))
+}
+
+/// The entries whose span holds `position`'s line.
+async fn at_line(
+    session: &Session,
+    analysis: &AnalysisThread,
+    uri: &Uri,
+    position: lsp::Position,
+) -> Vec<Named> {
+    let line = u64::from(position.line) + 1;
+    let mut named = entries_naming(session, analysis, uri).await;
+    named.retain(|n| n.span.holds_line(line));
+    named
+}
+
+pub async fn hover(
+    session: &Session,
+    analysis: &AnalysisThread,
+    uri: &Uri,
+    position: lsp::Position,
+) -> Result<Option<lsp::Hover>> {
+    let named = at_line(session, analysis, uri, position).await;
+    if named.is_empty() {
+        return Ok(None);
+    }
+    let sha = text_of(session, uri).map(|rope| sha256_of_text(&rope));
+    let sections: Vec<String> = named
+        .iter()
+        .map(|n| hover_section(n, stale(&n.span, sha.as_deref())))
+        .collect();
+    let markdown = sections.join("\n\n---\n\n");
+    let client = session.capabilities();
+    let range = named.iter().find_map(|n| lines_range(&n.span));
+    Ok(Some(lsp::Hover {
+        contents: match client.hover_markdown {
+            true => lsp::HoverContents::Markup(lsp::MarkupContent {
+                kind: lsp::MarkupKind::Markdown,
+                value: markdown,
+            }),
+            false => lsp::HoverContents::Scalar(lsp::MarkedString::String(
+                crate::lsp::convert::plain_text(&markdown),
+            )),
+        },
+        range,
+    }))
+}
+
+fn hover_section(named: &Named, stale_now: bool) -> String {
+    let span = &named.span;
+    let op = span.op.as_deref().unwrap_or("entry");
+    let mut lines = vec![format!(
+        "**{op}** · {} — `{}` entries[{}]",
+        tier_name(span),
+        named.report_name,
+        span.entry
+    )];
+    let mut facts = Vec::new();
+    facts.push(match span.lines {
+        Some((start, end)) => format!("lines {start}–{end}"),
+        None => "the whole file".into(),
+    });
+    if let Some(tokens) = span.raw_tokens {
+        facts.push(format!("{tokens} tok"));
+    }
+    lines.push(facts.join(" · "));
+    if stale_now {
+        lines.push(
+            "**stale**: the text is no longer the one the report's edit was made for (its sha256 is not `expected_sha256`)".into(),
+        );
+    }
+    if let Some(reason) = &span.reason {
+        lines.push(format!("tier {} — {reason}", tier_name(span)));
+    }
+    if !span.signals.is_empty() {
+        lines.push(format!("signals: {}", span.signals.join("; ")));
+    }
+    if let Some(canonical) = &span.canonical_ref {
+        lines.push(format!("canonical copy: `{canonical}`"));
+    }
+    lines.join("\n\n")
+}
+
+pub async fn definition(
+    session: &Session,
+    analysis: &AnalysisThread,
+    uri: &Uri,
+    position: lsp::Position,
+) -> Result<Option<lsp::GotoDefinitionResponse>> {
+    let named = at_line(session, analysis, uri, position).await;
+    if named.is_empty() {
+        return Ok(None);
+    }
+    let locations = named
+        .into_iter()
+        .map(|n| lsp::Location::new(n.report, n.range))
+        .collect();
+    Ok(Some(lsp::GotoDefinitionResponse::Array(locations)))
+}
+
+/// `workspace/executeCommand` of [`SHOW_ENTRY`]: asks the client to show the entry.
+pub async fn show_entry(
+    client: &tower_lsp_server::Client,
+    params: lsp::ExecuteCommandParams,
+) -> Result<Option<serde_json::Value>> {
+    let location = params
+        .arguments
+        .first()
+        .and_then(|a| serde_json::from_value::<lsp::Location>(a.clone()).ok())
+        .ok_or_else(|| Error::invalid_params("the command's argument is not a location"))?;
+    let shown = client
+        .show_document(lsp::ShowDocumentParams {
+            uri: location.uri,
+            external: None,
+            take_focus: Some(true),
+            selection: Some(location.range),
+        })
+        .await?;
+    match shown {
+        true => Ok(None),
+        false => Err(Error::invalid_params("the editor did not show the entry")),
+    }
+}
