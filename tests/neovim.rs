@@ -368,3 +368,87 @@ fn neovim_0_11_missing_server_gives_one_message_and_a_usable_buffer() {
     let Some(nvim) = neovim_0_11() else { return };
     a_missing_server_gives_one_message(&nvim);
 }
+
+/// A report and the Markdown file it names: Neovim attaches the file to the
+/// report's server, shows the entry's lens and the faded span's hint, and
+/// running the lens leads to the entry in the report.
+fn a_target_document_shows_its_entry_and_leads_to_it(nvim: &Path) {
+    use common::project::{edit_entry, report, sha256};
+    use serde_json::json;
+
+    let workspace = Workspace::new();
+    let text = "# API\nkeep\nold 1 — 路\nold 2\nkeep too\n";
+    let target = workspace.dir.path().join("docs/旧-api 😀.md");
+    std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+    std::fs::write(&target, text).unwrap();
+    let mut entry = edit_entry(
+        "docs/旧-api 😀.md",
+        json!({"kind": "delete-range", "anchor": {"start_line": 3, "end_line": 4}, "expected_sha256": sha256(text)}),
+    );
+    entry["is_destructive"] = json!(true);
+    entry["is_reversible"] = json!(false);
+    entry["safety_tier"] = json!("confirm");
+    let report_text = serde_json::to_string_pretty(&report(
+        "2099-01-01T00:00:00Z",
+        vec![json!("docs/旧-api 😀.md")],
+        vec![entry],
+        vec![],
+    ))
+    .unwrap();
+    std::fs::write(workspace.file(), &report_text).unwrap();
+    let target_env = target.to_str().unwrap().to_string();
+    let observed = run(
+        nvim,
+        &workspace,
+        "target",
+        &[("REPORT_LSP_TARGET", &target_env)],
+    );
+    assert!(observed["error"].is_null(), "{observed}");
+    assert_eq!(
+        observed["lenses"],
+        json!([{"line": 2, "title": "delete-range · confirm · 1 tok — 机器-invalid.report.json entries[0]"}]),
+        "{observed}"
+    );
+    assert_eq!(
+        observed["hints"],
+        json!([{"line": 2, "end_line": 4, "severity": 4, "message": "the clean removes this: delete-range · confirm — 机器-invalid.report.json entries[0]"}]),
+        "{observed}"
+    );
+    let path_line = report_text
+        .lines()
+        .skip_while(|l| !l.contains("\"entries\""))
+        .position(|l| l.contains("\"path\": \"docs/旧-api 😀.md\""))
+        .unwrap()
+        + report_text
+            .lines()
+            .position(|l| l.contains("\"entries\""))
+            .unwrap();
+    // 0.11 shows a document the server asks it to: the lens runs
+    // `report-lsp.showEntry`; 0.7 does not, and gets a title (definition leads there).
+    let command = match expected_path(&observed) {
+        "vim.lsp.config" => "report-lsp.showEntry",
+        _ => "",
+    };
+    assert_eq!(observed["lens_command"], command, "{observed}");
+    assert_eq!(observed["jumped_to"], "机器-invalid.report.json");
+    assert_eq!(observed["cursor_line"], path_line, "{observed}");
+    assert!(
+        observed["cursor_text"]
+            .as_str()
+            .unwrap()
+            .contains("docs/旧-api 😀.md"),
+        "{observed}"
+    );
+}
+
+#[test]
+fn debian_neovim_shows_a_target_documents_lens_and_runs_it_to_the_entry() {
+    let Some(nvim) = debian_neovim() else { return };
+    a_target_document_shows_its_entry_and_leads_to_it(&nvim);
+}
+
+#[test]
+fn neovim_0_11_shows_a_target_documents_lens_and_runs_it_to_the_entry() {
+    let Some(nvim) = neovim_0_11() else { return };
+    a_target_document_shows_its_entry_and_leads_to_it(&nvim);
+}

@@ -48,7 +48,10 @@ fn project() -> (Project, String) {
 }
 
 fn start(project: &Project) -> Editor {
-    let capabilities = capable_client_with(json!({"window": {"showDocument": {"support": true}}}));
+    let capabilities = capable_client_with(json!({
+        "window": {"showDocument": {"support": true}},
+        "textDocument": {"publishDiagnostics": {"tagSupport": {"valueSet": [1, 2]}}},
+    }));
     Editor::start_in_folders_with(capabilities, &[project.path()], Value::Null)
 }
 
@@ -95,6 +98,13 @@ fn path_value_range(text: &str, path: &str) -> Value {
     json!({"start": at(start), "end": at(end)})
 }
 
+fn stale_codes(diagnostics: &[Value]) -> usize {
+    diagnostics
+        .iter()
+        .filter(|d| d["code"] == "stale-exact-edit")
+        .count()
+}
+
 fn at(line: u32) -> Value {
     json!({"line": line, "character": 1})
 }
@@ -107,6 +117,19 @@ fn a_target_document_shows_its_entries_follows_its_edits_and_leads_to_them() {
     let mut editor = start(&project);
     editor.open(&report, &text, 1);
     editor.open_as(&target, "markdown", TEXT, 1);
+    // The span the clean removes, faded: a hint (the insert removes nothing).
+    let (version, hints) = editor.diagnostics(&target);
+    assert_eq!(version, Some(1));
+    assert_eq!(
+        hints,
+        [json!({
+            "range": {"start": {"line": 2, "character": 0}, "end": {"line": 4, "character": 0}},
+            "severity": 4,
+            "source": "report-lsp",
+            "message": "the clean removes this: delete-range · confirm — hygiene.report.json entries[0]",
+            "tags": [1],
+        })]
+    );
     let found = lenses(&mut editor, &target, |l| l.len() == 2);
     assert_eq!(
         titles(&found),
@@ -177,6 +200,17 @@ fn a_target_document_shows_its_entries_follows_its_edits_and_leads_to_them() {
         2,
         json!([{"text": TEXT.replace("keep too", "kept")}]),
     );
+    let (_, hints) = editor.diagnostics(&target);
+    assert!(
+        hints[0]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("(stale: the text changed since the report)"),
+        "{hints:?}"
+    );
+    // The report says so too, from the editor's text (the file is unchanged).
+    let stale_in_report = editor.diagnostics_until(&report, |d| stale_codes(d) > 0);
+    assert_eq!(stale_codes(&stale_in_report), 2, "both entries");
     let stale = lenses(&mut editor, &target, |l| {
         titles(l).iter().all(|t| t.contains("· stale"))
     });
@@ -195,6 +229,9 @@ fn a_target_document_shows_its_entries_follows_its_edits_and_leads_to_them() {
             .contains("**stale**")
     );
     editor.change(&target, 3, json!([{"text": TEXT}]));
+    let (_, hints) = editor.diagnostics(&target);
+    assert!(!hints[0]["message"].as_str().unwrap().contains("stale"));
+    editor.diagnostics_until(&report, |d| stale_codes(d) == 0);
     let fresh = lenses(&mut editor, &target, |l| {
         titles(l).iter().all(|t| !t.contains("stale"))
     });
@@ -207,6 +244,14 @@ fn a_target_document_shows_its_entries_follows_its_edits_and_leads_to_them() {
     editor.change(&report, 2, json!([{"text": edited}]));
     let one = lenses(&mut editor, &target, |l| l.len() == 1);
     assert!(titles(&one)[0].starts_with("2: delete-range"));
+
+    // Hints switched off: withdrawn.
+    editor.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"reportLsp": {"targetHints": false}}}),
+    );
+    editor.change(&target, 4, json!([{"text": TEXT}]));
+    assert_eq!(editor.diagnostics(&target), (Some(4), vec![]));
 
     // A file no entry names gets nothing, and is no report: no diagnostics.
     let other = file_uri(&project.path().join("docs/other.md"));

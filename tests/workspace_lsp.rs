@@ -18,17 +18,6 @@ fn uri_of(path: &std::path::Path) -> String {
     format!("file://{}", path.display())
 }
 
-/// The publications for `uri` until one satisfies `done` (at most 10).
-fn until(editor: &mut Editor, uri: &str, done: impl Fn(&[Value]) -> bool) -> Vec<Value> {
-    for _ in 0..10 {
-        let (_, diagnostics) = editor.diagnostics(uri);
-        if done(&diagnostics) {
-            return diagnostics;
-        }
-    }
-    panic!("no publication for {uri} satisfied the test");
-}
-
 /// The server for a client that reads everything (UTF-16), with `options`.
 fn start_capable(options: Value) -> Editor {
     Editor::start_with_capabilities(
@@ -85,7 +74,7 @@ fn the_server_checks_the_project_and_refreshes_when_files_change() {
     );
     editor.open(&uri, &text, 1);
     // The served path is gone: the recorded auto no longer derives.
-    let diagnostics = until(&mut editor, &uri, |d| has(d, "live-tier-confirm"));
+    let diagnostics = editor.diagnostics_until(&uri, |d| has(d, "live-tier-confirm"));
     assert!(!has(&diagnostics, "stale-exact-edit"), "{diagnostics:?}");
 
     // The hover shows the preview and each fact with its source.
@@ -179,7 +168,7 @@ fn the_server_checks_the_project_and_refreshes_when_files_change() {
         "workspace/didChangeWatchedFiles",
         json!({"changes": [{"uri": uri_of(&project.path().join("docs/done.md")), "type": 1}]}),
     );
-    until(&mut editor, &uri, |d| !has(d, "live-tier-confirm"));
+    editor.diagnostics_until(&uri, |d| !has(d, "live-tier-confirm"));
 
     // A file it names changes and is saved: its edit is stale now.
     project.write("docs/setup.md", "one\ntwo\n");
@@ -187,7 +176,7 @@ fn the_server_checks_the_project_and_refreshes_when_files_change() {
         "textDocument/didSave",
         json!({"textDocument": {"uri": uri_of(&project.path().join("docs/setup.md"))}}),
     );
-    let diagnostics = until(&mut editor, &uri, |d| has(d, "stale-exact-edit"));
+    let diagnostics = editor.diagnostics_until(&uri, |d| has(d, "stale-exact-edit"));
     assert!(
         has(&diagnostics, "replace-match-missing"),
         "{diagnostics:?}"
@@ -342,7 +331,7 @@ fn a_bare_client_is_asked_nothing_while_the_project_is_checked() {
         Value::Null,
     );
     editor.open(&uri, &text, 1);
-    let diagnostics = until(&mut editor, &uri, |d| has(d, "live-tier-confirm"));
+    let diagnostics = editor.diagnostics_until(&uri, |d| has(d, "live-tier-confirm"));
     assert!(
         diagnostics
             .iter()
@@ -672,7 +661,7 @@ fn the_hover_on_raw_tokens_shows_both_counts_and_the_tolerance_is_a_setting() {
     let uri = uri_of(&project.report_path());
     let mut editor = start_capable(Value::Null);
     editor.open(&uri, &text, 1);
-    let diagnostics = until(&mut editor, &uri, |d| has(d, "token-count-mismatch"));
+    let diagnostics = editor.diagnostics_until(&uri, |d| has(d, "token-count-mismatch"));
     let hint = diagnostics
         .iter()
         .find(|d| d["code"] == "token-count-mismatch")
@@ -740,7 +729,7 @@ fn the_hover_on_raw_tokens_shows_both_counts_and_the_tolerance_is_a_setting() {
         markdown.contains("within the tolerance of 150%"),
         "{markdown}"
     );
-    until(&mut editor, &uri, |d| !has(d, "token-count-mismatch"));
+    editor.diagnostics_until(&uri, |d| !has(d, "token-count-mismatch"));
     // A wrong value is refused and the wider tolerance kept.
     editor.notify(
         "workspace/didChangeConfiguration",
@@ -799,7 +788,7 @@ fn the_first_pass_reports_progress_when_the_client_shows_it() {
     assert_eq!(last_report["message"], "3 of 3 files checked", "{values:?}");
     assert_eq!(last_report["percentage"], 100, "{values:?}");
     assert_eq!(values.iter().filter(|v| v["kind"] == "end").count(), 1);
-    until(&mut editor, &uri, |d| has(d, "live-tier-confirm"));
+    editor.diagnostics_until(&uri, |d| has(d, "live-tier-confirm"));
 
     // A later pass (a named file saved) is not a first one: no new progress.
     project.write("docs/done.md", "done\n");
@@ -807,7 +796,7 @@ fn the_first_pass_reports_progress_when_the_client_shows_it() {
         "textDocument/didSave",
         json!({"textDocument": {"uri": uri_of(&project.path().join("docs/done.md"))}}),
     );
-    until(&mut editor, &uri, |d| !has(d, "live-tier-confirm"));
+    editor.diagnostics_until(&uri, |d| !has(d, "live-tier-confirm"));
     editor.request(
         "textDocument/hover",
         json!({"textDocument": {"uri": uri}, "position": position(&text, "\"exact_edit\"")}),
@@ -834,7 +823,7 @@ fn a_client_without_work_done_progress_gets_no_progress() {
         Value::Null,
     );
     editor.open(&uri, &text, 1);
-    until(&mut editor, &uri, |d| has(d, "live-tier-confirm"));
+    editor.diagnostics_until(&uri, |d| has(d, "live-tier-confirm"));
     // A round trip after the pass: anything the pass sent has arrived by now.
     editor.request(
         "textDocument/hover",
@@ -949,7 +938,7 @@ fn workspace_checks_off_read_nothing_and_say_why_in_the_hover_until_turned_on() 
         "workspace/didChangeConfiguration",
         json!({"settings": {"reportLsp": {"workspaceChecks": "on"}}}),
     );
-    let diagnostics = until(&mut editor, &uri, |d| has(d, "stale-exact-edit"));
+    let diagnostics = editor.diagnostics_until(&uri, |d| has(d, "stale-exact-edit"));
     assert!(has(&diagnostics, "live-tier-confirm"), "{diagnostics:?}");
     assert!(has(&diagnostics, "unknown-field"), "{diagnostics:?}");
     hover_until(&mut editor, &uri, &text, edit_at, "**Edit preview**");
@@ -959,7 +948,7 @@ fn workspace_checks_off_read_nothing_and_say_why_in_the_hover_until_turned_on() 
         "workspace/didChangeConfiguration",
         json!({"settings": {"reportLsp": {"workspaceChecks": "off"}}}),
     );
-    let diagnostics = until(&mut editor, &uri, |d| !has(d, "stale-exact-edit"));
+    let diagnostics = editor.diagnostics_until(&uri, |d| !has(d, "stale-exact-edit"));
     assert!(!has(&diagnostics, "live-tier-confirm"), "{diagnostics:?}");
     assert!(has(&diagnostics, "unknown-field"), "{diagnostics:?}");
     hover_until(&mut editor, &uri, &text, edit_at, "**Project not read**");
@@ -979,7 +968,7 @@ fn workspace_checks_off_read_nothing_and_say_why_in_the_hover_until_turned_on() 
         "workspace/didChangeConfiguration",
         json!({"settings": {"reportLsp": {"restrictedWorkspace": false}}}),
     );
-    until(&mut editor, &uri, |d| has(d, "stale-exact-edit"));
+    editor.diagnostics_until(&uri, |d| has(d, "stale-exact-edit"));
     editor.shutdown();
 }
 
@@ -995,7 +984,7 @@ fn a_project_root_outside_every_workspace_folder_is_not_read_unless_allowed() {
     let binary = env!("CARGO_BIN_EXE_report-lsp");
     let mut editor = Editor::start_in_folders(binary, &[folder.path()], Value::Null);
     editor.open(&uri, &text, 1);
-    let diagnostics = until(&mut editor, &uri, |d| has(d, "root-outside-workspace"));
+    let diagnostics = editor.diagnostics_until(&uri, |d| has(d, "root-outside-workspace"));
     let said = diagnostics
         .iter()
         .find(|d| d["code"] == "root-outside-workspace")
@@ -1032,7 +1021,7 @@ fn a_project_root_outside_every_workspace_folder_is_not_read_unless_allowed() {
         "workspace/didChangeConfiguration",
         json!({"settings": {"reportLsp": {"allowRootOutsideWorkspace": true}}}),
     );
-    let diagnostics = until(&mut editor, &uri, |d| has(d, "stale-exact-edit"));
+    let diagnostics = editor.diagnostics_until(&uri, |d| has(d, "stale-exact-edit"));
     assert!(
         !has(&diagnostics, "root-outside-workspace"),
         "{diagnostics:?}"
@@ -1055,7 +1044,7 @@ fn a_project_root_outside_every_workspace_folder_is_not_read_unless_allowed() {
     let mut editor =
         Editor::start_with_capabilities(binary, capable_client(&["utf-16"]), &[], Value::Null);
     editor.open(&uri, &text, 1);
-    let diagnostics = until(&mut editor, &uri, |d| has(d, "root-outside-workspace"));
+    let diagnostics = editor.diagnostics_until(&uri, |d| has(d, "root-outside-workspace"));
     hover_until(
         &mut editor,
         &uri,

@@ -255,6 +255,8 @@ impl Worker {
         if let Some(progress) = progress {
             progress.end();
         }
+        let mut facts = facts;
+        lay_open_targets(&self.session, found, &mut facts);
         let diagnostics = report_core::project_checks::check(&analysis, &facts);
         let since_head = report
             .as_deref()
@@ -271,6 +273,41 @@ impl Worker {
             facts: Arc::new(facts),
             since_head,
         })
+    }
+}
+
+/// The editor's texts of the documents open under `root` that the report
+/// names, over their files' facts: an unsaved change that makes an entry
+/// stale says so in the report while it is typed, and a saved one that
+/// undoes it clears it.
+fn lay_open_targets(session: &Session, root: &Path, facts: &mut WorkspaceFacts) {
+    let documents = lock(&session.documents);
+    let open: Vec<(String, &ropey::Rope)> = documents
+        .iter()
+        .filter(|(_, o)| o.target && !o.document.out_of_sync)
+        .filter_map(|(uri, o)| {
+            let key = crate::project::files::relative_key(&uri.to_file_path()?, root)?;
+            Some((key, &o.document.rope))
+        })
+        .collect();
+    if open.is_empty() {
+        return;
+    }
+    for (written, file) in facts.files.iter_mut() {
+        let key = report_core::clean_edit::path_key(written);
+        let Some((_, rope)) = open.iter().find(|(k, _)| *k == key) else {
+            continue;
+        };
+        if file.kind != report_core::project_checks::FileKind::File {
+            continue;
+        }
+        file.size = rope.len_bytes() as u64;
+        file.sha256 = Some(crate::project::files::sha256_of(
+            rope.chunks().map(str::as_bytes),
+        ));
+        if file.text.is_some() {
+            file.text = Some(rope.to_string().into());
+        }
     }
 }
 

@@ -123,17 +123,27 @@ impl LanguageServer for Server {
     }
 
     async fn did_open(&self, params: lsp::DidOpenTextDocumentParams) {
+        let uri = params.text_document.uri.clone();
         self.notification("didOpen", || {
             handlers::text_sync::open(&self.session, &self.analysis, params)
         })
-        .await
+        .await;
+        if target_documents::is_target(&self.session, &uri) {
+            target_documents::changed(&self.analysis, &uri);
+            target_documents::publish_hints(&self.session, &self.analysis, &uri).await;
+        }
     }
 
     async fn did_change(&self, params: lsp::DidChangeTextDocumentParams) {
+        let uri = params.text_document.uri.clone();
         self.notification("didChange", || {
             handlers::text_sync::change(&self.session, &self.analysis, params)
         })
-        .await
+        .await;
+        if target_documents::is_target(&self.session, &uri) {
+            target_documents::changed(&self.analysis, &uri);
+            target_documents::publish_hints(&self.session, &self.analysis, &uri).await;
+        }
     }
 
     async fn did_close(&self, params: lsp::DidCloseTextDocumentParams) {
@@ -277,6 +287,10 @@ impl LanguageServer for Server {
         &self,
         params: lsp::DocumentDiagnosticParams,
     ) -> Result<lsp::DocumentDiagnosticReportResult> {
+        let uri = &params.text_document.uri;
+        if target_documents::is_target(&self.session, uri) {
+            return target_documents::pulled_hints(&self.session, &self.analysis, uri).await;
+        }
         handlers::diagnostic::diagnostic(&self.session, &self.analysis, params).await
     }
 

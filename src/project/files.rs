@@ -202,6 +202,25 @@ pub fn read_conventions(root: &Path) -> Option<String> {
     std::fs::read_to_string(resolved).ok()
 }
 
+/// The project-relative path of the file at `path` under `root`, as
+/// `report_core::clean_edit::path_key` writes it, when it lies there (as
+/// written, or once both are resolved through symlinks and `..`).
+pub fn relative_key(path: &Path, root: &Path) -> Option<String> {
+    let plain: PathBuf = root.components().collect();
+    let path_plain: PathBuf = path.components().collect();
+    let relative = match path_plain.strip_prefix(&plain) {
+        Ok(relative) => relative.to_path_buf(),
+        Err(_) => path
+            .canonicalize()
+            .ok()?
+            .strip_prefix(root.canonicalize().ok()?)
+            .ok()?
+            .to_path_buf(),
+    };
+    let relative = relative.to_str()?.replace('\\', "/");
+    Some(report_core::clean_edit::path_key(&relative))
+}
+
 /// Where the project-relative `path` is under `root`, for opening it: the
 /// path joined to the root, when it is there and stays inside the root (by
 /// the rules of [`refusal`], and no symlink resolving outside). None for a

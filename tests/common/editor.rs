@@ -590,6 +590,17 @@ impl Editor {
         );
     }
 
+    /// The publications for `uri` until one satisfies `done` (at most 20).
+    pub fn diagnostics_until(&mut self, uri: &str, done: impl Fn(&[Value]) -> bool) -> Vec<Value> {
+        for _ in 0..20 {
+            let (_, diagnostics) = self.diagnostics(uri);
+            if done(&diagnostics) {
+                return diagnostics;
+            }
+        }
+        panic!("no publication for {uri} satisfied the test");
+    }
+
     /// Opens a document of another language than JSON (a report's target).
     pub fn open_as(&mut self, uri: &str, language: &str, text: &str, version: i64) {
         self.notify(

@@ -9,6 +9,8 @@
 --   lspconfig the same through the shipped lsp/report_lsp.lua and vim.lsp.enable (0.11+)
 --   settings  setup() with the settings in REPORT_LSP_SETTINGS (JSON); records the diagnostics
 --   missing   setup() with a server that does not exist; records the messages and the buffer's state
+--   target    setup(), the report open, then the Markdown file REPORT_LSP_TARGET it names: records
+--             its code lenses and hints, runs the first lens and records where it leads
 --   symbols   setup(), then vim.lsp.buf.workspace_symbol(REPORT_LSP_QUERY) once the server has found
 --             REPORT_LSP_SYMBOLS symbols; records the quickfix list it fills
 -- writes what it observed as JSON to REPORT_LSP_OUT, and quits.
@@ -85,6 +87,57 @@ local ok, err = pcall(function()
       })
     end
     out.quickfix_open = vim.fn.getqflist({ winid = 0 }).winid ~= 0
+    return
+  end
+
+  if mode == "target" then
+    -- The report is open; now the Markdown file it names.
+    assert(vim.wait(15000, function()
+      return #buffer_clients(bufnr) > 0
+    end, 50), "no client for the report within 15 s")
+    local report_name = vim.api.nvim_buf_get_name(bufnr)
+    vim.cmd("edit " .. vim.fn.fnameescape(os.getenv("REPORT_LSP_TARGET")))
+    local target = vim.api.nvim_get_current_buf()
+    assert(vim.wait(15000, function()
+      return #buffer_clients(target) > 0
+    end, 50), "the Markdown file was not attached within 15 s")
+    -- The lenses, as a user gets them: refreshed, then read.
+    local lenses = {}
+    assert(vim.wait(20000, function()
+      if vim.lsp.codelens.refresh then
+        pcall(vim.lsp.codelens.refresh, { bufnr = target })
+      end
+      lenses = vim.lsp.codelens.get(target)
+      return #lenses > 0
+    end, 200), "no code lens within 20 s")
+    out.lenses = {}
+    for _, lens in ipairs(lenses) do
+      table.insert(out.lenses, { line = lens.range.start.line, title = lens.command and lens.command.title })
+    end
+    -- The hint over the span the clean removes.
+    assert(vim.wait(10000, function()
+      return #vim.diagnostic.get(target) > 0
+    end, 50), "no hint within 10 s")
+    out.hints = {}
+    for _, d in ipairs(vim.diagnostic.get(target)) do
+      table.insert(out.hints, { line = d.lnum, end_line = d.end_lnum, severity = d.severity, message = d.message })
+    end
+    -- Run the lens on its line: the server asks Neovim to show the entry.
+    -- A Neovim that shows no document for a server (0.7) gets a title only:
+    -- go to definition leads there.
+    vim.api.nvim_win_set_cursor(0, { out.lenses[1].line + 1, 0 })
+    out.lens_command = lenses[1].command and lenses[1].command.command
+    if out.lens_command ~= "" then
+      vim.lsp.codelens.run()
+    else
+      vim.lsp.buf.definition()
+    end
+    assert(vim.wait(10000, function()
+      return vim.api.nvim_buf_get_name(0) == report_name
+    end, 50), "the lens did not lead to the report within 10 s")
+    out.jumped_to = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(0), ":t")
+    out.cursor_line = vim.api.nvim_win_get_cursor(0)[1] - 1
+    out.cursor_text = vim.api.nvim_get_current_line()
     return
   end
 

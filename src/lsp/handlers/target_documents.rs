@@ -10,7 +10,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use report_core::clean_edit::path_key;
 use report_core::ide::targets::TargetSpan;
 use ropey::Rope;
 use tower_lsp_server::jsonrpc::{Error, Result};
@@ -18,7 +17,7 @@ use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use crate::lsp::analysis::AnalysisThread;
 use crate::lsp::session::{Session, lock};
-use crate::project::files::sha256_of;
+use crate::project::files::{relative_key, sha256_of};
 
 /// The command of a target document's lens: its argument is the entry's
 /// [`lsp::Location`], which the client is asked to show.
@@ -34,6 +33,15 @@ pub struct Named {
     pub span: TargetSpan,
 }
 
+/// The target document at `uri` changed (opened, edited, closed): the
+/// reports that name it are checked again with the editor's text.
+pub fn changed(analysis: &AnalysisThread, uri: &Uri) {
+    if let Some(path) = uri.to_file_path() {
+        let path = path.canonicalize().unwrap_or_else(|_| path.into_owned());
+        analysis.workspace.changed(vec![path]);
+    }
+}
+
 /// Whether `uri` is open as a target document.
 pub fn is_target(session: &Session, uri: &Uri) -> bool {
     lock(&session.documents)
@@ -47,22 +55,6 @@ fn text_of(session: &Session, uri: &Uri) -> Option<Rope> {
         .get(uri)
         .filter(|open| open.target && !open.document.out_of_sync)
         .map(|open| open.document.rope.clone())
-}
-
-/// `path` as its key under `root` ([`path_key`]), when it lies there (as
-/// written, or once both are resolved through symlinks and `..`).
-fn relative_key(path: &Path, root: &Path) -> Option<String> {
-    let plain: PathBuf = root.components().collect();
-    let relative = match path.strip_prefix(&plain) {
-        Ok(relative) => relative.to_path_buf(),
-        Err(_) => path
-            .canonicalize()
-            .ok()?
-            .strip_prefix(root.canonicalize().ok()?)
-            .ok()?
-            .to_path_buf(),
-    };
-    Some(path_key(&relative.to_str()?.replace('\\', "/")))
 }
 
 fn file_name(path: &Path) -> String {
@@ -102,15 +94,24 @@ pub async fn entries_naming(session: &Session, analysis: &AnalysisThread, uri: &
         .map(|(uri, _)| uri.clone())
         .collect();
     let encoding = session.capabilities().encoding;
+    let folders = lock(&analysis.workspace.folders).clone();
     for report in reports {
         let path = path.clone();
+        let report_path = report.to_file_path().map(|p| p.into_owned());
+        let folders = folders.clone();
         let spans = analysis
             .query(&report, "targetDocument", move |state| {
-                let Some(workspace) = state.workspace.clone() else {
-                    return Ok(None);
+                let workspace = state.workspace.clone();
+                // The workspace check's root, else where it will find it.
+                let root = match workspace.as_ref().and_then(|w| w.root.as_deref()) {
+                    Some(root) => Some(PathBuf::from(root)),
+                    None => {
+                        let named = state.host.project_root();
+                        let report = report_path.as_deref();
+                        crate::project::root::of_named(named.as_deref(), report, &folders)
+                    }
                 };
-                let root = workspace.root.as_deref().map(Path::new);
-                let Some(key) = root.and_then(|root| relative_key(&path, root)) else {
+                let Some(key) = root.and_then(|root| relative_key(&path, &root)) else {
                     return Ok(None);
                 };
                 // The index of this text, built on the first look-up after a change.
@@ -125,7 +126,7 @@ pub async fn entries_naming(session: &Session, analysis: &AnalysisThread, uri: &
                 if !index.names(&key) {
                     return Ok(None);
                 }
-                let spans = state.host.spans_naming(&index, &key, Some(&workspace));
+                let spans = state.host.spans_naming(&index, &key, workspace.as_deref());
                 let positions = state.positions(encoding);
                 let spans: Vec<(lsp::Range, TargetSpan)> = spans
                     .into_iter()
@@ -351,4 +352,125 @@ pub async fn show_entry(
         true => Ok(None),
         false => Err(Error::invalid_params("the editor did not show the entry")),
     }
+}
+
+/// A hint over each span a clean removes, naming its entry: tagged
+/// `Unnecessary` where the client fades such spans.
+fn hints(
+    named: &[Named],
+    rope: &Rope,
+    client: crate::lsp::session::ResolvedClientCapabilities,
+) -> Vec<lsp::Diagnostic> {
+    let sha = sha256_of_text(rope);
+    let positions = crate::lsp::convert::Positions::new(rope, client.encoding);
+    let line_start = |line: u64| {
+        let line = usize::try_from(line)
+            .unwrap_or(usize::MAX)
+            .min(rope.len_lines());
+        positions.position(rope.line_to_byte(line))
+    };
+    named
+        .iter()
+        .filter(|n| n.span.removes())
+        .map(|n| {
+            let span = &n.span;
+            let range = match span.lines {
+                Some((start, end)) => lsp::Range::new(line_start(start - 1), line_start(end)),
+                None => lsp::Range::new(line_start(0), positions.position(rope.len_bytes())),
+            };
+            let mut message = format!(
+                "the clean removes this: {} · {} — {} entries[{}]",
+                span.op.as_deref().unwrap_or("entry"),
+                tier_name(span),
+                n.report_name,
+                span.entry
+            );
+            if span.stale_for(&sha) {
+                message.push_str(" (stale: the text changed since the report)");
+            }
+            lsp::Diagnostic {
+                range,
+                severity: Some(lsp::DiagnosticSeverity::HINT),
+                source: Some("report-lsp".into()),
+                message,
+                tags: client
+                    .unnecessary_tags
+                    .then(|| vec![lsp::DiagnosticTag::UNNECESSARY]),
+                ..Default::default()
+            }
+        })
+        .collect()
+}
+
+/// The hints of the target document at `uri` for its current text, empty
+/// when the setting `targetHints` is off.
+async fn hints_now(
+    session: &Session,
+    analysis: &AnalysisThread,
+    uri: &Uri,
+) -> Option<(u64, Option<i32>, Vec<lsp::Diagnostic>)> {
+    let (generation, version, rope) = {
+        let documents = lock(&session.documents);
+        let open = documents
+            .get(uri)
+            .filter(|o| o.target && !o.document.out_of_sync)?;
+        (
+            open.generation,
+            open.document.version,
+            open.document.rope.clone(),
+        )
+    };
+    if !session.settings_for(uri).target_hints {
+        return Some((generation, Some(version), Vec::new()));
+    }
+    let named = entries_naming(session, analysis, uri).await;
+    Some((
+        generation,
+        Some(version),
+        hints(&named, &rope, session.capabilities()),
+    ))
+}
+
+/// Pushes the hints of the target document at `uri`, unless its text
+/// changed meanwhile (the later change pushes its own).
+pub async fn publish_hints(session: &Session, analysis: &AnalysisThread, uri: &Uri) {
+    if session.pulls_diagnostics() {
+        return;
+    }
+    let Some((generation, version, hints)) = hints_now(session, analysis, uri).await else {
+        return;
+    };
+    let mut documents = lock(&session.documents);
+    let Some(open) = documents
+        .get_mut(uri)
+        .filter(|o| o.generation == generation)
+    else {
+        return;
+    };
+    if hints.is_empty() && !open.published {
+        return;
+    }
+    open.published = !hints.is_empty();
+    session.publisher.publish(uri.clone(), version, hints);
+}
+
+/// `textDocument/diagnostic` of a target document: its hints.
+pub async fn pulled_hints(
+    session: &Session,
+    analysis: &AnalysisThread,
+    uri: &Uri,
+) -> Result<lsp::DocumentDiagnosticReportResult> {
+    let items = hints_now(session, analysis, uri)
+        .await
+        .map(|(_, _, hints)| hints)
+        .unwrap_or_default();
+    Ok(lsp::DocumentDiagnosticReportResult::Report(
+        lsp::DocumentDiagnosticReport::Full(lsp::RelatedFullDocumentDiagnosticReport {
+            related_documents: None,
+            full_document_diagnostic_report: lsp::FullDocumentDiagnosticReport {
+                result_id: None,
+                items,
+            },
+        }),
+    ))
 }

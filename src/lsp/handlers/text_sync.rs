@@ -149,6 +149,10 @@ pub fn close(
         session.publisher.publish(uri.clone(), None, Vec::new());
     }
     analysis.found.closed(&uri);
+    if removed.as_ref().is_some_and(|e| e.target) {
+        // The reports naming it are checked against the file on disk again.
+        super::target_documents::changed(analysis, &uri);
+    }
     analysis.close(uri);
     drop(documents);
     drop(removed);

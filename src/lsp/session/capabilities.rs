@@ -47,6 +47,9 @@ pub struct ResolvedClientCapabilities {
     /// Whether the client opens a document the server asks it to
     /// (`window/showDocument`): a target document's lens leads to its entry.
     pub shows_documents: bool,
+    /// Whether the client reads the diagnostic tag `Unnecessary`
+    /// (`publishDiagnostics.tagSupport`), which fades a span.
+    pub unnecessary_tags: bool,
     /// Whether the client shows server-initiated progress (`window.workDoneProgress`).
     pub work_done_progress: bool,
     /// Whether file watchers may be registered dynamically
@@ -107,6 +110,7 @@ impl Default for ResolvedClientCapabilities {
             change_annotations: false,
             disabled_actions: false,
             shows_documents: false,
+            unnecessary_tags: false,
             work_done_progress: false,
             watches_files: false,
             code_action_literals: false,
@@ -200,6 +204,10 @@ impl ResolvedClientCapabilities {
                 .as_ref()
                 .and_then(|w| w.show_document.as_ref())
                 .is_some_and(|d| d.support),
+            unnecessary_tags: text_document
+                .and_then(|t| t.publish_diagnostics.as_ref())
+                .and_then(|p| p.tag_support.as_ref())
+                .is_some_and(|t| t.value_set.contains(&lsp::DiagnosticTag::UNNECESSARY)),
             work_done_progress: capabilities
                 .window
                 .as_ref()

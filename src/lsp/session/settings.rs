@@ -52,6 +52,9 @@ pub struct Settings {
     /// reports found but not open (`diagnoseUnopenedReports`); a client
     /// that pulls gets them through `workspace/diagnostic` anyway.
     pub diagnose_unopened_reports: bool,
+    /// Whether a document a report names gets a hint over each span a
+    /// clean removes (`targetHints`), tagged so that editors fade it.
+    pub target_hints: bool,
     /// The level of each code a project file sets (`[severity]`); the
     /// editor has no setting of its own for it.
     pub severities: Severities,
@@ -100,6 +103,7 @@ impl Default for Settings {
             log_level: tracing::level_filters::LevelFilter::INFO,
             find_reports: true,
             diagnose_unopened_reports: false,
+            target_hints: true,
             severities: Severities::default(),
             max_diagnostics_from: None,
             explicit: BTreeSet::new(),
@@ -187,6 +191,7 @@ impl Settings {
                 "diagnoseUnopenedReports",
                 &mut self.diagnose_unopened_reports,
             ),
+            ("targetHints", &mut self.target_hints),
         ] {
             if let Some(value) = setting(name) {
                 match value.as_bool() {

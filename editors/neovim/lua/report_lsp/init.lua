@@ -1,5 +1,7 @@
 -- report-lsp for Neovim: starts (or reuses, one per root) the report-lsp
--- language server for machine report files.
+-- language server for machine report files, and attaches the Markdown
+-- files under a root whose server runs, which the reports name (their
+-- entries show there as code lenses and hints).
 --
 --   require("report_lsp").setup({
 --     cmd = { "report-lsp" },                               -- the server command
@@ -40,6 +42,37 @@ function M.is_report_buffer(bufnr)
     end
   end
   return false
+end
+
+--- Whether the buffer is a document a report may name (Markdown): the
+--- server shows the reports' entries on it.
+function M.is_target_buffer(bufnr)
+  return vim.bo[bufnr].filetype == "markdown" or file_name(bufnr):match("%.md$") ~= nil
+end
+
+--- Whether `path` lies in the folder `root`.
+local function inside(path, root)
+  if not root then
+    return false
+  end
+  local prefix = root:sub(-1) == "/" and root or (root .. "/")
+  return path:sub(1, #prefix) == prefix
+end
+
+--- The root of a running report-lsp client that holds the buffer's file:
+--- a target document joins the server of the reports around it, and none
+--- is started for Markdown alone.
+function M.running_root_for(bufnr)
+  local path = vim.fn.fnamemodify(file_name(bufnr), ":p")
+  local running = vim.lsp.get_clients and vim.lsp.get_clients({ name = "report_lsp" })
+    or vim.lsp.get_active_clients({ name = "report_lsp" })
+  for _, client in ipairs(running) do
+    local root = client.root_dir or (client.config and client.config.root_dir)
+    if type(root) == "string" and inside(path, root) then
+      return root
+    end
+  end
+  return nil
 end
 
 --- The project root of a buffer: the nearest folder holding a root marker,
@@ -112,6 +145,14 @@ end
 --- Attaches the buffer to the client of its root, starting one when needed.
 function M.attach(bufnr)
   bufnr = bufnr or vim.api.nvim_get_current_buf()
+  if M.is_target_buffer(bufnr) then
+    local root = M.running_root_for(bufnr)
+    local id = root and clients[root]
+    if id then
+      vim.lsp.buf_attach_client(bufnr, id)
+    end
+    return id
+  end
   if not M.is_report_buffer(bufnr) or not M.server_available() then
     return nil
   end
@@ -138,10 +179,15 @@ function M.setup(opts)
   if vim.lsp.config and vim.lsp.enable then
     -- Neovim 0.11+: the built-in configuration framework attaches and reuses clients.
     local config = client_config(nil)
-    config.filetypes = { "json", "jsonc" }
+    config.filetypes = { "json", "jsonc", "markdown" }
     config.root_dir = function(bufnr, on_dir)
       if M.is_report_buffer(bufnr) then
         on_dir(M.root_for(bufnr))
+      elseif M.is_target_buffer(bufnr) then
+        local root = M.running_root_for(bufnr)
+        if root then
+          on_dir(root)
+        end
       end
     end
     vim.lsp.config("report_lsp", config)
@@ -160,9 +206,10 @@ function M.setup(opts)
     return
   end
 
+  local patterns = vim.list_extend(vim.deepcopy(M.options.patterns), { "*.md" })
   vim.api.nvim_create_autocmd({ "BufReadPost", "BufNewFile" }, {
     group = group,
-    pattern = M.options.patterns,
+    pattern = patterns,
     callback = function(args)
       M.attach(args.buf)
     end,
