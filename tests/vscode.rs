@@ -76,6 +76,28 @@ fn packaged_extension_in_code_server_lists_problems_fixes_and_hovers() {
     let unopened = unopened_dir.path().join("unopened.report.json");
     std::fs::write(&unopened, &unopened_text).unwrap();
 
+    // A report whose project is the workspace, naming a Markdown file:
+    // a confirm delete-range of its lines 3-4.
+    let target_text = "# API\nkeep\nold 1 — 路\nold 2\nkeep too\n";
+    let mut entry = common::project::edit_entry(
+        "docs/旧-api 😀.md",
+        serde_json::json!({"kind": "delete-range", "anchor": {"start_line": 3, "end_line": 4}, "expected_sha256": common::project::sha256(target_text)}),
+    );
+    entry["is_destructive"] = serde_json::json!(true);
+    entry["is_reversible"] = serde_json::json!(false);
+    entry["safety_tier"] = serde_json::json!("confirm");
+    let target_report = unopened_dir.path().join("targets.report.json");
+    let target_report_text = serde_json::to_string_pretty(&common::project::report(
+        "2099-01-01T00:00:00Z",
+        vec![serde_json::json!("docs/旧-api 😀.md")],
+        vec![entry],
+        vec![],
+    ))
+    .unwrap();
+    std::fs::write(&target_report, target_report_text).unwrap();
+    let target_file = unopened_dir.path().join("target.md");
+    std::fs::write(&target_file, target_text).unwrap();
+
     // The screenshots stay under the target folder as evidence.
     let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("vscode-e2e");
     let _ = std::fs::remove_dir_all(&shots);
@@ -91,6 +113,8 @@ fn packaged_extension_in_code_server_lists_problems_fixes_and_hovers() {
         )
         .env("REPORT_LSP_SCREENSHOTS", &shots)
         .env("REPORT_LSP_UNOPENED", &unopened)
+        .env("REPORT_LSP_TARGET_REPORT", &target_report)
+        .env("REPORT_LSP_TARGET_FILE", &target_file)
         .env(
             "REPORT_LSP_UNOPENED_EXPECTED",
             serde_json::to_string(&unopened_expected).unwrap(),
@@ -105,6 +129,8 @@ fn packaged_extension_in_code_server_lists_problems_fixes_and_hovers() {
         "vscode-missing-server.png",
         "vscode-hover-and-problems.png",
         "vscode-after-quick-fix.png",
+        "vscode-target-document.png",
+        "vscode-clean-preview.png",
         "vscode-server-gone.png",
     ] {
         let path = shots.join(shot);

@@ -61,6 +61,12 @@ const reportName = "machine.report.json";
 const unopened = process.env.REPORT_LSP_UNOPENED;
 const unopenedExpected = JSON.parse(process.env.REPORT_LSP_UNOPENED_EXPECTED || "null");
 const unopenedName = "未开 🚀.report.json";
+// A report whose project is the workspace, and the Markdown file it names:
+// the lens, the faded span and the clean's refactor preview.
+const targetReport = process.env.REPORT_LSP_TARGET_REPORT;
+const targetFile = process.env.REPORT_LSP_TARGET_FILE;
+const targetName = "targets.report.json";
+const targetDoc = "旧-api 😀.md";
 
 // code-server and VS Code write below XDG folders and HOME: keep them all here.
 const env = {
@@ -227,6 +233,10 @@ async function main() {
   fs.copyFileSync(report, path.join(workspace, reportName));
   assert.ok(unopened && Array.isArray(unopenedExpected), "REPORT_LSP_UNOPENED and its expected problems");
   fs.copyFileSync(unopened, path.join(workspace, unopenedName));
+  assert.ok(targetReport && targetFile, "REPORT_LSP_TARGET_REPORT and REPORT_LSP_TARGET_FILE");
+  fs.copyFileSync(targetReport, path.join(workspace, targetName));
+  fs.mkdirSync(path.join(workspace, "docs"), { recursive: true });
+  fs.copyFileSync(targetFile, path.join(workspace, "docs", targetDoc));
   for (const dir of [env.HOME, env.XDG_DATA_HOME, env.XDG_CONFIG_HOME, env.XDG_CACHE_HOME]) {
     fs.mkdirSync(dir, { recursive: true });
   }
@@ -549,6 +559,78 @@ async function main() {
     return page.locator(".markers-panel").first().isVisible();
   });
 
+  // The documents a report names. The Markdown file opened from the
+  // Explorer: the entry's lens on its anchored line, the span the clean
+  // removes faded (a hint tagged Unnecessary). The lens leads to the entry
+  // in the report (window/showDocument); there the entry's clean, from the
+  // refactor menu, opens VS Code's Refactor Preview, since its annotation
+  // asks to confirm (a confirm entry); discarded, nothing is written.
+  const targetBefore = fs.readFileSync(path.join(workspace, "docs", targetDoc), "utf8");
+  await page.keyboard.press("Escape");
+  const explorer = page.locator(".explorer-folders-view");
+  const docsFolder = explorer.getByRole("treeitem", { name: "docs", exact: true });
+  await docsFolder.waitFor({ timeout: 30000 });
+  await docsFolder.click();
+  const targetItem = explorer.getByRole("treeitem", { name: targetDoc, exact: true });
+  await targetItem.waitFor({ timeout: 30000 });
+  await targetItem.click();
+  await page.locator(".tabs-container .tab", { hasText: targetDoc }).waitFor({ timeout: 30000 });
+  const lens = page.locator(".monaco-editor .codelens-decoration", { hasText: "delete-range · confirm" });
+  await lens.first().waitFor({ timeout: 60000 });
+  const lensText = (await lens.first().innerText()).trim();
+  assert.ok(lensText.includes(`— ${targetName} entries[0]`), `the lens names the entry: ${lensText}`);
+  const faded = page.locator(".monaco-editor .squiggly-inline-unnecessary");
+  await faded.first().waitFor({ timeout: 30000 });
+  const targetShot = path.join(shots, "vscode-target-document.png");
+  await page.screenshot({ path: targetShot });
+  log(`target document: lens "${lensText}", the span faded; screenshot ${targetShot}`);
+  await lens.first().locator("a").first().click();
+  await page.locator(".tabs-container .tab.active", { hasText: targetName }).waitFor({ timeout: 30000 });
+  log("the lens led to the entry in the report");
+  // The cursor is on the entry's path: the refactor menu there (Ctrl+Shift+R)
+  // offers its clean once the report's workspace check has read the project.
+  const clean = page
+    .locator(".action-widget .monaco-list-row.action")
+    .filter({ hasText: "Clean entries[0]: delete-range", visible: true });
+  await waitFor("the clean in the refactor menu", 60000, async () => {
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("Control+Shift+R");
+    try {
+      await clean.first().waitFor({ timeout: 3000 });
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  const cleanTitle = await clean.first().getAttribute("aria-label");
+  await waitFor(`the focus on "${cleanTitle}"`, 10000, async () => {
+    if ((await focusedLabel()) === cleanTitle) {
+      return true;
+    }
+    await page.keyboard.press("ArrowDown");
+    return (await focusedLabel()) === cleanTitle;
+  });
+  await page.keyboard.press("Enter");
+  const preview = page.locator(".bulk-edit-panel, .refactor-preview").first();
+  await waitFor("VS Code's Refactor Preview", 30000, async () => {
+    if (await preview.isVisible().catch(() => false)) {
+      return true;
+    }
+    return page.getByText("Refactor Preview").first().isVisible().catch(() => false);
+  });
+  await page.getByText(targetDoc).last().waitFor({ timeout: 10000 }).catch(() => {});
+  const previewShot = path.join(shots, "vscode-clean-preview.png");
+  await page.screenshot({ path: previewShot });
+  log(`"${cleanTitle}" opened the Refactor Preview; screenshot ${previewShot}`);
+  const discard = page.getByRole("button", { name: "Discard" });
+  await discard.first().click();
+  await new Promise((r) => setTimeout(r, 1000));
+  assert.equal(
+    fs.readFileSync(path.join(workspace, "docs", targetDoc), "utf8"),
+    targetBefore,
+    "discarded: the target is as it was",
+  );
+
   // 3. A server that stops (reportLsp.path changed to a missing file while it
   // runs): one message, and the JSON server takes over with the full schema.
   const missingLater = path.join(temp, "gone-report-lsp");
@@ -561,7 +643,7 @@ async function main() {
   const goneShot = path.join(shots, "vscode-server-gone.png");
   await page.screenshot({ path: goneShot });
   log(`server gone: one message: ${laterMessage}; the JSON server lists ${laterSchema.length} problems`);
-  console.log(`screenshots: ${missingShot} ${hoverShot} ${fixShot} ${goneShot}`);
+  console.log(`screenshots: ${missingShot} ${hoverShot} ${fixShot} ${targetShot} ${previewShot} ${goneShot}`);
 }
 
 main()

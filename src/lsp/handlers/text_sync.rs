@@ -148,10 +148,11 @@ pub fn close(
         // Queued behind any publication for it, so nothing reappears after the clear.
         session.publisher.publish(uri.clone(), None, Vec::new());
     }
-    analysis.found.closed(&uri);
     if removed.as_ref().is_some_and(|e| e.target) {
         // The reports naming it are checked against the file on disk again.
         super::target_documents::changed(analysis, &uri);
+    } else {
+        analysis.found.closed(&uri);
     }
     analysis.close(uri);
     drop(documents);
