@@ -205,7 +205,7 @@ fn a_target_document_shows_its_entries_follows_its_edits_and_leads_to_them() {
         hints[0]["message"]
             .as_str()
             .unwrap()
-            .ends_with("(stale: the text changed since the report)"),
+            .ends_with("(stale: lines 3–4 unchanged; the change is elsewhere in the file)"),
         "{hints:?}"
     );
     // The report says so too, from the editor's text (the file is unchanged).
@@ -226,9 +226,19 @@ fn a_target_document_shows_its_entries_follows_its_edits_and_leads_to_them() {
         hover["result"]["contents"]["value"]
             .as_str()
             .unwrap()
-            .contains("**stale**")
+            .contains("**stale**: lines 3–4 unchanged; the change is elsewhere in the file")
     );
-    editor.change(&target, 3, json!([{"text": TEXT}]));
+    // Two lines added above: the anchored lines moved, their content intact.
+    editor.change(&target, 3, json!([{"text": format!("new\nlines\n{TEXT}")}]));
+    let (_, hints) = editor.diagnostics(&target);
+    assert!(
+        hints[0]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("(stale: content identical, now at lines 5–6)"),
+        "{hints:?}"
+    );
+    editor.change(&target, 30, json!([{"text": TEXT}]));
     let (_, hints) = editor.diagnostics(&target);
     assert!(!hints[0]["message"].as_str().unwrap().contains("stale"));
     editor.diagnostics_until(&report, |d| stale_codes(d) == 0);
@@ -250,8 +260,8 @@ fn a_target_document_shows_its_entries_follows_its_edits_and_leads_to_them() {
         "workspace/didChangeConfiguration",
         json!({"settings": {"reportLsp": {"targetHints": false}}}),
     );
-    editor.change(&target, 4, json!([{"text": TEXT}]));
-    assert_eq!(editor.diagnostics(&target), (Some(4), vec![]));
+    editor.change(&target, 40, json!([{"text": TEXT}]));
+    assert_eq!(editor.diagnostics(&target), (Some(40), vec![]));
 
     // A file no entry names gets nothing, and is no report: no diagnostics.
     let other = file_uri(&project.path().join("docs/other.md"));

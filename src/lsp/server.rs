@@ -129,8 +129,9 @@ impl LanguageServer for Server {
         })
         .await;
         if target_documents::is_target(&self.session, &uri) {
-            target_documents::changed(&self.analysis, &uri);
+            // The hints first: the reports' recheck may take a while.
             target_documents::publish_hints(&self.session, &self.analysis, &uri).await;
+            target_documents::changed(&self.analysis, &uri);
         }
     }
 
@@ -141,8 +142,9 @@ impl LanguageServer for Server {
         })
         .await;
         if target_documents::is_target(&self.session, &uri) {
-            target_documents::changed(&self.analysis, &uri);
+            // The hints first: the reports' recheck may take a while.
             target_documents::publish_hints(&self.session, &self.analysis, &uri).await;
+            target_documents::changed(&self.analysis, &uri);
         }
     }
 

@@ -138,9 +138,12 @@ pub struct Found {
     pub gone: bool,
     /// The project it describes, when it is here.
     pub root: Option<PathBuf>,
-    /// Its entries by the file they name (`clean_edit::path_key`), each with
-    /// the range of its `path` value in the report.
-    pub targets: Arc<FoundTargets>,
+    /// Which files its entries name (`clean_edit::path_key`).
+    pub targets: Arc<report_core::ide::targets::TargetIndex>,
+    /// Its entries' spans by the file they name, each with the range of its
+    /// `path` value in the report: read from the file the first time a
+    /// document it names asks (not while the workspace is searched).
+    pub spans: Arc<std::sync::OnceLock<FoundTargets>>,
 }
 
 /// A found report's entries by the file they name.

@@ -353,7 +353,7 @@ impl Worker {
             max_diagnostics: settings.max_diagnostics,
         };
         let mut root = None;
-        let mut targets = super::FoundTargets::new();
+        let mut targets = report_core::ide::targets::TargetIndex::default();
         let (diagnostics, symbols) = if meta.len() > settings.max_document_bytes as u64 {
             if !name_matches {
                 // Too large to be read to learn whether it is a report.
@@ -407,16 +407,8 @@ impl Worker {
                 .collect();
             let named = host.project_root();
             root = crate::project::root::of_named(named.as_deref(), Some(path), &self.folders);
-            for (key, spans) in host.all_target_spans() {
-                let spans = spans
-                    .into_iter()
-                    .map(|span| {
-                        let range = positions.lsp_range(span.path_range);
-                        (span, range)
-                    })
-                    .collect();
-                targets.insert(key, spans);
-            }
+            // By path only: the spans are read from the file when a document it names opens.
+            targets = host.target_index();
             let symbols = host
                 .entry_symbols()
                 .into_iter()
@@ -453,6 +445,7 @@ impl Worker {
                     gone: false,
                     root,
                     targets: Arc::new(targets),
+                    spans: Arc::default(),
                 },
             );
         });
@@ -487,6 +480,7 @@ impl Worker {
                 found.diagnostics = Arc::new(Vec::new());
                 found.symbols = Arc::new(Vec::new());
                 found.targets = Arc::default();
+                found.spans = Arc::default();
             }
         });
     }

@@ -10,12 +10,13 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use report_core::ide::targets::TargetSpan;
+use report_core::ide::targets::{TargetSpan, stale_detail};
 use ropey::Rope;
 use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use crate::lsp::analysis::AnalysisThread;
+use crate::lsp::found_reports::FoundTargets;
 use crate::lsp::session::{Session, lock};
 use crate::project::files::{relative_key, sha256_of};
 
@@ -69,31 +70,46 @@ pub async fn entries_naming(session: &Session, analysis: &AnalysisThread, uri: &
         return Vec::new();
     };
     let path: PathBuf = path.components().collect();
-    let mut named: Vec<Named> = analysis.found.store.read(|state| {
-        let mut named = Vec::new();
-        for (report, found) in state.reports.iter().filter(|(_, f)| !f.open && !f.gone) {
-            let key = found
-                .root
-                .as_deref()
-                .and_then(|root| relative_key(&path, root));
-            let Some(spans) = key.and_then(|key| found.targets.get(&key)) else {
-                continue;
-            };
-            named.extend(spans.iter().map(|(span, range)| Named {
-                report: report.clone(),
-                report_name: file_name(&found.path),
-                range: *range,
-                span: span.clone(),
-            }));
-        }
-        named
+    // The reports found on disk whose index names the file.
+    type Found = (Uri, PathBuf, String, Arc<std::sync::OnceLock<FoundTargets>>);
+    let found: Vec<Found> = analysis.found.store.read(|state| {
+        state
+            .reports
+            .iter()
+            .filter(|(_, f)| !f.open && !f.gone)
+            .filter_map(|(report, f)| {
+                let key = relative_key(&path, f.root.as_deref()?)?;
+                let names = f.targets.names(&key);
+                names.then(|| (report.clone(), f.path.clone(), key, f.spans.clone()))
+            })
+            .collect()
     });
+    let encoding = session.capabilities().encoding;
+    let mut named = Vec::new();
+    for (report, report_path, key, spans) in found {
+        if spans.get().is_none() {
+            let settings = session.settings_at(&report_path);
+            let file = report_path.clone();
+            let read = tokio::task::spawn_blocking(move || found_spans(&file, encoding, &settings));
+            if let Ok(read) = read.await {
+                let _ = spans.set(read);
+            }
+        }
+        let Some(spans) = spans.get().and_then(|all| all.get(&key)) else {
+            continue;
+        };
+        named.extend(spans.iter().map(|(span, range)| Named {
+            report: report.clone(),
+            report_name: file_name(&report_path),
+            range: *range,
+            span: span.clone(),
+        }));
+    }
     let reports: Vec<Uri> = lock(&session.documents)
         .iter()
         .filter(|(_, open)| !open.target)
         .map(|(uri, _)| uri.clone())
         .collect();
-    let encoding = session.capabilities().encoding;
     let folders = lock(&analysis.workspace.folders).clone();
     for report in reports {
         let path = path.clone();
@@ -152,9 +168,86 @@ pub async fn entries_naming(session: &Session, analysis: &AnalysisThread, uri: &
     named
 }
 
-/// Whether the document's text is not the one the entry's edit was made for.
-fn stale(span: &TargetSpan, sha256: Option<&str>) -> bool {
-    sha256.is_some_and(|sha| span.stale_for(sha))
+/// Every entry's span of the report at `file`, read from disk, with the
+/// range of its `path` value (empty when it is no longer a report).
+fn found_spans(
+    file: &Path,
+    encoding: report_core::text::Encoding,
+    settings: &crate::lsp::session::Settings,
+) -> FoundTargets {
+    let readable = std::fs::metadata(file)
+        .is_ok_and(|m| m.is_file() && m.len() <= settings.max_document_bytes as u64);
+    let Some(text) = readable
+        .then(|| std::fs::read_to_string(file).ok())
+        .flatten()
+    else {
+        return FoundTargets::new();
+    };
+    let options = report_core::host::HostOptions {
+        name_matches: true,
+        max_document_bytes: settings.max_document_bytes,
+        max_diagnostics: 0,
+    };
+    let host = report_core::host::DocumentHost::new(text, None, options);
+    let rope = Rope::from_str(host.text());
+    let positions = crate::lsp::convert::Positions::new(&rope, encoding);
+    host.all_target_spans()
+        .into_iter()
+        .map(|(key, spans)| {
+            let spans = spans
+                .into_iter()
+                .map(|span| {
+                    let range = positions.lsp_range(span.path_range);
+                    (span, range)
+                })
+                .collect();
+            (key, spans)
+        })
+        .collect()
+}
+
+/// Files larger than this are not read to say what changed in them.
+const MAX_DISK_READ: u64 = 16 << 20;
+
+/// A target document's texts, to tell whether an entry is stale and how:
+/// the editor's, and the file on disk (the text an entry's edit was made
+/// for, while its sha256 is the expected one).
+struct Texts {
+    now: String,
+    sha256: String,
+    disk: Option<(String, String)>,
+}
+
+impl Texts {
+    /// `why`: the file on disk is read too, to say what changed.
+    fn of(session: &Session, uri: &Uri, why: bool) -> Option<Texts> {
+        let rope = text_of(session, uri)?;
+        let disk = why
+            .then(|| uri.to_file_path())
+            .flatten()
+            .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.len() <= MAX_DISK_READ))
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .map(|text| {
+                let sha = sha256_of([text.as_bytes()]);
+                (text, sha)
+            });
+        Some(Texts {
+            now: rope.to_string(),
+            sha256: sha256_of_text(&rope),
+            disk,
+        })
+    }
+
+    /// Why the editor's text is stale for `span`, or None when it is not.
+    fn stale(&self, span: &TargetSpan) -> Option<String> {
+        if !span.stale_for(&self.sha256) {
+            return None;
+        }
+        Some(match &self.disk {
+            Some((text, sha)) if !span.stale_for(sha) => stale_detail(span, text, &self.now),
+            _ => "the text changed since the report".into(),
+        })
+    }
 }
 
 fn tier_name(span: &TargetSpan) -> &'static str {
@@ -204,7 +297,8 @@ pub async fn code_lens(
     if named.is_empty() {
         return Ok(Some(Vec::new()));
     }
-    let sha = text_of(session, uri).map(|rope| sha256_of_text(&rope));
+    let texts = Texts::of(session, uri, false);
+    let stale = |span: &TargetSpan| texts.as_ref().is_some_and(|t| span.stale_for(&t.sha256));
     let shows = session.capabilities().shows_documents;
     let lenses = named
         .iter()
@@ -214,7 +308,7 @@ pub async fn code_lens(
             lsp::CodeLens {
                 range: lsp::Range::new(lsp::Position::new(line, 0), lsp::Position::new(line, 0)),
                 command: Some(lsp::Command {
-                    title: title(named, stale(&named.span, sha.as_deref())),
+                    title: title(named, stale(&named.span)),
                     // Without `window/showDocument`, a title only: go to definition leads there.
                     command: if shows {
                         SHOW_ENTRY.into()
@@ -256,10 +350,10 @@ pub async fn hover(
     if named.is_empty() {
         return Ok(None);
     }
-    let sha = text_of(session, uri).map(|rope| sha256_of_text(&rope));
+    let texts = Texts::of(session, uri, true);
     let sections: Vec<String> = named
         .iter()
-        .map(|n| hover_section(n, stale(&n.span, sha.as_deref())))
+        .map(|n| hover_section(n, texts.as_ref().and_then(|t| t.stale(&n.span))))
         .collect();
     let markdown = sections.join("\n\n---\n\n");
     let client = session.capabilities();
@@ -278,7 +372,7 @@ pub async fn hover(
     }))
 }
 
-fn hover_section(named: &Named, stale_now: bool) -> String {
+fn hover_section(named: &Named, stale_now: Option<String>) -> String {
     let span = &named.span;
     let op = span.op.as_deref().unwrap_or("entry");
     let mut lines = vec![format!(
@@ -296,10 +390,10 @@ fn hover_section(named: &Named, stale_now: bool) -> String {
         facts.push(format!("{tokens} tok"));
     }
     lines.push(facts.join(" · "));
-    if stale_now {
-        lines.push(
-            "**stale**: the text is no longer the one the report's edit was made for (its sha256 is not `expected_sha256`)".into(),
-        );
+    if let Some(why) = stale_now {
+        lines.push(format!(
+            "**stale**: {why} (its sha256 is not `expected_sha256`: the edit is refused until the report is made again)"
+        ));
     }
     if let Some(reason) = &span.reason {
         lines.push(format!("tier {} — {reason}", tier_name(span)));
@@ -359,9 +453,9 @@ pub async fn show_entry(
 fn hints(
     named: &[Named],
     rope: &Rope,
+    texts: Option<&Texts>,
     client: crate::lsp::session::ResolvedClientCapabilities,
 ) -> Vec<lsp::Diagnostic> {
-    let sha = sha256_of_text(rope);
     let positions = crate::lsp::convert::Positions::new(rope, client.encoding);
     let line_start = |line: u64| {
         let line = usize::try_from(line)
@@ -385,8 +479,8 @@ fn hints(
                 n.report_name,
                 span.entry
             );
-            if span.stale_for(&sha) {
-                message.push_str(" (stale: the text changed since the report)");
+            if let Some(why) = texts.and_then(|t| t.stale(span)) {
+                message.push_str(&format!(" (stale: {why})"));
             }
             lsp::Diagnostic {
                 range,
@@ -424,11 +518,9 @@ async fn hints_now(
         return Some((generation, Some(version), Vec::new()));
     }
     let named = entries_naming(session, analysis, uri).await;
-    Some((
-        generation,
-        Some(version),
-        hints(&named, &rope, session.capabilities()),
-    ))
+    let texts = Texts::of(session, uri, true);
+    let hints = hints(&named, &rope, texts.as_ref(), session.capabilities());
+    Some((generation, Some(version), hints))
 }
 
 /// Pushes the hints of the target document at `uri`, unless its text

@@ -37,6 +37,8 @@ pub struct TargetSpan {
     pub signals: Vec<String>,
     /// A dedupe's canonical copy (`path#Lstart-Lend`).
     pub canonical_ref: Option<String>,
+    /// A replace-text's `match`.
+    pub match_text: Option<String>,
 }
 
 impl TargetSpan {
@@ -63,9 +65,9 @@ impl TargetSpan {
     }
 }
 
-/// The entries of one report by the file they name ([`path_key`]): their
-/// positions in `entries`, read from the facts the analysis kept (no entry
-/// is parsed to build it). Valid for the text it was built from.
+/// The entries of one report by the file they name ([`path_key`]): where
+/// each starts, read from the facts the analysis kept (no entry is parsed
+/// to build it). Valid for the text it was built from.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TargetIndex {
     by_path: HashMap<String, Vec<usize>>,
@@ -75,9 +77,12 @@ impl TargetIndex {
     pub fn of(document: Snapshot<'_>) -> TargetIndex {
         let mut by_path: HashMap<String, Vec<usize>> = HashMap::new();
         if let Some(index) = document.index() {
-            for (i, facts) in index.entries.iter().enumerate() {
+            for facts in &index.entries {
                 if let Some((path, _)) = &facts.path {
-                    by_path.entry(path_key(path)).or_default().push(i);
+                    by_path
+                        .entry(path_key(path))
+                        .or_default()
+                        .push(facts.range.start);
                 }
             }
         }
@@ -96,24 +101,30 @@ impl TargetIndex {
 }
 
 /// The spans of the entries of `index` naming `path`, in the report's
-/// order: only those entries are read.
+/// order: only those entries are read (each found by its start, without
+/// a pass over the others when the report is kept per entry).
 pub fn spans_naming(
     document: Snapshot<'_>,
     index: &TargetIndex,
     path: &str,
     workspace: Option<&WorkspaceFacts>,
 ) -> Vec<TargetSpan> {
-    let Some(positions) = index.by_path.get(&path_key(path)) else {
-        return Vec::new();
-    };
-    let Some(report) = document.index() else {
+    let Some(starts) = index.by_path.get(&path_key(path)) else {
         return Vec::new();
     };
     let mut spans = Vec::new();
-    for facts in positions.iter().filter_map(|&i| report.entries.get(i)) {
-        document.each_entry_in(TextRange::empty(facts.range.start), |entry, at| {
-            if let Some(at) = at.filter(|at| at.index == facts.index)
-                && let Some(span) = span_of(entry, at, workspace)
+    for &start in starts {
+        if let Some(at) = document.entry_at(start) {
+            if let Some(item) = at.entry.item()
+                && let Some(span) = span_of(item, at.facts, workspace)
+            {
+                spans.push(span);
+            }
+            continue;
+        }
+        document.each_entry_in(TextRange::empty(start), |entry, facts| {
+            if let Some(facts) = facts.filter(|f| f.range.start == start)
+                && let Some(span) = span_of(entry, facts, workspace)
             {
                 spans.push(span);
             }
@@ -169,5 +180,42 @@ fn span_of(
             })
             .unwrap_or_default(),
         canonical_ref: text(edit.and_then(|e| e.get("canonical_ref"))),
+        match_text: text(edit.and_then(|e| e.get("match"))),
     })
+}
+
+/// What changed for `span` between `made_from` (the text its edit was made
+/// for: the file on disk while its sha256 is the expected one) and `now`
+/// (the editor's): its anchored lines unchanged, moved with the same
+/// content, changed, or a replace-text's match gone from them.
+pub fn stale_detail(span: &TargetSpan, made_from: &str, now: &str) -> String {
+    use crate::project_checks::anchored_lines;
+    let Some((start, end)) = span.lines else {
+        return "the file changed since the report".into();
+    };
+    let lines = format!("lines {start}–{end}");
+    let Some(before) = anchored_lines(made_from, start, end) else {
+        return format!("the file changed since the report; its {lines} were not in it");
+    };
+    let at_anchor = anchored_lines(now, start, end);
+    if let (Some(found), Some(after)) = (&span.match_text, &at_anchor)
+        && !after.join("\n").contains(found.as_str())
+    {
+        return format!("the match `{found}` is gone from {lines}");
+    }
+    if at_anchor.as_ref() == Some(&before) {
+        return format!("{lines} unchanged; the change is elsewhere in the file");
+    }
+    let now_lines: Vec<&str> = now.lines().collect();
+    let moved = now_lines
+        .windows(before.len())
+        .position(|window| window == before.as_slice());
+    match moved {
+        Some(at) => format!(
+            "content identical, now at lines {}–{}",
+            at + 1,
+            at + before.len()
+        ),
+        None => format!("{lines} changed"),
+    }
 }

@@ -877,3 +877,46 @@ fn a_target_documents_entries_are_found_by_its_path_alone() {
     assert!(span.removes() && span.holds_line(40) && !span.holds_line(59));
     assert_eq!(span.tier, Some(SafetyTier::Auto));
 }
+
+#[test]
+fn a_stale_span_says_what_changed() {
+    use crate::ide::targets::{TargetSpan, stale_detail};
+
+    let span = |lines: Option<(u64, u64)>, found: Option<&str>| TargetSpan {
+        entry: 0,
+        path_range: TextRange::empty(0),
+        op: Some("delete-range".into()),
+        lines,
+        tier: None,
+        reason: None,
+        raw_tokens: None,
+        expected_sha256: None,
+        signals: vec![],
+        canonical_ref: None,
+        match_text: found.map(str::to_string),
+    };
+    let made_from = "a\nold 1\nold 2\nb\n";
+    let cases = [
+        (span(Some((2, 3)), None), "a\nold 1\nold 2\nb!\n"),
+        (span(Some((2, 3)), None), "new\nmore\na\nold 1\nold 2\nb\n"),
+        (span(Some((2, 3)), None), "a\nold 1\nedited\nb\n"),
+        (span(Some((2, 2)), Some("old 1")), "a\nold one\nold 2\nb\n"),
+        (span(None, None), "x\n"),
+        (span(Some((7, 9)), None), "x\n"),
+    ];
+    let said: Vec<String> = cases
+        .iter()
+        .map(|(span, now)| stale_detail(span, made_from, now))
+        .collect();
+    expect![[r#"
+        [
+            "lines 2–3 unchanged; the change is elsewhere in the file",
+            "content identical, now at lines 4–5",
+            "lines 2–3 changed",
+            "the match `old 1` is gone from lines 2–2",
+            "the file changed since the report",
+            "the file changed since the report; its lines 7–9 were not in it",
+        ]
+    "#]]
+    .assert_debug_eq(&said);
+}
