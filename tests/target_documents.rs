@@ -174,6 +174,13 @@ fn a_target_document_shows_its_entries_follows_its_edits_and_leads_to_them() {
         "{markdown}"
     );
     assert!(markdown.contains("tier confirm — "), "{markdown}");
+    // The report is open: the derivation trace, as its own hover shows it.
+    assert!(
+        markdown.contains(
+            "derive_safety_tier(op_type=\"deterministic\", is_destructive=true, is_reversible=false"
+        ),
+        "{markdown}"
+    );
     assert!(
         markdown.contains("**insert-frontmatter** · auto"),
         "{markdown}"

@@ -398,6 +398,9 @@ fn hover_section(named: &Named, stale_now: Option<String>) -> String {
     if let Some(reason) = &span.reason {
         lines.push(format!("tier {} — {reason}", tier_name(span)));
     }
+    if let Some(trace) = &span.trace {
+        lines.push(trace.clone());
+    }
     if !span.signals.is_empty() {
         lines.push(format!("signals: {}", span.signals.join("; ")));
     }

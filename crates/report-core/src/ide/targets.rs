@@ -39,6 +39,10 @@ pub struct TargetSpan {
     pub canonical_ref: Option<String>,
     /// A replace-text's `match`.
     pub match_text: Option<String>,
+    /// The tier's derivation trace, as the report's hover shows it (for a
+    /// report open in the editor; None for one read from disk, whose every
+    /// entry's trace is not kept).
+    pub trace: Option<String>,
 }
 
 impl TargetSpan {
@@ -116,16 +120,18 @@ pub fn spans_naming(
     for &start in starts {
         if let Some(at) = document.entry_at(start) {
             if let Some(item) = at.entry.item()
-                && let Some(span) = span_of(item, at.facts, workspace)
+                && let Some(mut span) = span_of(item, at.facts, workspace)
             {
+                span.trace = Some(crate::hover::tier_markdown(at.facts));
                 spans.push(span);
             }
             continue;
         }
         document.each_entry_in(TextRange::empty(start), |entry, facts| {
             if let Some(facts) = facts.filter(|f| f.range.start == start)
-                && let Some(span) = span_of(entry, facts, workspace)
+                && let Some(mut span) = span_of(entry, facts, workspace)
             {
+                span.trace = Some(crate::hover::tier_markdown(facts));
                 spans.push(span);
             }
         });
@@ -181,6 +187,7 @@ fn span_of(
             .unwrap_or_default(),
         canonical_ref: text(edit.and_then(|e| e.get("canonical_ref"))),
         match_text: text(edit.and_then(|e| e.get("match"))),
+        trace: None,
     })
 }
 

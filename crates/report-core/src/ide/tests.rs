@@ -894,6 +894,7 @@ fn a_stale_span_says_what_changed() {
         signals: vec![],
         canonical_ref: None,
         match_text: found.map(str::to_string),
+        trace: None,
     };
     let made_from = "a\nold 1\nold 2\nb\n";
     let cases = [
