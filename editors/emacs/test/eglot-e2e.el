@@ -6,8 +6,9 @@
 ;; Reads REPORT_LSP_BIN, REPORT_LSP_FILE and REPORT_LSP_OUT from the
 ;; environment; opens the report with the setup editors/README.md gives,
 ;; waits for the diagnostics, asks for the code actions at the first wrong
-;; safety_tier, applies the tier fix, waits for its diagnostic to go, and
-;; writes what it saw as JSON to REPORT_LSP_OUT.
+;; safety_tier, applies the tier fix, waits for its diagnostic to go, then
+;; visits the Markdown file REPORT_LSP_TARGET another report names (its
+;; hint), and writes what it saw as JSON to REPORT_LSP_OUT.
 
 (require 'eglot)
 (require 'json)
@@ -17,8 +18,15 @@
 (define-derived-mode machine-report-mode js-mode "Report")
 (add-to-list 'auto-mode-alist '("\\.report\\.json\\'" . machine-report-mode))
 (add-to-list 'auto-mode-alist '("machine-report[^/]*\\.json\\'" . machine-report-mode))
+;; Markdown joins the report server of its project once one runs (eglot
+;; manages a file visited in a project whose server covers its mode); no
+;; server starts for Markdown alone. Without the markdown-mode package, a
+;; stand-in.
+(unless (fboundp 'markdown-mode)
+  (define-derived-mode markdown-mode text-mode "Markdown"))
+(add-to-list 'auto-mode-alist '("\\.md\\'" . markdown-mode))
 (add-to-list 'eglot-server-programs
-             `(machine-report-mode ,(getenv "REPORT_LSP_BIN")))
+             `((machine-report-mode markdown-mode) ,(getenv "REPORT_LSP_BIN")))
 
 (setq make-backup-files nil)
 (setq eglot-sync-connect t)
@@ -79,8 +87,22 @@ pumps the process output and starts flymake itself."
         (e2e-record 'tier_line line)
         (e2e-record 'after (length (e2e-diagnostics)))))))
 
+(defun e2e-target ()
+  "Visit REPORT_LSP_TARGET, which a report found in the folder names: the
+report server manages it, and flymake shows the hint over the span the
+clean removes."
+  (find-file (getenv "REPORT_LSP_TARGET"))
+  (e2e-record 'target_mode (symbol-name major-mode))
+  (e2e-record 'target_managed (and (bound-and-true-p eglot--managed-mode) t))
+  (e2e-wait "the target's hint" (lambda () (flymake-diagnostics)))
+  (e2e-record 'target_hints
+              (vconcat (mapcar (lambda (d)
+                                 (list (cons 'line (line-number-at-pos (flymake-diagnostic-beg d)))
+                                       (cons 'text (flymake-diagnostic-text d))))
+                               (flymake-diagnostics)))))
+
 (condition-case err
-    (e2e-run)
+    (progn (e2e-run) (e2e-target))
   (error (e2e-record 'error (error-message-string err))))
 (with-temp-file (getenv "REPORT_LSP_OUT")
   (insert (json-encode e2e-out)))
