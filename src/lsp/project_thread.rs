@@ -281,13 +281,18 @@ impl Worker {
 /// stale says so in the report while it is typed, and a saved one that
 /// undoes it clears it.
 fn lay_open_targets(session: &Session, root: &Path, facts: &mut WorkspaceFacts) {
-    let documents = lock(&session.documents);
-    let open: Vec<(String, &ropey::Rope)> = documents
+    // The ropes taken under the lock (a clone shares its nodes); the paths
+    // and hashes worked out after, so that no request waits on them.
+    let ropes: Vec<(Uri, ropey::Rope)> = lock(&session.documents)
         .iter()
         .filter(|(_, o)| o.target && !o.document.out_of_sync)
-        .filter_map(|(uri, o)| {
+        .map(|(uri, o)| (uri.clone(), o.document.rope.clone()))
+        .collect();
+    let open: Vec<(String, ropey::Rope)> = ropes
+        .into_iter()
+        .filter_map(|(uri, rope)| {
             let key = crate::project::files::relative_key(&uri.to_file_path()?, root)?;
-            Some((key, &o.document.rope))
+            Some((key, rope))
         })
         .collect();
     if open.is_empty() {

@@ -157,7 +157,7 @@ impl LanguageServer for Server {
 
     async fn did_save(&self, params: lsp::DidSaveTextDocumentParams) {
         self.notification("didSave", || {
-            handlers::watched_files::saved(&self.analysis, params)
+            handlers::watched_files::saved(&self.session, &self.analysis, params)
         })
         .await
     }

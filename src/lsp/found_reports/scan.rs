@@ -422,6 +422,9 @@ impl Worker {
         };
         self.stamps.insert(path.clone(), stamp);
         let count = diagnostics.len();
+        // Looked up before the store's lock is taken: an opening takes the
+        // documents' lock, then the store's; never the other way round here.
+        let opened_meanwhile = is_open(&self.session, path);
         self.store.update(|state| {
             // Read again with nothing new to say (a setting that changed
             // nothing here, a touched file): the client's copy still holds.
@@ -441,7 +444,7 @@ impl Worker {
                     diagnostics: Arc::new(diagnostics),
                     symbols: Arc::new(symbols),
                     // Opened while it was read: the editor's now.
-                    open: is_open(&self.session, path),
+                    open: opened_meanwhile,
                     gone: false,
                     root,
                     targets: Arc::new(targets),

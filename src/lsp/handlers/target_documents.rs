@@ -89,11 +89,12 @@ pub async fn entries_naming(session: &Session, analysis: &AnalysisThread, uri: &
     for (report, report_path, key, spans) in found {
         if spans.get().is_none() {
             let settings = session.settings_at(&report_path);
-            let file = report_path.clone();
-            let read = tokio::task::spawn_blocking(move || found_spans(&file, encoding, &settings));
-            if let Ok(read) = read.await {
-                let _ = spans.set(read);
-            }
+            let (file, cell) = (report_path.clone(), spans.clone());
+            // Once: a request that comes meanwhile waits for the same read.
+            let read = move || {
+                cell.get_or_init(|| found_spans(&file, encoding, &settings));
+            };
+            let _ = tokio::task::spawn_blocking(read).await;
         }
         let Some(spans) = spans.get().and_then(|all| all.get(&key)) else {
             continue;
@@ -521,6 +522,10 @@ async fn hints_now(
         return Some((generation, Some(version), Vec::new()));
     }
     let named = entries_naming(session, analysis, uri).await;
+    // A file no entry names (or only entries that remove nothing): no hints, nothing read.
+    if !named.iter().any(|n| n.span.removes()) {
+        return Some((generation, Some(version), Vec::new()));
+    }
     let texts = Texts::of(session, uri, true);
     let hints = hints(&named, &rope, texts.as_ref(), session.capabilities());
     Some((generation, Some(version), hints))

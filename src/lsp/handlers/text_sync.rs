@@ -103,7 +103,7 @@ pub fn change(
             Ok(Changed::Whole) => edits = None,
             Err(error) => {
                 edits = None;
-                if !open.document.out_of_sync {
+                if !open.document.out_of_sync && !open.target {
                     // Analyses still queued are of a text we no longer trust: make them stale.
                     open.generation += 1;
                     // The diagnostics on screen point into a text we no longer have: replace them.

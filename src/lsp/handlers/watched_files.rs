@@ -120,7 +120,7 @@ pub fn folders_changed(
         }
     }
     search(analysis);
-    for uri in lock(&session.documents).keys() {
+    for (uri, _) in lock(&session.documents).iter().filter(|(_, o)| !o.target) {
         analysis.workspace.check(uri);
     }
     None
@@ -133,8 +133,17 @@ pub fn search(analysis: &AnalysisThread) {
 }
 
 /// `textDocument/didSave`: the report (or a file it names) was saved.
-pub fn saved(analysis: &AnalysisThread, params: lsp::DidSaveTextDocumentParams) -> Option<String> {
+pub fn saved(
+    session: &Session,
+    analysis: &AnalysisThread,
+    params: lsp::DidSaveTextDocumentParams,
+) -> Option<String> {
     let uri = params.text_document.uri;
+    // A document a report names is no report: only the reports naming it are checked again.
+    if super::target_documents::is_target(session, &uri) {
+        super::target_documents::changed(analysis, &uri);
+        return None;
+    }
     analysis.workspace.check(&uri);
     if let Some(path) = uri.to_file_path() {
         analysis.found.changed(vec![path.to_path_buf()]);

@@ -67,7 +67,8 @@ function M.running_root_for(bufnr)
   local running = vim.lsp.get_clients and vim.lsp.get_clients({ name = "report_lsp" })
     or vim.lsp.get_active_clients({ name = "report_lsp" })
   for _, client in ipairs(running) do
-    local root = client.root_dir or (client.config and client.config.root_dir)
+    -- 0.7's get_active_clients takes no filter: every client comes.
+    local root = client.name == "report_lsp" and (client.root_dir or (client.config and client.config.root_dir))
     if type(root) == "string" and inside(path, root) then
       return root
     end
