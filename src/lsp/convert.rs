@@ -103,6 +103,18 @@ impl Positions<'_> {
     }
 }
 
+/// A hover's words as the client reads them: Markdown where it announced
+/// it, else the form of the first protocol, a plain string.
+pub fn hover_contents(markdown: String, client_reads_markdown: bool) -> lsp::HoverContents {
+    match client_reads_markdown {
+        true => lsp::HoverContents::Markup(lsp::MarkupContent {
+            kind: lsp::MarkupKind::Markdown,
+            value: markdown,
+        }),
+        false => lsp::HoverContents::Scalar(lsp::MarkedString::String(plain_text(&markdown))),
+    }
+}
+
 /// The Markdown the core writes (bold, code spans and blocks, tables), read
 /// as plain text: the marks dropped, a table's cells apart by two spaces.
 /// What a code block holds (a trace, an edit's diff) stays as it is.

@@ -34,16 +34,7 @@ pub async fn hover(
                 },
             };
             Ok(Some(lsp::Hover {
-                // Without contentFormat, the form of the first protocol: a string.
-                contents: match client.hover_markdown {
-                    true => lsp::HoverContents::Markup(lsp::MarkupContent {
-                        kind: lsp::MarkupKind::Markdown,
-                        value: info.markdown,
-                    }),
-                    false => lsp::HoverContents::Scalar(lsp::MarkedString::String(
-                        convert::plain_text(&info.markdown),
-                    )),
-                },
+                contents: convert::hover_contents(info.markdown, client.hover_markdown),
                 range: Some(positions.lsp_range(info.range)),
             }))
         })

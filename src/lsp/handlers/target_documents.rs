@@ -360,15 +360,7 @@ pub async fn hover(
     let client = session.capabilities();
     let range = named.iter().find_map(|n| lines_range(&n.span));
     Ok(Some(lsp::Hover {
-        contents: match client.hover_markdown {
-            true => lsp::HoverContents::Markup(lsp::MarkupContent {
-                kind: lsp::MarkupKind::Markdown,
-                value: markdown,
-            }),
-            false => lsp::HoverContents::Scalar(lsp::MarkedString::String(
-                crate::lsp::convert::plain_text(&markdown),
-            )),
-        },
+        contents: crate::lsp::convert::hover_contents(markdown, client.hover_markdown),
         range,
     }))
 }
