@@ -315,3 +315,66 @@ fn a_report_found_on_disk_shows_its_entries_on_the_target_too() {
     assert_eq!(stale.len(), 2);
     editor.shutdown();
 }
+
+/// How many `path-missing` diagnostics name `path`.
+fn missing(diagnostics: &[Value], path: &str) -> usize {
+    let names = |d: &&Value| d["message"].as_str().unwrap().contains(path);
+    let of_path = diagnostics.iter().filter(names);
+    of_path.filter(|d| d["code"] == "path-missing").count()
+}
+
+/// A keystroke in a target document checks again only the entries naming
+/// it: a file another entry names, deleted on disk without a word to the
+/// server, is not noticed then; the whole check its watched change asks
+/// for notices it, and keeps the target's unsaved text.
+#[test]
+fn a_keystroke_in_a_target_checks_only_the_entries_naming_it() {
+    let project = Project::new();
+    project.write(TARGET, TEXT);
+    project.write("docs/other.md", "# Other\n");
+    let entry = |path: &str, text: &str| {
+        edit_entry(
+            path,
+            json!({"kind": "insert-frontmatter", "key": "hygiene", "value": "frozen", "expected_sha256": sha256(text)}),
+        )
+    };
+    let text = project.write_report(&report(
+        "2099-01-01T00:00:00Z",
+        vec![json!(TARGET), json!("docs/other.md"), json!("docs/gone.md")],
+        vec![
+            entry(TARGET, TEXT),
+            entry("docs/other.md", "# Other\n"),
+            entry("docs/gone.md", ""),
+        ],
+        vec![],
+    ));
+    project.commit_all();
+    let report = file_uri(&project.report_path());
+    let target = file_uri(&project.path().join(TARGET));
+    let mut editor = start(&project);
+    editor.open(&report, &text, 1);
+    // The first check is done: it found the file that was never there.
+    editor.diagnostics_until(&report, |d| missing(d, "docs/gone.md") > 0);
+    editor.open_as(&target, "markdown", TEXT, 1);
+    std::fs::remove_file(project.path().join("docs/other.md")).unwrap();
+    editor.change(&target, 2, json!([{"text": format!("{TEXT}more\n")}]));
+    let typed = editor.diagnostics_until(&report, |d| stale_codes(d) == 1);
+    assert_eq!(
+        missing(&typed, "docs/other.md"),
+        0,
+        "not checked: {typed:#?}"
+    );
+    // The deletion told: the whole check finds it, with the target still stale.
+    let other = file_uri(&project.path().join("docs/other.md"));
+    editor.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": other, "type": 3}]}),
+    );
+    let whole = editor.diagnostics_until(&report, |d| missing(d, "docs/other.md") > 0);
+    assert_eq!(stale_codes(&whole), 1, "the target's text kept: {whole:#?}");
+    // Undone in the editor: no longer stale.
+    editor.change(&target, 3, json!([{"text": TEXT}]));
+    let undone = editor.diagnostics_until(&report, |d| stale_codes(d) == 0);
+    assert!(missing(&undone, "docs/other.md") > 0);
+    editor.shutdown();
+}

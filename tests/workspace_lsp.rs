@@ -1144,3 +1144,51 @@ fn a_code_lens_compares_the_report_with_head_and_its_command_shows_the_whole_com
     );
     editor.shutdown();
 }
+
+/// The workspace checks' diagnostics are under the `maxDiagnostics` cap
+/// with the report's own: a report naming many missing files shows the
+/// cap's worth, the most severe first, and the summary counts the rest.
+#[test]
+fn the_workspace_checks_diagnostics_are_under_the_cap_too() {
+    let project = Project::new();
+    let paths: Vec<String> = (0..6).map(|i| format!("docs/gone-{i}.md")).collect();
+    let entries = paths
+        .iter()
+        .map(|p| edit_entry(p, json!({"kind": "insert-frontmatter", "key": "k", "value": "v", "expected_sha256": sha256("")})))
+        .collect();
+    let text = project.write_report(&report(
+        FUTURE,
+        paths.iter().map(|p| json!(p)).collect(),
+        entries,
+        vec![],
+    ));
+    project.commit_all();
+    let uri = uri_of(&project.report_path());
+    let mut editor = start_capable(json!({"maxDiagnostics": 4}));
+    editor.open(&uri, &text, 1);
+    // Each path is missing twice (the shortlist's item and the entry's path).
+    let summary_of = |d: &[Value]| -> Option<String> {
+        let summary = d.iter().find(|d| d["code"] == "too-many-diagnostics")?;
+        Some(summary["message"].as_str().unwrap().to_string())
+    };
+    let capped = editor.diagnostics_until(&uri, |d| summary_of(d).is_some());
+    assert_eq!(capped.len(), 5, "the cap and its summary: {capped:#?}");
+    assert!(
+        summary_of(&capped)
+            .unwrap()
+            .starts_with("8 more problems are not shown (12 in all;"),
+        "{capped:#?}"
+    );
+    let shown: Vec<&Value> = capped
+        .iter()
+        .filter(|d| d["code"] == "path-missing")
+        .collect();
+    assert_eq!(shown.len(), 4);
+    // In document order: the first four of them.
+    let lines: Vec<u64> = shown
+        .iter()
+        .map(|d| d["range"]["start"]["line"].as_u64().unwrap())
+        .collect();
+    assert!(lines.windows(2).all(|w| w[0] <= w[1]), "{lines:?}");
+    editor.shutdown();
+}

@@ -51,6 +51,15 @@ impl UriCache {
         }
     }
 
+    /// Keeps what it knows under `facts`, which replace those it was filled
+    /// under without a file's kind or place changed (an open document's
+    /// text laid over its file's facts).
+    pub fn carry_to(&mut self, facts: &Arc<WorkspaceFacts>) {
+        if let Some((kept, _)) = &mut self.under {
+            *kept = Arc::downgrade(facts);
+        }
+    }
+
     /// [`file_uri`] of `path`, looked up once.
     pub fn uri(&mut self, path: &str) -> Option<Uri> {
         if let Some(uri) = self.uris.get(path) {

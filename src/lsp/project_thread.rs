@@ -5,7 +5,9 @@
 //! `conventions.json`) changes on disk, and hands the diagnostics and facts
 //! to the analysis thread, which merges them into its publications
 //! ([`WorkspaceResults`]), moving their offsets through the edits made
-//! while the check ran.
+//! while the check ran. An open target document typed in is no whole
+//! check: its text goes to the reports naming it ([`TargetText`]), which
+//! check again only the entries reading it.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -34,13 +36,43 @@ pub struct WorkspaceResult {
     pub since_head: Option<Arc<SinceHead>>,
 }
 
+/// The editor's text of a target document, for one report naming it: laid
+/// over the facts of the report's last check, it has only the entries
+/// reading that file checked again ([`lay_target`]).
+pub struct TargetText {
+    pub report: Uri,
+    /// The file's path as compared (`paths::path_key`), under the report's root.
+    pub key: String,
+    pub size: u64,
+    pub sha256: String,
+    pub text: Arc<str>,
+}
+
+/// What the workspace thread hands the analysis thread.
+pub enum Delivery {
+    Result(WorkspaceResult),
+    Target(TargetText),
+}
+
+impl Delivery {
+    /// The report it is for.
+    pub fn uri(&self) -> &Uri {
+        match self {
+            Delivery::Result(result) => &result.uri,
+            Delivery::Target(target) => &target.report,
+        }
+    }
+}
+
 /// Where results go: the analysis thread's queue, as a closure so this
 /// module needs nothing of its message type.
-pub type Deliver = Box<dyn Fn(WorkspaceResult) + Send>;
+pub type Deliver = Box<dyn Fn(Delivery) + Send>;
 
 enum Request {
     Check(Uri),
     Changed(Vec<PathBuf>),
+    /// An open target document's text changed (the document, its file).
+    TargetEdited(Uri, PathBuf),
     Closed(Uri),
 }
 
@@ -86,6 +118,13 @@ impl WorkspaceThread {
         let _ = self.requests.send(Request::Changed(paths));
     }
 
+    /// The open target document at `uri` (its file at `path`) changed in
+    /// the editor: the reports naming it get its text, and check again only
+    /// the entries reading it.
+    pub fn target_edited(&self, uri: &Uri, path: PathBuf) {
+        let _ = self.requests.send(Request::TargetEdited(uri.clone(), path));
+    }
+
     pub fn closed(&self, uri: &Uri) {
         let _ = self.requests.send(Request::Closed(uri.clone()));
     }
@@ -108,12 +147,18 @@ impl Worker {
         while let Ok(first) = requests.recv() {
             // Requests queued together are served once per report.
             let mut due: Vec<Uri> = Vec::new();
+            let mut edited: Vec<(Uri, PathBuf)> = Vec::new();
             for request in
                 std::iter::once(first).chain(std::iter::from_fn(|| requests.try_recv().ok()))
             {
                 match request {
                     Request::Check(uri) => due.push(uri),
                     Request::Changed(paths) => due.extend(self.naming(&paths)),
+                    Request::TargetEdited(uri, path) => {
+                        if !edited.iter().any(|(u, _)| *u == uri) {
+                            edited.push((uri, path));
+                        }
+                    }
                     Request::Closed(uri) => {
                         self.watched.remove(&uri);
                         due.retain(|u| *u != uri);
@@ -122,6 +167,10 @@ impl Worker {
             }
             let mut seen = HashSet::new();
             due.retain(|u| seen.insert(u.clone()));
+            // A report checked whole in this round reads the targets' texts then.
+            for (target, path) in edited {
+                self.lay_edited(&target, &path, &due);
+            }
             for uri in due {
                 let started = Instant::now();
                 let (result, bytes) = self.check_sized(&uri);
@@ -137,9 +186,48 @@ impl Worker {
                     super::release_memory();
                 }
                 if let Some(result) = result {
-                    (self.deliver)(result);
+                    (self.deliver)(Delivery::Result(result));
                 }
             }
+        }
+    }
+
+    /// Hands the editor's text of the target document at `target` to each
+    /// report that names its file and is not checked whole now (`due`):
+    /// hashed once, whatever the number of reports.
+    fn lay_edited(&self, target: &Uri, path: &Path, due: &[Uri]) {
+        let naming: Vec<(Uri, PathBuf)> = self
+            .watched
+            .iter()
+            .filter(|(uri, (_, named))| named.contains(path) && !due.contains(uri))
+            .map(|(uri, (root, _))| (uri.clone(), root.clone()))
+            .collect();
+        if naming.is_empty() {
+            return;
+        }
+        let Some(rope) = lock(&self.session.documents)
+            .get(target)
+            .filter(|o| o.target && !o.document.out_of_sync)
+            .map(|o| o.document.rope.clone())
+        else {
+            return;
+        };
+        let Some(file) = target.to_file_path() else {
+            return;
+        };
+        let sha256 = crate::project::files::sha256_of(rope.chunks().map(str::as_bytes));
+        let text: Arc<str> = rope.to_string().into();
+        for (report, root) in naming {
+            let Some(key) = crate::project::files::relative_key(&file, &root) else {
+                continue;
+            };
+            (self.deliver)(Delivery::Target(TargetText {
+                report,
+                key,
+                size: text.len() as u64,
+                sha256: sha256.clone(),
+                text: text.clone(),
+            }));
         }
     }
 
@@ -295,25 +383,49 @@ fn lay_open_targets(session: &Session, root: &Path, facts: &mut WorkspaceFacts) 
             Some((key, rope))
         })
         .collect();
-    if open.is_empty() {
-        return;
+    // Only those the report names are hashed.
+    let named = |key: &str| {
+        facts
+            .files
+            .keys()
+            .any(|w| report_core::paths::same_path(w, key))
+    };
+    let open: Vec<(String, ropey::Rope)> = open.into_iter().filter(|(k, _)| named(k)).collect();
+    for (key, rope) in open {
+        let sha256 = crate::project::files::sha256_of(rope.chunks().map(str::as_bytes));
+        let text: Arc<str> = rope.to_string().into();
+        lay_target(facts, &key, rope.len_bytes() as u64, &sha256, &text);
     }
+}
+
+/// Lays a target document's text (its path as compared `key`, its size and
+/// sha256) over the facts of the files the report writes as that path, the
+/// text where the facts keep one; a file that is not one on disk keeps
+/// its facts. Returns the paths, as the report writes them, whose facts
+/// changed.
+pub fn lay_target(
+    facts: &mut WorkspaceFacts,
+    key: &str,
+    size: u64,
+    sha256: &str,
+    text: &Arc<str>,
+) -> HashSet<String> {
+    let mut changed = HashSet::new();
     for (written, file) in facts.files.iter_mut() {
-        let key = report_core::clean_edit::path_key(written);
-        let Some((_, rope)) = open.iter().find(|(k, _)| *k == key) else {
-            continue;
-        };
-        if file.kind != report_core::project_checks::FileKind::File {
+        if file.kind != report_core::project_checks::FileKind::File
+            || !report_core::paths::same_path(written, key)
+            || file.sha256.as_deref() == Some(sha256)
+        {
             continue;
         }
-        file.size = rope.len_bytes() as u64;
-        file.sha256 = Some(crate::project::files::sha256_of(
-            rope.chunks().map(str::as_bytes),
-        ));
+        file.size = size;
+        file.sha256 = Some(sha256.to_string());
         if file.text.is_some() {
-            file.text = Some(rope.to_string().into());
+            file.text = Some(text.clone());
         }
+        changed.insert(written.clone());
     }
+    changed
 }
 
 /// A result for a report whose project is not read, and why.
@@ -440,6 +552,18 @@ impl WorkspaceResults {
         match changed {
             true => Accepted::Changed,
             false => Accepted::Same,
+        }
+    }
+
+    /// The diagnostics and facts kept, when they are of `generation`.
+    pub fn current_mut(
+        &mut self,
+        uri: &Uri,
+        generation: u64,
+    ) -> Option<(&mut Vec<Diagnostic>, &mut Arc<WorkspaceFacts>)> {
+        match self.documents.get_mut(uri)?.current.as_mut()? {
+            (at, diagnostics, facts) if *at == generation => Some((diagnostics, facts)),
+            _ => None,
         }
     }
 

@@ -131,7 +131,7 @@ impl LanguageServer for Server {
         if target_documents::is_target(&self.session, &uri) {
             // The hints first: the reports' recheck may take a while.
             target_documents::publish_hints(&self.session, &self.analysis, &uri).await;
-            target_documents::changed(&self.analysis, &uri);
+            target_documents::edited(&self.analysis, &uri);
         }
     }
 
@@ -144,7 +144,7 @@ impl LanguageServer for Server {
         if target_documents::is_target(&self.session, &uri) {
             // The hints first: the reports' recheck may take a while.
             target_documents::publish_hints(&self.session, &self.analysis, &uri).await;
-            target_documents::changed(&self.analysis, &uri);
+            target_documents::edited(&self.analysis, &uri);
         }
     }
 

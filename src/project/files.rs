@@ -203,7 +203,7 @@ pub fn read_conventions(root: &Path) -> Option<String> {
 }
 
 /// The project-relative path of the file at `path` under `root`, as
-/// `report_core::clean_edit::path_key` writes it, when it lies there (as
+/// `report_core::paths::path_key` writes it, when it lies there (as
 /// written, or once both are resolved through symlinks and `..`).
 pub fn relative_key(path: &Path, root: &Path) -> Option<String> {
     let plain: PathBuf = root.components().collect();
@@ -218,7 +218,7 @@ pub fn relative_key(path: &Path, root: &Path) -> Option<String> {
             .to_path_buf(),
     };
     let relative = relative.to_str()?.replace('\\', "/");
-    Some(report_core::clean_edit::path_key(&relative))
+    Some(report_core::paths::path_key(&relative))
 }
 
 /// Where the project-relative `path` is under `root`, for opening it: the

@@ -9,6 +9,7 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
+use crate::paths::path_key;
 use crate::project_checks::{FileFacts, FileKind, WorkspaceFacts, Worktree};
 use crate::syntax::Node;
 
@@ -272,20 +273,6 @@ pub fn combine(cleans: impl IntoIterator<Item = (usize, CleanEdit)>) -> Combined
         });
     }
     combined
-}
-
-/// `path` as compared: its segments without empty and `.` ones, a folder's
-/// trailing `/` kept (`./docs//a.md` is `docs/a.md`).
-pub fn path_key(path: &str) -> String {
-    let mut key = path
-        .split('/')
-        .filter(|s| !s.is_empty() && *s != ".")
-        .collect::<Vec<_>>()
-        .join("/");
-    if path.ends_with('/') && !key.is_empty() {
-        key.push('/');
-    }
-    key
 }
 
 /// The folders `path` lies in, innermost last (`a/b/c.md`: `a/`, `a/b/`).

@@ -25,6 +25,7 @@ pub mod hover;
 pub mod ide;
 pub mod incremental;
 pub mod json_schema;
+pub mod paths;
 pub mod project_checks;
 pub mod report_diff;
 pub mod rollup;

@@ -10,7 +10,7 @@ use tower_lsp_server::ls_types::Uri;
 
 use super::state::Lookup;
 use crate::lsp::document::ByteEdit;
-use crate::lsp::project_thread::WorkspaceResult;
+use crate::lsp::project_thread::Delivery;
 use crate::lsp::session::Settings;
 
 pub(super) enum Message {
@@ -20,8 +20,8 @@ pub(super) enum Message {
     Query(Query),
     /// The document was closed: forget it.
     Close(Uri),
-    /// A workspace check finished.
-    Workspace(WorkspaceResult),
+    /// A workspace check finished, or a target document's text came.
+    Workspace(Delivery),
 }
 
 pub(super) struct Job {

@@ -19,7 +19,7 @@ use crate::lsp::document::ByteEdit;
 use crate::lsp::found_reports::FoundReports;
 use crate::lsp::guard::guarded;
 use crate::lsp::progress::ProgressClient;
-use crate::lsp::project_thread::{WorkspaceResult, WorkspaceThread};
+use crate::lsp::project_thread::{Delivery, WorkspaceThread};
 use crate::lsp::session::{OpenDocument, Session, lock};
 
 /// The most analysis threads: documents beyond it share them.
@@ -112,10 +112,10 @@ impl AnalysisThread {
         });
         // Weak: the workspace thread must not keep the analysis threads alive.
         let results = Arc::downgrade(&router);
-        let deliver = Box::new(move |result: WorkspaceResult| {
+        let deliver = Box::new(move |delivery: Delivery| {
             if let Some(router) = results.upgrade() {
-                let uri = result.uri.clone();
-                router.send(&uri, Message::Workspace(result));
+                let uri = delivery.uri().clone();
+                router.send(&uri, Message::Workspace(delivery));
             }
         });
         let found = FoundReports::spawn(session.clone(), progress.clone());

@@ -2,9 +2,10 @@
 //! diagnostics, with the workspace checks' merged in, converted through the
 //! position cache and published in the order of the document's versions.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
-use report_core::diagnostic::{Code, Diagnostic};
+use report_core::diagnostic::{Code, Diagnostic, rank};
 use report_core::host::LeftOut;
 use report_core::text::TextRange;
 use tower_lsp_server::ls_types::{self as lsp, Uri};
@@ -74,17 +75,40 @@ pub fn capped(
         cache: Some(&state.positions),
     };
     let published = state.host.published();
-    let summary = published
-        .left_out
-        .map(|left_out| too_many_summary(left_out, &state.settings));
-    let diagnostics = published
+    // At the level the report's project sets for each code.
+    let severities = &state.settings.severities;
+    let own = published
         .diagnostics
         .iter()
-        .map(|d| &**d)
-        .chain(&summary)
-        .chain(workspace)
-        // At the level the report's project sets for each code.
-        .filter_map(|d| state.settings.severities.apply(d))
+        .filter_map(|d| severities.apply(d));
+    let mut chosen: Vec<Cow<'_, Diagnostic>> = own.collect();
+    let own_count = chosen.len();
+    chosen.extend(workspace.iter().filter_map(|d| severities.apply(d)));
+    let from_workspace = chosen.len() - own_count;
+    let mut left_out = published.left_out;
+    // The workspace checks' are under the same cap as the report's own: a
+    // report naming 50 000 missing files shows the cap's worth and says
+    // how many more there are, as the host chose among its own.
+    let max = state.settings.max_diagnostics;
+    if chosen.len() > max {
+        chosen.select_nth_unstable_by(max, |a, b| rank(a, b));
+        let dropped = chosen.len() - max;
+        chosen.truncate(max);
+        chosen.sort_by(|a, b| Diagnostic::order(a, b));
+        let LeftOut { count, total } = left_out.unwrap_or(LeftOut {
+            count: 0,
+            total: own_count,
+        });
+        left_out = Some(LeftOut {
+            count: count + dropped,
+            total: total + from_workspace,
+        });
+    }
+    let summary = left_out.map(|left_out| too_many_summary(left_out, &state.settings));
+    let summary = summary.iter().filter_map(|d| severities.apply(d));
+    let diagnostics = chosen
+        .into_iter()
+        .chain(summary)
         .map(|d| positions.diagnostic(uri, &d, client.related_information))
         .collect();
     state.positions.keep_used();

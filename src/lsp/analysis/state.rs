@@ -38,9 +38,6 @@ pub struct DocState {
     pub pushes: u64,
     /// Whether the log has said that this opening's links were capped.
     pub links_capped_said: bool,
-    /// Its entries by the file they name, for the target documents' features,
-    /// with the generation of the text it was built from.
-    pub targets: Option<(u64, Arc<report_core::ide::targets::TargetIndex>)>,
 }
 
 /// Counts the documents' openings, for [`DocState::opened`].
@@ -65,7 +62,6 @@ impl DocState {
             opened: OPENINGS.fetch_add(1, Ordering::Relaxed),
             links: Default::default(),
             links_capped_said: false,
-            targets: None,
             pulls: 0,
             pushes: 0,
         }

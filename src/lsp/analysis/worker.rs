@@ -16,7 +16,9 @@ use super::publish::Target;
 use super::state::{DocState, Lookup};
 use crate::lsp::convert::{self, PositionCache};
 use crate::lsp::document::{ByteEdit, RopeText};
-use crate::lsp::project_thread::{Accepted, WorkspaceResult, WorkspaceResults, WorkspaceThread};
+use crate::lsp::project_thread::{
+    Accepted, Delivery, TargetText, WorkspaceResult, WorkspaceResults, WorkspaceThread, lay_target,
+};
 use crate::lsp::release_memory;
 use crate::lsp::session::{Session, Settings, lock};
 
@@ -85,12 +87,15 @@ pub(super) fn run(
                         worker.answer(query);
                     }
                 }
-                Message::Workspace(result) => {
+                Message::Workspace(delivery) => {
                     // Changes queued before it are applied first, so it is moved through them.
-                    if let Some(i) = pending.iter().position(|p| p.uri == result.uri) {
+                    if let Some(i) = pending.iter().position(|p| p.uri == *delivery.uri()) {
                         worker.analyze(pending.remove(i));
                     }
-                    worker.workspace_result(result);
+                    match delivery {
+                        Delivery::Result(result) => worker.workspace_result(result),
+                        Delivery::Target(target) => worker.target_text(target),
+                    }
                 }
                 Message::Close(uri) => {
                     worker.workspace.forget(&uri);
@@ -248,10 +253,46 @@ impl Worker {
         if accepted == Accepted::Same {
             return;
         }
+        self.publish_workspace(&uri);
+    }
+
+    /// A target document's text, laid over the facts of the report's last
+    /// check: the entries reading its file are checked again, the others'
+    /// diagnostics kept. Nothing happens while the report's check is of an
+    /// older text (the check to come reads the target's text then).
+    fn target_text(&mut self, target: TargetText) {
+        let uri = target.report.clone();
+        let Some(state) = self.states.get_mut(&uri) else {
+            return;
+        };
+        let Some((diagnostics, facts)) = self.workspace.current_mut(&uri, state.generation) else {
+            return;
+        };
+        // The state's copy let go first, so that the facts change in place.
+        state.workspace = None;
+        let laid = Arc::make_mut(facts);
+        let changed = lay_target(laid, &target.key, target.size, &target.sha256, &target.text);
+        let differs = !changed.is_empty() && {
+            state.host.settle();
+            state.host.recheck_workspace(diagnostics, laid, &changed)
+        };
+        // The text laid changes no file's kind or place: the links' URIs stand.
+        lock(&state.links).carry_to(facts);
+        state.workspace = Some(facts.clone());
+        if differs {
+            self.publish_workspace(&uri);
+        }
+    }
+
+    /// Publishes the document's diagnostics with its new workspace ones.
+    fn publish_workspace(&mut self, uri: &Uri) {
         // A client that pulls is told to pull again.
         self.session.refresh_diagnostics();
+        let Some(state) = self.states.get_mut(uri) else {
+            return;
+        };
         let Some(version) = lock(&self.session.documents)
-            .get(&uri)
+            .get(uri)
             .map(|o| o.document.version)
         else {
             return;
@@ -262,7 +303,7 @@ impl Worker {
             generation: state.generation,
             version,
         };
-        let workspace = self.workspace.diagnostics(&uri, state.generation);
+        let workspace = self.workspace.diagnostics(uri, state.generation);
         target.publish(state, workspace);
     }
 }

@@ -436,7 +436,7 @@ impl Worker {
                 Some(found) => found.result_id.clone(),
                 None => state.next_id(),
             };
-            state.reports.insert(
+            state.put(
                 uri.clone(),
                 Found {
                     path: path.clone(),
@@ -477,6 +477,7 @@ impl Worker {
                 return;
             }
             let id = state.next_id();
+            state.unname(&uri);
             if let Some(found) = state.reports.get_mut(&uri) {
                 found.gone = true;
                 found.result_id = id;

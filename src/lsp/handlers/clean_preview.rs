@@ -10,8 +10,9 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use report_core::clean_edit::{FileChange, Targets, TextEdit, path_key};
+use report_core::clean_edit::{FileChange, Targets, TextEdit};
 use report_core::ide::clean::EntryClean;
+use report_core::paths::path_key;
 use report_core::project_checks::{FileFacts, FileKind, WorkspaceFacts};
 use report_core::schema::SafetyTier;
 use ropey::Rope;

@@ -34,12 +34,22 @@ pub struct Named {
     pub span: TargetSpan,
 }
 
-/// The target document at `uri` changed (opened, edited, closed): the
-/// reports that name it are checked again with the editor's text.
+/// The target document at `uri` changed on disk or closed: the reports
+/// that name it are checked again whole, against its file.
 pub fn changed(analysis: &AnalysisThread, uri: &Uri) {
     if let Some(path) = uri.to_file_path() {
         let path = path.canonicalize().unwrap_or_else(|_| path.into_owned());
         analysis.workspace.changed(vec![path]);
+    }
+}
+
+/// The open target document at `uri` changed in the editor (opened,
+/// typed in): the reports naming it get its text and check again only the
+/// entries that read its file.
+pub fn edited(analysis: &AnalysisThread, uri: &Uri) {
+    if let Some(path) = uri.to_file_path() {
+        let path = path.canonicalize().unwrap_or_else(|_| path.into_owned());
+        analysis.workspace.target_edited(uri, path);
     }
 }
 
@@ -73,9 +83,9 @@ pub async fn entries_naming(session: &Session, analysis: &AnalysisThread, uri: &
     // The reports found on disk whose index names the file.
     type Found = (Uri, PathBuf, String, Arc<std::sync::OnceLock<FoundTargets>>);
     let found: Vec<Found> = analysis.found.store.read(|state| {
-        state
-            .reports
-            .iter()
+        let naming = state.naming(&path).into_iter();
+        naming
+            .filter_map(|report| Some((report, state.reports.get(report)?)))
             .filter(|(_, f)| !f.open && !f.gone)
             .filter_map(|(report, f)| {
                 let key = relative_key(&path, f.root.as_deref()?)?;
@@ -131,19 +141,11 @@ pub async fn entries_naming(session: &Session, analysis: &AnalysisThread, uri: &
                 let Some(key) = root.and_then(|root| relative_key(&path, &root)) else {
                     return Ok(None);
                 };
-                // The index of this text, built on the first look-up after a change.
-                let index = match &state.targets {
-                    Some((generation, index)) if *generation == state.generation => index.clone(),
-                    _ => {
-                        let index = Arc::new(state.host.target_index());
-                        state.targets = Some((state.generation, index.clone()));
-                        index
-                    }
-                };
-                if !index.names(&key) {
+                // Looked up in the index by path the analysis keeps.
+                let spans = state.host.spans_naming(&key, workspace.as_deref());
+                if spans.is_empty() {
                     return Ok(None);
                 }
-                let spans = state.host.spans_naming(&index, &key, workspace.as_deref());
                 let positions = state.positions(encoding);
                 let spans: Vec<(lsp::Range, TargetSpan)> = spans
                     .into_iter()

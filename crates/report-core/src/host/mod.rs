@@ -22,7 +22,7 @@ pub mod snapshot;
 mod tests;
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::analysis::{self, Analysis};
@@ -436,19 +436,26 @@ impl<T: SourceText> DocumentHost<T> {
         clean::clean_auto(self.snapshot(), targets)
     }
 
-    /// Its entries by the file they name, for that file's editor.
+    /// The files its entries name, kept of a report read from disk.
     pub fn target_index(&self) -> TargetIndex {
         TargetIndex::of(self.snapshot())
     }
 
-    /// The spans of the entries of `index` (this text's) naming `path`.
-    pub fn spans_naming(
+    /// The spans of the entries naming `path`, for that file's editor.
+    pub fn spans_naming(&self, path: &str, workspace: Option<&WorkspaceFacts>) -> Vec<TargetSpan> {
+        targets::spans_naming(self.snapshot(), path, workspace)
+    }
+
+    /// The workspace diagnostics of this text again, in place, after the
+    /// files `changed` (as the report writes them) changed in `facts`: only
+    /// the entries that read one are checked again. Says whether they changed.
+    pub fn recheck_workspace(
         &self,
-        index: &TargetIndex,
-        path: &str,
-        workspace: Option<&WorkspaceFacts>,
-    ) -> Vec<TargetSpan> {
-        targets::spans_naming(self.snapshot(), index, path, workspace)
+        diagnostics: &mut Vec<Diagnostic>,
+        facts: &WorkspaceFacts,
+        changed: &HashSet<String>,
+    ) -> bool {
+        project_checks::recheck(self.snapshot(), diagnostics, facts, changed)
     }
 
     /// `scan.project_root` as written, read outside the entries.

@@ -16,6 +16,7 @@ use crate::entry_text::EntryText;
 use crate::envelope_text::EnvelopeText;
 use crate::ide::ReportIndex;
 use crate::incremental::Incremental;
+use crate::paths::same_path;
 use crate::syntax::Node;
 use crate::text::{Shift, SourceText, TextRange};
 use crate::validate::EntryFacts;
@@ -151,6 +152,51 @@ impl<'a> Snapshot<'a> {
         let facts = incremental.entry_around(offset)?;
         let entry = incremental.entry_text(facts, |r| self.read(r))?;
         Some(EntryAt { facts, entry })
+    }
+
+    /// Runs `f` on the entry object that starts at `start`, parsed in place
+    /// (or in the full analysis' tree), with its facts and what moves its
+    /// tree's offsets to the document's.
+    pub(crate) fn entry_starting(
+        &self,
+        start: usize,
+        f: impl FnOnce(Node<'_>, &EntryFacts, Shift),
+    ) {
+        if self.per_entry().is_some() {
+            if let Some(at) = self.entry_at(start)
+                && at.facts.range.start == start
+                && let Some(item) = at.entry.item()
+            {
+                f(item, at.facts, at.back());
+            }
+            return;
+        }
+        let mut f = Some(f);
+        self.each_entry_in(TextRange::empty(start), |entry, facts| {
+            if let Some(facts) = facts.filter(|e| e.range.start == start)
+                && let Some(f) = f.take()
+            {
+                f(entry, facts, Shift { from: 0, delta: 0 });
+            }
+        });
+    }
+
+    /// Where each entry whose `path` is `key` as compared
+    /// (`paths::same_path`) starts, in order: the per-entry analysis looks
+    /// it up in its index by path; a full one's facts are read in turn.
+    pub(crate) fn entries_naming(&self, key: &str) -> Vec<usize> {
+        if let Some(incremental) = self.per_entry() {
+            return incremental.entries_naming(key);
+        }
+        let Some(index) = self.index() else {
+            return Vec::new();
+        };
+        index
+            .entries
+            .iter()
+            .filter(|e| e.path.as_ref().is_some_and(|(p, _)| same_path(p, key)))
+            .map(|e| e.range.start)
+            .collect()
     }
 
     /// The text outside every entry around `offset`, parsed (see

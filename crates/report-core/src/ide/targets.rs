@@ -5,10 +5,10 @@
 //! up by path: a document no entry names costs one hash lookup, and one
 //! that is named reads only the entries naming it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use crate::clean_edit::path_key;
 use crate::host::snapshot::Snapshot;
+use crate::paths::path_key;
 use crate::project_checks::WorkspaceFacts;
 use crate::schema::SafetyTier;
 use crate::syntax::Node;
@@ -37,6 +37,8 @@ pub struct TargetSpan {
     pub signals: Vec<String>,
     /// A dedupe's canonical copy (`path#Lstart-Lend`).
     pub canonical_ref: Option<String>,
+    /// The canonical copy's lines, when the project's facts hold its file.
+    pub canonical_lines: Option<Vec<String>>,
     /// A replace-text's `match`.
     pub match_text: Option<String>,
     /// The tier's derivation trace, as the report's hover shows it (for a
@@ -69,68 +71,55 @@ impl TargetSpan {
     }
 }
 
-/// The entries of one report by the file they name ([`path_key`]): where
-/// each starts, read from the facts the analysis kept (no entry is parsed
-/// to build it). Valid for the text it was built from.
+/// The files the entries of a report read from disk name ([`path_key`]),
+/// from the facts its analysis kept (no entry is parsed to build it): what
+/// is kept of a report found, not opened, to tell whether a document
+/// opened is one of its targets.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TargetIndex {
-    by_path: HashMap<String, Vec<usize>>,
+    files: HashSet<String>,
 }
 
 impl TargetIndex {
     pub fn of(document: Snapshot<'_>) -> TargetIndex {
-        let mut by_path: HashMap<String, Vec<usize>> = HashMap::new();
-        if let Some(index) = document.index() {
-            for facts in &index.entries {
-                if let Some((path, _)) = &facts.path {
-                    by_path
-                        .entry(path_key(path))
-                        .or_default()
-                        .push(facts.range.start);
-                }
-            }
-        }
-        TargetIndex { by_path }
+        let files = document
+            .index()
+            .map(|index| {
+                let paths = index.entries.iter().filter_map(|e| e.path.as_ref());
+                paths.map(|(path, _)| path_key(path)).collect()
+            })
+            .unwrap_or_default();
+        TargetIndex { files }
     }
 
     /// Whether some entry names `path`.
     pub fn names(&self, path: &str) -> bool {
-        self.by_path.contains_key(&path_key(path))
+        self.files.contains(&path_key(path))
     }
 
     /// How many files its entries name.
     pub fn files(&self) -> usize {
-        self.by_path.len()
+        self.files.len()
+    }
+
+    /// The files its entries name, as compared ([`path_key`]).
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.files.iter().map(String::as_str)
     }
 }
 
-/// The spans of the entries of `index` naming `path`, in the report's
-/// order: only those entries are read (each found by its start, without
-/// a pass over the others when the report is kept per entry).
+/// The spans of the entries naming `path` (as compared, [`path_key`]), in
+/// the report's order: found through the per-entry analysis's index by
+/// path, and only those entries are read.
 pub fn spans_naming(
     document: Snapshot<'_>,
-    index: &TargetIndex,
     path: &str,
     workspace: Option<&WorkspaceFacts>,
 ) -> Vec<TargetSpan> {
-    let Some(starts) = index.by_path.get(&path_key(path)) else {
-        return Vec::new();
-    };
     let mut spans = Vec::new();
-    for &start in starts {
-        if let Some(at) = document.entry_at(start) {
-            if let Some(item) = at.entry.item()
-                && let Some(mut span) = span_of(item, at.facts, workspace)
-            {
-                span.trace = Some(crate::hover::tier_markdown(at.facts));
-                spans.push(span);
-            }
-            continue;
-        }
-        document.each_entry_in(TextRange::empty(start), |entry, facts| {
-            if let Some(facts) = facts.filter(|f| f.range.start == start)
-                && let Some(mut span) = span_of(entry, facts, workspace)
-            {
+    for start in document.entries_naming(path) {
+        document.entry_starting(start, |entry, facts, _| {
+            if let Some(mut span) = span_of(entry, facts, workspace) {
                 span.trace = Some(crate::hover::tier_markdown(facts));
                 spans.push(span);
             }
@@ -186,9 +175,21 @@ fn span_of(
             })
             .unwrap_or_default(),
         canonical_ref: text(edit.and_then(|e| e.get("canonical_ref"))),
+        canonical_lines: edit
+            .and_then(|e| e.get("canonical_ref")?.as_str())
+            .and_then(|r| canonical_lines(r, workspace?)),
         match_text: text(edit.and_then(|e| e.get("match"))),
         trace: None,
     })
+}
+
+/// The lines a canonical reference (`path#Lstart-Lend`) names, from the
+/// text the facts hold of its file.
+fn canonical_lines(reference: &str, workspace: &WorkspaceFacts) -> Option<Vec<String>> {
+    let (path, start, end) = crate::validate::parse_canonical_ref(reference).ok()?;
+    let text = workspace.file(path)?.text.as_deref()?;
+    let lines = crate::project_checks::anchored_lines(text, start, end)?;
+    Some(lines.into_iter().map(str::to_string).collect())
 }
 
 /// What changed for `span` between `made_from` (the text its edit was made
@@ -223,6 +224,15 @@ pub fn stale_detail(span: &TargetSpan, made_from: &str, now: &str) -> String {
             at + 1,
             at + before.len()
         ),
-        None => format!("{lines} changed"),
+        None => match (&span.canonical_ref, &span.canonical_lines, &at_anchor) {
+            (Some(reference), Some(kept), Some(after))
+                if !kept.iter().map(String::as_str).eq(after.iter().copied()) =>
+            {
+                format!(
+                    "{lines} changed: they diverged from their canonical copy `{reference}`, so the dedupe would lose what differs"
+                )
+            }
+            _ => format!("{lines} changed"),
+        },
     }
 }

@@ -819,8 +819,7 @@ fn a_target_documents_entries_are_found_by_its_path_alone() {
     let whole = host(&broken);
     assert!(whole.status().entries.is_none(), "analysed whole");
     let spans = |host: &DocumentHost<String>, path: &str| -> Vec<TargetSpan> {
-        let index = host.target_index();
-        host.spans_naming(&index, path, Some(&facts))
+        host.spans_naming(path, Some(&facts))
     };
     let summary = |spans: &[TargetSpan], text: &str| -> Vec<String> {
         spans
@@ -893,8 +892,16 @@ fn a_stale_span_says_what_changed() {
         expected_sha256: None,
         signals: vec![],
         canonical_ref: None,
+        canonical_lines: None,
         match_text: found.map(str::to_string),
         trace: None,
+    };
+    // A dedupe of lines 2–3, whose canonical copy holds them.
+    let dedupe = TargetSpan {
+        op: Some("dedupe".into()),
+        canonical_ref: Some("docs/overview.md#L5-L6".into()),
+        canonical_lines: Some(vec!["old 1".into(), "old 2".into()]),
+        ..span(Some((2, 3)), None)
     };
     let made_from = "a\nold 1\nold 2\nb\n";
     let cases = [
@@ -904,6 +911,8 @@ fn a_stale_span_says_what_changed() {
         (span(Some((2, 2)), Some("old 1")), "a\nold one\nold 2\nb\n"),
         (span(None, None), "x\n"),
         (span(Some((7, 9)), None), "x\n"),
+        (dedupe.clone(), "a\nold 1\nedited\nb\n"),
+        (dedupe, "new\na\nold 1\nold 2\nb\n"),
     ];
     let said: Vec<String> = cases
         .iter()
@@ -917,6 +926,8 @@ fn a_stale_span_says_what_changed() {
             "the match `old 1` is gone from lines 2–2",
             "the file changed since the report",
             "the file changed since the report; its lines 7–9 were not in it",
+            "lines 2–3 changed: they diverged from their canonical copy `docs/overview.md#L5-L6`, so the dedupe would lose what differs",
+            "content identical, now at lines 3–4",
         ]
     "#]]
     .assert_debug_eq(&said);

@@ -12,6 +12,7 @@ use crate::validate::{Shortlist, check_membership, classifier_judged, judge};
 
 use super::Incremental;
 use super::slots::{Slot, worst_of};
+use crate::paths::{key_segments, same_path};
 
 /// The entries by path: a hash of each entry's path with its index, in
 /// order, 16 bytes an entry. The entries with a path are those under its
@@ -42,6 +43,24 @@ impl PathIndex {
             .map(|&(_, i)| i)
             .filter(|&i| slots[i].facts.path.as_ref().is_some_and(|(p, _)| p == path))
             .collect()
+    }
+
+    /// The indices of the entries whose path is `key` as compared
+    /// (`paths::same_path`), ascending.
+    pub(super) fn find_key(&self, key: &str, slots: &[Slot]) -> Vec<usize> {
+        let hash = path_hash(key);
+        let from = self.pairs.partition_point(|&(h, _)| h < hash);
+        let mut found: Vec<usize> = self.pairs[from..]
+            .iter()
+            .take_while(|&&(h, _)| h == hash)
+            .map(|&(_, i)| i)
+            .filter(|&i| {
+                let path = slots[i].facts.path.as_ref();
+                path.is_some_and(|(p, _)| same_path(p, key))
+            })
+            .collect();
+        found.sort_unstable();
+        found
     }
 
     pub(super) fn remove(&mut self, path: &str, index: usize) {
@@ -92,14 +111,25 @@ impl PathIndex {
     }
 }
 
-/// A fixed hash of a path (the same in every run).
+/// A fixed hash of a path (the same in every run), of its key as compared
+/// (`paths::path_key`, without writing it out): `./docs/a.md` hashes
+/// as `docs/a.md` does, so that a file's editor finds the entries naming it
+/// however they write it.
 pub(super) fn path_hash(path: &str) -> u64 {
-    use std::hash::BuildHasher;
+    use std::hash::{BuildHasher, Hasher};
     // Fixed seeds: the index must hash a path the same way every time.
     static SEEDS: std::sync::OnceLock<foldhash::fast::FixedState> = std::sync::OnceLock::new();
-    SEEDS
+    let mut hasher = SEEDS
         .get_or_init(|| foldhash::fast::FixedState::with_seed(fastrand::u64(..)))
-        .hash_one(path)
+        .build_hasher();
+    let mut segments = 0;
+    for segment in key_segments(path) {
+        hasher.write(segment.as_bytes());
+        hasher.write_u8(b'/');
+        segments += 1;
+    }
+    hasher.write_u8(u8::from(path.ends_with('/') && segments > 0));
+    hasher.finish()
 }
 
 /// The paths of entries that are not in the shortlist.
@@ -307,6 +337,23 @@ mod tests {
             let made_again = PathIndex::new(&after);
             assert_eq!(index.pairs, made_again.pairs, "{at} {removed} {added:?}");
         }
+    }
+
+    #[test]
+    fn an_entry_is_found_by_its_key_however_its_path_is_written() {
+        let slots = entries(&[
+            "./docs/a.md",
+            "docs/b.md",
+            "docs//a.md",
+            "docs/a.md",
+            "docs/",
+        ]);
+        let index = PathIndex::new(&slots);
+        assert_eq!(index.find_key("docs/a.md", &slots), [0, 2, 3]);
+        assert_eq!(index.find_key("docs/", &slots), [4]);
+        assert_eq!(index.find_key("docs", &slots), [0; 0]);
+        // The exact look-up of membership is unchanged.
+        assert_eq!(index.find("docs/a.md", &slots), [3]);
     }
 
     #[test]

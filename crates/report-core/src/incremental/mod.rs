@@ -648,6 +648,17 @@ impl Incremental {
         self.slots.iter().map(|s| &s.facts)
     }
 
+    /// Where each entry whose `path` is `key` as compared starts, in
+    /// order: a look-up in the index by path, whatever the entries' number.
+    pub fn entries_naming(&self, key: &str) -> Vec<usize> {
+        debug_assert!(self.is_settled(), "settled before the facts are read");
+        let found = self.by_path.find_key(key, &self.slots);
+        found
+            .into_iter()
+            .map(|i| self.slots[i].facts.range.start)
+            .collect()
+    }
+
     /// How many entries there are.
     pub fn entry_count(&self) -> usize {
         self.slots.len()

@@ -60,43 +60,84 @@ pub fn check(analysis: &Analysis, facts: &WorkspaceFacts) -> Vec<Diagnostic> {
             path_exists(facts, node, &mut out);
         }
     }
-    let generated_at = root
-        .get("generated_at")
-        .and_then(Node::as_str)
-        .filter(|t| crate::validate::check_generated_at(t).is_ok())
-        .and_then(|t| t.replace(',', ".").parse::<jiff::Timestamp>().ok());
-    let mut anchors: BTreeMap<&str, Vec<(u64, u64, TextRange)>> = BTreeMap::new();
-    for (index, entry) in items(root, "entries").enumerate() {
-        let Some(path_node) = entry.get("path") else {
-            continue;
+    let generated_at = generated_at(root.get("generated_at").and_then(Node::as_str));
+    let mut anchors: BTreeMap<&str, Vec<Anchor>> = BTreeMap::new();
+    let entries = root
+        .get("entries")
+        .and_then(|n| n.items())
+        .into_iter()
+        .flatten();
+    // Numbered before the broken ones are left out, as their facts are.
+    let intact = entries.enumerate().filter(|(_, entry)| !entry.is_broken());
+    for (index, entry) in intact {
+        // The facts are kept in order, one per entry (looked for when not).
+        let facts_of_entry = match analysis.entries.get(index) {
+            Some(found) if found.index == index => Some(found),
+            _ => analysis.entries.iter().find(|e| e.index == index),
         };
-        let Some(path) = path_node.as_str() else {
-            continue;
-        };
-        path_exists(facts, path_node, &mut out);
-        let file = facts.file(path);
-        if let (Some(at), Some(modified)) = (generated_at, file.and_then(|f| f.modified_ms))
-            && modified > at.as_millisecond()
+        if let Some((path, anchor)) =
+            check_entry(facts, generated_at, entry, facts_of_entry, &mut out)
         {
-            out.push(Diagnostic::new(
-                Code::ModifiedAfterCheck,
-                path_node.range(),
-                format!("`{path}` was modified after the check ran ({}): the entry may describe an older version", format_ms(modified)),
-            ));
+            anchors.entry(path).or_default().push(anchor);
         }
-        let facts_of_entry = analysis.entries.iter().find(|e| e.index == index);
-        if let Some(edit) = entry.get("exact_edit") {
-            exact_edit(facts, path, file, edit, &mut anchors, &mut out);
-        }
-        if let Some(live) = live_derivation(facts, entry, facts_of_entry) {
-            live_tier(entry, facts_of_entry, &live, &mut out);
-        }
-        token_count(facts, entry, &mut out);
     }
     overlaps(anchors, &mut out);
     promotion(facts, root, &mut out);
     out.sort_by(Diagnostic::order);
     out
+}
+
+/// The codes of the checks that read no file's facts (only the report and
+/// `conventions.json`): a change of files leaves them as they were, even
+/// on the entries checked again (by the recheck).
+pub(super) const READ_NO_FILE: [Code; 3] = [
+    Code::ConventionUnknown,
+    Code::ConventionPitchMismatch,
+    Code::PromotionCandidateMissing,
+];
+
+/// The report's `generated_at`, when it is a valid timestamp.
+pub(super) fn generated_at(written: Option<&str>) -> Option<jiff::Timestamp> {
+    written
+        .filter(|t| crate::validate::check_generated_at(t).is_ok())
+        .and_then(|t| t.replace(',', ".").parse::<jiff::Timestamp>().ok())
+}
+
+/// An exact edit's anchored lines and the range of its `anchor`, which
+/// [`overlaps`] compares with the other edits of the same file.
+pub(super) type Anchor = (u64, u64, TextRange);
+
+/// The checks of one entry: its path, its file's freshness, its exact
+/// edit, its live tier and its token count. Returns the path and anchor
+/// that [`overlaps`] compares across the entries, when its edit has one.
+pub(super) fn check_entry<'t>(
+    facts: &WorkspaceFacts,
+    generated_at: Option<jiff::Timestamp>,
+    entry: Node<'t>,
+    facts_of_entry: Option<&EntryFacts>,
+    out: &mut Vec<Diagnostic>,
+) -> Option<(&'t str, Anchor)> {
+    let path_node = entry.get("path")?;
+    let path = path_node.as_str()?;
+    path_exists(facts, path_node, out);
+    let file = facts.file(path);
+    if let (Some(at), Some(modified)) = (generated_at, file.and_then(|f| f.modified_ms))
+        && modified > at.as_millisecond()
+    {
+        out.push(Diagnostic::new(
+            Code::ModifiedAfterCheck,
+            path_node.range(),
+            format!("`{path}` was modified after the check ran ({}): the entry may describe an older version", format_ms(modified)),
+        ));
+    }
+    let anchor = entry
+        .get("exact_edit")
+        .and_then(|edit| exact_edit(facts, path, file, edit, out));
+    if let Some(live) = live_derivation(facts, entry, facts_of_entry) {
+        live_tier(entry, facts_of_entry, &live, out);
+    }
+    token_count(facts, entry, out);
+    anchor.map(|anchor| (path, anchor))
 }
 
 /// Check 1: the path names a file (a folder, for `dir/`) inside the root.
@@ -151,18 +192,16 @@ pub(crate) fn anchor_of(edit: Node<'_>) -> Option<(u64, u64, Node<'_>)> {
     ))
 }
 
-/// Checks 2, 3 and 7 on one exact edit.
-fn exact_edit<'t>(
+/// Checks 2, 3 and 7 on one exact edit; its anchor, when it is one that
+/// must not overlap another edit's.
+fn exact_edit(
     facts: &WorkspaceFacts,
-    path: &'t str,
+    path: &str,
     file: Option<&FileFacts>,
-    edit: Node<'t>,
-    anchors: &mut BTreeMap<&'t str, Vec<(u64, u64, TextRange)>>,
+    edit: Node<'_>,
     out: &mut Vec<Diagnostic>,
-) {
-    let Some(file) = file.filter(|f| f.kind == FileKind::File) else {
-        return;
-    };
+) -> Option<Anchor> {
+    let file = file.filter(|f| f.kind == FileKind::File)?;
     if let (Some(expected), Some(actual)) = (
         edit.get("expected_sha256").filter(|n| n.as_str().is_some()),
         &file.sha256,
@@ -176,10 +215,8 @@ fn exact_edit<'t>(
     }
     let kind = edit.get("kind").and_then(Node::as_str);
     let whole_file = matches!(kind, Some("delete" | "extract-then-delete"));
-    let Some((start, end, anchor)) = anchor_of(edit) else {
-        return;
-    };
-    let Some(text) = &file.text else { return };
+    let (start, end, anchor) = anchor_of(edit)?;
+    let text = file.text.as_ref()?;
     let Some(lines) = anchored_lines(text, start, end) else {
         out.push(Diagnostic::new(
             Code::AnchorPastEnd,
@@ -189,14 +226,8 @@ fn exact_edit<'t>(
                 text.lines().count()
             ),
         ));
-        return;
+        return None;
     };
-    if !whole_file {
-        anchors
-            .entry(path)
-            .or_default()
-            .push((start, end, anchor.range()));
-    }
     match kind {
         Some("replace-text") => {
             if let Some(pattern) = edit.get("match")
@@ -213,6 +244,7 @@ fn exact_edit<'t>(
         Some("dedupe") => dedupe(facts, path, &lines, edit, out),
         _ => {}
     }
+    (!whole_file).then_some((start, end, anchor.range()))
 }
 
 /// Check 3: the removed span must survive verbatim at `canonical_ref`.
@@ -257,8 +289,12 @@ fn dedupe(
 }
 
 /// Two deterministic edits of one file must not touch the same lines.
-fn overlaps(anchors: BTreeMap<&str, Vec<(u64, u64, TextRange)>>, out: &mut Vec<Diagnostic>) {
+pub(super) fn overlaps<P: AsRef<str>>(
+    anchors: BTreeMap<P, Vec<Anchor>>,
+    out: &mut Vec<Diagnostic>,
+) {
     for (path, mut spans) in anchors {
+        let path = path.as_ref();
         spans.sort();
         for pair in spans.windows(2) {
             let ((s1, e1, r1), (s2, e2, r2)) = (pair[0], pair[1]);

@@ -9,6 +9,7 @@
 mod checks;
 mod conventions;
 mod preview;
+mod recheck;
 mod tokens;
 
 use crate::tier::Fact;
@@ -21,6 +22,7 @@ pub(crate) use checks::{LiveFacts, anchor_of, live_derivation};
 pub use checks::{check, root_outside_workspace};
 pub use conventions::{Convention, parse_conventions};
 pub use preview::{hover, hover_at};
+pub use recheck::recheck;
 pub use tokens::{TokenCounts, TokenSpan, span_text, token_span, token_spans};
 
 /// What the caller found at one project-relative path.
