@@ -50,8 +50,22 @@ pub fn entry_refs(facts: &EntryFacts, text: &impl Fn(TextRange) -> String, out: 
     }
 }
 
+/// The files an entry's `canonical_ref`s name (a dedupe's canonical
+/// copies), from its facts; the values are read with `text`.
+pub(crate) fn canonical_files(
+    facts: &EntryFacts,
+    text: &impl Fn(TextRange) -> String,
+) -> impl Iterator<Item = String> {
+    let others = facts.links.as_deref().map_or(&[][..], |l| &l.others[..]);
+    others
+        .iter()
+        .filter(|&&(_, canonical)| canonical)
+        .filter_map(move |&(range, _)| string_value(&text(range.at(facts.range.start))))
+        .filter_map(|value| Some(parse_canonical_ref(&value).ok()?.0.to_string()))
+}
+
 /// The string a JSON string literal (quotes included) stands for.
-fn string_value(literal: &str) -> Option<String> {
+pub(crate) fn string_value(literal: &str) -> Option<String> {
     let inner = literal.strip_prefix('"')?.strip_suffix('"')?;
     match inner.contains('\\') {
         false => Some(inner.to_string()),

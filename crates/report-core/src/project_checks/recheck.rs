@@ -12,6 +12,7 @@ use super::WorkspaceFacts;
 use super::checks::{Anchor, READ_NO_FILE, check_entry, generated_at, overlaps};
 use crate::diagnostic::Diagnostic;
 use crate::host::snapshot::Snapshot;
+use crate::ide::links::{canonical_files, string_value};
 use crate::text::TextRange;
 use crate::validate::EntryFacts;
 
@@ -44,9 +45,10 @@ pub fn recheck(
                 .filter_map(written),
         );
     }
-    for entry in index.entries.iter().filter(|e| has_canonical_ref(e)) {
+    let read = |range: TextRange| document.read(range);
+    for entry in index.entries.iter() {
         if let Some((path, _)) = &entry.path
-            && keeps_a_copy_in(document, entry, changed)
+            && canonical_files(entry, &read).any(|copy| changed.contains(&copy))
         {
             files.insert(path);
         }
@@ -104,46 +106,12 @@ pub fn recheck(
     differs
 }
 
-/// Whether the entry names a canonical copy (`path#L…`), by its facts.
-fn has_canonical_ref(entry: &EntryFacts) -> bool {
-    entry
-        .links
-        .as_ref()
-        .is_some_and(|l| l.others.iter().any(|&(_, canonical)| canonical))
-}
-
 /// Whether `range` lies inside one of `entries` (in document order).
 fn inside_one(entries: &[&EntryFacts], range: TextRange) -> bool {
     let after = entries.partition_point(|e| e.range.start <= range.start);
     after
         .checked_sub(1)
         .is_some_and(|i| range.end <= entries[i].range.end)
-}
-
-/// Whether the entry names a canonical copy (`path#L…`) in a file of `changed`.
-fn keeps_a_copy_in(document: Snapshot<'_>, entry: &EntryFacts, changed: &HashSet<String>) -> bool {
-    let Some(links) = &entry.links else {
-        return false;
-    };
-    links.others.iter().any(|&(range, canonical)| {
-        canonical
-            && string_value(&document.read(range.at(entry.range.start))).is_some_and(|value| {
-                crate::validate::parse_canonical_ref(&value)
-                    .is_ok_and(|(target, _, _)| changed.contains(target))
-            })
-    })
-}
-
-/// The string a JSON string literal (quotes included) writes.
-fn string_value(literal: &str) -> Option<String> {
-    let inner = literal.strip_prefix('"')?.strip_suffix('"')?;
-    if !inner.contains('\\') {
-        return Some(inner.to_string());
-    }
-    crate::syntax::parse(literal)
-        .root()
-        .and_then(|n| n.as_str())
-        .map(str::to_string)
 }
 
 #[cfg(test)]
