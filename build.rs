@@ -8,12 +8,30 @@ use std::process::Command;
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     let version = env!("CARGO_PKG_VERSION");
-    let described = match git_commit() {
+    let described = match packaged_commit().or_else(git_commit) {
         Some(commit) => format!("{version} ({commit})"),
         None => version.to_string(),
     };
     println!("cargo:rustc-env=REPORT_LSP_VERSION={described}");
     embed_golden_examples();
+}
+
+/// The commit `cargo package` recorded in `.cargo_vcs_info.json` (a crate
+/// built from its published package, where no checkout is at hand; read
+/// first, since a package unpacked inside some other checkout would
+/// otherwise name that one's HEAD), shortened as git shortens it.
+fn packaged_commit() -> Option<String> {
+    let info = Path::new(env!("CARGO_MANIFEST_DIR")).join(".cargo_vcs_info.json");
+    // Only a package has one (a path that never exists would rerun this each build).
+    let text = std::fs::read_to_string(&info).ok()?;
+    println!("cargo:rerun-if-changed={}", info.display());
+    let after = text.split_once("\"sha1\"")?.1;
+    let sha1: String = after
+        .trim_start_matches([' ', ':', '"', '\n', '\t'])
+        .chars()
+        .take_while(char::is_ascii_hexdigit)
+        .collect();
+    (sha1.len() == 40).then(|| sha1[..7].to_string())
 }
 
 /// `git rev-parse --short HEAD`, or None without git or outside a checkout.

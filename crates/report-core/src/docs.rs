@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use crate::diagnostic::Code;
 
 /// `invariants.md` as it was when this was built.
-pub const INVARIANTS: &str = include_str!("../../../invariants.md");
+pub const INVARIANTS: &str = include_str!(concat!(env!("OUT_DIR"), "/invariants.md"));
 
 /// `name -> meaning` from the `## Glossary` section of `invariants.md`.
 pub fn glossary() -> &'static HashMap<&'static str, &'static str> {

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Tests the crates as a registry would receive them: packages the workspace
+# (`cargo package --locked --workspace`, which also builds each package on
+# its own), checks what the packages hold, runs `cargo publish --dry-run`
+# for report-core then report-lsp, and installs report-lsp from its package
+# offline into a throw-away root (its report-core from the package beside
+# it, as the registry would serve it), then runs the installed binary on the
+# golden examples.
+#
+#   bash packaging/test/crate.sh [CARGO ARGS...]   (e.g. --allow-dirty while developing)
+#
+# CARGO_TARGET_DIR is honoured, and shared: the install builds only the two
+# crates, reusing the release build's dependencies.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+target="$(mkdir -p "${CARGO_TARGET_DIR:-target}" && cd "${CARGO_TARGET_DIR:-target}" && pwd)"
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/report-lsp-crate-test.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+suite=crates
+# shellcheck source=packaging/test/lib.sh
+source packaging/test/lib.sh
+version="$(workspace_version)"
+
+say "cargo package --locked --workspace $*"
+cargo package --locked --workspace "$@" 2>&1 | grep -v '^warning: ignoring \(test\|benchmark\)' || fail "cargo package"
+pass "every package builds on its own"
+
+say "what the packages hold"
+tar tzf "$target/package/report-lsp-$version.crate" >"$work/lsp"
+tar tzf "$target/package/report-core-$version.crate" >"$work/core"
+for file in Cargo.toml Cargo.lock README.md LICENSE-MIT LICENSE-APACHE build.rs src/main.rs .cargo_vcs_info.json \
+  examples/golden/valid.report.json examples/golden/invalid/07-safety-tier.report.json; do
+  contains "$work/lsp" "report-lsp-$version/$file" "report-lsp's package"
+done
+for file in Cargo.toml README.md LICENSE-MIT LICENSE-APACHE invariants.md build.rs src/lib.rs; do
+  contains "$work/core" "report-core-$version/$file" "report-core's package"
+done
+# The embedded contract is the real text, not a link's.
+tar xzOf "$target/package/report-core-$version.crate" "report-core-$version/invariants.md" | cmp -s - invariants.md ||
+  fail "report-core's invariants.md differs from the repository's"
+if grep -E '/(tests|benches|editors|fuzz|packaging|\.ci|\.github)/|/tests\.rs$|\.expected$' "$work/lsp" "$work/core"; then
+  fail "a package holds tests, fixtures, editors or packaging (above)"
+fi
+pass "the packages hold the sources, the licences and the README, and no tests or fixtures"
+
+say "cargo publish --dry-run --locked -p report-core -p report-lsp $*"
+cargo publish --dry-run --locked -p report-core -p report-lsp "$@" >"$work/publish" 2>&1 || {
+  cat "$work/publish"
+  fail "cargo publish --dry-run"
+}
+grep -E '^ *Uploading' "$work/publish" | tee "$work/order"
+if [ "$(grep -c . "$work/order")" != 2 ] || ! head -n 1 "$work/order" | grep -q "report-core"; then
+  fail "the dry run does not upload report-core, then report-lsp"
+fi
+pass "the dry run publishes report-core, then report-lsp"
+
+say "cargo install --offline --path $target/package/report-lsp-$version"
+CARGO_TARGET_DIR="$target" cargo install --locked --offline --root "$work/root" \
+  --path "$target/package/report-lsp-$version" \
+  --config "patch.crates-io.report-core.path=\"$target/package/report-core-$version\"" 2>&1 |
+  grep -v '^ *Compiling' || fail "cargo install"
+pass "installed from the package"
+checks_the_goldens "the installed report-lsp" "$work/root/bin/report-lsp"
+
+echo "$suite: $passed passed, 0 failed"

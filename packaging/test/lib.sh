@@ -1,0 +1,56 @@
+# shellcheck shell=bash
+# Helpers the installation tests share (sourced, not run). The caller sets
+# `work` (a temp folder), `suite` (the name in the closing line), `root`
+# (the repository) and, for checks_the_goldens, `version`.
+# shellcheck disable=SC2154 # work, suite, root and version are the caller's
+passed=0
+say() { echo "== $*"; }
+pass() {
+  passed=$((passed + 1))
+  echo "ok: $*"
+}
+fail() {
+  echo "FAILED: $*" >&2
+  echo "$suite: $passed passed, 1 failed"
+  exit 1
+}
+# Runs a command, keeping its output and error: expect STATUS DESCRIPTION COMMAND...
+expect() {
+  local want=$1 what=$2
+  shift 2
+  local status=0
+  "$@" >"$work/out" 2>"$work/err" || status=$?
+  if [ "$status" != "$want" ]; then
+    echo "--- stdout of: $*"
+    cat "$work/out"
+    echo "--- stderr"
+    cat "$work/err"
+    fail "$what: exit status $status, expected $want"
+  fi
+}
+contains() { # FILE TEXT DESCRIPTION
+  grep -qF -- "$2" "$1" || {
+    cat "$1"
+    fail "$3: no \"$2\" in the output above"
+  }
+}
+# The version every package carries: the workspace's, in Cargo.toml.
+workspace_version() {
+  sed -n '/^\[workspace.package\]/,/^\[/s/^version *= *"\(.*\)"/\1/p' Cargo.toml
+}
+# Checks an installed report-lsp: --version names VERSION and a commit, the
+# valid golden report passes and the invalid one fails. checks_the_goldens NAME COMMAND...
+checks_the_goldens() {
+  local name=$1
+  shift
+  expect 0 "$name --version" "$@" --version
+  cat "$work/out"
+  grep -qE "^report-lsp $version \([0-9a-f]{7,}\)$" "$work/out" || fail "$name --version names no version and commit"
+  pass "$name --version names the version and the commit"
+  expect 0 "$name check of the valid report" "$@" check "$root/examples/golden/valid.report.json"
+  tail -n 1 "$work/out"
+  pass "$name check of a valid report exits 0"
+  expect 1 "$name check of the invalid report" "$@" check "$root/examples/golden/invalid.report.json"
+  tail -n 1 "$work/out"
+  pass "$name check of an invalid report exits 1"
+}

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Tests the Python wheel: builds it with maturin (pyproject.toml, bindings =
+# "bin"; maturin checks the binary against the manylinux policy and tags the
+# wheel with the oldest glibc it runs on), checks that it carries the README
+# and the licences, installs it into a fresh venv with no index, and runs
+# the venv's report-lsp on the golden examples.
+#
+#   bash packaging/test/wheel.sh [CACHE]   (maturin's venv is kept in CACHE;
+#                                           default ~/.cache/report-lsp-ci)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+cache="${1:-${XDG_CACHE_HOME:-$HOME/.cache}/report-lsp-ci}"
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/report-lsp-wheel-test.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+suite=wheel
+# shellcheck source=packaging/test/lib.sh
+source packaging/test/lib.sh
+version="$(workspace_version)"
+
+maturin_version=1.16.0
+maturin="$cache/maturin-$maturin_version/bin/maturin"
+if ! "$maturin" --version 2>/dev/null | grep -q "^maturin $maturin_version$"; then
+  say "maturin $maturin_version into $cache"
+  rm -rf "$cache/maturin-$maturin_version"
+  python3 -m venv "$cache/maturin-$maturin_version"
+  "$cache/maturin-$maturin_version/bin/pip" install --disable-pip-version-check --no-input "maturin==$maturin_version"
+fi
+
+say "maturin build --release --locked"
+"$maturin" build --release --locked --out "$work/dist" 2>&1 | grep -v '^ *Compiling' || fail "maturin build"
+wheels=("$work/dist"/*.whl)
+[ "${#wheels[@]}" = 1 ] || fail "maturin built ${#wheels[@]} wheels"
+wheel="${wheels[0]}"
+echo "$wheel"
+case "$(basename "$wheel")" in
+  "report_lsp-$version-py3-none-manylinux_"*"_x86_64.whl") ;;
+  *) fail "the wheel is not a py3-none manylinux wheel of report_lsp $version: $(basename "$wheel")" ;;
+esac
+pass "a manylinux wheel of report-lsp $version (maturin's policy check passed)"
+
+say "what the wheel holds"
+python3 -m zipfile -l "$wheel" | awk 'NR > 1 { print $1 }' >"$work/files"
+cat "$work/files"
+info="report_lsp-$version.dist-info"
+for file in "$info/licenses/LICENSE-MIT" "$info/licenses/LICENSE-APACHE" "$info/METADATA" "report_lsp-$version.data/scripts/report-lsp"; do
+  contains "$work/files" "$file" "the wheel's files"
+done
+if grep -v "^report_lsp-$version\.d" "$work/files"; then
+  fail "files outside the wheel's .data and .dist-info (above) would land in site-packages"
+fi
+python3 -m zipfile -e "$wheel" "$work/unpacked"
+metadata="$work/unpacked/$info/METADATA"
+contains "$metadata" "License-Expression: MIT OR Apache-2.0" "METADATA"
+contains "$metadata" "Description-Content-Type: text/markdown" "METADATA"
+# The README is the description, whole.
+python3 -c '
+import sys
+body = open(sys.argv[1], encoding="utf-8").read().split("\n\n", 1)[1]
+sys.exit(body.strip() != open(sys.argv[2], encoding="utf-8").read().strip())' "$metadata" README.md ||
+  fail "METADATA's description is not README.md"
+size="$(stat -c %s "$work/unpacked/report_lsp-$version.data/scripts/report-lsp")"
+echo "the binary: $size bytes (stripped)"
+pass "the wheel carries the README as its description and both licences"
+
+say "pip install --no-index into a fresh venv"
+python3 -m venv "$work/venv"
+"$work/venv/bin/pip" install --disable-pip-version-check --no-input --no-index "$wheel" >"$work/pip" 2>&1 || {
+  cat "$work/pip"
+  fail "pip install of the wheel"
+}
+[ -x "$work/venv/bin/report-lsp" ] || fail "no report-lsp in the venv's bin/"
+pass "installed: the venv's bin/ holds report-lsp"
+checks_the_goldens "the venv's report-lsp" "$work/venv/bin/report-lsp"
+
+echo "$suite: $passed passed, 0 failed"
