@@ -165,7 +165,15 @@ fn check_the_whole_scenario(observed: &Value, workspace: &Workspace) {
 
 fn whole_scenario(nvim: &Path, mode: &str) -> Value {
     let workspace = Workspace::new();
-    let observed = run(nvim, &workspace, mode, &[]);
+    // The server on PATH, as an installed one is (the lspconfig mode names no command).
+    let bin = workspace.dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_report-lsp"), bin.join("report-lsp")).unwrap();
+    let path = std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .unwrap();
+    let observed = run(nvim, &workspace, mode, &[("PATH", path.to_str().unwrap())]);
     check_the_whole_scenario(&observed, &workspace);
     observed
 }
@@ -185,6 +193,8 @@ fn neovim_0_11_plugin_shows_diagnostics_hovers_and_applies_fixes() {
     assert_eq!(observed["path"], "vim.lsp.config");
 }
 
+/// `vim.lsp.enable("report_lsp")` alone, the server on PATH: the shipped
+/// `lsp/report_lsp.lua` is all the configuration there is.
 #[test]
 fn neovim_0_11_shipped_lsp_config_shows_diagnostics_hovers_and_applies_fixes() {
     let Some(nvim) = neovim_0_11() else { return };

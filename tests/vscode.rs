@@ -9,8 +9,11 @@
 //! start, or set while it runs) gives one message naming `reportLsp.path`,
 //! and the JSON server then lists the problems of the contributed schema.
 //! Needs `REPORT_LSP_CODE_SERVER` (the code-server binary) and the packaged
-//! `editors/vscode/report-lsp.vsix` (or `REPORT_LSP_VSIX`), which `.ci/run`
-//! provides; skipped without them locally, a failure when `CI` is set.
+//! `editors/vscode/report-lsp-linux-x64.vsix` (or `REPORT_LSP_VSIX`), which `.ci/run`
+//! provides; skipped without them locally, a failure when `CI` is set. The
+//! universal package (`report-lsp-universal.vsix`, or
+//! `REPORT_LSP_UNIVERSAL_VSIX`: no server inside) runs `report-lsp` from
+//! PATH, and says how to install one when there is none.
 
 mod common;
 
@@ -18,14 +21,14 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-#[test]
-fn packaged_extension_in_code_server_lists_problems_fixes_and_hovers() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let vscode = root.join("editors/vscode");
+/// One code-server at a time: two beside a build on two cores made both slow.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The code-server binary, when it and everything else a code-server test
+/// needs (the package `vsix`, playwright-core, Chromium) are there.
+fn code_server_with(vsix: &std::path::Path) -> Option<PathBuf> {
+    let vscode = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("editors/vscode");
     let code_server = std::env::var_os("REPORT_LSP_CODE_SERVER").map(PathBuf::from);
-    let vsix = std::env::var_os("REPORT_LSP_VSIX")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| vscode.join("report-lsp.vsix"));
     let playwright = vscode.join("test-e2e/node_modules/playwright-core");
     let missing: Vec<String> = [
         (
@@ -46,17 +49,32 @@ fn packaged_extension_in_code_server_lists_problems_fixes_and_hovers() {
     .filter(|(found, _)| !found)
     .map(|(_, what)| what.to_string())
     .collect();
-    if !common::editor_found(missing.is_empty(), &missing.join(", ")) {
+    common::editor_found(missing.is_empty(), &missing.join(", ")).then(|| code_server.unwrap())
+}
+
+/// What Problems must list for `text`: the core's diagnostics, 1-based lines, in order.
+fn problems_of(text: &str) -> Vec<serde_json::Value> {
+    common::diagnostic_starts(text)
+        .into_iter()
+        .map(|(line, _, code)| serde_json::json!({"line": line + 1, "code": code}))
+        .collect()
+}
+
+#[test]
+fn packaged_extension_in_code_server_lists_problems_fixes_and_hovers() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let vscode = root.join("editors/vscode");
+    let vsix = std::env::var_os("REPORT_LSP_VSIX")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| vscode.join("report-lsp-linux-x64.vsix"));
+    let Some(code_server) = code_server_with(&vsix) else {
         return;
-    }
+    };
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
 
     // What Problems must list: the core's diagnostics, 1-based lines, in order.
     let report = common::golden_dir().join("invalid.report.json");
-    let text = std::fs::read_to_string(&report).unwrap();
-    let expected: Vec<serde_json::Value> = common::diagnostic_starts(&text)
-        .into_iter()
-        .map(|(line, _, code)| serde_json::json!({"line": line + 1, "code": code}))
-        .collect();
+    let expected = problems_of(&std::fs::read_to_string(&report).unwrap());
 
     // A report the test never opens, with one problem: Problems lists it
     // through workspace diagnostics.
@@ -67,10 +85,7 @@ fn packaged_extension_in_code_server_lists_problems_fixes_and_hovers() {
             "\"tool_version\": 4",
             1,
         );
-    let unopened_expected: Vec<serde_json::Value> = common::diagnostic_starts(&unopened_text)
-        .into_iter()
-        .map(|(line, _, code)| serde_json::json!({"line": line + 1, "code": code}))
-        .collect();
+    let unopened_expected = problems_of(&unopened_text);
     assert_eq!(unopened_expected.len(), 1, "{unopened_expected:?}");
     let unopened_dir = tempfile::tempdir().unwrap();
     let unopened = unopened_dir.path().join("unopened.report.json");
@@ -104,7 +119,7 @@ fn packaged_extension_in_code_server_lists_problems_fixes_and_hovers() {
     std::fs::create_dir_all(&shots).unwrap();
     let mut child = Command::new("node")
         .arg(vscode.join("test-e2e/e2e.js"))
-        .env("REPORT_LSP_CODE_SERVER", code_server.unwrap())
+        .env("REPORT_LSP_CODE_SERVER", code_server)
         .env("REPORT_LSP_VSIX", &vsix)
         .env("REPORT_LSP_REPORT", &report)
         .env(
@@ -132,6 +147,53 @@ fn packaged_extension_in_code_server_lists_problems_fixes_and_hovers() {
         "vscode-target-document.png",
         "vscode-clean-preview.png",
         "vscode-server-gone.png",
+    ] {
+        let path = shots.join(shot);
+        assert!(path.is_file(), "no screenshot {}", path.display());
+        println!("screenshot: {}", path.display());
+    }
+}
+
+/// The universal package (no server inside) in code-server: with no
+/// report-lsp on PATH, one message says how to install it; with one on
+/// PATH, the extension runs it and Problems lists what the core finds.
+#[test]
+fn universal_extension_runs_report_lsp_from_path_or_says_how_to_install_it() {
+    let vscode = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("editors/vscode");
+    let vsix = std::env::var_os("REPORT_LSP_UNIVERSAL_VSIX")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| vscode.join("report-lsp-universal.vsix"));
+    let Some(code_server) = code_server_with(&vsix) else {
+        return;
+    };
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let report = common::golden_dir().join("invalid.report.json");
+    let expected = problems_of(&std::fs::read_to_string(&report).unwrap());
+    let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("vscode-universal-e2e");
+    let _ = std::fs::remove_dir_all(&shots);
+    std::fs::create_dir_all(&shots).unwrap();
+    let mut child = Command::new("node")
+        .arg(vscode.join("test-e2e/universal.js"))
+        .env("REPORT_LSP_CODE_SERVER", code_server)
+        .env("REPORT_LSP_UNIVERSAL_VSIX", &vsix)
+        .env("REPORT_LSP_SERVER", env!("CARGO_BIN_EXE_report-lsp"))
+        .env("REPORT_LSP_REPORT", &report)
+        .env(
+            "REPORT_LSP_EXPECTED",
+            serde_json::to_string(&expected).unwrap(),
+        )
+        .env("REPORT_LSP_SCREENSHOTS", &shots)
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    let status = common::wait_bounded(&mut child, Duration::from_secs(300), "the VS Code test");
+    assert!(
+        status.success(),
+        "the universal VS Code test failed: {status}"
+    );
+    for shot in [
+        "vscode-universal-no-server.png",
+        "vscode-universal-from-path.png",
     ] {
         let path = shots.join(shot);
         assert!(path.is_file(), "no screenshot {}", path.display());

@@ -6,7 +6,8 @@
 -- Reads REPORT_LSP_BIN, REPORT_LSP_FILE, REPORT_LSP_FIXED and REPORT_LSP_OUT from the environment,
 -- and REPORT_LSP_MODE:
 --   plugin    (default) require("report_lsp").setup(), then diagnostics, hover, a quick fix, fix-all
---   lspconfig the same through the shipped lsp/report_lsp.lua and vim.lsp.enable (0.11+)
+--   lspconfig the same through the shipped lsp/report_lsp.lua and vim.lsp.enable alone (0.11+;
+--             report-lsp on PATH)
 --   settings  setup() with the settings in REPORT_LSP_SETTINGS (JSON); records the diagnostics
 --   missing   setup() with a server that does not exist; records the messages and the buffer's state
 --   target    setup(), the report open, then the Markdown file REPORT_LSP_TARGET it names: records
@@ -43,7 +44,7 @@ out.version = tostring(vim.version().major) .. "." .. tostring(vim.version().min
 local ok, err = pcall(function()
   local cmd = { os.getenv("REPORT_LSP_BIN") }
   if mode == "lspconfig" then
-    vim.lsp.config("report_lsp", { cmd = cmd })
+    -- vim.lsp.enable alone: the shipped lsp/report_lsp.lua runs report-lsp from PATH.
     vim.lsp.enable("report_lsp")
   elseif mode == "settings" then
     require("report_lsp").setup({ cmd = cmd, settings = vim.fn.json_decode(os.getenv("REPORT_LSP_SETTINGS")) })

@@ -1,11 +1,14 @@
-// Copies the release server into the extension (server/report-lsp), so the
-// platform .vsix works without anything else installed, and writes the JSON
-// Schema it prints (`report-lsp schema`) to schema/report.schema.json, which
-// the extension gives VS Code's JSON server while report-lsp is not running.
+// Copies the release server into the extension (server/report-lsp, or
+// server/report-lsp.exe for Windows), so the platform .vsix works without
+// anything else installed, and writes the JSON Schema it prints
+// (`report-lsp schema`) to schema/report.schema.json, which the extension
+// gives VS Code's JSON server while report-lsp is not running.
 // Run by `vscode:prepublish`. The binary comes from REPORT_LSP_SERVER, else from
-// the workspace's release build (CARGO_TARGET_DIR honoured).
+// the workspace's release build (CARGO_TARGET_DIR honoured). For the
+// universal package (REPORT_LSP_VSCE_TARGET=universal, set by package.mjs)
+// nothing is bundled: the binary only prints the schema, so it must run here.
 import { execFileSync } from "node:child_process";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -14,6 +17,7 @@ const extension = resolve(here, "..");
 const repository = resolve(extension, "../..");
 const target = process.env.CARGO_TARGET_DIR ? resolve(repository, process.env.CARGO_TARGET_DIR) : join(repository, "target");
 const source = process.env.REPORT_LSP_SERVER || join(target, "release", "report-lsp");
+const vsceTarget = process.env.REPORT_LSP_VSCE_TARGET || `${process.platform}-${process.arch}`;
 
 if (!existsSync(source)) {
   console.error(
@@ -21,16 +25,25 @@ if (!existsSync(source)) {
   );
   process.exit(1);
 }
-mkdirSync(join(extension, "server"), { recursive: true });
-const destination = join(extension, "server", "report-lsp");
-copyFileSync(source, destination);
-chmodSync(destination, 0o755);
-console.log(`bundle-server: ${source} -> ${destination}`);
+// A server left from packaging another target never goes into this one.
+rmSync(join(extension, "server"), { recursive: true, force: true });
+let runnable = source;
+if (vsceTarget === "universal") {
+  console.log("bundle-server: universal package, no server bundled (report-lsp is found on PATH)");
+} else {
+  mkdirSync(join(extension, "server"), { recursive: true });
+  const name = vsceTarget.startsWith("win32-") ? "report-lsp.exe" : "report-lsp";
+  const destination = join(extension, "server", name);
+  copyFileSync(source, destination);
+  chmodSync(destination, 0o755);
+  console.log(`bundle-server: ${source} -> ${destination} (${vsceTarget})`);
+  runnable = destination;
+}
 
-// The schema comes from the binary just bundled, so the two always agree.
-const schema = execFileSync(destination, ["schema"], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+// The schema comes from the binary bundled, so the two always agree.
+const schema = execFileSync(runnable, ["schema"], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
 JSON.parse(schema);
 mkdirSync(join(extension, "schema"), { recursive: true });
 const schemaFile = join(extension, "schema", "report.schema.json");
 writeFileSync(schemaFile, schema);
-console.log(`bundle-server: ${destination} schema -> ${schemaFile}`);
+console.log(`bundle-server: ${runnable} schema -> ${schemaFile}`);

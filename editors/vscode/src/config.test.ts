@@ -44,6 +44,13 @@ test("the message for a server that cannot start names the setting", () => {
   assert.match(unavailableMessage(launchFor({ path: "/nope" }), "not found"), /"\/nope"/);
 });
 
+test("with no server bundled or on PATH, the message says how to install one", () => {
+  const message = unavailableMessage(launchFor({}, undefined, "linux"), "not found on PATH");
+  for (const way of ["pip install report-lsp", "npm install -g report-lsp", "cargo install report-lsp"]) {
+    assert.ok(message.includes(way), `${way} in: ${message}`);
+  }
+});
+
 test("file globs default to the server's and can be replaced", () => {
   assert.deepEqual(filesFor({}), DEFAULT_FILES);
   assert.deepEqual(filesFor({ files: [] }), DEFAULT_FILES);

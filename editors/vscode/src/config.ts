@@ -53,7 +53,7 @@ export function unavailableMessage(launch: Launch, reason: string): string {
     case "bundled":
       return `Report LSP: the bundled server (${launch.command}) cannot be started: ${reason}. Set reportLsp.path to a report-lsp binary.`;
     case "path":
-      return `Report LSP: no report-lsp server found (none bundled with this extension, none on PATH). Set reportLsp.path to a report-lsp binary, or install one with \`cargo install --path .\`.`;
+      return `Report LSP: no report-lsp server found (this extension has none bundled for this platform, and none is on PATH). Install one (\`pip install report-lsp\`, \`npm install -g report-lsp\` or \`cargo install report-lsp\`) and reload the window, or set reportLsp.path to a report-lsp binary.`;
   }
 }
 

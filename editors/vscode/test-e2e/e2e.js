@@ -7,7 +7,7 @@
 //
 // Environment:
 //   REPORT_LSP_CODE_SERVER  the code-server binary (required)
-//   REPORT_LSP_VSIX         the packaged extension (default ../report-lsp.vsix)
+//   REPORT_LSP_VSIX         the packaged extension (default ../report-lsp-linux-x64.vsix)
 //   REPORT_LSP_REPORT       the report to open (default the invalid golden example)
 //   REPORT_LSP_EXPECTED     JSON list of {line (1-based), code}: what Problems must list
 //   REPORT_LSP_SCREENSHOTS  folder for the screenshots kept as evidence (default a temporary one)
@@ -33,29 +33,33 @@
 "use strict";
 
 const assert = require("node:assert/strict");
-const { execFileSync, spawn } = require("node:child_process");
 const fs = require("node:fs");
-const net = require("node:net");
-const os = require("node:os");
 const path = require("node:path");
 
-const { chromium } = require("playwright-core");
+const {
+  endServer,
+  filesNamed,
+  launchBrowser,
+  log,
+  markers: panelMarkers,
+  openInWorkbench,
+  quietSettings,
+  sessionFolders,
+  startCodeServer,
+  waitFor,
+} = require("./harness");
 
 const here = __dirname;
 const codeServer = process.env.REPORT_LSP_CODE_SERVER;
-const vsix = path.resolve(process.env.REPORT_LSP_VSIX || path.join(here, "..", "report-lsp.vsix"));
+const vsix = path.resolve(process.env.REPORT_LSP_VSIX || path.join(here, "..", "report-lsp-linux-x64.vsix"));
 const report = path.resolve(
   process.env.REPORT_LSP_REPORT || path.join(here, "..", "..", "..", "examples", "golden", "invalid.report.json"),
 );
 const expected = JSON.parse(process.env.REPORT_LSP_EXPECTED || "null");
-const browserPath = process.env.CHROMIUM || "/usr/bin/chromium";
 
-const temp = fs.mkdtempSync(path.join(os.tmpdir(), "report-lsp-vscode-"));
+const { temp, env, userData, extensions, workspace, settingsFile } = sessionFolders();
 const shots = process.env.REPORT_LSP_SCREENSHOTS || path.join(temp, "screenshots");
 fs.mkdirSync(shots, { recursive: true });
-const userData = path.join(temp, "user-data");
-const extensions = path.join(temp, "extensions");
-const workspace = path.join(temp, "workspace");
 const reportName = "machine.report.json";
 // A second report, never opened: its problems come by workspace diagnostics.
 const unopened = process.env.REPORT_LSP_UNOPENED;
@@ -68,105 +72,12 @@ const targetFile = process.env.REPORT_LSP_TARGET_FILE;
 const targetName = "targets.report.json";
 const targetDoc = "旧-api 😀.md";
 
-// code-server and VS Code write below XDG folders and HOME: keep them all here.
-const env = {
-  ...process.env,
-  HOME: path.join(temp, "home"),
-  XDG_DATA_HOME: path.join(temp, "data"),
-  XDG_CONFIG_HOME: path.join(temp, "config"),
-  XDG_CACHE_HOME: path.join(temp, "cache"),
-};
-
 let server; // the code-server child, leader of its own process group
 let browser;
 
-function log(message) {
-  console.log(`[vscode-e2e ${new Date().toISOString().slice(11, 19)}] ${message}`);
-}
-
-/** A free port on 127.0.0.1. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.on("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitForHttp(url, ms) {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    try {
-      const response = await fetch(url);
-      if (response.ok) {
-        return;
-      }
-    } catch {
-      // not listening yet
-    }
-    if (server.exitCode !== null) {
-      throw new Error(`code-server exited with ${server.exitCode}`);
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${url} did not answer within ${ms / 1000} s`);
-}
-
-/** Ends code-server's process group (and only it): TERM, then KILL. */
-async function endServer() {
-  if (!server || server.exitCode !== null || server.signalCode !== null) {
-    return;
-  }
-  const group = -server.pid;
-  const exited = new Promise((r) => server.once("exit", r));
-  try {
-    process.kill(group, "SIGTERM");
-  } catch {
-    return;
-  }
-  const timer = new Promise((r) => setTimeout(r, 5000, "timeout"));
-  if ((await Promise.race([exited, timer])) === "timeout") {
-    try {
-      process.kill(group, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
-}
-
-/**
- * The markers in the Problems panel, from any source, as {file, line, col,
- * source, code, message, text}: those of the file named `file` (the open
- * report by default; null: every file). A file's row comes before its markers.
- */
-async function markers(page, file = reportName) {
-  const rows = await page.locator(".markers-panel .monaco-list-row").evaluateAll((elements) =>
-    elements.map((e) => ({
-      related: e.querySelector(".related-info-resource") !== null,
-      text: e.textContent || "",
-      message: e.querySelector(".marker-message")?.textContent ?? "",
-      source: e.querySelector(".marker-source")?.textContent ?? "",
-      code: e.querySelector(".marker-code")?.textContent ?? "",
-      place: e.querySelector(".marker-line")?.textContent ?? "",
-      label: e.querySelector(".label-name")?.textContent ?? "",
-    })),
-  );
-  let current = null;
-  return rows
-    .map((row) => {
-      // A marker row's place reads "[Ln 1, Col 1]"; file rows have none, and related places are rows of their own.
-      const place = /^\[Ln (\d+), Col (\d+)\]$/.exec(row.place.trim());
-      if (!place && !row.related && row.label) {
-        current = row.label.trim();
-      }
-      return !row.related && place && { ...row, file: current, line: Number(place[1]), col: Number(place[2]) };
-    })
-    .filter(Boolean)
-    .filter((m) => file === null || m.file === file)
-    .sort((a, b) => a.line - b.line || a.col - b.col);
+/** The Problems panel's markers of the file named `file` (the open report by default; null: every file). */
+function markers(page, file = reportName) {
+  return panelMarkers(page, file);
 }
 
 /** The server's markers. */
@@ -191,20 +102,6 @@ async function assertOnlyServer(page, what) {
   return all;
 }
 
-/** The files below `dir` whose name ends with `suffix`. */
-function filesNamed(dir, suffix) {
-  let found = [];
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) {
-      found = found.concat(filesNamed(full, suffix));
-    } else if (entry.name.endsWith(suffix)) {
-      found.push(full);
-    }
-  }
-  return found;
-}
-
 /** What the extension's output channel ("Report LSP") holds, from VS Code's log of it. */
 function outputChannel() {
   return filesNamed(temp, "Report LSP.log")
@@ -212,24 +109,10 @@ function outputChannel() {
     .join("\n");
 }
 
-async function waitFor(what, ms, check) {
-  const deadline = Date.now() + ms;
-  let last;
-  while (Date.now() < deadline) {
-    last = await check();
-    if (last) {
-      return last;
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${what}: not within ${ms / 1000} s`);
-}
-
 async function main() {
   assert.ok(codeServer, "REPORT_LSP_CODE_SERVER names the code-server binary");
   assert.ok(fs.existsSync(vsix), `no extension at ${vsix} (npm run package)`);
   assert.ok(Array.isArray(expected) && expected.length > 0, "REPORT_LSP_EXPECTED lists the diagnostics");
-  fs.mkdirSync(workspace, { recursive: true });
   fs.copyFileSync(report, path.join(workspace, reportName));
   assert.ok(unopened && Array.isArray(unopenedExpected), "REPORT_LSP_UNOPENED and its expected problems");
   fs.copyFileSync(unopened, path.join(workspace, unopenedName));
@@ -237,23 +120,9 @@ async function main() {
   fs.copyFileSync(targetReport, path.join(workspace, targetName));
   fs.mkdirSync(path.join(workspace, "docs"), { recursive: true });
   fs.copyFileSync(targetFile, path.join(workspace, "docs", targetDoc));
-  for (const dir of [env.HOME, env.XDG_DATA_HOME, env.XDG_CONFIG_HOME, env.XDG_CACHE_HOME]) {
-    fs.mkdirSync(dir, { recursive: true });
-  }
   const missingAtStart = path.join(temp, "no-such-report-lsp");
-  const settingsFile = path.join(userData, "User", "settings.json");
-  fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
   const settings = {
-    "workbench.startupEditor": "none",
-    "workbench.tips.enabled": false,
-    "workbench.enableExperiments": false,
-    "telemetry.telemetryLevel": "off",
-    "extensions.autoUpdate": false,
-    "extensions.autoCheckUpdates": false,
-    "extensions.ignoreRecommendations": true,
-    "security.workspace.trust.enabled": false,
-    "update.mode": "none",
-    "editor.hover.delay": 100,
+    ...quietSettings,
     // VS Code's own record of the messages, in the extension's output channel.
     "reportLsp.trace.server": "verbose",
     // The first scenario: no server can be started.
@@ -261,59 +130,10 @@ async function main() {
   };
   fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
 
-  log(`installing ${vsix}`);
-  execFileSync(
-    codeServer,
-    ["--user-data-dir", userData, "--extensions-dir", extensions, "--install-extension", vsix],
-    { env, stdio: ["ignore", "pipe", "inherit"], timeout: 120000 },
-  );
-
-  const port = await freePort();
-  const serverLog = fs.openSync(path.join(temp, "code-server.log"), "w");
-  // detached: setsid(), so code-server and everything it starts form one group we can end.
-  server = spawn(
-    codeServer,
-    [
-      "--bind-addr",
-      `127.0.0.1:${port}`,
-      "--auth",
-      "none",
-      "--disable-workspace-trust",
-      "--disable-telemetry",
-      "--disable-update-check",
-      "--disable-getting-started-override",
-      "--user-data-dir",
-      userData,
-      "--extensions-dir",
-      extensions,
-      workspace,
-    ],
-    { env, detached: true, stdio: ["ignore", serverLog, serverLog] },
-  );
-  const base = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${base}/healthz`, 60000);
-  log(`code-server on ${base}`);
-
-  browser = await chromium.launch({
-    executablePath: browserPath,
-    headless: true,
-    // Chromium writes crash reports and caches below HOME/XDG folders too.
-    env,
-    // Running as root in a container: Chromium's sandbox needs user namespaces it may not have.
-    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-  });
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  await page.goto(`${base}/?folder=${encodeURIComponent(workspace)}`);
-  await page.locator(".monaco-workbench").waitFor({ timeout: 60000 });
-
-  // Open the report from the Explorer (Quick Open is flaky before file search is ready).
-  const item = page.getByRole("treeitem", { name: reportName });
-  await item.waitFor({ timeout: 60000 });
-  await item.click();
-  await page.locator(".monaco-editor .view-lines").first().waitFor({ timeout: 30000 });
-  const tab = page.locator(".tabs-container .tab", { hasText: reportName });
-  await tab.waitFor({ timeout: 30000 });
-  log("report open");
+  let base;
+  ({ server, base } = await startCodeServer(codeServer, vsix, { temp, env, userData, extensions, workspace }));
+  browser = await launchBrowser(env);
+  const page = await openInWorkbench(browser, base, workspace, reportName);
   await page.locator(".monaco-editor .view-lines").first().click();
   await page.keyboard.press("Control+Shift+M");
 
@@ -690,7 +510,7 @@ main()
     if (browser) {
       await browser.close().catch(() => {});
     }
-    await endServer();
+    await endServer(server);
     // After a failure the editor's state (logs included) stays for a look.
     if (status === 0) {
       fs.rmSync(userData, { recursive: true, force: true });
