@@ -1,22 +1,24 @@
 //! Embeds `invariants.md` (the contract in our words, quoted by hover and
-//! `report-lsp explain`). In the repository it is the root's file; in the
-//! published package, the copy `cargo package` made of this folder's link
-//! to it. The root's file is read first where it exists, so a checkout
-//! without symbolic links (Windows) still embeds the real text.
+//! `report-lsp explain`): this folder's copy, a link to the repository's
+//! root file in a checkout and the file itself in the published package.
+//! A checkout without symbolic links (Windows) leaves the link's target as
+//! the file's text; then the root's file is read instead.
 
 use std::path::PathBuf;
 
 fn main() {
     let crate_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let source = [
-        crate_dir.join("../../invariants.md"),
-        crate_dir.join("invariants.md"),
-    ]
-    .into_iter()
-    .find(|path| path.is_file())
-    .expect("invariants.md: the repository's root or this package holds it");
-    println!("cargo:rerun-if-changed={}", source.display());
-    let text = std::fs::read_to_string(&source).expect("invariants.md is UTF-8 text");
+    let own = crate_dir.join("invariants.md");
+    let text = std::fs::read_to_string(&own).expect("invariants.md is beside Cargo.toml");
+    println!("cargo:rerun-if-changed={}", own.display());
+    let text = match text.trim() {
+        link if link.len() < 200 && link.starts_with("../") => {
+            let root = crate_dir.join(link);
+            println!("cargo:rerun-if-changed={}", root.display());
+            std::fs::read_to_string(&root).expect("the root's invariants.md the link names")
+        }
+        _ => text,
+    };
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     std::fs::write(out.join("invariants.md"), text).expect("OUT_DIR is writable");
 }

@@ -17,6 +17,7 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { executableMismatch } from "../executable.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..", "..");
@@ -92,42 +93,9 @@ function checkedManifest(cargo) {
 
 /** Fails unless the file starts like an executable of the platform's format and CPU. */
 function checkBinary(file, target) {
-  const handle = fs.openSync(file, "r");
-  const head = Buffer.alloc(65536);
-  const length = fs.readSync(handle, head, 0, head.length, 0);
-  fs.closeSync(handle);
-  const bytes = head.subarray(0, length);
-  const what = `${file} is not a ${target.os}-${target.cpu} executable`;
-  if (target.os === "linux") {
-    if (length < 20 || bytes.readUInt32BE(0) !== 0x7f454c46 || bytes[4] !== 2 || bytes[5] !== 1) {
-      fail(`${what} (not a 64-bit little-endian ELF file)`);
-    }
-    const machine = bytes.readUInt16LE(18);
-    const expected = { x64: 0x3e, arm64: 0xb7 }[target.cpu];
-    if (machine !== expected) {
-      fail(`${what} (its ELF machine is 0x${machine.toString(16)})`);
-    }
-  } else if (target.os === "darwin") {
-    if (length >= 4 && bytes.readUInt32BE(0) === 0xcafebabe) {
-      return; // a universal binary
-    }
-    if (length < 8 || bytes.readUInt32LE(0) !== 0xfeedfacf) {
-      fail(`${what} (not a 64-bit Mach-O file)`);
-    }
-    const cpu = bytes.readUInt32LE(4);
-    const expected = { x64: 0x01000007, arm64: 0x0100000c }[target.cpu];
-    if (cpu !== expected) {
-      fail(`${what} (its Mach-O CPU type is 0x${cpu.toString(16)})`);
-    }
-  } else if (target.os === "win32") {
-    const pe = length >= 64 && bytes.toString("latin1", 0, 2) === "MZ" ? bytes.readUInt32LE(0x3c) : -1;
-    if (pe < 0 || pe + 6 > length || bytes.toString("latin1", pe, pe + 4) !== "PE\0\0") {
-      fail(`${what} (not a PE file)`);
-    }
-    const machine = bytes.readUInt16LE(pe + 4);
-    if (machine !== { x64: 0x8664 }[target.cpu]) {
-      fail(`${what} (its PE machine is 0x${machine.toString(16)})`);
-    }
+  const mismatch = executableMismatch(file, target.os, target.cpu);
+  if (mismatch) {
+    fail(mismatch);
   }
 }
 

@@ -37,9 +37,11 @@ done
 for file in Cargo.toml README.md LICENSE-MIT LICENSE-APACHE invariants.md build.rs src/lib.rs; do
   contains "$work/core" "report-core-$version/$file" "report-core's package"
 done
-# The embedded contract is the real text, not a link's.
-tar xzOf "$target/package/report-core-$version.crate" "report-core-$version/invariants.md" | cmp -s - invariants.md ||
-  fail "report-core's invariants.md differs from the repository's"
+# The core's files that link to the root's are the real text, not a link's.
+for file in invariants.md LICENSE-MIT LICENSE-APACHE; do
+  tar xzOf "$target/package/report-core-$version.crate" "report-core-$version/$file" | cmp -s - "$file" ||
+    fail "report-core's $file differs from the repository's"
+done
 if grep -E '/(tests|benches|editors|fuzz|packaging|\.ci|\.github)/|/tests\.rs$|\.expected$' "$work/lsp" "$work/core"; then
   fail "a package holds tests, fixtures, editors or packaging (above)"
 fi

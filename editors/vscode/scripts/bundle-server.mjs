@@ -4,19 +4,24 @@
 // (`report-lsp schema`) to schema/report.schema.json, which the extension
 // gives VS Code's JSON server while report-lsp is not running.
 // Run by `vscode:prepublish`. The binary comes from REPORT_LSP_SERVER, else from
-// the workspace's release build (CARGO_TARGET_DIR honoured). For the
-// universal package (REPORT_LSP_VSCE_TARGET=universal, set by package.mjs)
-// nothing is bundled: the binary only prints the schema, so it must run here.
+// the workspace's release build (CARGO_TARGET_DIR honoured), and must be one
+// of the target's platform; the schema is printed by running it, so the
+// target's platform is this one's (the release workflow packages each on
+// its own runner). For the universal package (REPORT_LSP_VSCE_TARGET=universal,
+// set by package.mjs) nothing is bundled: the binary only prints the schema.
 import { execFileSync } from "node:child_process";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
+import { executableMismatch } from "../../../packaging/executable.mjs";
+
 const here = dirname(fileURLToPath(import.meta.url));
 const extension = resolve(here, "..");
 const repository = resolve(extension, "../..");
 const target = process.env.CARGO_TARGET_DIR ? resolve(repository, process.env.CARGO_TARGET_DIR) : join(repository, "target");
-const source = process.env.REPORT_LSP_SERVER || join(target, "release", "report-lsp");
+const exe = process.platform === "win32" ? ".exe" : "";
+const source = process.env.REPORT_LSP_SERVER || join(target, "release", `report-lsp${exe}`);
 const vsceTarget = process.env.REPORT_LSP_VSCE_TARGET || `${process.platform}-${process.arch}`;
 
 if (!existsSync(source)) {
@@ -31,6 +36,13 @@ let runnable = source;
 if (vsceTarget === "universal") {
   console.log("bundle-server: universal package, no server bundled (report-lsp is found on PATH)");
 } else {
+  // alpine-x64 is Linux on x64 (musl, which the file's header cannot tell).
+  const [os, cpu] = vsceTarget.replace(/^alpine-/, "linux-").split("-");
+  const mismatch = executableMismatch(source, os, cpu);
+  if (mismatch) {
+    console.error(`bundle-server: ${mismatch}; set REPORT_LSP_SERVER to the ${vsceTarget} build.`);
+    process.exit(1);
+  }
   mkdirSync(join(extension, "server"), { recursive: true });
   const name = vsceTarget.startsWith("win32-") ? "report-lsp.exe" : "report-lsp";
   const destination = join(extension, "server", name);
