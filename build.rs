@@ -5,9 +5,17 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// What cargo tells the script when it runs it. Read then, not with `env!`
+/// when the script is compiled: a package unpacked elsewhere (cargo install
+/// of the published crate) can share the compiled script's hash with this
+/// checkout's, and must not see this checkout's paths.
+fn cargo_env(name: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| panic!("cargo sets {name} for build scripts"))
+}
+
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
-    let version = env!("CARGO_PKG_VERSION");
+    let version = cargo_env("CARGO_PKG_VERSION");
     let described = match packaged_commit().or_else(git_commit) {
         Some(commit) => format!("{version} ({commit})"),
         None => version.to_string(),
@@ -21,7 +29,7 @@ fn main() {
 /// first, since a package unpacked inside some other checkout would
 /// otherwise name that one's HEAD), shortened as git shortens it.
 fn packaged_commit() -> Option<String> {
-    let info = Path::new(env!("CARGO_MANIFEST_DIR")).join(".cargo_vcs_info.json");
+    let info = Path::new(&cargo_env("CARGO_MANIFEST_DIR")).join(".cargo_vcs_info.json");
     // Only a package has one (a path that never exists would rerun this each build).
     let text = std::fs::read_to_string(&info).ok()?;
     println!("cargo:rerun-if-changed={}", info.display());
@@ -61,7 +69,7 @@ fn git_commit() -> Option<String> {
 /// with diagnostics (the invalid ones in name order, then the small valid
 /// examples, whose hints are diagnostics too), and `VALID`, the valid report.
 fn embed_golden_examples() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let root = PathBuf::from(cargo_env("CARGO_MANIFEST_DIR"));
     let golden = root.join("examples/golden");
     println!("cargo:rerun-if-changed={}", golden.display());
     println!(

@@ -7,7 +7,11 @@
 use std::path::PathBuf;
 
 fn main() {
-    let crate_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    // Read when the script runs (not `env!`): a copy of the package elsewhere
+    // may share the compiled script.
+    let crate_dir = PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+    );
     let own = crate_dir.join("invariants.md");
     let text = std::fs::read_to_string(&own).expect("invariants.md is beside Cargo.toml");
     println!("cargo:rerun-if-changed={}", own.display());

@@ -9,12 +9,15 @@
 #
 #   bash packaging/test/crate.sh [CARGO ARGS...]   (e.g. --allow-dirty while developing)
 #
-# CARGO_TARGET_DIR is honoured, and shared: the install builds only the two
-# crates, reusing the release build's dependencies.
+# Everything builds in a target folder of its own, below CARGO_TARGET_DIR
+# (kept between runs where that is, as in .ci/run's cache): the packages'
+# report-lsp is another package than the workspace's, whose binaries it
+# would otherwise overwrite (and a build found fresh would then hand out
+# the other one's).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
-target="$(mkdir -p "${CARGO_TARGET_DIR:-target}" && cd "${CARGO_TARGET_DIR:-target}" && pwd)"
+target="$(mkdir -p "${CARGO_TARGET_DIR:-target}/packaging" && cd "${CARGO_TARGET_DIR:-target}/packaging" && pwd)"
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/report-lsp-crate-test.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
@@ -24,7 +27,7 @@ source packaging/test/lib.sh
 version="$(workspace_version)"
 
 say "cargo package --locked --workspace $*"
-cargo package --locked --workspace "$@" 2>&1 | grep -v '^warning: ignoring \(test\|benchmark\)' || fail "cargo package"
+cargo package --locked --workspace --target-dir "$target" "$@" 2>&1 | grep -v '^warning: ignoring \(test\|benchmark\)' || fail "cargo package"
 pass "every package builds on its own"
 
 say "what the packages hold"
@@ -48,7 +51,7 @@ fi
 pass "the packages hold the sources, the licences and the README, and no tests or fixtures"
 
 say "cargo publish --dry-run --locked -p report-core -p report-lsp $*"
-cargo publish --dry-run --locked -p report-core -p report-lsp "$@" >"$work/publish" 2>&1 || {
+cargo publish --dry-run --locked -p report-core -p report-lsp --target-dir "$target" "$@" >"$work/publish" 2>&1 || {
   cat "$work/publish"
   fail "cargo publish --dry-run"
 }
@@ -58,10 +61,14 @@ if [ "$(grep -c . "$work/order")" != 2 ] || ! head -n 1 "$work/order" | grep -q 
 fi
 pass "the dry run publishes report-core, then report-lsp"
 
-say "cargo install --offline --path $target/package/report-lsp-$version"
-CARGO_TARGET_DIR="$target" cargo install --locked --offline --root "$work/root" \
-  --path "$target/package/report-lsp-$version" \
-  --config "patch.crates-io.report-core.path=\"$target/package/report-core-$version\"" 2>&1 |
+say "cargo install --offline from the packages, unpacked outside any workspace"
+# As a user gets them: the .crate files unpacked in a folder of their own.
+mkdir "$work/crates"
+tar xzf "$target/package/report-lsp-$version.crate" -C "$work/crates"
+tar xzf "$target/package/report-core-$version.crate" -C "$work/crates"
+cargo install --locked --offline --root "$work/root" --target-dir "$target" \
+  --path "$work/crates/report-lsp-$version" \
+  --config "patch.crates-io.report-core.path=\"$work/crates/report-core-$version\"" 2>&1 |
   grep -v '^ *Compiling' || fail "cargo install"
 pass "installed from the package"
 checks_the_goldens "the installed report-lsp" "$work/root/bin/report-lsp"

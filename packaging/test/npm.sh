@@ -77,7 +77,7 @@ pass "both tarballs hold what they should"
 say "pack.mjs refuses a version that is not Cargo.toml's"
 # On a copy of the packaging folder beside a Cargo.toml of another version.
 mkdir -p "$work/repo/packaging"
-cp -r packaging/npm "$work/repo/packaging/"
+cp -r packaging/npm packaging/executable.mjs "$work/repo/packaging/"
 cp LICENSE-MIT LICENSE-APACHE "$work/repo/" 2>/dev/null || true
 sed 's/^version = ".*"/version = "9.9.9"/' Cargo.toml >"$work/repo/Cargo.toml"
 expect 1 "pack.mjs with a mismatched version" node "$work/repo/packaging/npm/pack.mjs" main --out "$work/unused"

@@ -3,7 +3,8 @@
 # "bin"; maturin checks the binary against the manylinux policy and tags the
 # wheel with the oldest glibc it runs on), checks that it carries the README
 # and the licences, installs it into a fresh venv with no index, and runs
-# the venv's report-lsp on the golden examples.
+# the venv's report-lsp on the golden examples; then the same from the
+# source distribution, which pip builds where no wheel fits the platform.
 #
 #   bash packaging/test/wheel.sh [CACHE]   (maturin's venv is kept in CACHE;
 #                                           default ~/.cache/report-lsp-ci)
@@ -11,6 +12,9 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
 cache="${1:-${XDG_CACHE_HOME:-$HOME/.cache}/report-lsp-ci}"
+# Absolute: the sdist's build runs in a folder of pip's.
+CARGO_TARGET_DIR="$(mkdir -p "${CARGO_TARGET_DIR:-target}" && cd "${CARGO_TARGET_DIR:-target}" && pwd)"
+export CARGO_TARGET_DIR
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/report-lsp-wheel-test.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
@@ -73,5 +77,32 @@ python3 -m venv "$work/venv"
 [ -x "$work/venv/bin/report-lsp" ] || fail "no report-lsp in the venv's bin/"
 pass "installed: the venv's bin/ holds report-lsp"
 checks_the_goldens "the venv's report-lsp" "$work/venv/bin/report-lsp"
+
+say "maturin sdist, a wheel built from it by pip (as where no wheel fits), installed"
+"$maturin" sdist --out "$work/sdist" 2>&1 | tail -n 1
+sdists=("$work/sdist"/*.tar.gz)
+[ "${#sdists[@]}" = 1 ] || fail "maturin wrote ${#sdists[@]} source distributions"
+tar tzf "${sdists[0]}" >"$work/sdist-files"
+for file in pyproject.toml Cargo.toml Cargo.lock README.md LICENSE-MIT LICENSE-APACHE crates/report-core/invariants.md \
+  examples/golden/valid.report.json; do
+  contains "$work/sdist-files" "report_lsp-$version/$file" "the sdist's files"
+done
+# maturin's venv is the build backend (which runs its maturin from PATH).
+# A target folder of its own: the sdist's report-lsp is another package than
+# the workspace's, whose binary it would otherwise overwrite.
+CARGO_TARGET_DIR="$CARGO_TARGET_DIR/build-from-sdist" PATH="$(dirname "$maturin"):$PATH" \
+  "$(dirname "$maturin")/pip" wheel --disable-pip-version-check --no-input --no-deps --no-build-isolation --no-index \
+  -w "$work/from-sdist" "${sdists[0]}" >"$work/pip" 2>&1 || {
+  tail -n 40 "$work/pip"
+  fail "pip wheel from the sdist"
+}
+python3 -m venv "$work/venv-sdist"
+"$work/venv-sdist/bin/pip" install --disable-pip-version-check --no-input --no-index "$work/from-sdist"/*.whl >"$work/pip" 2>&1 || {
+  cat "$work/pip"
+  fail "pip install of the wheel built from the sdist"
+}
+pass "the sdist builds and installs"
+# Built outside any checkout, it has no commit to name.
+without_commit=1 checks_the_goldens "the sdist's report-lsp" "$work/venv-sdist/bin/report-lsp"
 
 echo "$suite: $passed passed, 0 failed"

@@ -5,6 +5,7 @@
 //
 //   npm run package -- [TARGET]      TARGET: one of TARGETS, or universal;
 //                                    the host's platform when left out
+//   npm run package:TARGET           the same, one script per target
 //
 // The server comes from REPORT_LSP_SERVER, else the workspace's release
 // build (bundle-server.mjs, which vsce runs as vscode:prepublish, reads
