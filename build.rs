@@ -45,9 +45,26 @@ fn packaged_commit() -> Option<String> {
 /// `git rev-parse --short HEAD`, or None without git or outside a checkout.
 /// Reruns when HEAD moves: HEAD itself (a branch switch) and the branch's
 /// ref (a commit), wherever this checkout (perhaps a worktree) keeps them.
+///
+/// This runs at build time, on report-lsp's own sources, never at run time:
+/// the binary reads a project's git data in-process and starts nothing. Only
+/// a repository whose top is this package's folder is asked (the ceiling):
+/// a package or sdist unpacked inside someone else's repository gets no
+/// commit rather than asking theirs. And `rev-parse` only reads refs: it
+/// runs no hook, filter or other program a repository's config names.
 fn git_commit() -> Option<String> {
+    let manifest_dir = PathBuf::from(cargo_env("CARGO_MANIFEST_DIR"));
+    let ceiling = manifest_dir
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
     let git = |args: &[&str]| -> Option<String> {
-        let output = Command::new("git").args(args).output().ok()?;
+        let output = Command::new("git")
+            .args(args)
+            .current_dir(&manifest_dir)
+            .env("GIT_CEILING_DIRECTORIES", &ceiling)
+            .output()
+            .ok()?;
         let text = String::from_utf8(output.stdout).ok()?;
         (output.status.success() && !text.trim().is_empty()).then(|| text.trim().to_string())
     };

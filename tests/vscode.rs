@@ -60,6 +60,42 @@ fn problems_of(text: &str) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// Runs `editors/vscode/test-e2e/SCRIPT` with `envs` (and its screenshots
+/// folder, `target/tmp/SHOTS`, kept as evidence), and asserts it passed and
+/// took each of `screenshots`.
+fn run_e2e(script: &str, shots: &str, envs: &[(&str, std::ffi::OsString)], screenshots: &[&str]) {
+    let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(shots);
+    let _ = std::fs::remove_dir_all(&shots);
+    std::fs::create_dir_all(&shots).unwrap();
+    let mut child = Command::new("node")
+        .arg(
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("editors/vscode/test-e2e")
+                .join(script),
+        )
+        .envs(envs.iter().map(|(k, v)| (k, v)))
+        .env("REPORT_LSP_SCREENSHOTS", &shots)
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    // The script ends its own code-server; this only bounds a hang.
+    let status = common::wait_bounded(&mut child, Duration::from_secs(300), "the VS Code test");
+    assert!(
+        status.success(),
+        "the VS Code test {script} failed: {status}"
+    );
+    for shot in screenshots {
+        let path = shots.join(shot);
+        assert!(path.is_file(), "no screenshot {}", path.display());
+        println!("screenshot: {}", path.display());
+    }
+}
+
+/// `value` as an environment variable's value.
+fn os(value: impl AsRef<std::ffi::OsStr>) -> std::ffi::OsString {
+    value.as_ref().to_os_string()
+}
+
 #[test]
 fn packaged_extension_in_code_server_lists_problems_fixes_and_hovers() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -113,45 +149,30 @@ fn packaged_extension_in_code_server_lists_problems_fixes_and_hovers() {
     let target_file = unopened_dir.path().join("target.md");
     std::fs::write(&target_file, target_text).unwrap();
 
-    // The screenshots stay under the target folder as evidence.
-    let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("vscode-e2e");
-    let _ = std::fs::remove_dir_all(&shots);
-    std::fs::create_dir_all(&shots).unwrap();
-    let mut child = Command::new("node")
-        .arg(vscode.join("test-e2e/e2e.js"))
-        .env("REPORT_LSP_CODE_SERVER", code_server)
-        .env("REPORT_LSP_VSIX", &vsix)
-        .env("REPORT_LSP_REPORT", &report)
-        .env(
-            "REPORT_LSP_EXPECTED",
-            serde_json::to_string(&expected).unwrap(),
-        )
-        .env("REPORT_LSP_SCREENSHOTS", &shots)
-        .env("REPORT_LSP_UNOPENED", &unopened)
-        .env("REPORT_LSP_TARGET_REPORT", &target_report)
-        .env("REPORT_LSP_TARGET_FILE", &target_file)
-        .env(
-            "REPORT_LSP_UNOPENED_EXPECTED",
-            serde_json::to_string(&unopened_expected).unwrap(),
-        )
-        .stdin(Stdio::null())
-        .spawn()
-        .unwrap();
-    // The script ends its own code-server; this only bounds a hang.
-    let status = common::wait_bounded(&mut child, Duration::from_secs(300), "the VS Code test");
-    assert!(status.success(), "the VS Code test failed: {status}");
-    for shot in [
-        "vscode-missing-server.png",
-        "vscode-hover-and-problems.png",
-        "vscode-after-quick-fix.png",
-        "vscode-target-document.png",
-        "vscode-clean-preview.png",
-        "vscode-server-gone.png",
-    ] {
-        let path = shots.join(shot);
-        assert!(path.is_file(), "no screenshot {}", path.display());
-        println!("screenshot: {}", path.display());
-    }
+    let expected = serde_json::to_string(&expected).unwrap();
+    let unopened_expected = serde_json::to_string(&unopened_expected).unwrap();
+    run_e2e(
+        "e2e.js",
+        "vscode-e2e",
+        &[
+            ("REPORT_LSP_CODE_SERVER", os(code_server)),
+            ("REPORT_LSP_VSIX", os(&vsix)),
+            ("REPORT_LSP_REPORT", os(&report)),
+            ("REPORT_LSP_EXPECTED", os(expected)),
+            ("REPORT_LSP_UNOPENED", os(&unopened)),
+            ("REPORT_LSP_TARGET_REPORT", os(&target_report)),
+            ("REPORT_LSP_TARGET_FILE", os(&target_file)),
+            ("REPORT_LSP_UNOPENED_EXPECTED", os(unopened_expected)),
+        ],
+        &[
+            "vscode-missing-server.png",
+            "vscode-hover-and-problems.png",
+            "vscode-after-quick-fix.png",
+            "vscode-target-document.png",
+            "vscode-clean-preview.png",
+            "vscode-server-gone.png",
+        ],
+    );
 }
 
 /// The universal package (no server inside) in code-server: with no
@@ -169,34 +190,22 @@ fn universal_extension_runs_report_lsp_from_path_or_says_how_to_install_it() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let report = common::golden_dir().join("invalid.report.json");
     let expected = problems_of(&std::fs::read_to_string(&report).unwrap());
-    let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("vscode-universal-e2e");
-    let _ = std::fs::remove_dir_all(&shots);
-    std::fs::create_dir_all(&shots).unwrap();
-    let mut child = Command::new("node")
-        .arg(vscode.join("test-e2e/universal.js"))
-        .env("REPORT_LSP_CODE_SERVER", code_server)
-        .env("REPORT_LSP_UNIVERSAL_VSIX", &vsix)
-        .env("REPORT_LSP_SERVER", env!("CARGO_BIN_EXE_report-lsp"))
-        .env("REPORT_LSP_REPORT", &report)
-        .env(
-            "REPORT_LSP_EXPECTED",
-            serde_json::to_string(&expected).unwrap(),
-        )
-        .env("REPORT_LSP_SCREENSHOTS", &shots)
-        .stdin(Stdio::null())
-        .spawn()
-        .unwrap();
-    let status = common::wait_bounded(&mut child, Duration::from_secs(300), "the VS Code test");
-    assert!(
-        status.success(),
-        "the universal VS Code test failed: {status}"
+    run_e2e(
+        "universal.js",
+        "vscode-universal-e2e",
+        &[
+            ("REPORT_LSP_CODE_SERVER", os(code_server)),
+            ("REPORT_LSP_UNIVERSAL_VSIX", os(&vsix)),
+            ("REPORT_LSP_SERVER", os(env!("CARGO_BIN_EXE_report-lsp"))),
+            ("REPORT_LSP_REPORT", os(&report)),
+            (
+                "REPORT_LSP_EXPECTED",
+                os(serde_json::to_string(&expected).unwrap()),
+            ),
+        ],
+        &[
+            "vscode-universal-no-server.png",
+            "vscode-universal-from-path.png",
+        ],
     );
-    for shot in [
-        "vscode-universal-no-server.png",
-        "vscode-universal-from-path.png",
-    ] {
-        let path = shots.join(shot);
-        assert!(path.is_file(), "no screenshot {}", path.display());
-        println!("screenshot: {}", path.display());
-    }
 }

@@ -5,6 +5,11 @@
 // inheriting standard input, output and error, so it serves as the
 // language server over stdio as well as the CLI. REPORT_LSP_BINARY, a path,
 // runs that binary instead.
+//
+// The one program it starts is that binary: its own platform package's, or
+// the one the user's environment names. Nothing a project, its git config or
+// a report names is run (the binary itself starts nothing either), and no
+// shell is involved: the arguments go through as they are.
 "use strict";
 
 const { spawn } = require("node:child_process");
