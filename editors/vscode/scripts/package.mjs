@@ -16,11 +16,9 @@ import { fileURLToPath } from "node:url";
 import { dirname, resolve } from "node:path";
 
 /** Every platform VS Code's marketplaces take a package for, that we build. */
-export const TARGETS = ["linux-x64", "linux-arm64", "alpine-x64", "darwin-x64", "darwin-arm64", "win32-x64"];
+const TARGETS = ["linux-x64", "linux-arm64", "alpine-x64", "darwin-x64", "darwin-arm64", "win32-x64"];
 
-const hostTarget = () => `${platform}-${arch}`;
-
-const target = process.argv[2] ?? hostTarget();
+const target = process.argv[2] ?? `${platform}-${arch}`;
 if (target !== "universal" && !TARGETS.includes(target)) {
   console.error(`package: unknown target ${target}; one of ${TARGETS.join(", ")}, or universal`);
   process.exit(2);
