@@ -1207,15 +1207,23 @@ fn set_trace_sends_the_log_at_the_log_level_and_off_stops_it() {
     editor.diagnostics(&uri("a"));
     assert_eq!(log_traces(&mut editor), Vec::<Value>::new());
 
-    set_log_level(&mut editor, "debug");
+    // Each new level checks the open documents again, on the analysis
+    // threads: waiting for those checks to be traced (or, below, making
+    // them untraceable) keeps a late one out of the next phase.
     editor.notify("$/setTrace", json!({"value": "verbose"}));
+    set_log_level(&mut editor, "debug");
+    let traced = |event: &'static str, name: &'static str| {
+        move |m: &Value| {
+            m["method"] == "$/logTrace"
+                && m["params"]["message"]
+                    .as_str()
+                    .is_some_and(|t| t.starts_with(event) && t.contains(&format!("/{name}.report")))
+        }
+    };
+    editor.next_matching(traced("analysed and published", "a"));
     editor.open(&uri("b"), &text, 1);
-    let trace = editor.next_matching(|m| {
-        m["method"] == "$/logTrace"
-            && m["params"]["message"].as_str().is_some_and(|t| {
-                t.contains("analysed and published") && t.contains("b.report.json")
-            })
-    });
+    let trace = editor.next_matching(traced("analysed and published", "b"));
+    editor.next_matching(traced("workspace pass", "b"));
     let message = trace["params"]["message"].as_str().unwrap();
     assert!(message.contains("analysis_ms="), "{message}");
     let verbose = trace["params"]["verbose"].as_str().unwrap();
@@ -1230,8 +1238,8 @@ fn set_trace_sends_the_log_at_the_log_level_and_off_stops_it() {
     editor.open(&uri("c"), &text, 1);
     editor.diagnostics(&uri("c"));
     assert_eq!(log_traces(&mut editor), Vec::<Value>::new());
-    set_log_level(&mut editor, "debug");
     editor.notify("$/setTrace", json!({"value": "off"}));
+    set_log_level(&mut editor, "debug");
     log_traces(&mut editor);
     editor.open(&uri("d"), &text, 1);
     editor.diagnostics(&uri("d"));
