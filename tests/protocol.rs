@@ -412,8 +412,14 @@ fn a_big_documents_analysis_does_not_delay_a_small_ones_diagnostics() {
     let seen = publications_until(&mut editor, &[(BIG, 1), (SMALL, 2)], long);
     let at = |uri: &str, version: i64| seen.iter().position(|(u, v, _)| u == uri && *v == version);
     assert!(at(SMALL, 2) < at(BIG, 1), "{:?}", order(&seen));
-    // Again with a keystroke outside the big one's entries (a full analysis of it).
-    editor.change(BIG, 2, typed.clone());
+    // Again with the big one's text replaced by another (a full analysis of
+    // it: a keystroke anywhere in it is analysed in milliseconds now).
+    let other = report_core::generate::generate_report(report_core::generate::GenerateOptions {
+        entries: 30_000,
+        seed: 6,
+        violation_every: 7,
+    });
+    editor.change(BIG, 2, json!([{"text": other}]));
     editor.change(SMALL, 3, typed);
     let seen = publications_until(&mut editor, &[(BIG, 2), (SMALL, 3)], long);
     let at = |uri: &str, version: i64| seen.iter().position(|(u, v, _)| u == uri && *v == version);
