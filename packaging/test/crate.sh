@@ -79,5 +79,6 @@ cargo install --locked --offline --root "$work/root" --target-dir "$target" \
   grep -v '^ *Compiling' || fail "cargo install"
 pass "installed from the package"
 checks_the_goldens "the installed report-lsp" "$work/root/bin/report-lsp"
+checks_stripped "the installed report-lsp" "$work/root/bin/report-lsp"
 
 echo "$suite: $passed passed, 0 failed"

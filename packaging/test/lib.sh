@@ -38,6 +38,14 @@ contains() { # FILE TEXT DESCRIPTION
 workspace_version() {
   sed -n '/^\[workspace.package\]/,/^\[/s/^version *= *"\(.*\)"/\1/p' Cargo.toml
 }
+# What ships has no symbol table: the release profile (and maturin) strip it.
+# checks_stripped NAME BINARY
+checks_stripped() {
+  local name=$1 binary=$2
+  ! readelf -S "$binary" | grep -q ' \.symtab' || fail "$name keeps its symbol table"
+  pass "$name is stripped"
+}
+
 # Checks an installed report-lsp: --version names VERSION and HEAD's commit (or,
 # with without_commit=1, VERSION alone: a build with neither git nor a
 # package's record of one), the valid golden report passes and the invalid

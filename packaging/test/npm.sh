@@ -94,6 +94,7 @@ cd "$work/project"
 npm init -y >/dev/null
 npm install --offline --no-audit --no-fund "$main_tgz" "$platform_tgz"
 [ -x node_modules/@report-lsp/cli-linux-x64/report-lsp ] || fail "the platform package's binary is not installed executable"
+checks_stripped "the platform package's binary" node_modules/@report-lsp/cli-linux-x64/report-lsp
 for other in linux-arm64 linux-x64-musl darwin-x64 darwin-arm64 win32-x64; do
   [ ! -e "node_modules/@report-lsp/cli-$other" ] || fail "npm installed @report-lsp/cli-$other"
 done

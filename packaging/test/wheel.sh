@@ -86,6 +86,7 @@ python3 -m venv "$work/venv"
 [ -x "$work/venv/bin/report-lsp" ] || fail "no report-lsp in the venv's bin/"
 pass "installed: the venv's bin/ holds report-lsp"
 checks_the_goldens "the venv's report-lsp" "$work/venv/bin/report-lsp"
+checks_stripped "the venv's report-lsp" "$work/venv/bin/report-lsp"
 
 say "maturin sdist, a wheel built from it by pip (as where no wheel fits), installed"
 "$maturin" sdist --out "$work/sdist" 2>&1 | tail -n 1
