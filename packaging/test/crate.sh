@@ -26,12 +26,8 @@ suite=crates
 source packaging/test/lib.sh
 version="$(workspace_version)"
 
-# A .crate's files all carry one fixed date, older than any build: cargo
-# would take this folder's builds of an earlier package for fresh. Our two
-# crates are built anew each run (their dependencies stay).
-for profile in dev release; do
-  cargo clean --quiet --profile "$profile" --target-dir "$target" -p report-lsp -p report-core
-done
+# cargo package's check builds in dev, the install in release.
+fresh_crates "$target" dev release
 
 say "cargo package --locked --workspace $*"
 cargo package --locked --workspace --target-dir "$target" "$@" 2>&1 | grep -v '^warning: ignoring \(test\|benchmark\)' || fail "cargo package"

@@ -38,6 +38,17 @@ contains() { # FILE TEXT DESCRIPTION
 workspace_version() {
   sed -n '/^\[workspace.package\]/,/^\[/s/^version *= *"\(.*\)"/\1/p' Cargo.toml
 }
+# Packaged sources (a .crate's or an sdist's files) all carry one fixed date,
+# older than any build: cargo would take a target folder's builds of an
+# earlier package for fresh. So our two crates are built anew each run in
+# TARGET_DIR (their dependencies stay). fresh_crates TARGET_DIR PROFILE...
+fresh_crates() {
+  local target_dir=$1 profile
+  shift
+  for profile in "$@"; do
+    cargo clean --quiet --profile "$profile" --target-dir "$target_dir" -p report-lsp -p report-core
+  done
+}
 # What ships has no symbol table: the release profile (and maturin) strip it.
 # checks_stripped NAME BINARY
 checks_stripped() {

@@ -100,10 +100,7 @@ done
 # maturin's venv is the build backend (which runs its maturin from PATH).
 # A target folder of its own: the sdist's report-lsp is another package than
 # the workspace's, whose binary it would otherwise overwrite.
-# An sdist's files all carry one fixed date, older than any build: cargo
-# would take the builds of an earlier sdist for fresh, so our two crates are
-# built anew each run (their dependencies stay).
-cargo clean --quiet --release --target-dir "$CARGO_TARGET_DIR/build-from-sdist" -p report-lsp -p report-core
+fresh_crates "$CARGO_TARGET_DIR/build-from-sdist" release
 CARGO_TARGET_DIR="$CARGO_TARGET_DIR/build-from-sdist" PATH="$(dirname "$maturin"):$PATH" \
   "$(dirname "$maturin")/pip" wheel --disable-pip-version-check --no-input --no-deps --no-build-isolation --no-index \
   -w "$work/from-sdist" "${sdists[0]}" >"$work/pip" 2>&1 || {
