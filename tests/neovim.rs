@@ -23,7 +23,7 @@ fn debian_neovim() -> Option<PathBuf> {
         .stdout(Stdio::null())
         .status()
         .is_ok_and(|s| s.success());
-    common::editor_found(found, "nvim (Debian's neovim)").then(|| PathBuf::from("nvim"))
+    common::present(found, "nvim (Debian's neovim)").then(|| PathBuf::from("nvim"))
 }
 
 /// Neovim 0.11, from the wheel `.ci/run` installs into a venv.
@@ -31,7 +31,7 @@ fn neovim_0_11() -> Option<PathBuf> {
     let found = std::env::var_os("REPORT_LSP_NVIM_0_11")
         .map(PathBuf::from)
         .filter(|p| p.is_file());
-    common::editor_found(found.is_some(), "REPORT_LSP_NVIM_0_11 (Neovim 0.11's nvim)")
+    common::present(found.is_some(), "REPORT_LSP_NVIM_0_11 (Neovim 0.11's nvim)")
         .then(|| found.unwrap())
 }
 
@@ -93,7 +93,10 @@ fn run(nvim: &Path, workspace: &Workspace, mode: &str, env: &[(&str, &str)]) -> 
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    common::wait_bounded(&mut child, Duration::from_secs(90), "nvim");
+    let status = common::wait_bounded(&mut child, Duration::from_secs(90), "nvim");
+    // The script quits with 0 once it wrote what it saw: anything else is
+    // the editor failing (a Lisp or Lua error, a crash on the way out).
+    assert!(status.success(), "nvim exited with {status}");
     common::observations(&out, "the Lua test")
 }
 

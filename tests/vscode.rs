@@ -49,7 +49,7 @@ fn code_server_with(vsix: &std::path::Path) -> Option<PathBuf> {
     .filter(|(found, _)| !found)
     .map(|(_, what)| what.to_string())
     .collect();
-    common::editor_found(missing.is_empty(), &missing.join(", ")).then(|| code_server.unwrap())
+    common::present(missing.is_empty(), &missing.join(", ")).then(|| code_server.unwrap())
 }
 
 /// What Problems must list for `text`: the core's diagnostics, 1-based lines, in order.

@@ -42,15 +42,16 @@ pub fn golden_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/golden")
 }
 
-/// Whether a real editor needed by a test is there. A missing one skips the
-/// test locally and fails it when `CI` is set: a green CI run must mean the
-/// editor really ran.
-pub fn editor_found(found: bool, what: &str) -> bool {
+/// Whether what a test needs (a real editor, a terminal, installed data)
+/// is there. Missing, it skips the test locally and fails it when `CI` is
+/// set (`.ci/run` sets it): a green CI run must mean every test really ran.
+/// Every early return of a test for want of something goes through here.
+pub fn present(found: bool, what: &str) -> bool {
     if !found {
         if std::env::var_os("CI").is_some() {
             panic!("{what} is required in CI (.ci/run installs it)");
         }
-        eprintln!("skipping: {what} is not installed");
+        eprintln!("skipping: {what} is not there");
     }
     found
 }
