@@ -285,6 +285,7 @@ fn actions_at(editor: &mut Editor, uri: &str, position: &Value, only: &str) -> V
                 "context": {"diagnostics": [], "only": [only]},
             }),
         );
+        assert!(reply.get("error").is_none(), "{reply}");
         let actions = reply["result"].as_array().cloned().unwrap_or_default();
         if !actions.is_empty() {
             return actions;

@@ -58,6 +58,8 @@ struct Answers {
     diagnostics: Vec<Value>,
     hover: Value,
     completion: Value,
+    /// In a `safety_tier` value: the derived tier, preselected where the client reads it.
+    tier_completion: Value,
     /// At the start of `entries`: a whole new entry, a snippet.
     new_entry: Value,
     symbols: Value,
@@ -83,6 +85,10 @@ fn session(capabilities: Value) -> Answers {
         "textDocument/completion",
         json!({"textDocument": doc, "position": position_of(&text, "\"op_type\": \"", 12)}),
     );
+    let tier_completion = editor.request(
+        "textDocument/completion",
+        json!({"textDocument": doc, "position": position_of(&text, "\"safety_tier\": \"", 16)}),
+    );
     let new_entry = editor.request(
         "textDocument/completion",
         json!({"textDocument": doc, "position": position_of(&text, "\"entries\": [", 12)}),
@@ -104,6 +110,7 @@ fn session(capabilities: Value) -> Answers {
         diagnostics,
         hover: hover["result"].clone(),
         completion: completion["result"].clone(),
+        tier_completion: tier_completion["result"].clone(),
         new_entry: new_entry["result"].clone(),
         symbols: symbols["result"].clone(),
         actions: actions["result"].clone(),
@@ -246,9 +253,21 @@ fn a_bare_client_gets_only_what_the_first_protocol_had() {
         capable.completion
     );
     for item in items {
-        assert!(item.get("preselect").is_none(), "{item}");
         assert!(!item["documentation"].is_object(), "{item}");
     }
+    // The derived tier is preselected for a client that reads it, and only there.
+    assert_eq!(
+        capable.tier_completion[0]["preselect"], true,
+        "{}",
+        capable.tier_completion
+    );
+    let tier_items = bare.tier_completion.as_array().unwrap();
+    assert!(!tier_items.is_empty());
+    assert!(
+        tier_items.iter().all(|i| i.get("preselect").is_none()),
+        "{}",
+        bare.tier_completion
+    );
     // The new entry, a snippet to a capable client, is plain text here.
     assert_eq!(
         capable.new_entry[0]["insertTextFormat"], 2,
@@ -358,8 +377,12 @@ fn each_capability_turned_off_degrades_its_feature_alone() {
         (
             "/textDocument/completion/completionItem/preselectSupport",
             &|a| {
-                let items = a.completion.as_array().unwrap();
-                assert!(items.iter().all(|i| i.get("preselect").is_none()));
+                let items = a.tier_completion.as_array().unwrap();
+                assert!(!items.is_empty());
+                assert!(
+                    items.iter().all(|i| i.get("preselect").is_none()),
+                    "{items:?}"
+                );
             },
         ),
         ("/textDocument/documentSymbol/symbolKind", &|a| {

@@ -306,6 +306,7 @@ fn wait_for_symbols(editor: &mut Editor, query: &str, count: usize) -> Vec<Value
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let reply = editor.request("workspace/symbol", json!({"query": query}));
+        assert!(reply.get("error").is_none(), "{reply}");
         let symbols = reply["result"].as_array().cloned().unwrap_or_default();
         if symbols.len() >= count {
             return symbols;

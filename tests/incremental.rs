@@ -225,14 +225,15 @@ fn a_deletion_that_cuts_the_start_of_a_value_is_rechecked_alone() {
     let mut session = Session::new(report(20, 1, 0));
     let tier = value_range(&session.text, "/entries/3/safety_tier");
     let cut = TextRange::new(tier.start - 2, tier.end - 1);
-    // Checked against a full analysis, whichever path it takes.
-    session.apply(&[(cut, String::new())]);
+    // Each is checked against a full analysis, and must take the per-entry path.
+    assert!(session.apply(&[(cut, String::new())]), "one cut");
     let tier = value_range(&session.text, "/entries/5/safety_tier");
     let cut = TextRange::new(tier.start - 2, tier.end - 1);
     let raw = value_range(&session.text, "/entries/7/token_estimate/raw_tokens");
     // Two in one round: the later entry first, then the earlier one.
     let later = (TextRange::new(raw.start, raw.end), "1".to_string());
-    session.apply(&[later, (cut, String::new())]);
+    assert!(session.apply(&[later, (cut, String::new())]), "two edits");
+    assert_eq!(session.full, 0);
 }
 
 #[test]
@@ -1046,19 +1047,51 @@ proptest! {
         violation_every in prop_oneof![Just(0usize), Just(3), Just(7)],
         rounds in prop::collection::vec(prop::collection::vec(step(), 1..4), 1..25),
     ) {
-        let mut session = Session::new(report(12, seed, violation_every));
-        for round in &rounds {
-            session.restore_if_stuck();
-            // Each edit is worked out on the text left by the previous one.
-            let mut edits = Vec::new();
-            let mut text = session.text.clone();
-            for step in round {
-                let (range, new_text) = edit_of(&text, step);
-                text.replace_range(range.as_range(), &new_text);
-                edits.push((range, new_text));
-            }
-            session.apply(&edits);
+        random_rounds(seed, violation_every, &rounds);
+    }
+}
+
+/// Rounds of steps on a generated report, each round's edits applied
+/// together; each update is checked against a full analysis.
+fn random_rounds(seed: u64, violation_every: usize, rounds: &[Vec<Step>]) {
+    let mut session = Session::new(report(12, seed, violation_every));
+    for round in rounds {
+        session.restore_if_stuck();
+        // Each edit is worked out on the text left by the previous one.
+        let mut edits = Vec::new();
+        let mut text = session.text.clone();
+        for step in round {
+            let (range, new_text) = edit_of(&text, step);
+            text.replace_range(range.as_range(), &new_text);
+            edits.push((range, new_text));
         }
+        session.apply(&edits);
+    }
+}
+
+/// The cases proptest once shrank a failure to, as it printed them (the
+/// comment beside each seed in `incremental.proptest-regressions`): a seed
+/// replays another case once `step` changes, the case itself does not. A
+/// new failure's shrunk case goes here too.
+#[test]
+fn the_saved_failures_pass() {
+    use Step::*;
+    // As proptest printed them, one case a line.
+    #[rustfmt::skip]
+    let saved: Vec<(u64, usize, Vec<Vec<Step>>)> = vec![
+        (0, 0, vec![vec![Value { which: 0.0, value: 0 }], vec![Value { which: 0.6811149783544788, value: 0 }]]),
+        (0, 0, vec![vec![Edge { which: 0.0, end: false, shift: 0, len: 0, piece: 2 }]]),
+        (896, 0, vec![vec![Value { which: 0.7446351885324957, value: 0 }], vec![Splice { at: 0.40185976554162234, len: 0, piece: 5 }], vec![Value { which: 0.5949044904299106, value: 0 }]]),
+        (688, 0, vec![vec![Value { which: 0.0, value: 0 }, Value { which: 0.040575217521440804, value: 16 }], vec![Value { which: 0.0, value: 0 }], vec![Value { which: 0.0, value: 0 }], vec![Value { which: 0.008206758010401242, value: 4 }], vec![Value { which: 0.0, value: 4 }], vec![Value { which: 0.0, value: 0 }], vec![Splice { at: 0.30057011525788685, len: 0, piece: 1 }]]),
+        (967, 0, vec![vec![Edge { which: 0.0, end: false, shift: 0, len: 0, piece: 2 }], vec![Value { which: 0.18831940209582973, value: 0 }]]),
+        (427, 0, vec![vec![Value { which: 0.0, value: 0 }], vec![Splice { at: 0.9030593848473114, len: 2, piece: 0 }]]),
+        (341, 0, vec![vec![Edge { which: 0.5825310880368219, end: false, shift: 0, len: 0, piece: 5 }], vec![Entries { which: 0.0, source: 0.0, count: 1, delete: false }]]),
+        (125, 0, vec![vec![Envelope { kind: 4, which: 0.0, value: 22 }], vec![Value { which: 0.9218843760110352, value: 0 }]]),
+        (7, 0, vec![vec![Entries { which: 0.3498158615486304, source: 0.0, count: 5, delete: true }], vec![Edge { which: 0.30029866010610956, end: true, shift: -1, len: 2, piece: 9 }], vec![Entries { which: 0.0, source: 0.0, count: 1, delete: true }], vec![Entries { which: 0.781717099961793, source: 0.0, count: 1, delete: true }], vec![Edge { which: 0.505427990110141, end: false, shift: 0, len: 1, piece: 9 }], vec![Value { which: 0.0, value: 0 }]]),
+        (671, 0, vec![vec![Value { which: 0.9211412613903166, value: 0 }, Value { which: 0.37293153920836575, value: 0 }]]),
+    ];
+    for (seed, violation_every, rounds) in &saved {
+        random_rounds(*seed, *violation_every, rounds);
     }
 }
 

@@ -63,6 +63,7 @@ fn lenses(editor: &mut Editor, uri: &str, until: impl Fn(&[Value]) -> bool) -> V
             "textDocument/codeLens",
             json!({"textDocument": {"uri": uri}}),
         );
+        assert!(reply.get("error").is_none(), "{reply}");
         last = reply["result"].as_array().cloned().unwrap_or_default();
         if until(&last) {
             return last;

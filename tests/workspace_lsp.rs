@@ -364,6 +364,7 @@ fn links_when_rooted(editor: &mut Editor, uri: &str) -> Vec<Value> {
             "textDocument/documentLink",
             json!({"textDocument": {"uri": uri}}),
         );
+        assert!(reply.get("error").is_none(), "{reply}");
         let links = reply["result"].as_array().cloned().unwrap_or_default();
         if !links.is_empty() {
             return links;
@@ -465,7 +466,13 @@ fn links_and_definitions_open_the_named_files_inside_the_root_only() {
             "textDocument/definition",
             json!({"textDocument": {"uri": uri}, "position": common::lsp_position(&text, at)}),
         );
-        let found = reply["result"].as_array().cloned().unwrap_or_default();
+        // An answer, not an error: no location (null) or only the report's own.
+        assert!(reply.get("error").is_none(), "{needle}: {reply}");
+        let found = match &reply["result"] {
+            Value::Null => Vec::new(),
+            Value::Array(found) => found.clone(),
+            other => panic!("{needle}: a definition answer is a list of locations: {other}"),
+        };
         assert!(found.iter().all(|l| l["uri"] == uri), "{needle}: {reply}");
     }
 
@@ -1065,6 +1072,7 @@ fn since_head_lens(editor: &mut Editor, uri: &str) -> Value {
         "textDocument/codeLens",
         json!({"textDocument": {"uri": uri}}),
     );
+    assert!(reply.get("error").is_none(), "{reply}");
     let lenses = reply["result"].as_array().cloned().unwrap_or_default();
     lenses
         .into_iter()

@@ -346,20 +346,23 @@ impl Editor {
 
     /// A memory figure of the server from /proc (`VmRSS`, `VmHWM`), in KiB.
     pub fn memory_kb(&self, field: &str) -> u64 {
-        let status =
-            std::fs::read_to_string(format!("/proc/{}/status", self.pid())).unwrap_or_default();
+        // A figure that cannot be read fails the test: a 0 would pass every bound.
+        let path = format!("/proc/{}/status", self.pid());
+        let status = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("cannot read {path} for {field}: {e}"));
         status
             .lines()
             .find_map(|l| l.strip_prefix(field).and_then(|v| v.strip_prefix(':')))
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .unwrap_or(0)
+            .unwrap_or_else(|| panic!("no {field} in {path}:\n{status}"))
     }
 
     /// Starts the server's peak RSS (`VmHWM`) again from its current RSS,
     /// so that a phase's own peak can be read (Linux's `clear_refs`).
     #[allow(dead_code)]
     pub fn reset_peak_memory(&self) {
-        let _ = std::fs::write(format!("/proc/{}/clear_refs", self.pid()), "5");
+        let path = format!("/proc/{}/clear_refs", self.pid());
+        std::fs::write(&path, "5").unwrap_or_else(|e| panic!("cannot write {path}: {e}"));
     }
 
     pub fn send(&mut self, message: Value) {
@@ -642,12 +645,23 @@ impl Drop for Editor {
             return;
         }
         let handed = self.conformance.handed.load(Ordering::SeqCst);
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while self.conformance.checked.load(Ordering::SeqCst) < handed
+        // The wait ends when the checker has seen every message read; the
+        // deadline only ends a wait for a checker that is stuck, and what it
+        // did not check then fails the test, as `finish_checking` does.
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let checked = || self.conformance.checked.load(Ordering::SeqCst);
+        while checked() < handed
             && self.checker.as_ref().is_some_and(|c| !c.is_finished())
             && Instant::now() < deadline
         {
             std::thread::sleep(Duration::from_millis(5));
+        }
+        if checked() < handed {
+            self.conformance.violation(format!(
+                "the checker is {} messages behind when the test ends ({} of {handed} checked)",
+                handed - checked(),
+                checked()
+            ));
         }
         self.fail_on_violations();
     }

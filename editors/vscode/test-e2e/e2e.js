@@ -438,13 +438,18 @@ async function main() {
     }
     return page.getByText("Refactor Preview").first().isVisible().catch(() => false);
   });
-  await page.getByText(targetDoc).last().waitFor({ timeout: 10000 }).catch(() => {});
+  // The preview lists the edit: the target document, with the change's annotation.
+  const previewPanel = page.locator(".bulk-edit-panel");
+  await previewPanel.getByText(targetDoc).first().waitFor({ timeout: 30000 });
+  const previewText = await previewPanel.first().innerText();
+  assert.ok(previewText.includes("delete-range"), `the preview names the edit's kind and tier: ${previewText}`);
   const previewShot = path.join(shots, "vscode-clean-preview.png");
   await page.screenshot({ path: previewShot });
-  log(`"${cleanTitle}" opened the Refactor Preview; screenshot ${previewShot}`);
+  log(`"${cleanTitle}" opened the Refactor Preview listing ${targetDoc}; screenshot ${previewShot}`);
   const discard = page.getByRole("button", { name: "Discard" });
   await discard.first().click();
-  await new Promise((r) => setTimeout(r, 1000));
+  // Discarded once the preview has gone; only then is the file compared.
+  await previewPanel.first().waitFor({ state: "hidden", timeout: 30000 });
   assert.equal(
     fs.readFileSync(path.join(workspace, "docs", targetDoc), "utf8"),
     targetBefore,
