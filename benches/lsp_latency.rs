@@ -165,6 +165,7 @@ fn run(entries: usize, violation_every: usize) {
     if std::env::var_os("REPORT_LSP_BENCH_BIN").is_none() {
         open_phases(entries, &text);
     }
+    beside_a_big_analysis(entries, &text, violation_every);
     for (kind, mut times) in kinds {
         times.sort_by(|a, b| a.total_cmp(b));
         let median = times[times.len() / 2];
@@ -232,6 +233,67 @@ fn open_in_a_new_server(binary: &str, text: &str) -> (Editor, std::time::Duratio
     drop(open);
     let (_, diagnostics) = editor.diagnostics(URI);
     (editor, started.elapsed(), diagnostics)
+}
+
+/// A small report's keystroke while the big one is analysed whole (its
+/// text replaced by another generation, `REPS` times): the milliseconds
+/// from the small one's change to its publication, beside the big one's
+/// analysis from its replace to its publication. The property the test
+/// `a_big_documents_analysis_does_not_delay_a_small_ones_diagnostics`
+/// holds by structure (a thread each), measured.
+fn beside_a_big_analysis(entries: usize, text: &str, violation_every: usize) {
+    const SMALL: &str = "file:///bench/small.report.json";
+    let binary = std::env::var("REPORT_LSP_BENCH_BIN")
+        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_report-lsp").to_string());
+    let (mut editor, _, _) = open_in_a_new_server(&binary, text);
+    let small = generate_report(GenerateOptions {
+        entries: 3,
+        seed: 5,
+        violation_every: 0,
+    });
+    editor.open(SMALL, &small, 1);
+    editor.diagnostics(SMALL);
+    let other = generate_report(GenerateOptions {
+        entries,
+        seed: 43,
+        violation_every,
+    });
+    let (mut smalls, mut bigs) = (Vec::new(), Vec::new());
+    for rep in 0..REPS as i64 {
+        let next = if rep % 2 == 0 { &other } else { text };
+        let replace = Editor::frame(
+            &json!({"jsonrpc": "2.0", "method": "textDocument/didChange",
+            "params": {"textDocument": {"uri": URI, "version": rep + 2}, "contentChanges": [{"text": next}]}}),
+        );
+        let typed = replace_at(pos(0, 1), " ");
+        let sent = Instant::now();
+        editor.send_frame(&replace);
+        editor.change(SMALL, rep + 2, typed);
+        let (mut small_at, mut big_at) = (None, None);
+        while small_at.is_none() || big_at.is_none() {
+            let published =
+                editor.next_matching(|m| m["method"] == "textDocument/publishDiagnostics");
+            let (uri, version) = (&published["params"]["uri"], &published["params"]["version"]);
+            let at = Some(sent.elapsed().as_secs_f64() * 1000.0);
+            if uri == SMALL && version == rep + 2 {
+                small_at = at;
+            } else if uri == URI && version == rep + 2 {
+                big_at = at;
+            }
+        }
+        smalls.push(small_at.unwrap());
+        bigs.push(big_at.unwrap());
+    }
+    println!(
+        "lsp_beside_big entries={entries} small_keystroke_median={:.2}ms big_replace_median={:.1}ms",
+        median(smalls),
+        median(bigs)
+    );
+    editor.shutdown();
+}
+
+fn replace_at(at: Value, text: &str) -> Value {
+    replace(at.clone(), at, text)
 }
 
 /// Each edit kind, `REPS` times, each followed by its undo (timed too).

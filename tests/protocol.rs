@@ -403,17 +403,25 @@ fn a_big_documents_analysis_does_not_delay_a_small_ones_diagnostics() {
         violation_every: 0,
     });
     eprintln!("big: {} bytes", big.len());
-    let long = std::time::Duration::from_secs(120);
-    // The big one first: its analysis takes seconds; the small one's, milliseconds.
+    // No clock decides it: that the small one's diagnostics come first is a
+    // race a loaded machine's scheduler may lose (it failed 1 run in 4).
+    // What keeps the small one from waiting is that each is served by an
+    // analysis thread of its own; `benches/lsp_latency.rs` measures how long
+    // the small one's diagnostics take while the big one is analysed.
     editor.open(BIG, &big, 1);
     editor.open(SMALL, &small, 1);
     let typed = json!([{"range": {"start": {"line": 0, "character": 1}, "end": {"line": 0, "character": 1}}, "text": " "}]);
     editor.change(SMALL, 2, typed.clone());
-    let seen = publications_until(&mut editor, &[(BIG, 1), (SMALL, 2)], long);
-    let at = |uri: &str, version: i64| seen.iter().position(|(u, v, _)| u == uri && *v == version);
-    assert!(at(SMALL, 2) < at(BIG, 1), "{:?}", order(&seen));
-    // Again with the big one's text replaced by another (a full analysis of
-    // it: a keystroke anywhere in it is analysed in milliseconds now).
+    let long = std::time::Duration::from_secs(120);
+    publications_until(&mut editor, &[(BIG, 1), (SMALL, 2)], long);
+    let thread = |editor: &mut Editor, uri: &str| {
+        let status = editor.request("report-lsp/status", json!({"uri": uri}));
+        let name = status["result"]["analysisThread"].as_str();
+        name.unwrap_or_else(|| panic!("{status}")).to_string()
+    };
+    assert_ne!(thread(&mut editor, BIG), thread(&mut editor, SMALL));
+    // Again with the big one's text replaced by another, a full analysis:
+    // the two stay apart.
     let other = report_core::generate::generate_report(report_core::generate::GenerateOptions {
         entries: 30_000,
         seed: 6,
@@ -421,12 +429,7 @@ fn a_big_documents_analysis_does_not_delay_a_small_ones_diagnostics() {
     });
     editor.change(BIG, 2, json!([{"text": other}]));
     editor.change(SMALL, 3, typed);
-    let seen = publications_until(&mut editor, &[(BIG, 2), (SMALL, 3)], long);
-    let at = |uri: &str, version: i64| seen.iter().position(|(u, v, _)| u == uri && *v == version);
-    assert!(at(SMALL, 3) < at(BIG, 2), "{:?}", order(&seen));
+    publications_until(&mut editor, &[(BIG, 2), (SMALL, 3)], long);
+    assert_ne!(thread(&mut editor, BIG), thread(&mut editor, SMALL));
     assert_alive(&mut editor);
-}
-
-fn order(seen: &[(String, i64, Vec<Value>)]) -> Vec<(&str, i64)> {
-    seen.iter().map(|(u, v, _)| (u.as_str(), *v)).collect()
 }

@@ -1035,8 +1035,12 @@ fn a_thousand_requests_in_flight_among_three_thousand_keystrokes_are_all_answere
     // documents, or most of what they took, fails; the margin, 11 MB at
     // the least seen, covers the arenas' spread on a loaded machine.
     let bound = start_rss + (peak_rss - start_rss) * 3 / 5;
+    // The closes reach the analysis threads after the reply above, and each
+    // gives its memory back when it handles them: the test waits for the
+    // drop, not for a time. 60 s only ends a wait for a server that keeps
+    // the memory; it is measured at once here (the figures above).
     let mut after_rss = editor.memory_kb("VmRSS");
-    while after_rss > bound && closed.elapsed() < Duration::from_secs(5) {
+    while after_rss > bound && closed.elapsed() < Duration::from_secs(60) {
         std::thread::sleep(Duration::from_millis(100));
         after_rss = editor.memory_kb("VmRSS");
     }

@@ -23,6 +23,9 @@ pub async fn status(
                 "incremental": status.entries.is_some(),
                 "incrementalUpdates": status.incremental_updates,
                 "fullAnalyses": status.full_analyses,
+                // The analysis thread that serves it: documents on different
+                // threads never wait for each other's analyses.
+                "analysisThread": std::thread::current().name(),
                 // How the client gets diagnostics, and how often it got them
                 // since the document was opened.
                 "diagnostics": if pulled { "pull" } else { "push" },

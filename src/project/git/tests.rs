@@ -135,9 +135,17 @@ fn tracked_clean_and_each_kind_of_change_read_as_git_status_says() {
             )
         );
     }
-    // Same content, new stat data: hashed, and clean.
-    std::thread::sleep(std::time::Duration::from_millis(20));
+    // Same content, new stat data: hashed, and clean. The modification time
+    // is set, not waited for: on a filesystem with coarse times the rewrite
+    // could keep the index's stat data, and pass without the hash.
     write(root, "a.md", "a\n");
+    // In the past, so that only the stat data, not a racy-clean entry, asks for the hash.
+    let earlier = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000_000);
+    std::fs::File::options()
+        .write(true)
+        .open(root.join("a.md"))
+        .and_then(|f| f.set_modified(earlier))
+        .unwrap();
     assert_eq!(state(root, "a.md"), (Fact::Yes, Worktree::Clean));
     // git agrees on every one of them.
     let status = git(root, &["status", "--porcelain"]);
