@@ -126,6 +126,23 @@ fn run(steps: &[Step], encoding: Encoding) {
     }
 }
 
+/// The cases proptest once shrank a failure to, as it printed them (the
+/// comment beside each seed in `edits.proptest-regressions`): a seed replays
+/// another case once `step` changes, the case itself does not. A new
+/// failure's shrunk case goes here too.
+#[test]
+fn the_saved_failures_pass() {
+    let saved = [vec![Step::Edit {
+        start: 0.0588892837496247,
+        len: 0,
+        piece: 16,
+    }]];
+    for steps in &saved {
+        run(steps, Encoding::Utf16);
+        run(steps, Encoding::Utf8);
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
