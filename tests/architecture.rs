@@ -1,6 +1,7 @@
 //! The layering of ARCHITECTURE.md, checked: the core crate's dependency
 //! tree holds no protocol, async runtime, rope, thread pool or file walker,
-//! so the compiler keeps it pure; and the binary can start no program.
+//! so the compiler keeps it pure; the binary can start no program; and only
+//! `check --fix` writes files.
 
 use std::collections::BTreeSet;
 use std::path::Path;

@@ -42,13 +42,17 @@ impl Tree {
         Tree { entries }
     }
 
-    /// What differs from `self` in `after`, one line a path, in path order:
-    /// empty when nothing was added, removed or touched.
+    /// What differs from `self` in `after`, one line a path (`.` for the
+    /// root), in path order: empty when nothing was added, removed or touched.
     pub fn changes(&self, after: &Tree) -> Vec<String> {
+        let shown = |path: &Path| match path.as_os_str().is_empty() {
+            true => ".".to_string(),
+            false => path.display().to_string(),
+        };
         let mut changes = Vec::new();
         for (path, before) in &self.entries {
             let Some(now) = after.entries.get(path) else {
-                changes.push(format!("removed: {}", path.display()));
+                changes.push(format!("removed: {}", shown(path)));
                 continue;
             };
             let mut what = Vec::new();
@@ -68,12 +72,12 @@ impl Tree {
                 what.push("ctime");
             }
             if !what.is_empty() {
-                changes.push(format!("changed ({}): {}", what.join(", "), path.display()));
+                changes.push(format!("changed ({}): {}", what.join(", "), shown(path)));
             }
         }
         for path in after.entries.keys() {
             if !self.entries.contains_key(path) {
-                changes.push(format!("added: {}", path.display()));
+                changes.push(format!("added: {}", shown(path)));
             }
         }
         changes
