@@ -1,6 +1,7 @@
 //! The layering of ARCHITECTURE.md, checked: the core crate's dependency
 //! tree holds no protocol, async runtime, rope, thread pool or file walker,
-//! so the compiler keeps it pure; and the binary can start no program.
+//! so the compiler keeps it pure; the binary can start no program; and only
+//! `check --fix` writes files.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -160,6 +161,233 @@ fn nothing_shipped_starts_a_process() {
             );
         }
     }
+}
+
+/// The calls that change the file system, as shipped code spells them:
+/// creating, writing, truncating, renaming, removing, linking files and
+/// folders, their permissions and times, and the crates and raw calls
+/// that do the same. Standard output and error are streams, not files:
+/// `write_all` on them is not listed.
+const WRITES: &[&str] = &[
+    "fs::write",
+    "File::create",
+    "create_new(",
+    "fs::rename",
+    "remove_file",
+    "remove_dir",
+    "create_dir",
+    "DirBuilder",
+    "fs::copy",
+    "set_permissions",
+    "hard_link",
+    "fs::symlink(",
+    "symlink_file",
+    "symlink_dir",
+    "set_len(",
+    "set_modified(",
+    "set_times(",
+    "filetime",
+    "tempfile",
+    "persist(",
+    "tokio::fs",
+    "gix_lock",
+    "gix_tempfile",
+    "MmapMut",
+    "from_raw_fd",
+    ".append(true)",
+    ".write(true)",
+    ".create(true)",
+    ".truncate(true)",
+    "O_WRONLY",
+    "O_RDWR",
+    "O_CREAT",
+    "O_TRUNC",
+    "O_APPEND",
+    "libc::open",
+    "libc::creat",
+    "libc::write",
+    "libc::pwrite",
+    "libc::unlink",
+    "libc::rename",
+    "libc::mkdir",
+    "libc::rmdir",
+    "libc::link",
+    "libc::symlink",
+    "libc::truncate",
+    "libc::ftruncate",
+    "libc::chmod",
+    "libc::fchmod",
+    "libc::chown",
+    "libc::utime",
+    "libc::futimens",
+];
+
+/// Names too common to look for alone (`write`, `rename`, `copy` and
+/// `symlink` are also methods of other things here): found when a `use` of
+/// a `fs` module brings them in.
+const WRITES_BY_IMPORT: &[&str] = &["write", "rename", "copy", "symlink", "OpenOptions"];
+
+/// What in `text` writes to the file system, each at most once, in
+/// [`WRITES`]' order: a listed call, an `OpenOptions` chain that asks for
+/// writing (whatever its argument), or a bare name imported from a `fs`
+/// module. Lines that are comments alone are skipped.
+fn writes_in(text: &str) -> Vec<String> {
+    let code: String = text
+        .lines()
+        .filter(|line| !line.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut found: Vec<String> = WRITES
+        .iter()
+        .filter(|call| code.contains(*call))
+        .map(|call| call.to_string())
+        .collect();
+    // An option set up to its `open`: asking for writing by a variable counts too.
+    for start in ["OpenOptions::new()", "File::options()"] {
+        for (at, _) in code.match_indices(start) {
+            let chain = &code[at..];
+            let chain = &chain[..chain.find(".open(").unwrap_or(chain.len())];
+            for asks in [".write(", ".append(", ".create(", ".truncate("] {
+                if chain.contains(asks) {
+                    found.push(format!("{start}{asks}"));
+                }
+            }
+        }
+    }
+    for (at, _) in code.match_indices("use ") {
+        let statement = &code[at..];
+        let statement = &statement[..statement.find(';').unwrap_or(statement.len())];
+        let Some((_, from_fs)) = statement.split_once("fs::") else {
+            continue;
+        };
+        let names: Vec<&str> = from_fs
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .collect();
+        for name in WRITES_BY_IMPORT {
+            if names.contains(name) {
+                found.push(format!("use fs::{name}"));
+            }
+        }
+    }
+    let mut seen = BTreeSet::new();
+    found.retain(|call| seen.insert(call.clone()));
+    found
+}
+
+/// The shipped sources that write files, with what they use to.
+fn writers(sources: &[(String, String)]) -> Vec<(String, Vec<String>)> {
+    sources
+        .iter()
+        .map(|(path, text)| (path.clone(), writes_in(text)))
+        .filter(|(_, found)| !found.is_empty())
+        .collect()
+}
+
+/// Only `check --fix` writes a file (issue 50): the server's checks, its
+/// preview and code actions, `diff`, `explain` and the rest of `check`
+/// read the project and print, whatever the report says.
+#[test]
+fn nothing_shipped_but_fix_writes_a_file() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut sources = Vec::new();
+    shipped_sources(&root.join("src"), &mut sources);
+    shipped_sources(&root.join("crates/report-core/src"), &mut sources);
+    assert!(sources.len() > 100);
+    let found = writers(&sources);
+    let fix = root.join("src/cli/fix.rs").display().to_string();
+    // The one writer is seen, so the scan is looking.
+    let by_fix = found.iter().find(|(path, _)| *path == fix);
+    assert!(
+        by_fix.is_some_and(|(_, calls)| calls.contains(&"persist(".to_string())),
+        "the scan no longer sees src/cli/fix.rs write: {found:?}"
+    );
+    let others: Vec<_> = found.iter().filter(|(path, _)| *path != fix).collect();
+    assert!(
+        others.is_empty(),
+        "only src/cli/fix.rs writes files, but these do too: {others:#?}"
+    );
+}
+
+/// The write finder sees each way of writing planted in a source tree,
+/// not the reads, streams and comments beside them, nor a test module's
+/// writes, so the test above can fail.
+#[test]
+fn the_write_finder_finds_planted_writes() {
+    for (planted, expected) in [
+        ("std::fs::write(&path, text)?;", "fs::write"),
+        ("let f = File::create(p)?;", "File::create"),
+        ("fs::remove_dir_all(&folder)?;", "remove_dir"),
+        ("std::os::unix::fs::symlink(a, b)?;", "fs::symlink("),
+        ("file.set_len(0)?;", "set_len("),
+        ("let t = tempfile::NamedTempFile::new()?;", "tempfile"),
+        (
+            "let f = OpenOptions::new()\n    .append(true)\n    .open(p)?;",
+            ".append(true)",
+        ),
+        (
+            "let f = std::fs::OpenOptions::new()\n    .read(true)\n    .write(writable)\n    .open(p)?;",
+            "OpenOptions::new().write(",
+        ),
+        (
+            "let f = File::options().create(yes).open(p)?;",
+            "File::options().create(",
+        ),
+        (
+            "opts.custom_flags(libc::O_NOFOLLOW | libc::O_WRONLY);",
+            "O_WRONLY",
+        ),
+        (
+            "use std::fs::{self, rename};\nfn f() { rename(a, b).unwrap(); }",
+            "use fs::rename",
+        ),
+        ("use tokio::fs::write;", "tokio::fs"),
+    ] {
+        let found = writes_in(planted);
+        assert!(
+            found.contains(&expected.to_string()),
+            "{planted:?}: found {found:?}"
+        );
+    }
+    for harmless in [
+        "let text = std::fs::read_to_string(&path)?;",
+        "let f = OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW).open(p)?;",
+        "let meta = std::fs::symlink_metadata(p)?;",
+        "std::io::stdout().lock().write_all(text.as_bytes())?;",
+        "use std::fs::{File, Metadata};\nuse std::io::Write;",
+        "// Nothing here calls std::fs::write or File::create.",
+        "fn rename(&self, params: RenameParams) {}",
+    ] {
+        assert_eq!(writes_in(harmless), Vec::<String>::new(), "{harmless:?}");
+    }
+    // Through the walk of a tree: a test module's write is not shipped.
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    std::fs::create_dir_all(src.join("cli")).unwrap();
+    std::fs::write(
+        src.join("cli/fix.rs"),
+        "pub fn f() {}\n\n#[cfg(test)]\nmod tests {\n    fn t() { std::fs::write(\"x\", \"y\").unwrap(); }\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        src.join("tests.rs"),
+        "fn t() { std::fs::write(\"x\", \"y\").unwrap(); }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        src.join("log.rs"),
+        "pub fn log(p: &Path) { let _ = std::fs::File::create(p); }\n",
+    )
+    .unwrap();
+    let mut sources = Vec::new();
+    shipped_sources(src, &mut sources);
+    let found = writers(&sources);
+    assert_eq!(
+        found,
+        vec![(
+            src.join("log.rs").display().to_string(),
+            vec!["File::create".to_string()]
+        )]
+    );
 }
 
 #[test]

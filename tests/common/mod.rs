@@ -4,6 +4,7 @@
 pub mod editor;
 pub mod project;
 pub mod reports;
+pub mod tree;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, ExitStatus};
