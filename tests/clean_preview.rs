@@ -9,9 +9,9 @@
 
 mod common;
 
-use common::editor::{Editor, capable_client_with};
+use common::editor::{Editor, capable_client_with, editing_client};
 use common::file_uri;
-use common::project::{Project, delete_entry, edit_entry, report, sha256};
+use common::project::{Project, SETUP, cleanable_entries, edit_entry, report, sha256};
 use serde_json::{Value, json};
 
 fn anchor(start: u64, end: u64) -> Value {
@@ -205,63 +205,17 @@ fn a_report_away_from_its_project_says_there_is_no_preview() {
     );
 }
 
-const SETUP: &str = "one\nrun 😀 make install\nthree\n";
-const OLD_API: &str = "# API\nkeep\nold 1 — 路\nold 2\nkeep too\n";
-const ROADMAP: &str = "# 2023\nshipped\nplanned\n";
-
 /// A project whose report has a replace-text and a move-to-archive that
 /// derive auto, a delete-range that needs confirmation, and a lifecycle
 /// delete that git proves auto; its report's text and URI.
 fn clean_project() -> (Project, String, String) {
     let project = Project::new();
-    project.write("docs/setup.md", SETUP);
-    project.write("docs/旧-api.md", OLD_API);
-    project.write("docs/roadmap 🚀.md", ROADMAP);
-    project.write("notes/scratch.md", "scratch\n");
-    project.write("plans/done.md", "done\n");
-    let mut confirm = edit_entry(
-        "docs/旧-api.md",
-        json!({"kind": "delete-range", "anchor": anchor(3, 4), "expected_sha256": sha256(OLD_API)}),
-    );
-    confirm["is_destructive"] = json!(true);
-    confirm["is_reversible"] = json!(false);
-    confirm["safety_tier"] = json!("confirm");
-    let entries = vec![
-        edit_entry(
-            "docs/setup.md",
-            json!({"kind": "replace-text", "anchor": anchor(2, 2), "match": "make install", "replacement": "cargo install", "expected_sha256": sha256(SETUP)}),
-        ),
-        confirm,
-        edit_entry(
-            "docs/roadmap 🚀.md",
-            json!({"kind": "move-to-archive", "anchor": anchor(2, 2), "dest_path": "archive/roadmap.md", "expected_sha256": sha256(ROADMAP)}),
-        ),
-        delete_entry("notes/scratch.md", "plans/done.md", &sha256("scratch\n")),
-    ];
+    let entries = cleanable_entries(&project);
     let shortlist = entries.iter().map(|e| e["path"].clone()).collect();
     let text = project.write_report(&report("2099-01-01T00:00:00Z", shortlist, entries, vec![]));
     project.commit_all();
     let uri = file_uri(&project.report_path());
     (project, text, uri)
-}
-
-/// A client that takes versioned edits, resource operations, change
-/// annotations, disabled actions and resolves edits.
-fn editing_client(project: &Project) -> Editor {
-    let capabilities = capable_client_with(json!({
-        "textDocument": {"codeAction": {
-            "codeActionLiteralSupport": {"codeActionKind": {"valueSet": ["", "quickfix", "refactor", "source"]}},
-            "disabledSupport": true,
-            "dataSupport": true,
-            "resolveSupport": {"properties": ["edit"]},
-        }},
-        "workspace": {"workspaceEdit": {
-            "documentChanges": true,
-            "resourceOperations": ["create", "delete"],
-            "changeAnnotationSupport": {"groupsOnLabel": true},
-        }},
-    }));
-    Editor::start_in_folders_with(capabilities, &[project.path()], Value::Null)
 }
 
 /// The position just inside the `n`th (0-based) occurrence of `needle`, in UTF-16.
@@ -298,7 +252,7 @@ fn actions_at(editor: &mut Editor, uri: &str, position: &Value, only: &str) -> V
 #[test]
 fn the_editor_previews_an_entrys_clean_and_the_whole_reports_auto_clean() {
     let (project, text, uri) = clean_project();
-    let mut editor = editing_client(&project);
+    let mut editor = editing_client(project.path());
     editor.open(&uri, &text, 1);
     let doc = |path: &str| file_uri(&project.path().join(path));
     let entry_path = |path: &str| format!("\"path\": \"{path}\"");
@@ -516,7 +470,7 @@ fn a_folder_is_not_deleted_under_a_document_with_unsaved_changes() {
     ));
     project.commit_all();
     let uri = file_uri(&project.report_path());
-    let mut editor = editing_client(&project);
+    let mut editor = editing_client(project.path());
     editor.open(&uri, &text, 1);
     let at = utf16_position(&text, "\"path\": \"tmp/runs/\"", 0);
     let actions = actions_at(&mut editor, &uri, &at, "refactor.clean");

@@ -11,16 +11,13 @@ mod common;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-use common::editor::{Editor, capable_client_with};
+use common::editor::{Editor, editing_client};
 use common::file_uri;
-use common::project::{Project, delete_entry, edit_entry, report, sha256};
+use common::project::{Project, SETUP, cleanable_entries, edit_entry, report, sha256};
 use common::tree::Tree;
 use serde_json::{Value, json};
 
 const FUTURE: &str = "2099-01-01T00:00:00Z";
-const SETUP: &str = "one\nrun 😀 make install\nthree\n";
-const OLD_API: &str = "# API\nkeep\nold 1 — 路\nold 2\nkeep too\n";
-const ROADMAP: &str = "# 2023\nshipped\nplanned\n";
 const STALE: &str = "then\n";
 /// How many probe reports a session may open to wait for workspace passes.
 const PROBES: usize = 3;
@@ -35,34 +32,13 @@ const PROBES: usize = 3;
 /// stale file's change.
 fn project() -> (Project, String) {
     let project = Project::new();
-    project.write("docs/setup.md", SETUP);
-    project.write("docs/旧-api.md", OLD_API);
-    project.write("docs/roadmap 🚀.md", ROADMAP);
-    project.write("notes/scratch.md", "scratch\n");
     project.write("handoff/会议.md", "decided: X\n");
-    project.write("plans/done.md", "done\n");
     project.write("docs/stale.md", STALE);
     project.write("report-lsp.toml", "max-diagnostics = 500\n");
     let anchor = |start: u64, end: u64| json!({"start_line": start, "end_line": end});
     let lifecycle = json!({"rule_ref": "rules/plans", "lifetime": "delete-once-served", "served_when_path": "plans/done.md"});
-    let mut confirm = edit_entry(
-        "docs/旧-api.md",
-        json!({"kind": "delete-range", "anchor": anchor(3, 4), "expected_sha256": sha256(OLD_API)}),
-    );
-    confirm["is_destructive"] = json!(true);
-    confirm["is_reversible"] = json!(false);
-    confirm["safety_tier"] = json!("confirm");
-    let entries = vec![
-        edit_entry(
-            "docs/setup.md",
-            json!({"kind": "replace-text", "anchor": anchor(2, 2), "match": "make install", "replacement": "cargo install", "expected_sha256": sha256(SETUP)}),
-        ),
-        confirm,
-        edit_entry(
-            "docs/roadmap 🚀.md",
-            json!({"kind": "move-to-archive", "anchor": anchor(2, 2), "dest_path": "archive/roadmap.md", "expected_sha256": sha256(ROADMAP)}),
-        ),
-        delete_entry("notes/scratch.md", "plans/done.md", &sha256("scratch\n")),
+    let mut entries = cleanable_entries(&project);
+    entries.extend([
         edit_entry(
             "handoff/会议.md",
             json!({"kind": "extract-then-delete", "anchor": anchor(1, 1), "lifecycle": lifecycle, "extraction_target": "repo-durable", "target_doc": "docs/decisions.md", "expected_sha256": sha256("decided: X\n")}),
@@ -71,7 +47,7 @@ fn project() -> (Project, String) {
             "docs/stale.md",
             json!({"kind": "delete-range", "anchor": anchor(1, 1), "expected_sha256": sha256(STALE)}),
         ),
-    ];
+    ]);
     // The last entry's path is left out of the shortlist.
     let shortlist: Vec<Value> = entries[..entries.len() - 1]
         .iter()
@@ -268,26 +244,6 @@ fn no_command_but_check_fix_writes() {
     );
 }
 
-/// A client that pushes nothing back but takes every kind of edit the
-/// clean preview can describe (versioned edits, files created and
-/// deleted, change annotations, resolved actions), and pulls nothing.
-fn editing_client(project: &Project) -> Editor {
-    let capabilities = capable_client_with(json!({
-        "textDocument": {"codeAction": {
-            "codeActionLiteralSupport": {"codeActionKind": {"valueSet": ["", "quickfix", "refactor", "source"]}},
-            "disabledSupport": true,
-            "dataSupport": true,
-            "resolveSupport": {"properties": ["edit"]},
-        }},
-        "workspace": {"workspaceEdit": {
-            "documentChanges": true,
-            "resourceOperations": ["create", "delete", "rename"],
-            "changeAnnotationSupport": {"groupsOnLabel": true},
-        }},
-    }));
-    Editor::start_in_folders_with(capabilities, &[project.path()], Value::Null)
-}
-
 fn has(diagnostics: &[Value], code: &str) -> bool {
     diagnostics.iter().any(|d| d["code"] == code)
 }
@@ -344,7 +300,7 @@ fn a_server_session_writes_nothing() {
     let doc = |path: &str| file_uri(&project.path().join(path));
     let at = |offset: usize| common::lsp_position(&text, offset);
     let entry_at = |path: &str| at(text.find(&format!("\"path\": \"{path}\"")).unwrap() + 1);
-    let mut editor = editing_client(&project);
+    let mut editor = editing_client(project.path());
 
     // The workspace pass over unopened reports: found and read from disk.
     let found = found_reports(&mut editor);

@@ -99,6 +99,27 @@ pub fn capable_client_with(more: Value) -> Value {
     capabilities
 }
 
+/// A client that takes the clean preview's edits: versioned edits, files
+/// created, deleted and renamed, change annotations, disabled and resolved
+/// code actions; started on `folder`, and pulls nothing.
+#[allow(dead_code)]
+pub fn editing_client(folder: &std::path::Path) -> Editor {
+    let capabilities = capable_client_with(json!({
+        "textDocument": {"codeAction": {
+            "codeActionLiteralSupport": {"codeActionKind": {"valueSet": ["", "quickfix", "refactor", "source"]}},
+            "disabledSupport": true,
+            "dataSupport": true,
+            "resolveSupport": {"properties": ["edit"]},
+        }},
+        "workspace": {"workspaceEdit": {
+            "documentChanges": true,
+            "resourceOperations": ["create", "delete", "rename"],
+            "changeAnnotationSupport": {"groupsOnLabel": true},
+        }},
+    }));
+    Editor::start_in_folders_with(capabilities, &[folder], Value::Null)
+}
+
 /// What the editor, its reader thread and its checker thread share.
 struct Conformance {
     /// Whether messages read are still handed to the checker.

@@ -138,3 +138,45 @@ pub fn with_raw_tokens(mut entry: Value, raw: u64) -> Value {
     entry["token_estimate"]["raw_tokens"] = json!(raw);
     entry
 }
+
+/// The documents a clean can edit, one per kind the preview shows: CJK and
+/// emoji in names and text.
+pub const SETUP: &str = "one\nrun 😀 make install\nthree\n";
+pub const OLD_API: &str = "# API\nkeep\nold 1 — 路\nold 2\nkeep too\n";
+pub const ROADMAP: &str = "# 2023\nshipped\nplanned\n";
+
+fn anchor(start: u64, end: u64) -> Value {
+    json!({"start_line": start, "end_line": end})
+}
+
+/// Writes the cleanable documents (and the lifecycle delete's served path)
+/// and returns their entries: a replace-text and a move-to-archive that
+/// derive auto, a delete-range that needs confirmation, and a lifecycle
+/// delete that git proves auto once committed.
+#[allow(dead_code)]
+pub fn cleanable_entries(project: &Project) -> Vec<Value> {
+    project.write("docs/setup.md", SETUP);
+    project.write("docs/旧-api.md", OLD_API);
+    project.write("docs/roadmap 🚀.md", ROADMAP);
+    project.write("notes/scratch.md", "scratch\n");
+    project.write("plans/done.md", "done\n");
+    let mut confirm = edit_entry(
+        "docs/旧-api.md",
+        json!({"kind": "delete-range", "anchor": anchor(3, 4), "expected_sha256": sha256(OLD_API)}),
+    );
+    confirm["is_destructive"] = json!(true);
+    confirm["is_reversible"] = json!(false);
+    confirm["safety_tier"] = json!("confirm");
+    vec![
+        edit_entry(
+            "docs/setup.md",
+            json!({"kind": "replace-text", "anchor": anchor(2, 2), "match": "make install", "replacement": "cargo install", "expected_sha256": sha256(SETUP)}),
+        ),
+        confirm,
+        edit_entry(
+            "docs/roadmap 🚀.md",
+            json!({"kind": "move-to-archive", "anchor": anchor(2, 2), "dest_path": "archive/roadmap.md", "expected_sha256": sha256(ROADMAP)}),
+        ),
+        delete_entry("notes/scratch.md", "plans/done.md", &sha256("scratch\n")),
+    ]
+}
