@@ -438,11 +438,15 @@ async function main() {
     }
     return page.getByText("Refactor Preview").first().isVisible().catch(() => false);
   });
-  // The preview lists the edit: the target document, with the change's annotation.
+  // The preview lists the edit: the target document, and the lines 3-4 the
+  // delete-range removes (VS Code shows a line break as ⏎).
+  // The tree renders the file's row first and its change a moment later.
   const previewPanel = page.locator(".bulk-edit-panel");
-  await previewPanel.getByText(targetDoc).first().waitFor({ timeout: 30000 });
-  const previewText = await previewPanel.first().innerText();
-  assert.ok(previewText.includes("delete-range"), `the preview names the edit's kind and tier: ${previewText}`);
+  const removed = targetBefore.split("\n").slice(2, 4).join("⏎");
+  await waitFor(`the Refactor Preview listing ${targetDoc} and the lines it removes, ${removed}`, 30000, async () => {
+    const shown = await previewPanel.first().innerText().catch(() => "");
+    return shown.includes(targetDoc) && shown.includes(removed);
+  });
   const previewShot = path.join(shots, "vscode-clean-preview.png");
   await page.screenshot({ path: previewShot });
   log(`"${cleanTitle}" opened the Refactor Preview listing ${targetDoc}; screenshot ${previewShot}`);
