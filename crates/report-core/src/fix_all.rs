@@ -45,23 +45,28 @@ pub fn fix_all(text: &str) -> Option<String> {
             _ => break,
         };
         let after = analyze(&next);
-        // A round must do what its fixes say and leave no more errors: in a
-        // text whose structure a syntax error hides, a fix can miss its mark
-        // (a member inserted outside the object that lacks it). The text
-        // before such a round is kept.
-        let missed = fixed.iter().any(|d| {
-            after
-                .diagnostics
-                .iter()
-                .any(|a| a.code == d.code && a.message == d.message)
-        });
-        if missed || errors(&after) > errors(&analysis) {
+        if !keeps_round(&fixed, &analysis, &after) {
             break;
         }
         current = next;
         analysis = after;
     }
     (current != text).then_some(current)
+}
+
+/// Whether a round that fixed `fixed` in the text of `before`, giving the
+/// text of `after`, is kept. A round must do what its fixes say and leave no
+/// more errors: in a text whose structure a syntax error hides, a fix can
+/// miss its mark (a member inserted outside the object that lacks it). The
+/// text before such a round is kept.
+fn keeps_round(fixed: &[&Diagnostic], before: &crate::Analysis, after: &crate::Analysis) -> bool {
+    let missed = fixed.iter().any(|d| {
+        after
+            .diagnostics
+            .iter()
+            .any(|a| a.code == d.code && a.message == d.message)
+    });
+    !missed && errors(after) <= errors(before)
 }
 
 /// An analysis that keeps what fix-all applies, however many, and only
@@ -93,6 +98,42 @@ pub fn fix_all_edit(text: &str) -> Option<TextEdit> {
 
 #[cfg(test)]
 mod tests {
+    use crate::diagnostic::Code;
+
+    const ENVELOPE: &str = r#"{"schema_version": "1", "tool_version": "t", "generated_at": "2026-11-29T18:42:07Z", "scan": {"project_root": "/p", "scope_globs": [], "excluded_dirs": [], "files_scanned": 0}, "shortlist": []"#;
+
+    /// No fix offered leaves more errors now (a search of the golden
+    /// examples' one-character mutations found none), so this round is the
+    /// one that did before `insert_member` refused a broken last member:
+    /// `promotion_candidates` added after an unclosed array lands inside it.
+    #[test]
+    fn a_round_that_leaves_more_errors_is_not_kept() {
+        let before = super::analyze(&format!(r#"{ENVELOPE}, "entries": [}}"#));
+        let after = super::analyze(&format!(
+            r#"{ENVELOPE}, "entries": [, "promotion_candidates": []}}"#
+        ));
+        assert!(super::errors(&after) > super::errors(&before));
+        assert!(!super::keeps_round(&[], &before, &after));
+        assert!(super::keeps_round(&[], &before, &before), "as many errors");
+        assert!(super::keeps_round(&[], &after, &before), "fewer errors");
+    }
+
+    /// A round whose fixed diagnostic is still there missed its mark.
+    #[test]
+    fn a_round_that_misses_a_fix_is_not_kept() {
+        let before = super::analyze(&format!(r#"{ENVELOPE}, "entries": []}}"#));
+        let missing = before
+            .diagnostics
+            .iter()
+            .find(|d| d.code == Code::MissingField)
+            .expect("promotion_candidates is missing");
+        let after = super::analyze(&format!(
+            r#"{ENVELOPE}, "entries": [], "promotion_candidates": []}}"#
+        ));
+        assert!(super::keeps_round(&[missing], &before, &after));
+        assert!(!super::keeps_round(&[missing], &before, &before));
+    }
+
     /// Found by fuzzing: a report whose root a syntax error splits; adding
     /// `promotion_candidates` lands outside the object that lacks it, so
     /// fix-all must not add it round after round.
