@@ -96,6 +96,17 @@ fn errors(analysis: &Analysis) -> usize {
     kept.filter(|d| d.severity == Severity::Error).count() + analysis.omitted.count(Severity::Error)
 }
 
+/// Why a fixed text is not written: it has more errors than the original.
+/// Fix-all keeps no round that adds errors, so no input reaches this through
+/// it today; this is the code that writes files, so it checks again rather
+/// than trust that, and is tested on its own.
+fn refusal(analysis: &Analysis, fixed: &Analysis) -> Option<String> {
+    let (before, after) = (errors(analysis), errors(fixed));
+    (after > before).then(|| {
+        format!("not fixed: the fixes would leave {after} errors where there are {before}")
+    })
+}
+
 /// Fixes one checked file as `mode` says: a diff goes to `diffs`, a
 /// refusal or a failed write to `failures`. Returns what to report: the
 /// fixed text's analysis when it was written, else the original one.
@@ -130,14 +141,10 @@ pub(super) fn fix_file(
         return unchanged(analysis);
     };
     let fixed = report_core::analyze_keeping(std::sync::Arc::new(fixed_text.clone()), keep);
-    if errors(&fixed) > errors(&analysis) {
+    if let Some(message) = refusal(&analysis, &fixed) {
         failures.push(Failure {
             path: Some(path.clone()),
-            message: format!(
-                "not fixed: the fixes would leave {} errors where there are {}",
-                errors(&fixed),
-                errors(&analysis)
-            ),
+            message,
         });
         return unchanged(analysis);
     }
@@ -186,6 +193,24 @@ pub(super) fn unified(before: &str, after: &str, old: &str, new: &str) -> String
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two real texts: `promotion_candidates` added after an unclosed array
+    /// lands inside it, one error more (what the fix did before it refused
+    /// a broken last member).
+    #[test]
+    fn a_fix_that_would_leave_more_errors_is_refused() {
+        let envelope = r#"{"schema_version": "1", "tool_version": "t", "generated_at": "2026-11-29T18:42:07Z", "scan": {"project_root": "/p", "scope_globs": [], "excluded_dirs": [], "files_scanned": 0}, "shortlist": []"#;
+        let before = report_core::analyze(&format!(r#"{envelope}, "entries": [}}"#));
+        let after = report_core::analyze(&format!(
+            r#"{envelope}, "entries": [, "promotion_candidates": []}}"#
+        ));
+        assert_eq!(
+            refusal(&before, &after).as_deref(),
+            Some("not fixed: the fixes would leave 3 errors where there are 2")
+        );
+        assert_eq!(refusal(&before, &before), None, "as many errors");
+        assert_eq!(refusal(&after, &before), None, "fewer errors");
+    }
 
     #[test]
     fn a_file_that_changed_since_it_was_read_is_not_replaced() {
