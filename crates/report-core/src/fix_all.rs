@@ -118,7 +118,8 @@ mod tests {
         assert!(super::keeps_round(&[], &after, &before), "fewer errors");
     }
 
-    /// A round whose fixed diagnostic is still there missed its mark.
+    /// A round whose fixed diagnostic is still there missed its mark; one
+    /// of the same code with another message (another entry's) is another.
     #[test]
     fn a_round_that_misses_a_fix_is_not_kept() {
         let before = super::analyze(&format!(r#"{ENVELOPE}, "entries": []}}"#));
@@ -132,6 +133,42 @@ mod tests {
         ));
         assert!(super::keeps_round(&[missing], &before, &after));
         assert!(!super::keeps_round(&[missing], &before, &before));
+        let mut other = missing.clone();
+        other.message = other.message.replace("promotion_candidates", "shortlist");
+        assert!(super::keeps_round(&[&other], &before, &before));
+        // Errors with a preferred fix count too: the analysis keeps those.
+        assert!(!super::keeps_round(&[], &after, &before), "an error more");
+    }
+
+    #[test]
+    fn fix_all_applies_a_shape_fix() {
+        let text = format!(r#"{ENVELOPE}, "entries": []}}"#);
+        assert_eq!(
+            super::fix_all(&text),
+            Some(format!(
+                r#"{ENVELOPE}, "entries": [], "promotion_candidates": []}}"#
+            ))
+        );
+    }
+
+    /// Edits that overlap, or insert at one offset, go into different rounds.
+    #[test]
+    fn edits_clash_when_they_overlap_or_insert_at_one_offset() {
+        let r = crate::text::TextRange::new;
+        let clash = |a, b| super::clash(a, b) && super::clash(b, a);
+        let apart = |a, b| !super::clash(a, b) && !super::clash(b, a);
+        assert!(clash(r(3, 5), r(4, 6)), "overlapping");
+        assert!(clash(r(5, 5), r(5, 5)), "insertions at one offset");
+        assert!(
+            clash(r(3, 3), r(3, 5)),
+            "an insertion where a replacement starts"
+        );
+        assert!(apart(r(3, 5), r(5, 7)), "adjacent");
+        assert!(
+            apart(r(5, 5), r(3, 5)),
+            "an insertion where a replacement ends"
+        );
+        assert!(apart(r(3, 3), r(4, 4)), "insertions at two offsets");
     }
 
     /// Found by fuzzing: a report whose root a syntax error splits; adding
