@@ -210,6 +210,15 @@ mod tests {
         );
         assert_eq!(refusal(&before, &before), None, "as many errors");
         assert_eq!(refusal(&after, &before), None, "fewer errors");
+        // Errors past the cap count as much as those kept.
+        let capped = |text: &str| {
+            let keep = report_core::diagnostic::Keep::at_most(1);
+            report_core::analyze_keeping(std::sync::Arc::new(text.to_string()), keep)
+        };
+        assert_eq!(
+            refusal(&capped(&before.text), &capped(&after.text)),
+            refusal(&before, &after)
+        );
     }
 
     #[test]
