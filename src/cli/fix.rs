@@ -239,6 +239,34 @@ mod tests {
         assert_eq!(left.len(), 1, "the temporary file is removed");
     }
 
+    /// Procfs files say they are empty and are not: what the size says is
+    /// read, and a byte more means the file is not what it said.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_file_longer_than_its_size_is_refused() {
+        let refused = ReadFile::read(Path::new("/proc/self/status"))
+            .err()
+            .unwrap();
+        assert!(
+            refused.to_string().contains("changed while being read"),
+            "{refused}"
+        );
+    }
+
+    /// Its time alone tells that it changed, without reading it.
+    #[test]
+    fn a_file_whose_time_changed_is_not_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.report.json");
+        std::fs::write(&path, "{}").unwrap();
+        let (read, _) = ReadFile::read(&path).unwrap();
+        let file = File::options().write(true).open(&path).unwrap();
+        file.set_modified(SystemTime::UNIX_EPOCH).unwrap();
+        assert!(!read.unchanged("{}").unwrap());
+        assert!(read.replace("{}", "{ }").is_err());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{}");
+    }
+
     #[test]
     fn an_unchanged_file_is_replaced_through_a_symbolic_link() {
         let dir = tempfile::tempdir().unwrap();
