@@ -239,6 +239,20 @@ fn non_report_json_gets_no_diagnostics_and_reports_are_found_by_content() {
     editor.shutdown();
 }
 
+/// A report edited into other JSON has its published diagnostics cleared.
+#[test]
+fn a_report_edited_into_non_report_json_is_cleared() {
+    let mut editor = Editor::start(&["utf-16"]);
+    let uri = "file:///tmp/p/data.json";
+    editor.open(uri, r#"{"schema_version": "1", "entries": []}"#, 1);
+    assert!(!editor.diagnostics(uri).1.is_empty());
+    editor.change(uri, 2, json!([{"text": r#"{"name": "x"}"#}]));
+    let (version, diagnostics) = editor.diagnostics(uri);
+    assert_eq!(version, Some(2));
+    assert_eq!(diagnostics, Vec::<Value>::new());
+    editor.shutdown();
+}
+
 #[test]
 fn garbage_and_out_of_range_edits_do_not_kill_the_server() {
     let mut editor = Editor::start(&["utf-16"]);

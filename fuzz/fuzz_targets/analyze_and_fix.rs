@@ -1,11 +1,14 @@
 //! Arbitrary bytes through parse + validate + every fix + fix-all + hover:
-//! nothing panics, every fix applies, and fix-all is idempotent. The
+//! nothing panics, every fix applies and leaves no more errors, and fix-all
+//! is idempotent and leaves no more errors than its input had. The
 //! recovering parser gives a tree whose every node lies inside the text and
 //! inside its parent, and a text serde_json accepts parses to the same value
 //! with no syntax error.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use report_core::Analysis;
+use report_core::diagnostic::Severity;
 use report_core::syntax::{Node, SyntaxErrorKind, Value};
 
 fuzz_target!(|data: &[u8]| {
@@ -17,7 +20,14 @@ fuzz_target!(|data: &[u8]| {
         if let Some(fix) = &diagnostic.fix {
             let fixed =
                 report_core::fix::apply(text, &fix.edits).expect("a fix applies to its own text");
-            let _ = report_core::analyze(&fixed);
+            // A fix never makes a document worse (fix.rs's insert_member).
+            let after = errors(&report_core::analyze(&fixed));
+            assert!(
+                after <= errors(&analysis),
+                "{:?} leaves {after} errors where there were {}",
+                fix.title,
+                errors(&analysis)
+            );
         }
     }
     for offset in [0, text.len() / 2, text.len()] {
@@ -33,8 +43,22 @@ fuzz_target!(|data: &[u8]| {
             None,
             "fix-all is idempotent"
         );
+        // What `check --fix` promises: the text, not the bytes (a lossy copy is never written).
+        let (before, after) = (report_core::analyze(text), report_core::analyze(&fixed));
+        assert!(
+            errors(&after) <= errors(&before),
+            "fix-all leaves {} errors where there were {}",
+            errors(&after),
+            errors(&before)
+        );
     }
 });
+
+/// Errors kept and only counted, as `check --fix` counts them.
+fn errors(analysis: &Analysis) -> usize {
+    let kept = analysis.diagnostics.iter();
+    kept.filter(|d| d.severity == Severity::Error).count() + analysis.omitted.count(Severity::Error)
+}
 
 fn check_tree(text: &str) {
     let parse = report_core::syntax::parse(text);

@@ -96,6 +96,17 @@ fn errors(analysis: &Analysis) -> usize {
     kept.filter(|d| d.severity == Severity::Error).count() + analysis.omitted.count(Severity::Error)
 }
 
+/// Why a fixed text is not written: it has more errors than the original.
+/// Fix-all keeps no round that adds errors, so no input reaches this through
+/// it today; this is the code that writes files, so it checks again rather
+/// than trust that, and is tested on its own.
+fn refusal(analysis: &Analysis, fixed: &Analysis) -> Option<String> {
+    let (before, after) = (errors(analysis), errors(fixed));
+    (after > before).then(|| {
+        format!("not fixed: the fixes would leave {after} errors where there are {before}")
+    })
+}
+
 /// Fixes one checked file as `mode` says: a diff goes to `diffs`, a
 /// refusal or a failed write to `failures`. Returns what to report: the
 /// fixed text's analysis when it was written, else the original one.
@@ -130,14 +141,10 @@ pub(super) fn fix_file(
         return unchanged(analysis);
     };
     let fixed = report_core::analyze_keeping(std::sync::Arc::new(fixed_text.clone()), keep);
-    if errors(&fixed) > errors(&analysis) {
+    if let Some(message) = refusal(&analysis, &fixed) {
         failures.push(Failure {
             path: Some(path.clone()),
-            message: format!(
-                "not fixed: the fixes would leave {} errors where there are {}",
-                errors(&fixed),
-                errors(&analysis)
-            ),
+            message,
         });
         return unchanged(analysis);
     }
@@ -187,6 +194,33 @@ pub(super) fn unified(before: &str, after: &str, old: &str, new: &str) -> String
 mod tests {
     use super::*;
 
+    /// Two real texts: `promotion_candidates` added after an unclosed array
+    /// lands inside it, one error more (what the fix did before it refused
+    /// a broken last member).
+    #[test]
+    fn a_fix_that_would_leave_more_errors_is_refused() {
+        let envelope = r#"{"schema_version": "1", "tool_version": "t", "generated_at": "2026-11-29T18:42:07Z", "scan": {"project_root": "/p", "scope_globs": [], "excluded_dirs": [], "files_scanned": 0}, "shortlist": []"#;
+        let before = report_core::analyze(&format!(r#"{envelope}, "entries": [}}"#));
+        let after = report_core::analyze(&format!(
+            r#"{envelope}, "entries": [, "promotion_candidates": []}}"#
+        ));
+        assert_eq!(
+            refusal(&before, &after).as_deref(),
+            Some("not fixed: the fixes would leave 3 errors where there are 2")
+        );
+        assert_eq!(refusal(&before, &before), None, "as many errors");
+        assert_eq!(refusal(&after, &before), None, "fewer errors");
+        // Errors past the cap count as much as those kept.
+        let capped = |text: &str| {
+            let keep = report_core::diagnostic::Keep::at_most(1);
+            report_core::analyze_keeping(std::sync::Arc::new(text.to_string()), keep)
+        };
+        assert_eq!(
+            refusal(&capped(&before.text), &capped(&after.text)),
+            refusal(&before, &after)
+        );
+    }
+
     #[test]
     fn a_file_that_changed_since_it_was_read_is_not_replaced() {
         let dir = tempfile::tempdir().unwrap();
@@ -203,6 +237,34 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"a\": 2}");
         let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(left.len(), 1, "the temporary file is removed");
+    }
+
+    /// Procfs files say they are empty and are not: what the size says is
+    /// read, and a byte more means the file is not what it said.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_file_longer_than_its_size_is_refused() {
+        let refused = ReadFile::read(Path::new("/proc/self/status"))
+            .err()
+            .unwrap();
+        assert!(
+            refused.to_string().contains("changed while being read"),
+            "{refused}"
+        );
+    }
+
+    /// Its time alone tells that it changed, without reading it.
+    #[test]
+    fn a_file_whose_time_changed_is_not_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.report.json");
+        std::fs::write(&path, "{}").unwrap();
+        let (read, _) = ReadFile::read(&path).unwrap();
+        let file = File::options().write(true).open(&path).unwrap();
+        file.set_modified(SystemTime::UNIX_EPOCH).unwrap();
+        assert!(!read.unchanged("{}").unwrap());
+        assert!(read.replace("{}", "{ }").is_err());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{}");
     }
 
     #[test]

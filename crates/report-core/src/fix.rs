@@ -113,24 +113,29 @@ fn line_break_before(text: &str, line_start: usize) -> &'static str {
     }
 }
 
-/// Inserts `"key": value_json` as the last member of `object`, in the style of its members.
+/// Inserts `"key": value_json` as the last member of `object`, in the style
+/// of its members. None when a syntax error broke the last member: where the
+/// object resumes after it is a guess, and a member put there can land
+/// inside it (`"entries": [}` would become `"entries": [, "key": …}`, one
+/// error more).
 pub fn insert_member(
     text: &str,
     object: crate::syntax::Node<'_>,
     key: &str,
     value_json: &str,
-) -> Vec<TextEdit> {
+) -> Option<Vec<TextEdit>> {
     let member = format!("{}: {value_json}", json_string(key));
     let members: Vec<_> = object.members().into_iter().flatten().collect();
     match (members.first(), members.last()) {
+        (Some(_), Some(last)) if last.is_broken() => None,
         (Some(first), Some(last)) => {
             let separator = element_separator(text, first.key_range.start);
-            vec![TextEdit::insert(
+            Some(vec![TextEdit::insert(
                 last.value.range().end,
                 format!("{separator}{member}"),
-            )]
+            )])
         }
-        _ => vec![TextEdit::insert(object.range().start + 1, member)],
+        _ => Some(vec![TextEdit::insert(object.range().start + 1, member)]),
     }
 }
 

@@ -571,6 +571,75 @@ mod tests {
         }
     }
 
+    /// Each rule that decides, and each way to `auto`, gives its own reason.
+    #[test]
+    fn each_deciding_rule_gives_its_reason() {
+        let plain = TierInputs {
+            op_type: OpType::Deterministic,
+            is_destructive: false,
+            is_reversible: true,
+            lifecycle: None,
+        };
+        let proven = LifecycleInput {
+            evidence: Evidence::ServedWhenPath,
+            satisfied: Fact::Yes,
+            tracked: Fact::Yes,
+            clean: Fact::Yes,
+        };
+        let lifecycle = |l: LifecycleInput| TierInputs {
+            lifecycle: Some(l),
+            ..plain
+        };
+        let cases = [
+            (
+                TierInputs {
+                    op_type: OpType::Generative,
+                    ..plain
+                },
+                "op_type is \"generative\"",
+            ),
+            (
+                TierInputs {
+                    is_destructive: true,
+                    ..plain
+                },
+                "is_destructive is true",
+            ),
+            (
+                TierInputs {
+                    is_reversible: false,
+                    ..plain
+                },
+                "is_reversible is false",
+            ),
+            (
+                lifecycle(LifecycleInput {
+                    evidence: Evidence::Missing,
+                    ..proven
+                }),
+                "lifecycle evidence is none",
+            ),
+            (
+                lifecycle(LifecycleInput {
+                    tracked: Fact::Unknown,
+                    ..proven
+                }),
+                "git tracks the path: unknown",
+            ),
+            (
+                lifecycle(proven),
+                "scanner-proven evidence on a tracked, clean path",
+            ),
+            (
+                plain,
+                "the op is deterministic, non-destructive and reversible",
+            ),
+        ];
+        for (inputs, reason) in cases {
+            assert_eq!(derive_safety_tier(inputs).reason(), reason, "{inputs}");
+        }
+    }
+
     #[test]
     fn inputs_render_as_the_call() {
         let inputs = TierInputs {

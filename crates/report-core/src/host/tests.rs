@@ -231,6 +231,21 @@ fn publication_is_capped_errors_first_with_a_summary() {
     assert!(host.published().left_out.is_none(), "under REPORT's cap");
 }
 
+/// A cap past the errors fills up with lesser severities, and no more.
+#[test]
+fn a_cap_past_the_errors_takes_lesser_severities_after_them() {
+    let text = r#"{"schema_version": "1", "tool_version": "t", "generated_at": "2026-11-29T18:42:07,5Z", "scan": {"project_root": "/p", "scope_globs": [], "excluded_dirs": [], "files_scanned": -1}, "shortlist": [], "entries": [], "x": 1, "y": 2, "z": 3}"#;
+    let host = DocumentHost::new(text.to_string(), None, REPORT);
+    let error = |d: &Diagnostic| d.severity == crate::diagnostic::Severity::Error;
+    let errors = host.diagnostics().iter().filter(|d| error(d)).count();
+    let all = host.diagnostics().len();
+    assert!(errors > 0 && all > errors + 1, "{:?}", host.diagnostics());
+    let published = host.snapshot().published(errors + 1);
+    assert_eq!(published.diagnostics.len(), errors + 1);
+    let published_errors = published.diagnostics.iter().filter(|d| error(d));
+    assert_eq!(published_errors.count(), errors);
+}
+
 #[test]
 fn past_the_cap_problems_are_counted_and_fixes_still_found() {
     // 3000 scalar entries (errors), then an entry with a wrong tier whose

@@ -69,11 +69,13 @@ pub(super) fn check_envelope<'n>(sink: &mut Sink, root: Node<'n>) -> Option<Enve
         entries: array(sink, "entries"),
         promotion_candidates: array(sink, "promotion_candidates"),
     };
-    if root.member("promotion_candidates").is_none() {
-        // The field is required even when empty, and empty is always acceptable.
+    // The field is required even when empty, and empty is always acceptable.
+    if root.member("promotion_candidates").is_none()
+        && let Some(edits) = fix::insert_member(sink.text, root, "promotion_candidates", "[]")
+    {
         let fix = Fix {
             title: "Add \"promotion_candidates\": []".into(),
-            edits: fix::insert_member(sink.text, root, "promotion_candidates", "[]"),
+            edits,
             preferred: true,
         };
         if let Some(missing) = sink
@@ -299,6 +301,34 @@ mod fix_tests {
                 "promotion_candidates": []
         "#]]
         .assert_eq(&fixes_at(text));
+    }
+
+    /// Found by mutating the golden examples: after an unclosed last
+    /// member the member lands inside it, and the fix left one error more.
+    #[test]
+    fn no_member_is_added_after_a_broken_last_member() {
+        let text = r#"{"schema_version": "1", "tool_version": "t", "generated_at": "2026-11-29T18:42:07Z", "scan": {"project_root": "/p", "scope_globs": [], "excluded_dirs": [], "files_scanned": 0}, "shortlist": [], "entries": [}"#;
+        let analysis = crate::analyze(text);
+        let missing = analysis
+            .diagnostics
+            .iter()
+            .find(|d| d.message.contains("\"promotion_candidates\""))
+            .expect("the field is still reported missing");
+        assert!(missing.fix.is_none(), "{:?}", missing.fix);
+        let errors = |a: &crate::Analysis| {
+            a.diagnostics
+                .iter()
+                .filter(|d| d.severity == crate::diagnostic::Severity::Error)
+                .count()
+        };
+        for fix in analysis.diagnostics.iter().filter_map(|d| d.fix.as_ref()) {
+            let fixed = crate::fix::apply(text, &fix.edits).unwrap();
+            assert!(
+                errors(&crate::analyze(&fixed)) <= errors(&analysis),
+                "{}",
+                fix.title
+            );
+        }
     }
 
     #[test]
