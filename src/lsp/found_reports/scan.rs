@@ -381,11 +381,8 @@ impl Worker {
             let Ok(bytes) = std::fs::read(path) else {
                 return self.forget(path);
             };
-            let text = match String::from_utf8(bytes) {
-                Ok(text) => text,
-                Err(error) => String::from_utf8_lossy(error.as_bytes()).into_owned(),
-            };
-            let host = DocumentHost::new(text, None, options);
+            // Bytes, as `check` reads them: a file that is not UTF-8 says so.
+            let host = DocumentHost::from_bytes(bytes, options, |text| text.to_string());
             if !host.is_report() {
                 self.forget(path);
                 self.stamps.insert(path.clone(), stamp);
@@ -393,16 +390,18 @@ impl Worker {
             }
             let rope = Rope::from_str(host.text());
             let positions = Positions::new(&rope, client.encoding);
-            let published = host.published();
-            let summary = published
-                .left_out
-                .map(|left_out| crate::lsp::analysis::too_many_summary(left_out, &settings));
+            let o = report_core::publication::Options {
+                max: settings.max_diagnostics,
+                severities: &settings.severities,
+            };
+            let own = host.own(&settings.severities);
+            let published = report_core::publication::publish(own, &[], &o);
+            let summary = crate::lsp::analysis::too_many_summary(published.left_out, &settings);
             let note = from_disk_note(meta.len());
+            let note = note.iter().filter_map(|d| settings.severities.apply(d));
             let diagnostics: Vec<tower_lsp_server::ls_types::Diagnostic> = note
-                .iter()
-                .chain(published.diagnostics.iter().map(|d| &**d))
-                .chain(&summary)
-                .filter_map(|d| settings.severities.apply(d))
+                .chain(published.diagnostics)
+                .chain(summary.map(std::borrow::Cow::Owned))
                 .map(|d| positions.diagnostic(&uri, &d, client.related_information))
                 .collect();
             let named = host.project_root();
