@@ -11,18 +11,11 @@ use std::time::{Duration, Instant};
 use common::editor::{Editor, capable_client_with};
 use common::file_uri;
 use common::project::Project;
+use common::views::{pull, pulling_client};
 use serde_json::{Value, json};
 
 fn golden(name: &str) -> String {
     std::fs::read_to_string(common::golden_dir().join(name)).unwrap()
-}
-
-/// A client that pulls diagnostics, as VS Code does.
-fn pulling_client() -> Value {
-    capable_client_with(json!({
-        "textDocument": {"diagnostic": {"dynamicRegistration": false}},
-        "workspace": {"diagnostics": {"refreshSupport": true}},
-    }))
 }
 
 /// A workspace: a valid report, an invalid one under a CJK and emoji
@@ -39,38 +32,6 @@ fn workspace() -> Project {
     project.write(".gitignore", "build/\n");
     std::fs::create_dir_all(project.path().join(".git")).unwrap();
     project
-}
-
-/// `workspace/diagnostic` with these previous result ids: uri → (kind, result id, items).
-fn pull(
-    editor: &mut Editor,
-    previous: &[(String, String)],
-) -> Vec<(String, String, String, Vec<Value>)> {
-    let previous: Vec<Value> = previous
-        .iter()
-        .map(|(uri, id)| json!({"uri": uri, "value": id}))
-        .collect();
-    let reply = editor.request(
-        "workspace/diagnostic",
-        json!({"identifier": "report-lsp", "previousResultIds": previous}),
-    );
-    assert!(reply.get("error").is_none(), "{reply}");
-    let mut items: Vec<_> = reply["result"]["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|item| {
-            assert!(item["version"].is_null(), "{item}");
-            (
-                item["uri"].as_str().unwrap().to_string(),
-                item["kind"].as_str().unwrap().to_string(),
-                item["resultId"].as_str().unwrap().to_string(),
-                item["items"].as_array().cloned().unwrap_or_default(),
-            )
-        })
-        .collect();
-    items.sort_by(|a, b| a.0.cmp(&b.0));
-    items
 }
 
 fn ids(items: &[(String, String, String, Vec<Value>)]) -> Vec<(String, String)> {
