@@ -11,6 +11,7 @@ use std::time::{Instant, SystemTime};
 
 use report_core::diagnostic::{Code, Diagnostic};
 use report_core::host::{DocumentHost, HostOptions};
+use report_core::selection::looks_like_report;
 use report_core::text::TextRange;
 use ropey::Rope;
 use tower_lsp_server::ls_types::Uri;
@@ -18,7 +19,9 @@ use tower_lsp_server::ls_types::Uri;
 use super::{Found, FoundSymbol, Request, Search, Store};
 use crate::lsp::convert::Positions;
 use crate::lsp::progress::{Progress, ProgressClient};
-use crate::lsp::session::{Session, lock};
+use crate::lsp::project_thread::{Read, read_project, watched_paths};
+use crate::lsp::session::{Session, WorkspaceSettings, lock};
+use crate::project::Cache;
 use crate::project::discover::{self, Candidate};
 
 /// Files considered (named as reports, or other JSON) per search at most:
@@ -59,6 +62,9 @@ struct FolderDecided {
     globs: report_core::selection::ReportGlobs,
     max_diagnostics: usize,
     max_document_bytes: usize,
+    /// The workspace checks' settings and trust (`workspaceChecks`,
+    /// `restrictedWorkspace`, `allowRootOutsideWorkspace`, the tolerance).
+    workspace: WorkspaceSettings,
 }
 
 impl Decided {
@@ -76,6 +82,7 @@ impl Decided {
                         globs: settings.globs.clone(),
                         max_diagnostics: settings.max_diagnostics,
                         max_document_bytes: settings.max_document_bytes,
+                        workspace: settings.workspace(),
                     };
                     (folder.clone(), decided)
                 })
@@ -96,6 +103,12 @@ pub(super) struct Worker {
     /// What was pushed for each URI (its result id), with the setting on.
     pushed: HashMap<Uri, String>,
     searches: u64,
+    /// The hashes of the files the found reports name, shared by all of
+    /// them as `check`'s one cache is.
+    cache: Cache,
+    /// The files each found report's workspace checks read (see
+    /// `project_thread::watched_paths`), by report.
+    watched: HashMap<PathBuf, HashSet<PathBuf>>,
 }
 
 impl Worker {
@@ -113,6 +126,8 @@ impl Worker {
             stamps: HashMap::new(),
             pushed: HashMap::new(),
             searches: 0,
+            cache: Cache::default(),
+            watched: HashMap::new(),
         }
     }
 
@@ -257,6 +272,15 @@ impl Worker {
     /// Files changed on disk: each known one read again (or gone), each new
     /// one that a search would find read.
     fn changed(&mut self, mut paths: Vec<PathBuf>) {
+        // The reports whose workspace checks read a changed file: read again.
+        let watching: Vec<PathBuf> = (self.watched.iter())
+            .filter(|(_, read)| paths.iter().any(|p| read.contains(p)))
+            .map(|(report, _)| report.clone())
+            .collect();
+        for report in watching {
+            self.stamps.remove(&report);
+            paths.push(report);
+        }
         paths.sort();
         paths.dedup();
         for path in paths {
@@ -382,7 +406,15 @@ impl Worker {
                 return self.forget(path);
             };
             // Bytes, as `check` reads them: a file that is not UTF-8 says so.
-            let host = DocumentHost::from_bytes(bytes, options, |text| text.to_string());
+            let analysis = report_core::host::analyze_file(bytes, options);
+            // Checked against its project as an open report is, when it is
+            // one (as `check` decides: by its name, else by its content).
+            let is_report = name_matches || analysis.root().is_some_and(looks_like_report);
+            let workspace = match is_report {
+                true => self.workspace_checks(path, &analysis, &settings),
+                false => Vec::new(),
+            };
+            let host = DocumentHost::from_analysis(analysis, options, |text| text.to_string());
             if !host.is_report() {
                 self.forget(path);
                 self.stamps.insert(path.clone(), stamp);
@@ -395,7 +427,7 @@ impl Worker {
                 severities: &settings.severities,
             };
             let own = host.own(&settings.severities);
-            let published = report_core::publication::publish(own, &[], &o);
+            let published = report_core::publication::publish(own, &workspace, &o);
             let summary = crate::lsp::analysis::too_many_summary(published.left_out, &settings);
             let note = from_disk_note(meta.len());
             let note = note.iter().filter_map(|d| settings.severities.apply(d));
@@ -463,11 +495,42 @@ impl Worker {
         }
     }
 
+    /// The workspace checks of the report at `path` (invariant 13), with
+    /// the settings, bounds and trust of an open report's
+    /// (`project_thread::read_project`), over the files on disk; the files
+    /// it read are watched: a change of one reads the report again.
+    fn workspace_checks(
+        &mut self,
+        path: &Path,
+        analysis: &report_core::Analysis,
+        settings: &crate::lsp::session::Settings,
+    ) -> Vec<Diagnostic> {
+        let read = read_project(
+            analysis,
+            Some(path),
+            &self.folders,
+            &settings.workspace(),
+            &mut self.cache,
+            &mut |_, _| {},
+        );
+        self.watched.remove(path);
+        match read {
+            Read::Facts { root, facts } => {
+                self.watched
+                    .insert(path.to_path_buf(), watched_paths(&root, &facts));
+                report_core::project_checks::check(analysis, &facts)
+            }
+            Read::Outside { said, .. } => vec![said],
+            Read::Off(_) | Read::NoRoot => Vec::new(),
+        }
+    }
+
     /// The file at `path` is no report (any more): a client that was shown
     /// its diagnostics is told they are gone.
     fn forget(&mut self, path: &Path) {
         // Read again when it comes back (a folder added again, a file restored).
         self.stamps.remove(path);
+        self.watched.remove(path);
         let Some(uri) = Uri::from_file_path(path) else {
             return;
         };

@@ -135,24 +135,13 @@ impl<T: SourceText> DocumentHost<T> {
         host
     }
 
-    /// Analyses the bytes of a file as `check` does: bytes that are not
-    /// UTF-8 get `invalid-utf8` at the first bad byte, over a lossy copy of
-    /// the text, from which `text` makes the host's `T`.
-    pub fn from_bytes(
-        bytes: Vec<u8>,
+    /// Takes over a full analysis (of [`analyze_file`], say) as `text`'s,
+    /// `text` made from the text analysed.
+    pub fn from_analysis(
+        analysis: Analysis,
         options: HostOptions,
         text: impl FnOnce(&Arc<String>) -> T,
     ) -> DocumentHost<T> {
-        let analysis = match bytes.len() > options.max_document_bytes {
-            true => {
-                let whole = Arc::new(String::from_utf8_lossy(&bytes).into_owned());
-                analysis::too_large(whole, options.max_document_bytes)
-            }
-            false => {
-                let keep = Keep::at_most(options.kept_diagnostics());
-                analysis::analyze_bytes_keeping(bytes, keep)
-            }
-        };
         let mut host = DocumentHost::holding(text(&analysis.text), options);
         host.adopt(analysis, false);
         host
@@ -648,6 +637,17 @@ pub fn out_of_sync(reason: &dyn std::fmt::Display) -> Diagnostic {
             "report-lsp lost track of this document's text (an edit did not fit it: {reason}); checking resumes when the editor sends the whole text, for example after reopening the file"
         ),
     )
+}
+
+/// Analyses the bytes of a file as `check` does, under `options`' limits:
+/// bytes that are not UTF-8 get `invalid-utf8` at the first bad byte, over
+/// a lossy copy of the text.
+pub fn analyze_file(bytes: Vec<u8>, options: HostOptions) -> Analysis {
+    if bytes.len() > options.max_document_bytes {
+        let whole = Arc::new(String::from_utf8_lossy(&bytes).into_owned());
+        return analysis::too_large(whole, options.max_document_bytes);
+    }
+    analysis::analyze_bytes_keeping(bytes, Keep::at_most(options.kept_diagnostics()))
 }
 
 fn analyze_within(text: Arc<String>, options: HostOptions) -> Analysis {
