@@ -37,11 +37,34 @@ fn found(project: &Project, rel: &str) -> (View, Option<Value>) {
     view
 }
 
-/// A project file's cap holds the workspace checks' diagnostics in `check`
-/// as in the open document: the same 40 (the first in document order, all
-/// warnings), and the same count left out. `check` used to list all 200.
+/// The golden invalid report in a project of its own (its root its own
+/// folder, none of the files it names there): its contract problems and its
+/// workspace checks' in every view. The unopened report used to get the
+/// contract's alone.
 #[test]
-fn a_project_files_cap_holds_the_workspace_checks_in_check_and_the_open_report() {
+fn the_golden_invalid_report_in_its_own_project_has_the_same_problems_in_every_view() {
+    let project = Project::new();
+    let golden = std::fs::read_to_string(common::golden_dir().join("invalid.report.json")).unwrap();
+    let mut value: Value = serde_json::from_str(&golden).unwrap();
+    value["scan"]["project_root"] = json!(".");
+    let rel = "hygiene.report.json";
+    project.write(rel, &serde_json::to_string_pretty(&value).unwrap());
+    let check = sorted(check_view(project.path(), rel));
+    let has = |code: &str| check.diagnostics.iter().any(|d| d.0 == code);
+    assert!(has("path-missing") && has("tier-mismatch"), "{check:#?}");
+    assert_eq!(check.left_out, 0);
+    let (open, _) = opened(&project, rel, &check);
+    assert_eq!(open, check);
+    let (unopened, _) = found(&project, rel);
+    assert_eq!(unopened, check);
+}
+
+/// A project file's cap holds the workspace checks' diagnostics in every
+/// view: the same 40 (the first in document order, all warnings), and the
+/// same count left out. `check` used to list all 200, the unopened report
+/// none of them.
+#[test]
+fn a_project_files_cap_holds_the_workspace_checks_in_every_view() {
     let project = Project::new();
     let paths: Vec<String> = (0..100).map(|i| format!("docs/gone-{i:03}.md")).collect();
     let empty = json!({"kind": "insert-frontmatter", "key": "k", "value": "v", "expected_sha256": sha256("")});
