@@ -79,16 +79,20 @@ fn a_project_files_cap_holds_the_workspace_checks_in_every_view() {
     assert_eq!(check.diagnostics.len(), 40, "{check:#?}");
     assert_eq!(check.left_out, 160);
     assert!(check.diagnostics.iter().all(|d| d.0 == "path-missing"));
-    let (open, summary) = opened(&project, rel, &check);
+    let (open, open_summary) = opened(&project, rel, &check);
     assert_eq!(open, check);
-    let summary = summary.expect("a summary of those left out");
-    let message = summary["message"].as_str().unwrap();
-    assert!(
-        message.starts_with(
-            "160 more problems are not shown (200 in all; the limit is max-diagnostics = 40 in "
-        ),
-        "{message}"
-    );
+    let (unopened, found_summary) = found(&project, rel);
+    assert_eq!(unopened, check);
+    for summary in [open_summary, found_summary] {
+        let summary = summary.expect("a summary of those left out");
+        let message = summary["message"].as_str().unwrap();
+        assert!(
+            message.starts_with(
+                "160 more problems are not shown (200 in all; the limit is max-diagnostics = 40 in "
+            ),
+            "{message}"
+        );
+    }
 }
 
 /// A project file's levels, the same in every view: a code raised to error
