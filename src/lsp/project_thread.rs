@@ -271,13 +271,7 @@ impl Worker {
         if names_a_missing_root(&rope, report.as_deref())
             || !can_have_a_root(&rope, report.as_deref(), &folders)
         {
-            return Some(WorkspaceResult {
-                uri: uri.clone(),
-                generation,
-                diagnostics: Vec::new(),
-                facts: Arc::new(WorkspaceFacts::default()),
-                since_head: None,
-            });
+            return Some(nothing_read(uri, generation));
         }
         // Its diagnostics are the analysis thread's: here they are only counted.
         let keep = report_core::diagnostic::Keep::at_most(0);
@@ -325,13 +319,7 @@ impl Worker {
             // In the editor a root that is not found is said by nothing on
             // screen: the report was opened away from its project.
             Read::NoRoot => {
-                return Some(WorkspaceResult {
-                    uri: uri.clone(),
-                    generation,
-                    diagnostics: Vec::new(),
-                    facts: Arc::new(WorkspaceFacts::default()),
-                    since_head: None,
-                });
+                return Some(nothing_read(uri, generation));
             }
             Read::Off(why) => {
                 self.watched.remove(uri);
@@ -480,6 +468,17 @@ pub(crate) fn read_project(
     cache.token_tolerance = settings.token_tolerance;
     let facts = crate::project::gather_with_progress(analysis, Some(&found), cache, progress);
     Read::Facts { root: found, facts }
+}
+
+/// A result for a report with no project here: nothing read, nothing said.
+fn nothing_read(uri: &Uri, generation: u64) -> WorkspaceResult {
+    WorkspaceResult {
+        uri: uri.clone(),
+        generation,
+        diagnostics: Vec::new(),
+        facts: Arc::new(WorkspaceFacts::default()),
+        since_head: None,
+    }
 }
 
 /// A result for a report whose project is not read, and why.

@@ -159,6 +159,10 @@ mod tests {
         severities
     }
 
+    fn under(max: usize, severities: &Severities) -> Options<'_> {
+        Options { max, severities }
+    }
+
     fn own(diagnostics: &[Diagnostic], not_offered: usize) -> Own<'_> {
         Own {
             diagnostics: diagnostics.iter().map(Cow::Borrowed).collect(),
@@ -171,11 +175,7 @@ mod tests {
         let report = [at(Code::UnknownField, 1), at(Code::UnknownField, 2)];
         let workspace = [at(Code::PathMissing, 9), at(Code::PathMissing, 5)];
         let severities = levels(&[(Code::PathMissing, Level::Report(Severity::Error))]);
-        let o = Options {
-            max: 2,
-            severities: &severities,
-        };
-        let p = publish(own(&report, 0), &workspace, &o);
+        let p = publish(own(&report, 0), &workspace, &under(2, &severities));
         expect![[r#"
             5 path-missing error
             9 path-missing error
@@ -193,11 +193,7 @@ mod tests {
         ];
         let workspace = [at(Code::PathMissing, 7)];
         let severities = levels(&[(Code::UnknownField, Level::Off)]);
-        let o = Options {
-            max: 2,
-            severities: &severities,
-        };
-        let p = publish(own(&report, 0), &workspace, &o);
+        let p = publish(own(&report, 0), &workspace, &under(2, &severities));
         expect![[r#"
             3 tier-mismatch error
             7 path-missing warning
@@ -213,10 +209,8 @@ mod tests {
             at(Code::PathMissing, 1),
             at(Code::PathMissing, 4),
         ];
-        let o = Options {
-            max: 3,
-            severities: &Severities::default(),
-        };
+        let plain = Severities::default();
+        let o = under(3, &plain);
         let p = publish(own(&report, 5), &workspace, &o);
         expect![[r#"
             1 path-missing warning

@@ -73,6 +73,14 @@ fn settle_checking_the_publication(host: &mut DocumentHost<String>) {
     assert_eq!(lagging, owned(host), "published while entries lagged");
 }
 
+/// A copy of the first entry inserted before it: the entries after it move.
+fn insert_a_copy_of_the_first_entry(host: &mut DocumentHost<String>) -> UpdateKind {
+    let first = host.text().find("\"entries\": [\n    {").unwrap() + 17;
+    let end = first + host.text()[first..].find("\n    }").unwrap() + 6;
+    let entry = host.text()[first..end].to_string();
+    edit(host, TextRange::empty(first), &format!("{entry},\n    "))
+}
+
 /// The host's own diagnostics published under a cap of `max`, at their
 /// default severities.
 fn published_under(host: &DocumentHost<String>, max: usize) -> Publication<'_> {
@@ -294,15 +302,10 @@ fn every_view_publishes_the_same_under_levels_caps_and_workspace_checks() {
         }
     }
     // The same after an edit that moves the entries after it.
-    let first = host.text().find("\"entries\": [\n    {").unwrap() + 17;
-    let end = first + host.text()[first..].find("\n    }").unwrap() + 6;
-    let entry = host.text()[first..end].to_string();
-    let kind = edit(
-        &mut host,
-        TextRange::empty(first),
-        &format!("{entry},\n    "),
+    assert_eq!(
+        insert_a_copy_of_the_first_entry(&mut host),
+        UpdateKind::Incremental
     );
-    assert_eq!(kind, UpdateKind::Incremental);
     for max in [1, 5, 40] {
         for severities in &levels {
             assert_publishes_like_check(&host, max, severities, &workspace);
@@ -393,15 +396,10 @@ fn past_the_cap_problems_are_counted_and_fixes_still_found() {
 #[test]
 fn after_an_entry_is_inserted_the_capped_publication_names_the_moved_entries() {
     let mut host = DocumentHost::new(report(40, 2), None, REPORT);
-    let first = host.text().find("\"entries\": [\n    {").unwrap() + 17;
-    let end = first + host.text()[first..].find("\n    }").unwrap() + 6;
-    let entry = host.text()[first..end].to_string();
-    let kind = edit(
-        &mut host,
-        TextRange::empty(first),
-        &format!("{entry},\n    "),
+    assert_eq!(
+        insert_a_copy_of_the_first_entry(&mut host),
+        UpdateKind::Incremental
     );
-    assert_eq!(kind, UpdateKind::Incremental);
     assert_like_a_full_analysis(&host);
     let fresh = DocumentHost::new(host.text().clone(), None, REPORT);
     for max in [1, 3, 10, 1000] {
