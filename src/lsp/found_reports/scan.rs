@@ -109,6 +109,9 @@ pub(super) struct Worker {
     /// The files each found report's workspace checks read (see
     /// `project_thread::watched_paths`), by report.
     watched: HashMap<PathBuf, HashSet<PathBuf>>,
+    /// During a search, the reports read without their workspace checks,
+    /// read again with them once every report is known (see `search`).
+    deferred: Option<Vec<Candidate>>,
 }
 
 impl Worker {
@@ -128,6 +131,7 @@ impl Worker {
             searches: 0,
             cache: Cache::default(),
             watched: HashMap::new(),
+            deferred: None,
         }
     }
 
@@ -235,11 +239,20 @@ impl Worker {
         };
         let total = candidates.len();
         let mut seen = HashSet::new();
+        // Every report's own diagnostics first, so that a document one
+        // names, opened meanwhile, knows it at once (its workspace checks
+        // take longer: the files read, the tokenizer loaded); then each
+        // report with them, before the search is done.
+        self.deferred = Some(Vec::new());
         for (done, candidate) in candidates.into_iter().enumerate() {
             if let Some(progress) = &mut progress {
                 progress.report(done, total);
             }
             seen.insert(candidate.path.clone());
+            self.examine_guarded(&candidate);
+        }
+        for candidate in self.deferred.take().unwrap_or_default() {
+            self.stamps.remove(&candidate.path);
             self.examine_guarded(&candidate);
         }
         if let Some(mut progress) = progress {
@@ -410,9 +423,13 @@ impl Worker {
             // Checked against its project as an open report is, when it is
             // one (as `check` decides: by its name, else by its content).
             let is_report = name_matches || analysis.root().is_some_and(looks_like_report);
-            let workspace = match is_report {
-                true => self.workspace_checks(path, &analysis, &settings),
-                false => Vec::new(),
+            let workspace = match (is_report, &mut self.deferred) {
+                (false, _) => Vec::new(),
+                (true, Some(deferred)) => {
+                    deferred.push(candidate.clone());
+                    Vec::new()
+                }
+                (true, None) => self.workspace_checks(path, &analysis, &settings),
             };
             let host = DocumentHost::from_analysis(analysis, options, |text| text.to_string());
             if !host.is_report() {
