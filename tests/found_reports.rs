@@ -11,18 +11,11 @@ use std::time::{Duration, Instant};
 use common::editor::{Editor, capable_client_with};
 use common::file_uri;
 use common::project::Project;
+use common::views::{diagnostics_until, pull, pulling_client};
 use serde_json::{Value, json};
 
 fn golden(name: &str) -> String {
     std::fs::read_to_string(common::golden_dir().join(name)).unwrap()
-}
-
-/// A client that pulls diagnostics, as VS Code does.
-fn pulling_client() -> Value {
-    capable_client_with(json!({
-        "textDocument": {"diagnostic": {"dynamicRegistration": false}},
-        "workspace": {"diagnostics": {"refreshSupport": true}},
-    }))
 }
 
 /// A workspace: a valid report, an invalid one under a CJK and emoji
@@ -39,38 +32,6 @@ fn workspace() -> Project {
     project.write(".gitignore", "build/\n");
     std::fs::create_dir_all(project.path().join(".git")).unwrap();
     project
-}
-
-/// `workspace/diagnostic` with these previous result ids: uri → (kind, result id, items).
-fn pull(
-    editor: &mut Editor,
-    previous: &[(String, String)],
-) -> Vec<(String, String, String, Vec<Value>)> {
-    let previous: Vec<Value> = previous
-        .iter()
-        .map(|(uri, id)| json!({"uri": uri, "value": id}))
-        .collect();
-    let reply = editor.request(
-        "workspace/diagnostic",
-        json!({"identifier": "report-lsp", "previousResultIds": previous}),
-    );
-    assert!(reply.get("error").is_none(), "{reply}");
-    let mut items: Vec<_> = reply["result"]["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|item| {
-            assert!(item["version"].is_null(), "{item}");
-            (
-                item["uri"].as_str().unwrap().to_string(),
-                item["kind"].as_str().unwrap().to_string(),
-                item["resultId"].as_str().unwrap().to_string(),
-                item["items"].as_array().cloned().unwrap_or_default(),
-            )
-        })
-        .collect();
-    items.sort_by(|a, b| a.0.cmp(&b.0));
-    items
 }
 
 fn ids(items: &[(String, String, String, Vec<Value>)]) -> Vec<(String, String)> {
@@ -556,5 +517,84 @@ fn a_workspace_without_folders_answers_at_once_with_nothing() {
         Value::Null,
     );
     assert!(pull(&mut editor, &[]).is_empty());
+    editor.shutdown();
+}
+
+/// A report left unopened is checked against its project as an open one
+/// is: with `workspaceChecks` off, not at all; on, its missing files are
+/// said; one created, it is read again and they are not.
+#[test]
+fn an_unopened_reports_workspace_checks_follow_the_settings_and_the_files() {
+    let project = Project::new();
+    let root = project.path();
+    let text = r#"{"schema_version": "1", "tool_version": "t", "generated_at": "2026-11-29T18:42:07Z",
+  "scan": {"project_root": ".", "scope_globs": [], "excluded_dirs": [], "files_scanned": 0},
+  "shortlist": ["gone.md"], "entries": [], "promotion_candidates": [], "extra": 1}"#;
+    project.write("a.report.json", text);
+    let uri = file_uri(&root.join("a.report.json"));
+    let options = json!({"diagnoseUnopenedReports": true, "workspaceChecks": "off"});
+    let mut editor =
+        Editor::start_in_folders_with(capable_client_with(json!({})), &[root], options);
+    let codes = |d: &[Value]| -> Vec<String> {
+        let mut codes: Vec<String> = d
+            .iter()
+            .map(|d| d["code"].as_str().unwrap().to_string())
+            .collect();
+        codes.sort();
+        codes
+    };
+    let off = diagnostics_until(&mut editor, &uri, |d| !d.is_empty());
+    assert_eq!(codes(&off), ["unknown-field"]);
+    editor.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"reportLsp": {"diagnoseUnopenedReports": true, "workspaceChecks": "on"}}}),
+    );
+    let on = diagnostics_until(&mut editor, &uri, |d| d.len() == 2);
+    assert_eq!(codes(&on), ["path-missing", "unknown-field"]);
+    project.write("gone.md", "back\n");
+    editor.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": file_uri(&root.join("gone.md")), "type": 1}]}),
+    );
+    let back = diagnostics_until(&mut editor, &uri, |d| d.len() == 1);
+    assert_eq!(codes(&back), ["unknown-field"]);
+    editor.shutdown();
+}
+
+/// The trust of an open report holds for an unopened one: a root outside
+/// every workspace folder is not read (one `root-outside-workspace` says
+/// so), unless `allowRootOutsideWorkspace`.
+#[test]
+fn an_unopened_report_whose_root_is_outside_the_folders_is_not_read_unless_allowed() {
+    let elsewhere = Project::new();
+    let folder = Project::new();
+    let text = format!(
+        r#"{{"schema_version": "1", "tool_version": "t", "generated_at": "2026-11-29T18:42:07Z",
+  "scan": {{"project_root": {}, "scope_globs": [], "excluded_dirs": [], "files_scanned": 0}},
+  "shortlist": ["gone.md"], "entries": [], "promotion_candidates": []}}"#,
+        json!(elsewhere.path().display().to_string())
+    );
+    folder.write("a.report.json", &text);
+    let uri = file_uri(&folder.path().join("a.report.json"));
+    let options = json!({"diagnoseUnopenedReports": true});
+    let client = capable_client_with(json!({}));
+    let mut editor = Editor::start_in_folders_with(client, &[folder.path()], options);
+    let refused = diagnostics_until(&mut editor, &uri, |d| !d.is_empty());
+    let codes: Vec<&str> = refused
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, ["root-outside-workspace"]);
+    editor.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"reportLsp": {"diagnoseUnopenedReports": true, "allowRootOutsideWorkspace": true}}}),
+    );
+    let read = diagnostics_until(&mut editor, &uri, |d| {
+        d.iter().any(|d| d["code"] == "path-missing")
+    });
+    assert!(
+        !read.iter().any(|d| d["code"] == "root-outside-workspace"),
+        "{read:?}"
+    );
     editor.shutdown();
 }

@@ -1,10 +1,12 @@
 //! `check` itself: the targets read and analysed (in parallel), the
 //! workspace checks added, fixes applied.
 
+use std::borrow::Cow;
 use std::io::{self, Read, Write};
 use std::path::Path;
 
 use report_core::diagnostic::{Diagnostic, Keep};
+use report_core::publication::{self, Own};
 use report_core::selection::looks_like_report;
 use report_core::{Analysis, EntryChecks};
 
@@ -128,11 +130,9 @@ pub fn run_check(
         }
     }
     let started = std::time::Instant::now();
-    let previews = add_workspace_diagnostics(&mut files, &file_settings, options, &stdin_name);
-    for (file, settings) in files.iter_mut().zip(&file_settings) {
-        settings
-            .severities
-            .apply_all(&mut file.analysis.diagnostics);
+    let (previews, workspace) = workspace_diagnostics(&files, &file_settings, options, &stdin_name);
+    for ((file, settings), workspace) in files.iter_mut().zip(&file_settings).zip(&workspace) {
+        publish(file, settings, workspace);
     }
     tracing::debug!(
         files = files.len(),
@@ -180,63 +180,89 @@ pub fn run_check(
     outcome.exit_code(options.fail_at)
 }
 
+/// What `check` shows of a file: its own diagnostics and the workspace
+/// checks' as every view publishes them (`report_core::publication`: the
+/// project's levels, then the cap over both); those the cap drops are
+/// counted with those the analysis counted.
+fn publish(file: &mut FileResult, settings: &FileSettings, workspace: &[Diagnostic]) {
+    let analysis = &mut file.analysis;
+    let own = Own::of_whole(std::mem::take(&mut analysis.diagnostics), &analysis.omitted);
+    let o = publication::Options {
+        max: settings.max,
+        severities: &settings.severities,
+    };
+    let published = publication::publish(own, workspace, &o);
+    analysis.diagnostics = (published.diagnostics.into_iter())
+        .map(Cow::into_owned)
+        .collect();
+    analysis.omitted.extend(published.dropped);
+}
+
 /// Checks each report against the project it describes (invariant 13),
-/// with one hash cache for all of them; the diagnostics join the file's own.
-/// With `--preview`, returns what a clean would do, from the same facts.
-fn add_workspace_diagnostics(
-    files: &mut [FileResult],
+/// with one hash cache for all of them: each file's workspace diagnostics.
+/// With `--preview`, also what a clean would do, from the same facts.
+fn workspace_diagnostics(
+    files: &[FileResult],
     settings: &[FileSettings],
     options: &CheckOptions,
     stdin_name: &str,
-) -> String {
-    let root = options.root.as_deref();
+) -> (String, Vec<Vec<Diagnostic>>) {
     let mut cache = crate::project::Cache::default();
     let mut previews = String::new();
-    for (file, settings) in files.iter_mut().zip(settings) {
-        let no_preview = |previews: &mut String, why: &str| {
-            if options.preview {
-                previews.push_str(&format!("# {}: no preview: {why}\n", file.path));
-            }
-        };
-        if !settings.workspace_checks {
-            no_preview(&mut previews, "the workspace checks are off");
-            continue;
+    let found = (files.iter().zip(settings))
+        .map(|(file, settings)| {
+            let report = (file.path != stdin_name).then(|| Path::new(&file.path));
+            workspace_checks(file, report, settings, options, &mut cache, &mut previews)
+        })
+        .collect();
+    (previews, found)
+}
+
+/// One report checked against its project; with `--preview`, what a clean
+/// would do (or why there is no preview) goes to `previews`.
+fn workspace_checks(
+    file: &FileResult,
+    report: Option<&Path>,
+    settings: &FileSettings,
+    options: &CheckOptions,
+    cache: &mut crate::project::Cache,
+    previews: &mut String,
+) -> Vec<Diagnostic> {
+    let mut no_preview = |why: &str| {
+        if options.preview {
+            previews.push_str(&format!("# {}: no preview: {why}\n", file.path));
         }
-        cache.token_tolerance = settings.token_tolerance;
-        let report = (file.path != stdin_name).then(|| Path::new(&file.path));
-        let resolution = crate::project::root::resolve(&file.analysis, report, root, &[]);
-        let root = match &resolution {
-            Resolution::Found(root) => Some(root.as_path()),
-            // The checks say once that no root holds the report.
-            Resolution::NotFound => None,
-            Resolution::Away => {
-                no_preview(
-                    &mut previews,
-                    "its project is not here (scan.project_root does not exist; see --root)",
-                );
-                continue;
-            }
-        };
-        let facts = crate::project::gather(&file.analysis, root, &mut cache);
-        match root {
-            Some(root) if options.preview => {
-                previews.push_str(&super::preview::previews(
-                    &file.analysis,
-                    root,
-                    &facts,
-                    &file.path,
-                ));
-            }
-            None => no_preview(&mut previews, "no project root holds it (see --root)"),
-            _ => {}
-        }
-        let found = report_core::project_checks::check(&file.analysis, &facts);
-        if !found.is_empty() {
-            file.analysis.diagnostics.extend(found);
-            file.analysis.diagnostics.sort_by(Diagnostic::order);
-        }
+    };
+    if !settings.workspace_checks {
+        no_preview("the workspace checks are off");
+        return Vec::new();
     }
-    previews
+    cache.token_tolerance = settings.token_tolerance;
+    let resolution =
+        crate::project::root::resolve(&file.analysis, report, options.root.as_deref(), &[]);
+    let root = match &resolution {
+        Resolution::Found(root) => Some(root.as_path()),
+        // The checks say once that no root holds the report.
+        Resolution::NotFound => None,
+        Resolution::Away => {
+            no_preview("its project is not here (scan.project_root does not exist; see --root)");
+            return Vec::new();
+        }
+    };
+    let facts = crate::project::gather(&file.analysis, root, cache);
+    match root {
+        Some(root) if options.preview => {
+            previews.push_str(&super::preview::previews(
+                &file.analysis,
+                root,
+                &facts,
+                &file.path,
+            ));
+        }
+        None => no_preview("no project root holds it (see --root)"),
+        _ => {}
+    }
+    report_core::project_checks::check(&file.analysis, &facts)
 }
 
 /// "PATH: MESSAGE", or the message alone when no path is concerned.

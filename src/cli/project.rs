@@ -30,6 +30,8 @@ pub enum ProjectFileChoice {
 
 /// What one report is checked with.
 pub(super) struct FileSettings {
+    /// The most diagnostics shown; the analysis keeps `publication::kept` of them.
+    pub max: usize,
     pub keep: Keep,
     /// How the limit is named in the note of what was left out.
     pub limit: String,
@@ -133,7 +135,8 @@ impl Projects {
             ),
         };
         FileSettings {
-            keep: Keep::at_most(max),
+            max,
+            keep: Keep::at_most(report_core::publication::kept(max)),
             limit,
             token_tolerance: options
                 .token_tolerance

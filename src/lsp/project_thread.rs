@@ -21,7 +21,7 @@ use report_core::text::{ByteEdit, Shift, TextRange};
 use tower_lsp_server::ls_types::Uri;
 
 use super::progress::{Progress, ProgressClient};
-use super::session::{Session, lock};
+use super::session::{Session, WorkspaceSettings, lock};
 use crate::project::Cache;
 use crate::project::root::{self, Resolution};
 use crate::project::since_head::SinceHead;
@@ -271,13 +271,7 @@ impl Worker {
         if names_a_missing_root(&rope, report.as_deref())
             || !can_have_a_root(&rope, report.as_deref(), &folders)
         {
-            return Some(WorkspaceResult {
-                uri: uri.clone(),
-                generation,
-                diagnostics: Vec::new(),
-                facts: Arc::new(WorkspaceFacts::default()),
-                since_head: None,
-            });
+            return Some(nothing_read(uri, generation));
         }
         // Its diagnostics are the analysis thread's: here they are only counted.
         let keep = report_core::diagnostic::Keep::at_most(0);
@@ -288,53 +282,30 @@ impl Worker {
         {
             return None;
         }
-        let resolution = root::resolve(&analysis, report.as_deref(), None, &folders);
-        // In the editor a root that is not found is said by nothing on
-        // screen: the report was opened away from its project.
-        let Resolution::Found(found) = &resolution else {
-            return Some(WorkspaceResult {
-                uri: uri.clone(),
-                generation,
-                diagnostics: Vec::new(),
-                facts: Arc::new(WorkspaceFacts::default()),
-                since_head: None,
-            });
-        };
-        // A root outside every workspace folder was not chosen by the user
-        // (the report names it): it is not read unless a setting allows it.
-        if !settings.allow_root_outside_workspace
-            && !root::inside_a_workspace_folder(found, report.as_deref(), &folders)
-        {
-            self.watched.remove(uri);
-            let shown = found.display().to_string();
-            let said = report_core::project_checks::root_outside_workspace(&analysis, &shown);
-            let why = format!(
-                "the project root `{shown}` lies outside every workspace folder (the setting `allowRootOutsideWorkspace` allows it)"
-            );
-            return Some(not_read(uri, generation, vec![said], why));
-        }
-        self.cache.token_tolerance = settings.token_tolerance;
         // A report's first pass reads every file it names: shown as progress
         // where the client shows it; later passes mostly hit the cache.
-        let first = !self.watched.contains_key(uri);
-        let mut progress = match (&self.progress, first) {
-            (Some(client), true) if self.session.capabilities().work_done_progress => {
-                self.passes += 1;
-                Progress::start(
-                    client,
-                    &self.session,
-                    format!("report-lsp/workspace/{}", self.passes),
-                    "Checking the report against the project",
-                    "files checked",
-                )
-            }
-            _ => None,
-        };
-        let facts = crate::project::gather_with_progress(
+        let mut starts =
+            !self.watched.contains_key(uri) && self.session.capabilities().work_done_progress;
+        let mut progress = None;
+        let read = read_project(
             &analysis,
-            Some(found),
+            report.as_deref(),
+            &folders,
+            &settings,
             &mut self.cache,
             &mut |done, total| {
+                if std::mem::take(&mut starts)
+                    && let Some(client) = &self.progress
+                {
+                    self.passes += 1;
+                    progress = Progress::start(
+                        client,
+                        &self.session,
+                        format!("report-lsp/workspace/{}", self.passes),
+                        "Checking the report against the project",
+                        "files checked",
+                    );
+                }
                 if let Some(progress) = &mut progress {
                     progress.report(done, total);
                 }
@@ -343,7 +314,23 @@ impl Worker {
         if let Some(progress) = progress {
             progress.end();
         }
-        let mut facts = facts;
+        let (found, mut facts) = match read {
+            Read::Facts { root, facts } => (root, facts),
+            // In the editor a root that is not found is said by nothing on
+            // screen: the report was opened away from its project.
+            Read::NoRoot => {
+                return Some(nothing_read(uri, generation));
+            }
+            Read::Off(why) => {
+                self.watched.remove(uri);
+                return Some(not_read(uri, generation, Vec::new(), why.to_string()));
+            }
+            Read::Outside { said, why } => {
+                self.watched.remove(uri);
+                return Some(not_read(uri, generation, vec![said], why));
+            }
+        };
+        let found = found.as_path();
         lay_open_targets(&self.session, found, &mut facts);
         let diagnostics = report_core::project_checks::check(&analysis, &facts);
         let since_head = report
@@ -428,6 +415,72 @@ pub fn lay_target(
     changed
 }
 
+/// What the trust rules let a report's workspace checks read: the same for
+/// an open report and for one found unopened.
+pub(crate) enum Read {
+    /// Turned off (a setting, a restricted workspace): nothing under the
+    /// project is read, not even whether its root is there.
+    Off(&'static str),
+    /// No root holds the report here (it names one that is not here, or
+    /// none is found): nothing is read, nothing said.
+    NoRoot,
+    /// Its root lies outside every workspace folder, which no setting
+    /// allows: not read, and `said` says so.
+    Outside { said: Diagnostic, why: String },
+    /// The project's facts under its root.
+    Facts {
+        root: PathBuf,
+        facts: WorkspaceFacts,
+    },
+}
+
+/// The project a report describes, read as the trust rules allow: the
+/// checks off first, then its root (`root::resolve` with the workspace
+/// folders), then the root inside a workspace folder unless
+/// `allowRootOutsideWorkspace`, then the facts under it, within the
+/// bounds of `project::files` and with git read in-process.
+pub(crate) fn read_project(
+    analysis: &report_core::Analysis,
+    report: Option<&Path>,
+    folders: &[PathBuf],
+    settings: &WorkspaceSettings,
+    cache: &mut Cache,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Read {
+    if let Some(why) = settings.off {
+        return Read::Off(why);
+    }
+    let Resolution::Found(found) = root::resolve(analysis, report, None, folders) else {
+        return Read::NoRoot;
+    };
+    // A root outside every workspace folder was not chosen by the user
+    // (the report names it): it is not read unless a setting allows it.
+    if !settings.allow_root_outside_workspace
+        && !root::inside_a_workspace_folder(&found, report, folders)
+    {
+        let shown = found.display().to_string();
+        let said = report_core::project_checks::root_outside_workspace(analysis, &shown);
+        let why = format!(
+            "the project root `{shown}` lies outside every workspace folder (the setting `allowRootOutsideWorkspace` allows it)"
+        );
+        return Read::Outside { said, why };
+    }
+    cache.token_tolerance = settings.token_tolerance;
+    let facts = crate::project::gather_with_progress(analysis, Some(&found), cache, progress);
+    Read::Facts { root: found, facts }
+}
+
+/// A result for a report with no project here: nothing read, nothing said.
+fn nothing_read(uri: &Uri, generation: u64) -> WorkspaceResult {
+    WorkspaceResult {
+        uri: uri.clone(),
+        generation,
+        diagnostics: Vec::new(),
+        facts: Arc::new(WorkspaceFacts::default()),
+        since_head: None,
+    }
+}
+
 /// A result for a report whose project is not read, and why.
 fn not_read(
     uri: &Uri,
@@ -449,7 +502,7 @@ fn not_read(
 
 /// The files whose change calls for a recheck: those named, git's index
 /// and HEAD, and `conventions.json`.
-fn watched_paths(root: &Path, facts: &WorkspaceFacts) -> HashSet<PathBuf> {
+pub(crate) fn watched_paths(root: &Path, facts: &WorkspaceFacts) -> HashSet<PathBuf> {
     let canonical = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     let mut paths: HashSet<PathBuf> = facts
         .files

@@ -5,6 +5,7 @@ pub mod editor;
 pub mod project;
 pub mod reports;
 pub mod tree;
+pub mod views;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, ExitStatus};

@@ -318,7 +318,7 @@ impl Omitted {
         });
     }
 
-    pub(crate) fn extend(&mut self, other: Omitted) {
+    pub fn extend(&mut self, other: Omitted) {
         self.at.extend(other.at);
     }
 

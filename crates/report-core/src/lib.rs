@@ -5,7 +5,8 @@
 //! to and from it. ARCHITECTURE.md at the repository root says which module
 //! may know what; in short, from the bottom up: `text`, `syntax`, `schema`,
 //! `fix` (edits) and `diagnostic`, `tier`, `validate`, `analysis`,
-//! `entry_text`, `incremental`, `envelope_text`, what a feature reads of a
+//! `entry_text`, `incremental`, `envelope_text`, `publication` (what every
+//! view shows of the diagnostics), what a feature reads of a
 //! document (`ide::ReportIndex`, `host::snapshot`), the features (`hover`,
 //! `project_checks`, `rollup`, `ide`), and `host` over all of them.
 
@@ -27,6 +28,7 @@ pub mod incremental;
 pub mod json_schema;
 pub mod paths;
 pub mod project_checks;
+pub mod publication;
 pub mod report_diff;
 pub mod rollup;
 pub mod schema;

@@ -84,6 +84,14 @@ impl Severities {
             .unwrap_or(Level::Report(code.severity()))
     }
 
+    /// The level `d` is reported at: its project's for its code, else its own severity.
+    pub fn level_of(&self, d: &Diagnostic) -> Level {
+        self.levels
+            .get(&d.code)
+            .copied()
+            .unwrap_or(Level::Report(d.severity))
+    }
+
     /// `d` at its project's level: None when the project turns it off.
     pub fn apply<'d>(&self, d: &'d Diagnostic) -> Option<Cow<'d, Diagnostic>> {
         match self.levels.get(&d.code) {
@@ -96,20 +104,6 @@ impl Severities {
                 Some(Cow::Owned(changed))
             }
         }
-    }
-
-    /// [`Severities::apply`] over a list, in place.
-    pub fn apply_all(&self, diagnostics: &mut Vec<Diagnostic>) {
-        if self.levels.is_empty() {
-            return;
-        }
-        diagnostics.retain_mut(|d| match self.level(d.code) {
-            Level::Off => false,
-            Level::Report(severity) => {
-                d.severity = severity;
-                true
-            }
-        });
     }
 }
 
@@ -159,7 +153,7 @@ mod tests {
         severities
             .set(Code::TokenCountMismatch, Level::Report(Severity::Error))
             .unwrap();
-        let mut diagnostics = vec![
+        let diagnostics = [
             Diagnostic::new(Code::UnknownField, TextRange::empty(0), "a"),
             Diagnostic::new(Code::TokenCountMismatch, TextRange::empty(1), "b"),
             Diagnostic::new(Code::TierMismatch, TextRange::empty(2), "c"),
@@ -173,16 +167,6 @@ mod tests {
             severities.apply(&diagnostics[2]),
             Some(Cow::Borrowed(_))
         ));
-        severities.apply_all(&mut diagnostics);
-        let left: Vec<(Code, Severity)> =
-            diagnostics.iter().map(|d| (d.code, d.severity)).collect();
-        assert_eq!(
-            left,
-            [
-                (Code::TokenCountMismatch, Severity::Error),
-                (Code::TierMismatch, Severity::Error)
-            ]
-        );
     }
 
     #[test]

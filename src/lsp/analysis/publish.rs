@@ -1,13 +1,12 @@
-//! What an analysis thread sends the client: a document's capped
-//! diagnostics, with the workspace checks' merged in, converted through the
-//! position cache and published in the order of the document's versions.
+//! What an analysis thread sends the client: a document's diagnostics and
+//! the workspace checks' as every view publishes them (the core's
+//! `publication`), converted through the position cache and published in
+//! the order of the document's versions.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 
-use report_core::diagnostic::{Code, Diagnostic, rank};
-use report_core::host::LeftOut;
-use report_core::text::TextRange;
+use report_core::diagnostic::Diagnostic;
+use report_core::publication::{self, LeftOut};
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use super::state::DocState;
@@ -60,9 +59,10 @@ impl Target<'_> {
     }
 }
 
-/// The host's capped diagnostics (under the cap of the settings its
-/// analysis was made with) and the summary of those left out, in protocol
-/// form, through the position cache.
+/// The host's diagnostics and the workspace checks' as every view
+/// publishes them (`report_core::publication`, under the cap of the settings
+/// its analysis was made with), then the summary of those left out, in
+/// protocol form, through the position cache.
 pub fn capped(
     state: &mut DocState,
     uri: &Uri,
@@ -74,85 +74,31 @@ pub fn capped(
         encoding: client.encoding,
         cache: Some(&state.positions),
     };
-    let published = state.host.published();
-    // At the level the report's project sets for each code.
-    let severities = &state.settings.severities;
-    let own = published
-        .diagnostics
-        .iter()
-        .filter_map(|d| severities.apply(d));
-    let mut chosen: Vec<Cow<'_, Diagnostic>> = own.collect();
-    let own_count = chosen.len();
-    chosen.extend(workspace.iter().filter_map(|d| severities.apply(d)));
-    let from_workspace = chosen.len() - own_count;
-    let mut left_out = published.left_out;
-    // The workspace checks' are under the same cap as the report's own: a
-    // report naming 50 000 missing files shows the cap's worth and says
-    // how many more there are, as the host chose among its own.
-    let max = state.settings.max_diagnostics;
-    if chosen.len() > max {
-        chosen.select_nth_unstable_by(max, |a, b| rank(a, b));
-        let dropped = chosen.len() - max;
-        chosen.truncate(max);
-        chosen.sort_by(|a, b| Diagnostic::order(a, b));
-        let LeftOut { count, total } = left_out.unwrap_or(LeftOut {
-            count: 0,
-            total: own_count,
-        });
-        left_out = Some(LeftOut {
-            count: count + dropped,
-            total: total + from_workspace,
-        });
-    }
-    let summary = left_out.map(|left_out| too_many_summary(left_out, &state.settings));
-    let summary = summary.iter().filter_map(|d| severities.apply(d));
-    let diagnostics = chosen
-        .into_iter()
-        .chain(summary)
-        .map(|d| positions.diagnostic(uri, &d, client.related_information))
+    let settings = &state.settings;
+    let o = publication::Options {
+        max: settings.max_diagnostics,
+        severities: &settings.severities,
+    };
+    let own = state.host.own(&settings.severities);
+    let published = publication::publish(own, workspace, &o);
+    let summary = too_many_summary(published.left_out, settings);
+    let diagnostics = (published.diagnostics.iter().map(|d| &**d))
+        .chain(&summary)
+        .map(|d| positions.diagnostic(uri, d, client.related_information))
         .collect();
     state.positions.keep_used();
     diagnostics
 }
 
-/// The `too-many-diagnostics` summary at the document's start: worded here,
-/// since it names the server's setting (the CLI words its own).
-pub fn too_many_summary(left_out: LeftOut, settings: &Settings) -> Diagnostic {
-    let LeftOut { count, total } = left_out;
+/// The `too-many-diagnostics` summary of what a publication left out, at
+/// its level, naming the server's setting of the cap (or the project
+/// file's) and where to see the rest.
+pub fn too_many_summary(left_out: Option<LeftOut>, settings: &Settings) -> Option<Diagnostic> {
     let max = settings.max_diagnostics;
     let limit = match &settings.max_diagnostics_from {
         Some(file) => format!("max-diagnostics = {max} in {}", file.display()),
         None => format!("the reportLsp.maxDiagnostics setting, {max}"),
     };
-    Diagnostic::new(
-        Code::TooManyDiagnostics,
-        TextRange::empty(0),
-        format!(
-            "{count} more problems are not shown ({total} in all; the limit is {limit}); `report-lsp check` lists them, up to its --max-diagnostics"
-        ),
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_summary_names_the_setting_and_counts_what_was_left_out() {
-        let mut settings = Settings::default();
-        settings.max_diagnostics = 3;
-        let summary = too_many_summary(
-            LeftOut {
-                count: 57,
-                total: 60,
-            },
-            &settings,
-        );
-        assert_eq!(summary.code, Code::TooManyDiagnostics);
-        assert_eq!(summary.range, TextRange::empty(0));
-        assert_eq!(
-            summary.message,
-            "57 more problems are not shown (60 in all; the limit is the reportLsp.maxDiagnostics setting, 3); `report-lsp check` lists them, up to its --max-diagnostics"
-        );
-    }
+    let after = "; `report-lsp check` lists them, up to its --max-diagnostics";
+    publication::summary(left_out?, &limit, after, &settings.severities)
 }

@@ -11,6 +11,7 @@ use std::time::{Instant, SystemTime};
 
 use report_core::diagnostic::{Code, Diagnostic};
 use report_core::host::{DocumentHost, HostOptions};
+use report_core::selection::looks_like_report;
 use report_core::text::TextRange;
 use ropey::Rope;
 use tower_lsp_server::ls_types::Uri;
@@ -18,7 +19,9 @@ use tower_lsp_server::ls_types::Uri;
 use super::{Found, FoundSymbol, Request, Search, Store};
 use crate::lsp::convert::Positions;
 use crate::lsp::progress::{Progress, ProgressClient};
-use crate::lsp::session::{Session, lock};
+use crate::lsp::project_thread::{Read, read_project, watched_paths};
+use crate::lsp::session::{Session, WorkspaceSettings, lock};
+use crate::project::Cache;
 use crate::project::discover::{self, Candidate};
 
 /// Files considered (named as reports, or other JSON) per search at most:
@@ -59,6 +62,9 @@ struct FolderDecided {
     globs: report_core::selection::ReportGlobs,
     max_diagnostics: usize,
     max_document_bytes: usize,
+    /// The workspace checks' settings and trust (`workspaceChecks`,
+    /// `restrictedWorkspace`, `allowRootOutsideWorkspace`, the tolerance).
+    workspace: WorkspaceSettings,
 }
 
 impl Decided {
@@ -76,6 +82,7 @@ impl Decided {
                         globs: settings.globs.clone(),
                         max_diagnostics: settings.max_diagnostics,
                         max_document_bytes: settings.max_document_bytes,
+                        workspace: settings.workspace(),
                     };
                     (folder.clone(), decided)
                 })
@@ -96,6 +103,15 @@ pub(super) struct Worker {
     /// What was pushed for each URI (its result id), with the setting on.
     pushed: HashMap<Uri, String>,
     searches: u64,
+    /// The hashes of the files the found reports name, shared by all of
+    /// them as `check`'s one cache is.
+    cache: Cache,
+    /// The files each found report's workspace checks read (see
+    /// `project_thread::watched_paths`), by report.
+    watched: HashMap<PathBuf, HashSet<PathBuf>>,
+    /// During a search, the reports read without their workspace checks,
+    /// read again with them once every report is known (see `search`).
+    deferred: Option<Vec<Candidate>>,
 }
 
 impl Worker {
@@ -113,6 +129,9 @@ impl Worker {
             stamps: HashMap::new(),
             pushed: HashMap::new(),
             searches: 0,
+            cache: Cache::default(),
+            watched: HashMap::new(),
+            deferred: None,
         }
     }
 
@@ -220,11 +239,20 @@ impl Worker {
         };
         let total = candidates.len();
         let mut seen = HashSet::new();
+        // Every report's own diagnostics first, so that a document one
+        // names, opened meanwhile, knows it at once (its workspace checks
+        // take longer: the files read, the tokenizer loaded); then each
+        // report with them, before the search is done.
+        self.deferred = Some(Vec::new());
         for (done, candidate) in candidates.into_iter().enumerate() {
             if let Some(progress) = &mut progress {
                 progress.report(done, total);
             }
             seen.insert(candidate.path.clone());
+            self.examine_guarded(&candidate);
+        }
+        for candidate in self.deferred.take().unwrap_or_default() {
+            self.stamps.remove(&candidate.path);
             self.examine_guarded(&candidate);
         }
         if let Some(mut progress) = progress {
@@ -257,6 +285,15 @@ impl Worker {
     /// Files changed on disk: each known one read again (or gone), each new
     /// one that a search would find read.
     fn changed(&mut self, mut paths: Vec<PathBuf>) {
+        // The reports whose workspace checks read a changed file: read again.
+        let watching: Vec<PathBuf> = (self.watched.iter())
+            .filter(|(_, read)| paths.iter().any(|p| read.contains(p)))
+            .map(|(report, _)| report.clone())
+            .collect();
+        for report in watching {
+            self.stamps.remove(&report);
+            paths.push(report);
+        }
         paths.sort();
         paths.dedup();
         for path in paths {
@@ -381,11 +418,20 @@ impl Worker {
             let Ok(bytes) = std::fs::read(path) else {
                 return self.forget(path);
             };
-            let text = match String::from_utf8(bytes) {
-                Ok(text) => text,
-                Err(error) => String::from_utf8_lossy(error.as_bytes()).into_owned(),
+            // Bytes, as `check` reads them: a file that is not UTF-8 says so.
+            let analysis = report_core::host::analyze_file(bytes, options);
+            // Checked against its project as an open report is, when it is
+            // one (as `check` decides: by its name, else by its content).
+            let is_report = name_matches || analysis.root().is_some_and(looks_like_report);
+            let workspace = match (is_report, &mut self.deferred) {
+                (false, _) => Vec::new(),
+                (true, Some(deferred)) => {
+                    deferred.push(candidate.clone());
+                    Vec::new()
+                }
+                (true, None) => self.workspace_checks(path, &analysis, &settings),
             };
-            let host = DocumentHost::new(text, None, options);
+            let host = DocumentHost::from_analysis(analysis, options, |text| text.to_string());
             if !host.is_report() {
                 self.forget(path);
                 self.stamps.insert(path.clone(), stamp);
@@ -393,16 +439,18 @@ impl Worker {
             }
             let rope = Rope::from_str(host.text());
             let positions = Positions::new(&rope, client.encoding);
-            let published = host.published();
-            let summary = published
-                .left_out
-                .map(|left_out| crate::lsp::analysis::too_many_summary(left_out, &settings));
+            let o = report_core::publication::Options {
+                max: settings.max_diagnostics,
+                severities: &settings.severities,
+            };
+            let own = host.own(&settings.severities);
+            let published = report_core::publication::publish(own, &workspace, &o);
+            let summary = crate::lsp::analysis::too_many_summary(published.left_out, &settings);
             let note = from_disk_note(meta.len());
+            let note = note.iter().filter_map(|d| settings.severities.apply(d));
             let diagnostics: Vec<tower_lsp_server::ls_types::Diagnostic> = note
-                .iter()
-                .chain(published.diagnostics.iter().map(|d| &**d))
-                .chain(&summary)
-                .filter_map(|d| settings.severities.apply(d))
+                .chain(published.diagnostics)
+                .chain(summary.map(std::borrow::Cow::Owned))
                 .map(|d| positions.diagnostic(&uri, &d, client.related_information))
                 .collect();
             let named = host.project_root();
@@ -464,11 +512,42 @@ impl Worker {
         }
     }
 
+    /// The workspace checks of the report at `path` (invariant 13), with
+    /// the settings, bounds and trust of an open report's
+    /// (`project_thread::read_project`), over the files on disk; the files
+    /// it read are watched: a change of one reads the report again.
+    fn workspace_checks(
+        &mut self,
+        path: &Path,
+        analysis: &report_core::Analysis,
+        settings: &crate::lsp::session::Settings,
+    ) -> Vec<Diagnostic> {
+        let read = read_project(
+            analysis,
+            Some(path),
+            &self.folders,
+            &settings.workspace(),
+            &mut self.cache,
+            &mut |_, _| {},
+        );
+        self.watched.remove(path);
+        match read {
+            Read::Facts { root, facts } => {
+                self.watched
+                    .insert(path.to_path_buf(), watched_paths(&root, &facts));
+                report_core::project_checks::check(analysis, &facts)
+            }
+            Read::Outside { said, .. } => vec![said],
+            Read::Off(_) | Read::NoRoot => Vec::new(),
+        }
+    }
+
     /// The file at `path` is no report (any more): a client that was shown
     /// its diagnostics is told they are gone.
     fn forget(&mut self, path: &Path) {
         // Read again when it comes back (a folder added again, a file restored).
         self.stamps.remove(path);
+        self.watched.remove(path);
         let Some(uri) = Uri::from_file_path(path) else {
             return;
         };

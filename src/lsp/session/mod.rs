@@ -16,7 +16,7 @@ use super::document::Document;
 use crate::project_file::{ProjectFile, ProjectFiles};
 
 pub use capabilities::ResolvedClientCapabilities;
-pub use settings::Settings;
+pub use settings::{Settings, WorkspaceSettings};
 
 pub struct Session {
     pub documents: Mutex<HashMap<Uri, OpenDocument>>,

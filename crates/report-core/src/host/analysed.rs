@@ -76,6 +76,15 @@ impl Analysed {
         }
     }
 
+    /// How many kept diagnostics satisfy `test` (see `Incremental::count_where`).
+    pub(crate) fn count_where(&self, test: impl Fn(&Diagnostic) -> bool) -> usize {
+        match self {
+            Analysed::PerEntry(incremental) => incremental.count_where(test),
+            Analysed::Whole(full) => full.diagnostics.iter().filter(|d| test(d)).count(),
+            Analysed::NotAReport(_) => 0,
+        }
+    }
+
     pub(crate) fn any_diagnostic(&self, test: impl Fn(&Diagnostic) -> bool) -> bool {
         match self {
             Analysed::PerEntry(incremental) => incremental.any(test),

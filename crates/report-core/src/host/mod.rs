@@ -42,12 +42,14 @@ use crate::ide::workspace_symbols::{self, EntrySymbol};
 use crate::ide::{folding, navigation};
 use crate::incremental::Incremental;
 use crate::project_checks::{self, WorkspaceFacts};
+use crate::publication::{self, Own, Publication};
 use crate::rollup::{self, Rollup};
 use crate::selection::looks_like_report;
+use crate::severities::Severities;
 use crate::text::{ByteEdit, SourceText, TextRange, changed_range, spans_most_of};
 use analysed::Analysed;
 use parked::{Parked, Repair};
-pub use snapshot::{LeftOut, Published, Snapshot};
+pub use snapshot::Snapshot;
 
 /// What the host is told about a document besides its text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,16 +58,15 @@ pub struct HostOptions {
     pub name_matches: bool,
     /// Texts longer than this get one `document-too-large` diagnostic instead of checks.
     pub max_document_bytes: usize,
-    /// The most diagnostics published. An analysis keeps twice as many
-    /// (at least 1,000) and counts the rest, so that a report with millions
-    /// of problems takes the memory of its text, not of its problems.
+    /// The most diagnostics published. An analysis keeps
+    /// [`publication::kept`] of them and counts the rest.
     pub max_diagnostics: usize,
 }
 
 impl HostOptions {
     /// How many diagnostics an analysis keeps.
     pub fn kept_diagnostics(&self) -> usize {
-        self.max_diagnostics.saturating_mul(2).max(1000)
+        publication::kept(self.max_diagnostics)
     }
 }
 
@@ -130,6 +131,18 @@ impl<T: SourceText> DocumentHost<T> {
     ) -> DocumentHost<T> {
         let analysis = analyze_within(whole, options);
         let mut host = DocumentHost::holding(text(), options);
+        host.adopt(analysis, false);
+        host
+    }
+
+    /// Takes over a full analysis (of [`analyze_file`], say) as `text`'s,
+    /// `text` made from the text analysed.
+    pub fn from_analysis(
+        analysis: Analysis,
+        options: HostOptions,
+        text: impl FnOnce(&Arc<String>) -> T,
+    ) -> DocumentHost<T> {
+        let mut host = DocumentHost::holding(text(&analysis.text), options);
         host.adopt(analysis, false);
         host
     }
@@ -403,11 +416,23 @@ impl<T: SourceText> DocumentHost<T> {
             .diagnostics_where(&|_| true, usize::MAX)
     }
 
-    /// At most [`HostOptions::max_diagnostics`] diagnostics, errors before
-    /// lesser severities, and how many were left out.
-    pub fn published(&self) -> Published<'_> {
+    /// The report's own diagnostics a publication under
+    /// [`HostOptions::max_diagnostics`] can show at the levels of
+    /// `severities`: what [`publication::publish`] takes.
+    pub fn own(&self, severities: &Severities) -> Own<'_> {
         self.lagging_snapshot()
-            .published(self.options.max_diagnostics)
+            .own(self.options.max_diagnostics, severities)
+    }
+
+    /// The publication of its own diagnostics alone, at their default
+    /// severities, under [`HostOptions::max_diagnostics`].
+    pub fn published(&self) -> Publication<'_> {
+        let severities = Severities::default();
+        let o = publication::Options {
+            max: self.options.max_diagnostics,
+            severities: &severities,
+        };
+        publication::publish(self.own(&severities), &[], &o)
     }
 
     /// The hover at `offset`.
@@ -612,6 +637,17 @@ pub fn out_of_sync(reason: &dyn std::fmt::Display) -> Diagnostic {
             "report-lsp lost track of this document's text (an edit did not fit it: {reason}); checking resumes when the editor sends the whole text, for example after reopening the file"
         ),
     )
+}
+
+/// Analyses the bytes of a file as `check` does, under `options`' limits:
+/// bytes that are not UTF-8 get `invalid-utf8` at the first bad byte, over
+/// a lossy copy of the text.
+pub fn analyze_file(bytes: Vec<u8>, options: HostOptions) -> Analysis {
+    if bytes.len() > options.max_document_bytes {
+        let whole = Arc::new(String::from_utf8_lossy(&bytes).into_owned());
+        return analysis::too_large(whole, options.max_document_bytes);
+    }
+    analysis::analyze_bytes_keeping(bytes, Keep::at_most(options.kept_diagnostics()))
 }
 
 fn analyze_within(text: Arc<String>, options: HostOptions) -> Analysis {

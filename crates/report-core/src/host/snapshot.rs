@@ -17,6 +17,8 @@ use crate::envelope_text::EnvelopeText;
 use crate::ide::ReportIndex;
 use crate::incremental::Incremental;
 use crate::paths::same_path;
+use crate::publication::Own;
+use crate::severities::{Level, Severities};
 use crate::syntax::Node;
 use crate::text::{Shift, SourceText, TextRange};
 use crate::validate::EntryFacts;
@@ -44,25 +46,6 @@ impl EntryAt<'_> {
     pub fn back(&self) -> Shift {
         self.entry.to_document(self.facts.range.start)
     }
-}
-
-/// The diagnostics to publish under a cap: errors first, then document order.
-#[derive(Debug)]
-pub struct Published<'h> {
-    /// In document order.
-    pub diagnostics: Vec<Cow<'h, Diagnostic>>,
-    /// How many were left out, when any were: the caller words the
-    /// `too-many-diagnostics` summary, naming its own setting of the cap.
-    pub left_out: Option<LeftOut>,
-}
-
-/// The diagnostics a capped publication left out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LeftOut {
-    /// Those not published.
-    pub count: usize,
-    /// The problems in all, those published and those left out.
-    pub total: usize,
 }
 
 impl<'a> Snapshot<'a> {
@@ -108,20 +91,25 @@ impl<'a> Snapshot<'a> {
         }
     }
 
-    /// At most `max` diagnostics, errors before lesser severities, and how
-    /// many were left out (those the analysis only counted among them).
-    /// Only those published are rendered: a keystroke that renumbers 50,000
-    /// entries renders the cap.
-    pub(crate) fn published(&self, max: usize) -> Published<'a> {
-        let kept = self.analysed.count();
-        let total = kept + self.analysed.omitted().count as usize;
-        if total <= max {
-            return Published {
-                diagnostics: self.diagnostics_where(&|_| true, usize::MAX),
-                left_out: None,
+    /// The report's own diagnostics a publication under a cap of `max`
+    /// can show at the levels of `severities` (see [`crate::publication::publish`]):
+    /// at most `max` of each level, the most severe first, and the count of
+    /// the others that are not off. Only those offered are rendered: a
+    /// keystroke that renumbers 50,000 entries renders the cap.
+    pub(crate) fn own(&self, max: usize, severities: &Severities) -> Own<'a> {
+        let level = |d: &Diagnostic| severities.level_of(d);
+        let shown = match severities.is_empty() {
+            true => self.analysed.count(),
+            false => self.analysed.count_where(|d| level(d) != Level::Off),
+        };
+        let omitted = self.analysed.omitted().count as usize;
+        if shown + omitted <= max {
+            return Own {
+                diagnostics: self.diagnostics_where(&|d| level(d) != Level::Off, usize::MAX),
+                not_offered: omitted,
             };
         }
-        let mut chosen = Vec::with_capacity(max.min(kept));
+        let mut chosen = Vec::with_capacity(max.min(shown));
         for severity in [
             Severity::Error,
             Severity::Warning,
@@ -132,16 +120,12 @@ impl<'a> Snapshot<'a> {
             if left == 0 {
                 break;
             }
-            chosen.extend(self.diagnostics_where(&|d| d.severity == severity, left));
+            let at = Level::Report(severity);
+            chosen.extend(self.diagnostics_where(&|d| level(d) == at, left));
         }
-        chosen.sort_by(|a, b| Diagnostic::order(a, b));
-        let left_out = LeftOut {
-            count: total - chosen.len(),
-            total,
-        };
-        Published {
+        Own {
+            not_offered: shown - chosen.len() + omitted,
             diagnostics: chosen,
-            left_out: Some(left_out),
         }
     }
 

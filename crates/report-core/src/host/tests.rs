@@ -5,6 +5,8 @@ use super::*;
 use crate::fix::Fix;
 use crate::fixture::{cursor, report_with_entry};
 use crate::generate::{GenerateOptions, generate_report};
+use crate::publication::{self, LeftOut, Publication};
+use crate::severities::{Level, Severities};
 
 const REPORT: HostOptions = HostOptions {
     name_matches: true,
@@ -69,6 +71,25 @@ fn settle_checking_the_publication(host: &mut DocumentHost<String>) {
     let lagging = owned(host);
     host.settle();
     assert_eq!(lagging, owned(host), "published while entries lagged");
+}
+
+/// A copy of the first entry inserted before it: the entries after it move.
+fn insert_a_copy_of_the_first_entry(host: &mut DocumentHost<String>) -> UpdateKind {
+    let first = host.text().find("\"entries\": [\n    {").unwrap() + 17;
+    let end = first + host.text()[first..].find("\n    }").unwrap() + 6;
+    let entry = host.text()[first..end].to_string();
+    edit(host, TextRange::empty(first), &format!("{entry},\n    "))
+}
+
+/// The host's own diagnostics published under a cap of `max`, at their
+/// default severities.
+fn published_under(host: &DocumentHost<String>, max: usize) -> Publication<'_> {
+    let severities = Severities::default();
+    let o = publication::Options {
+        max,
+        severities: &severities,
+    };
+    publication::publish(host.snapshot().own(max, &severities), &[], &o)
 }
 
 fn assert_like_a_full_analysis(host: &DocumentHost<String>) {
@@ -202,7 +223,7 @@ fn publication_is_capped_errors_first_with_a_summary() {
     let host = DocumentHost::new(report(40, 2), None, REPORT);
     let all = host.diagnostics().len();
     assert!(all > 3, "{all}");
-    let published = host.snapshot().published(3);
+    let published = published_under(&host, 3);
     assert_eq!(published.diagnostics.len(), 3);
     assert!(
         published
@@ -227,7 +248,7 @@ fn publication_is_capped_errors_first_with_a_summary() {
         total: all,
     };
     assert_eq!(published.left_out, Some(left_out));
-    assert!(host.snapshot().published(all).left_out.is_none());
+    assert!(published_under(&host, all).left_out.is_none());
     assert!(host.published().left_out.is_none(), "under REPORT's cap");
 }
 
@@ -240,10 +261,71 @@ fn a_cap_past_the_errors_takes_lesser_severities_after_them() {
     let errors = host.diagnostics().iter().filter(|d| error(d)).count();
     let all = host.diagnostics().len();
     assert!(errors > 0 && all > errors + 1, "{:?}", host.diagnostics());
-    let published = host.snapshot().published(errors + 1);
+    let published = published_under(&host, errors + 1);
     assert_eq!(published.diagnostics.len(), errors + 1);
     let published_errors = published.diagnostics.iter().filter(|d| error(d));
     assert_eq!(published_errors.count(), errors);
+}
+
+/// What a view shows of `text` under `max` and `severities`, with
+/// `workspace` besides: through a host (per entry when it can be) and
+/// through a whole analysis as `check` makes it, which must agree.
+fn assert_publishes_like_check(
+    host: &DocumentHost<String>,
+    max: usize,
+    severities: &Severities,
+    workspace: &[Diagnostic],
+) {
+    let o = publication::Options { max, severities };
+    let ours = publication::publish(host.snapshot().own(max, severities), workspace, &o);
+    let keep = Keep::at_most(publication::kept(max));
+    let whole = crate::analysis::analyze_keeping(Arc::new(host.text().clone()), keep);
+    let own = publication::Own::of_whole(whole.diagnostics, &whole.omitted);
+    let check = publication::publish(own, workspace, &o);
+    assert_eq!(ours.diagnostics, check.diagnostics, "max {max}");
+    assert_eq!(ours.left_out, check.left_out, "max {max}");
+}
+
+#[test]
+fn every_view_publishes_the_same_under_levels_caps_and_workspace_checks() {
+    // Errors (the generator's) and unknown fields (information), interleaved.
+    let mut text = report(60, 2);
+    let ops: Vec<usize> = text.match_indices("\"op\": ").map(|(i, _)| i).collect();
+    for &at in ops.iter().step_by(3).rev() {
+        text.insert_str(at, "\"zz\": 1, ");
+    }
+    let mut host = DocumentHost::new(text, None, REPORT);
+    assert!(host.status().entries.is_some(), "per entry");
+    let unknown = |d: &Cow<'_, Diagnostic>| d.code == Code::UnknownField;
+    assert!(host.diagnostics().iter().filter(|d| unknown(d)).count() > 10);
+    let with = |level: Level| {
+        let mut severities = Severities::default();
+        severities.set(Code::UnknownField, level).unwrap();
+        severities
+    };
+    let error = Level::Report(crate::diagnostic::Severity::Error);
+    let workspace: Vec<Diagnostic> = (0..30)
+        .map(|i| Diagnostic::new(Code::PathMissing, TextRange::empty(i * 97), "missing"))
+        .collect();
+    let all = host.diagnostics().len() + workspace.len();
+    let levels = [Severities::default(), with(Level::Off), with(error)];
+    for max in [0, 1, 5, 40, all, all + 10] {
+        for severities in &levels {
+            for workspace in [&workspace[..], &[]] {
+                assert_publishes_like_check(&host, max, severities, workspace);
+            }
+        }
+    }
+    // The same after an edit that moves the entries after it.
+    assert_eq!(
+        insert_a_copy_of_the_first_entry(&mut host),
+        UpdateKind::Incremental
+    );
+    for max in [1, 5, 40] {
+        for severities in &levels {
+            assert_publishes_like_check(&host, max, severities, &workspace);
+        }
+    }
 }
 
 #[test]
@@ -310,9 +392,7 @@ fn past_the_cap_problems_are_counted_and_fixes_still_found() {
         Arc::new(host.text().clone()),
         Keep::at_most(options.kept_diagnostics()),
     );
-    let published: Vec<Diagnostic> = host
-        .snapshot()
-        .published(10)
+    let published: Vec<Diagnostic> = published_under(&host, 10)
         .diagnostics
         .into_iter()
         .map(Cow::into_owned)
@@ -331,22 +411,14 @@ fn past_the_cap_problems_are_counted_and_fixes_still_found() {
 #[test]
 fn after_an_entry_is_inserted_the_capped_publication_names_the_moved_entries() {
     let mut host = DocumentHost::new(report(40, 2), None, REPORT);
-    let first = host.text().find("\"entries\": [\n    {").unwrap() + 17;
-    let end = first + host.text()[first..].find("\n    }").unwrap() + 6;
-    let entry = host.text()[first..end].to_string();
-    let kind = edit(
-        &mut host,
-        TextRange::empty(first),
-        &format!("{entry},\n    "),
+    assert_eq!(
+        insert_a_copy_of_the_first_entry(&mut host),
+        UpdateKind::Incremental
     );
-    assert_eq!(kind, UpdateKind::Incremental);
     assert_like_a_full_analysis(&host);
     let fresh = DocumentHost::new(host.text().clone(), None, REPORT);
     for max in [1, 3, 10, 1000] {
-        let (ours, theirs) = (
-            host.snapshot().published(max),
-            fresh.snapshot().published(max),
-        );
+        let (ours, theirs) = (published_under(&host, max), published_under(&fresh, max));
         assert_eq!(ours.diagnostics, theirs.diagnostics, "max {max}");
         assert_eq!(ours.left_out, theirs.left_out, "max {max}");
     }

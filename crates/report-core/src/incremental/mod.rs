@@ -586,6 +586,18 @@ impl Incremental {
             || (self.totals.diagnostics > 0 && self.slots.iter().enumerate().any(moved))
     }
 
+    /// How many diagnostics satisfy `test`, which must look only at what
+    /// moving entries leaves alone (code, severity): no entry is rendered.
+    pub fn count_where(&self, test: impl Fn(&Diagnostic) -> bool) -> usize {
+        let others = self.outside.iter().chain(&self.judged).filter(|d| test(d));
+        let in_slots = |slot: &Slot| slot.diagnostics.iter().filter(|d| test(d)).count();
+        let in_slots = match self.totals.diagnostics {
+            0 => 0,
+            _ => self.slots.iter().map(in_slots).sum(),
+        };
+        others.count() + in_slots
+    }
+
     /// All diagnostics, in the order of a full analysis. `read` gives the
     /// current text of a range: entries whose index moved are rendered again.
     pub fn diagnostics(&self, read: &dyn Fn(TextRange) -> String) -> Vec<Cow<'_, Diagnostic>> {
