@@ -26,9 +26,10 @@ for run in "${runs[@]}"; do
     cli_fix) args=(-p report-lsp -f src/cli/fix.rs -- --lib --test cli fix) ;;
     # The one publication of every view: levels, the cap, the count left out.
     publication) args=(-p report-core -f crates/report-core/src/publication.rs -- --lib -- publication host::tests) ;;
-    # non_report: a document that is no report is published only to clear it.
+    # non_report: a document that is no report is published only to clear it;
+    # pulled: the status counts the pushes.
     publish) args=(-p report-lsp -f src/lsp/analysis/publish.rs
-      -- --lib --test lsp --test workspace_lsp -- cap non_report) ;;
+      -- --lib --test lsp --test workspace_lsp -- cap non_report pulled) ;;
     git) args=(-p report-lsp -f 'src/project/git/*.rs' -- --lib project::git) ;;
     *) echo "scripts/mutants.sh: no run named $run" >&2; exit 2 ;;
   esac
