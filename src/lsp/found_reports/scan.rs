@@ -423,13 +423,21 @@ impl Worker {
             // Checked against its project as an open report is, when it is
             // one (as `check` decides: by its name, else by its content).
             let is_report = name_matches || analysis.root().is_some_and(looks_like_report);
+            // Deferred only when the checks will read the project: a report
+            // whose checks are off or that names no root is read once.
+            let reads_project = is_report
+                && settings.workspace().off.is_none()
+                && matches!(
+                    crate::project::root::resolve(&analysis, Some(path), None, &self.folders),
+                    crate::project::root::Resolution::Found(_)
+                );
             let workspace = match (is_report, &mut self.deferred) {
                 (false, _) => Vec::new(),
-                (true, Some(deferred)) => {
+                (true, Some(deferred)) if reads_project => {
                     deferred.push(candidate.clone());
                     Vec::new()
                 }
-                (true, None) => self.workspace_checks(path, &analysis, &settings),
+                (true, _) => self.workspace_checks(path, &analysis, &settings),
             };
             let host = DocumentHost::from_analysis(analysis, options, |text| text.to_string());
             if !host.is_report() {

@@ -93,8 +93,8 @@ impl<'a> Snapshot<'a> {
 
     /// The report's own diagnostics a publication under a cap of `max`
     /// can show at the levels of `severities` (see [`crate::publication::publish`]):
-    /// at most `max` of each level, the most severe first, and the count of
-    /// the others that are not off. Only those offered are rendered: a
+    /// at most `max` in all, the most severe first, and the count of the
+    /// others that are not off. Only those offered are rendered: a
     /// keystroke that renumbers 50,000 entries renders the cap.
     pub(crate) fn own(&self, max: usize, severities: &Severities) -> Own<'a> {
         let level = |d: &Diagnostic| severities.level_of(d);
