@@ -24,7 +24,21 @@ fn check(project: &Project, root: Option<&Path>) -> Vec<(String, String)> {
 
 /// [`check`] with every workspace diagnostic, and these extra arguments.
 fn check_with(project: &Project, root: Option<&Path>, args: &[&str]) -> Vec<(String, String)> {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_report-lsp"));
+    check_in(
+        project,
+        root,
+        args,
+        Command::new(env!("CARGO_BIN_EXE_report-lsp")),
+    )
+}
+
+/// [`check_with`] through `command` (a user's environment set on it).
+fn check_in(
+    project: &Project,
+    root: Option<&Path>,
+    args: &[&str],
+    mut command: Command,
+) -> Vec<(String, String)> {
     command
         .args(["check", "--format", "json"])
         .arg(project.report_path())
@@ -103,6 +117,52 @@ fn a_dirty_file_makes_the_live_tier_confirm_and_the_edit_stale() {
         "{found:?}"
     );
     assert!(found[1].1.contains("modified in the worktree"), "{found:?}");
+}
+
+/// A filter named by the user's own attributes, as git finds them (the
+/// XDG file, or `core.attributesFile` in `~/.gitconfig`, `~` expanded),
+/// makes the file's content unknown (never clean, so never `auto`): the
+/// preview refuses the clean and says why.
+#[test]
+fn a_filter_in_the_users_attributes_makes_the_content_unknown() {
+    let project = lifecycle_project(true);
+    // Stat data that no longer matches the index: the content must be
+    // compared, and the attributes say whether it can be.
+    let earlier = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000_000);
+    std::fs::File::options()
+        .write(true)
+        .open(project.path().join("plans/plan.md"))
+        .and_then(|f| f.set_modified(earlier))
+        .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let filtered = || {
+        let output = Command::new(env!("CARGO_BIN_EXE_report-lsp"))
+            .args(["check", "--preview"])
+            .arg(project.report_path())
+            .env("HOME", home.path())
+            .env_remove("XDG_CONFIG_HOME")
+            .output()
+            .unwrap();
+        let shown = String::from_utf8_lossy(&output.stdout).into_owned();
+        (shown.contains("the `filter=x` attribute applies"), shown)
+    };
+    let (said, shown) = filtered();
+    assert!(!said, "{shown}");
+    let write = |path: &str, text: &str| {
+        let at = home.path().join(path);
+        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+        std::fs::write(at, text).unwrap();
+    };
+    write(".config/git/attributes", "plans/* filter=x\n");
+    let (said, shown) = filtered();
+    assert!(said, "{shown}");
+    // core.attributesFile takes the XDG file's place.
+    write(".gitconfig", "[core]\n\tattributesFile = ~/my attributes\n");
+    let (said, shown) = filtered();
+    assert!(!said, "{shown}");
+    write("my attributes", "plans/* filter=x\n");
+    let (said, shown) = filtered();
+    assert!(said, "{shown}");
 }
 
 #[test]
