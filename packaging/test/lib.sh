@@ -42,12 +42,17 @@ workspace_version() {
 # older than any build: cargo would take a target folder's builds of an
 # earlier package for fresh. So our two crates are built anew each run in
 # TARGET_DIR (their dependencies stay). fresh_crates TARGET_DIR PROFILE...
+# `cargo package --workspace` also unpacks report-core's package into
+# CARGO_HOME's registry sources to build report-lsp's against it, and takes
+# an earlier run's unpacked copy of the same version as it is: those go too.
 fresh_crates() {
-  local target_dir=$1 profile
+  local target_dir=$1 profile version registry="${CARGO_HOME:-$HOME/.cargo}/registry/src"
   shift
   for profile in "$@"; do
     cargo clean --quiet --profile "$profile" --target-dir "$target_dir" -p report-lsp -p report-core
   done
+  version="$(workspace_version)"
+  rm -rf "$registry"/*/"report-core-$version" "$registry"/*/"report-lsp-$version"
 }
 # What ships has no symbol table: the release profile (and maturin) strip it.
 # checks_stripped NAME BINARY
