@@ -238,8 +238,9 @@ fn workspace_checks(
         return Vec::new();
     }
     cache.token_tolerance = settings.token_tolerance;
-    let resolution =
-        crate::project::root::resolve(&file.analysis, report, options.root.as_deref(), &[]);
+    let request = report_core::project_checks::request(&file.analysis);
+    let named = request.named_root.as_deref();
+    let resolution = crate::project::root::resolve(named, report, options.root.as_deref(), &[]);
     let root = match &resolution {
         Resolution::Found(root) => Some(root.as_path()),
         // The checks say once that no root holds the report.
@@ -249,7 +250,7 @@ fn workspace_checks(
             return Vec::new();
         }
     };
-    let facts = crate::project::gather(&file.analysis, root, cache);
+    let facts = crate::project::gather(&request, root, cache);
     match root {
         Some(root) if options.preview => {
             previews.push_str(&super::preview::previews(

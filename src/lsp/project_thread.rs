@@ -1,13 +1,15 @@
-//! The workspace checks in the server: a thread of their own, so reading
-//! files, hashing and running git never touch the message loop or the
-//! analysis thread's keystroke path. It checks a report when it is opened
-//! or saved and when a file it names (or git's index or HEAD, or
-//! `conventions.json`) changes on disk, and hands the diagnostics and facts
-//! to the analysis thread, which merges them into its publications
-//! ([`WorkspaceResults`]), moving their offsets through the edits made
-//! while the check ran. An open target document typed in is no whole
-//! check: its text goes to the reports naming it ([`TargetText`]), which
-//! check again only the entries reading it.
+//! The workspace checks' reading in the server: a thread of its own, so
+//! reading files, hashing and git never touch the message loop or the
+//! analysis thread's keystroke path. A report's project is read when the
+//! report is opened or saved and when a file it names (or git's index or
+//! HEAD, or `conventions.json`) changes on disk. The text is the analysis
+//! thread's alone: asked ([`Delivery::Ask`]), it says what the checks need
+//! of the project (a `ProjectRequest`, read from its document host), this
+//! thread reads it, and the analysis thread checks its current text
+//! against the facts ([`Delivery::Facts`]) and merges the diagnostics into
+//! its publications ([`WorkspaceResults`]). An open target document typed
+//! in is no whole read: its text goes to the reports naming it
+//! ([`TargetText`]), which check again only the entries reading it.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -16,7 +18,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use report_core::diagnostic::Diagnostic;
-use report_core::project_checks::WorkspaceFacts;
+use report_core::project_checks::{ProjectRequest, WorkspaceFacts};
 use report_core::text::{ByteEdit, Shift, TextRange};
 use tower_lsp_server::ls_types::Uri;
 
@@ -32,8 +34,19 @@ pub struct WorkspaceResult {
     pub generation: u64,
     pub diagnostics: Vec<Diagnostic>,
     pub facts: Arc<WorkspaceFacts>,
-    /// The text compared with HEAD's copy of its file, where there is one.
-    pub since_head: Option<Arc<SinceHead>>,
+    /// The text compared with HEAD's copy of its file, where there is one,
+    /// and the generation of the text compared.
+    pub since_head: Option<(u64, Arc<SinceHead>)>,
+}
+
+/// The facts of a report's project, read for what its text of
+/// `generation` asked ([`WorkspaceThread::read`]): the analysis thread
+/// checks its current text against them.
+pub struct FactsRead {
+    pub uri: Uri,
+    pub generation: u64,
+    pub facts: WorkspaceFacts,
+    pub since_head: Option<(u64, Arc<SinceHead>)>,
 }
 
 /// The editor's text of a target document, for one report naming it: laid
@@ -50,6 +63,13 @@ pub struct TargetText {
 
 /// What the workspace thread hands the analysis thread.
 pub enum Delivery {
+    /// The report's project is to be read: the analysis thread answers with
+    /// what its text asks of it ([`WorkspaceThread::read`]), so that the
+    /// text is parsed by nobody else.
+    Ask(Uri),
+    /// The project's facts, to check the report against.
+    Facts(Box<FactsRead>),
+    /// The checks' result where nothing was read (off, no root, outside).
     Result(WorkspaceResult),
     Target(TargetText),
 }
@@ -58,6 +78,8 @@ impl Delivery {
     /// The report it is for.
     pub fn uri(&self) -> &Uri {
         match self {
+            Delivery::Ask(uri) => uri,
+            Delivery::Facts(read) => &read.uri,
             Delivery::Result(result) => &result.uri,
             Delivery::Target(target) => &target.report,
         }
@@ -70,6 +92,12 @@ pub type Deliver = Box<dyn Fn(Delivery) + Send>;
 
 enum Request {
     Check(Uri),
+    /// What the report's text of `generation` asks of its project.
+    Read {
+        uri: Uri,
+        generation: u64,
+        request: ProjectRequest,
+    },
     Changed(Vec<PathBuf>),
     /// An open target document's text changed (the document, its file).
     TargetEdited(Uri, PathBuf),
@@ -113,6 +141,16 @@ impl WorkspaceThread {
         let _ = self.requests.send(Request::Check(uri.clone()));
     }
 
+    /// Reads the project of the report at `uri` for what its text of
+    /// `generation` asks (the analysis thread's answer to [`Delivery::Ask`]).
+    pub fn read(&self, uri: &Uri, generation: u64, request: ProjectRequest) {
+        let _ = self.requests.send(Request::Read {
+            uri: uri.clone(),
+            generation,
+            request,
+        });
+    }
+
     /// Files changed on disk: recheck every open report that names one.
     pub fn changed(&self, paths: Vec<PathBuf>) {
         let _ = self.requests.send(Request::Changed(paths));
@@ -147,12 +185,21 @@ impl Worker {
         while let Ok(first) = requests.recv() {
             // Requests queued together are served once per report.
             let mut due: Vec<Uri> = Vec::new();
+            let mut reads: Vec<(Uri, u64, ProjectRequest)> = Vec::new();
             let mut edited: Vec<(Uri, PathBuf)> = Vec::new();
             for request in
                 std::iter::once(first).chain(std::iter::from_fn(|| requests.try_recv().ok()))
             {
                 match request {
                     Request::Check(uri) => due.push(uri),
+                    Request::Read {
+                        uri,
+                        generation,
+                        request,
+                    } => {
+                        reads.retain(|(u, _, _)| *u != uri);
+                        reads.push((uri, generation, request));
+                    }
                     Request::Changed(paths) => due.extend(self.naming(&paths)),
                     Request::TargetEdited(uri, path) => {
                         if !edited.iter().any(|(u, _)| *u == uri) {
@@ -162,31 +209,43 @@ impl Worker {
                     Request::Closed(uri) => {
                         self.watched.remove(&uri);
                         due.retain(|u| *u != uri);
+                        reads.retain(|(u, _, _)| *u != uri);
                     }
                 }
             }
             let mut seen = HashSet::new();
             due.retain(|u| seen.insert(u.clone()));
-            // A report checked whole in this round reads the targets' texts then.
+            // A report asked again now reads the targets' texts then.
             for (target, path) in edited {
                 self.lay_edited(&target, &path, &due);
             }
             for uri in due {
+                let delivery = self.due(&uri);
+                // A pass decided here, reading nothing, is one as well.
+                if let Some(Delivery::Result(result)) = &delivery {
+                    tracing::debug!(
+                        uri = uri.as_str(),
+                        read = false,
+                        diagnostics = result.diagnostics.len(),
+                        "workspace pass"
+                    );
+                }
+                if let Some(delivery) = delivery {
+                    (self.deliver)(delivery);
+                }
+            }
+            for (uri, generation, request) in reads {
                 let started = Instant::now();
-                let (result, bytes) = self.check_sized(&uri);
+                let delivery = self.read(&uri, generation, &request);
                 tracing::debug!(
                     uri = uri.as_str(),
                     ms = crate::log::millis(started.elapsed()),
-                    diagnostics = result.as_ref().map_or(0, |r| r.diagnostics.len()),
+                    read = true,
+                    paths = request.paths.len(),
                     "workspace pass"
                 );
-                // Its analysis of a huge text is freed by now: the pages go
-                // back to the system (the close's own trim may have come first).
-                if bytes >= TRIM_AFTER_BYTES {
-                    super::release_memory();
-                }
-                if let Some(result) = result {
-                    (self.deliver)(Delivery::Result(result));
+                if let Some(delivery) = delivery {
+                    (self.deliver)(delivery);
                 }
             }
         }
@@ -241,15 +300,11 @@ impl Worker {
             .collect()
     }
 
-    /// [`Worker::check`], and the size of the text it read.
-    fn check_sized(&mut self, uri: &Uri) -> (Option<WorkspaceResult>, usize) {
-        let bytes = lock(&self.session.documents)
-            .get(uri)
-            .map_or(0, |open| open.document.rope.len_bytes());
-        (self.check(uri), bytes)
-    }
-
-    fn check(&mut self, uri: &Uri) -> Option<WorkspaceResult> {
+    /// A check of the report at `uri` is due: what needs none of its text
+    /// but its start is decided here (the checks off, a root that is not
+    /// here); otherwise the analysis thread is asked what its text asks of
+    /// the project.
+    fn due(&mut self, uri: &Uri) -> Option<Delivery> {
         let (rope, generation) = {
             let documents = lock(&self.session.documents);
             let open = documents.get(uri).filter(|o| !o.document.out_of_sync)?;
@@ -261,34 +316,38 @@ impl Worker {
         // published is withdrawn by this empty result.
         if let Some(why) = settings.off {
             self.watched.remove(uri);
-            return Some(not_read(uri, generation, Vec::new(), why.to_string()));
+            let result = not_read(uri, generation, Vec::new(), why.to_string());
+            return Some(Delivery::Result(result));
         }
         let report = uri.to_file_path().map(|p| p.into_owned());
         // A report that names a root which is not here gets no workspace
-        // checks: its envelope, at the start, says so without a full analysis
-        // of what may be a huge text.
+        // checks: its envelope, at the start, says so without going through
+        // what may be a huge text.
         let folders = lock(&self.folders).clone();
         if names_a_missing_root(&rope, report.as_deref())
             || !can_have_a_root(&rope, report.as_deref(), &folders)
         {
-            return Some(nothing_read(uri, generation));
+            return Some(Delivery::Result(nothing_read(uri, generation)));
         }
-        // Its diagnostics are the analysis thread's: here they are only counted.
-        let keep = report_core::diagnostic::Keep::at_most(0);
-        let analysis = report_core::analyze_keeping(Arc::new(rope.to_string()), keep);
-        if !analysis
-            .root()
-            .is_some_and(report_core::selection::looks_like_report)
-        {
+        Some(Delivery::Ask(uri.clone()))
+    }
+
+    /// Reads the project of the report at `uri` for `request` (what its
+    /// text of `generation` asks), as the trust rules allow.
+    fn read(&mut self, uri: &Uri, generation: u64, request: &ProjectRequest) -> Option<Delivery> {
+        if !request.is_report {
             return None;
         }
+        let settings = self.session.settings_for(uri).workspace();
+        let report = uri.to_file_path().map(|p| p.into_owned());
+        let folders = lock(&self.folders).clone();
         // A report's first pass reads every file it names: shown as progress
         // where the client shows it; later passes mostly hit the cache.
         let mut starts =
             !self.watched.contains_key(uri) && self.session.capabilities().work_done_progress;
         let mut progress = None;
         let read = read_project(
-            &analysis,
+            request,
             report.as_deref(),
             &folders,
             &settings,
@@ -319,35 +378,58 @@ impl Worker {
             // In the editor a root that is not found is said by nothing on
             // screen: the report was opened away from its project.
             Read::NoRoot => {
-                return Some(nothing_read(uri, generation));
+                return Some(Delivery::Result(nothing_read(uri, generation)));
             }
+            // The settings changed since the check was asked.
             Read::Off(why) => {
                 self.watched.remove(uri);
-                return Some(not_read(uri, generation, Vec::new(), why.to_string()));
+                let result = not_read(uri, generation, Vec::new(), why.to_string());
+                return Some(Delivery::Result(result));
             }
             Read::Outside { said, why } => {
                 self.watched.remove(uri);
-                return Some(not_read(uri, generation, vec![said], why));
+                return Some(Delivery::Result(not_read(uri, generation, vec![said], why)));
             }
         };
         let found = found.as_path();
         lay_open_targets(&self.session, found, &mut facts);
-        let diagnostics = report_core::project_checks::check(&analysis, &facts);
         let since_head = report
             .as_deref()
-            .and_then(|file| crate::project::since_head::since_head(file, &analysis))
-            .map(Arc::new);
+            .and_then(|file| self.since_head(uri, file));
         self.watched.insert(
             uri.clone(),
             (found.to_path_buf(), watched_paths(found, &facts)),
         );
-        Some(WorkspaceResult {
+        Some(Delivery::Facts(Box::new(FactsRead {
             uri: uri.clone(),
             generation,
-            diagnostics,
-            facts: Arc::new(facts),
+            facts,
             since_head,
-        })
+        })))
+    }
+
+    /// The open report's current text compared with HEAD's copy of `file`,
+    /// and the generation of that text. The comparison needs both texts
+    /// whole: the current one is analysed only when HEAD has a copy.
+    fn since_head(&self, uri: &Uri, file: &Path) -> Option<(u64, Arc<SinceHead>)> {
+        let (rope, generation) = {
+            let documents = lock(&self.session.documents);
+            let open = documents.get(uri).filter(|o| !o.document.out_of_sync)?;
+            (open.document.rope.clone(), open.generation)
+        };
+        let mut bytes = 0;
+        let compared = crate::project::since_head::since_head(file, || {
+            bytes = rope.len_bytes();
+            // Only counted: the comparison needs the facts, not the diagnostics.
+            let keep = report_core::diagnostic::Keep::at_most(0);
+            report_core::analyze_keeping(Arc::new(rope.to_string()), keep)
+        });
+        // That analysis of a huge text is freed by now: the pages go back
+        // to the system.
+        if bytes >= TRIM_AFTER_BYTES {
+            super::release_memory();
+        }
+        Some((generation, Arc::new(compared?)))
     }
 }
 
@@ -440,7 +522,7 @@ pub(crate) enum Read {
 /// `allowRootOutsideWorkspace`, then the facts under it, within the
 /// bounds of `project::files` and with git read in-process.
 pub(crate) fn read_project(
-    analysis: &report_core::Analysis,
+    request: &ProjectRequest,
     report: Option<&Path>,
     folders: &[PathBuf],
     settings: &WorkspaceSettings,
@@ -450,7 +532,8 @@ pub(crate) fn read_project(
     if let Some(why) = settings.off {
         return Read::Off(why);
     }
-    let Resolution::Found(found) = root::resolve(analysis, report, None, folders) else {
+    let named = request.named_root.as_deref();
+    let Resolution::Found(found) = root::resolve(named, report, None, folders) else {
         return Read::NoRoot;
     };
     // A root outside every workspace folder was not chosen by the user
@@ -459,14 +542,14 @@ pub(crate) fn read_project(
         && !root::inside_a_workspace_folder(&found, report, folders)
     {
         let shown = found.display().to_string();
-        let said = report_core::project_checks::root_outside_workspace(analysis, &shown);
+        let said = report_core::project_checks::root_outside_workspace(request.root_range, &shown);
         let why = format!(
             "the project root `{shown}` lies outside every workspace folder (the setting `allowRootOutsideWorkspace` allows it)"
         );
         return Read::Outside { said, why };
     }
     cache.token_tolerance = settings.token_tolerance;
-    let facts = crate::project::gather_with_progress(analysis, Some(&found), cache, progress);
+    let facts = crate::project::gather_with_progress(request, Some(&found), cache, progress);
     Read::Facts { root: found, facts }
 }
 

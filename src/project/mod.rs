@@ -14,9 +14,7 @@ pub mod tokens;
 
 use std::path::Path;
 
-use report_core::Analysis;
-use report_core::diagnostic::Diagnostic;
-use report_core::project_checks::{self, WorkspaceFacts};
+use report_core::project_checks::{ProjectRequest, WorkspaceFacts};
 
 pub use files::HashCache;
 
@@ -43,16 +41,17 @@ impl Default for Cache {
     }
 }
 
-/// Gathers every fact `analysis`'s report needs from the project at `root`
-/// (None: no root was found, which the checks say once).
-pub fn gather(analysis: &Analysis, root: Option<&Path>, cache: &mut Cache) -> WorkspaceFacts {
-    gather_with_progress(analysis, root, cache, &mut |_, _| {})
+/// Gathers every fact a report's checks ask of the project at `root`
+/// (`request`, [`report_core::project_checks::request`]; None: no root was found,
+/// which the checks say once).
+pub fn gather(request: &ProjectRequest, root: Option<&Path>, cache: &mut Cache) -> WorkspaceFacts {
+    gather_with_progress(request, root, cache, &mut |_, _| {})
 }
 
 /// [`gather`], telling `progress(done, total)` how many of the named paths
 /// have been read so far.
 pub fn gather_with_progress(
-    analysis: &Analysis,
+    request: &ProjectRequest,
     root: Option<&Path>,
     cache: &mut Cache,
     progress: &mut dyn FnMut(usize, usize),
@@ -60,14 +59,8 @@ pub fn gather_with_progress(
     let Some(root) = root else {
         return WorkspaceFacts::default();
     };
-    let Some(tree) = analysis.root() else {
-        return WorkspaceFacts {
-            root: Some(root.display().to_string()),
-            ..Default::default()
-        };
-    };
-    let requests = project_checks::requested_paths(tree);
-    let lifecycle: Vec<String> = requests
+    let lifecycle: Vec<String> = request
+        .paths
         .iter()
         .filter(|r| r.lifecycle)
         .map(|r| r.path.clone())
@@ -88,17 +81,17 @@ pub fn gather_with_progress(
         conventions: files::read_conventions(&canonical_root),
         ..Default::default()
     };
-    let total = requests.len();
+    let total = request.paths.len();
     progress(0, total);
-    for (done, request) in requests.into_iter().enumerate() {
+    for (done, wanted) in request.paths.iter().enumerate() {
         if done % PROGRESS_EVERY == 0 && done > 0 {
             progress(done, total);
         }
-        let mut file = files::facts(&canonical_root, &request, &mut cache.files);
-        file.last_commit = last_commits.remove(&request.path).flatten();
-        facts.files.insert(request.path, file);
+        let mut file = files::facts(&canonical_root, wanted, &mut cache.files);
+        file.last_commit = last_commits.remove(&wanted.path).flatten();
+        facts.files.insert(wanted.path.clone(), file);
     }
-    let spans = project_checks::token_spans(tree);
+    let spans = request.token_spans.clone();
     tokens::recount(&mut facts, spans, cache.token_tolerance, &mut cache.tokens);
     progress(total, total);
     facts
@@ -106,12 +99,6 @@ pub fn gather_with_progress(
 
 /// Paths read between two progress reports.
 const PROGRESS_EVERY: usize = 256;
-
-/// The workspace diagnostics of one report: gathered and judged.
-pub fn check(analysis: &Analysis, root: Option<&Path>, cache: &mut Cache) -> Vec<Diagnostic> {
-    let facts = gather(analysis, root, cache);
-    project_checks::check(analysis, &facts)
-}
 
 #[cfg(test)]
 mod tests {
@@ -128,10 +115,10 @@ mod tests {
         git(root, &["commit", "-q", "-m", "first"]);
         let report = r#"{"entries": [{"path": "plan.md", "token_estimate": {"raw_tokens": 3},
             "exact_edit": {"kind": "delete", "anchor": {"start_line": 1, "end_line": 1}}}]}"#;
-        let analysis = report_core::analyze(report);
+        let request = report_core::project_checks::request(&report_core::analyze(report));
         let mut cache = Cache::default();
         let last = |cache: &mut Cache| {
-            gather(&analysis, Some(root), cache).files["plan.md"]
+            gather(&request, Some(root), cache).files["plan.md"]
                 .last_commit
                 .clone()
                 .unwrap()

@@ -5,8 +5,6 @@
 
 use std::path::{Path, PathBuf};
 
-use report_core::Analysis;
-
 /// Where a report's root was looked for, and what was found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Resolution {
@@ -19,14 +17,15 @@ pub enum Resolution {
     Away,
 }
 
-/// Resolves the root for the report at `report` (None for standard input).
+/// Resolves the root for the report at `report` (None for standard input)
+/// whose `scan.project_root` is `named` ([`report_core::project_checks::ProjectRequest::named_root`]).
 pub fn resolve(
-    analysis: &Analysis,
+    named: Option<&str>,
     report: Option<&Path>,
     explicit: Option<&Path>,
     workspace_folders: &[PathBuf],
 ) -> Resolution {
-    match find(analysis, report, explicit, workspace_folders) {
+    match find(named, report, explicit, workspace_folders) {
         Some(root) => Resolution::Found(root),
         None if explicit.is_some() || !workspace_folders.is_empty() => Resolution::NotFound,
         None => Resolution::Away,
@@ -34,7 +33,7 @@ pub fn resolve(
 }
 
 fn find(
-    analysis: &Analysis,
+    named: Option<&str>,
     report: Option<&Path>,
     explicit: Option<&Path>,
     workspace_folders: &[PathBuf],
@@ -42,10 +41,6 @@ fn find(
     if let Some(explicit) = explicit {
         return explicit.is_dir().then(|| explicit.to_path_buf());
     }
-    let named = analysis
-        .root()
-        .and_then(|r| r.lookup("/scan/project_root"))
-        .and_then(|n| n.as_str());
     of_named(named, report, workspace_folders)
 }
 

@@ -17,10 +17,11 @@ pub struct SinceHead {
     pub text: String,
 }
 
-/// `current` (the text of the report at `file`) against HEAD's copy of
-/// `file`; None where there is nothing to compare with (no repository,
-/// no commit yet) or git's data cannot be read.
-pub fn since_head(file: &Path, current: &Analysis) -> Option<SinceHead> {
+/// The current text of the report at `file` (analysed by `current`, only
+/// when HEAD has a copy to compare it with) against HEAD's copy of `file`;
+/// None where there is nothing to compare with (no repository, no commit
+/// yet) or git's data cannot be read.
+pub fn since_head(file: &Path, current: impl FnOnce() -> Analysis) -> Option<SinceHead> {
     let name = file.file_name()?.to_string_lossy().into_owned();
     let bytes = match super::git::file_at_head(file).ok()? {
         super::git::AtHead::NoCommit => return None,
@@ -45,6 +46,7 @@ pub fn since_head(file: &Path, current: &Analysis) -> Option<SinceHead> {
     let keep = report_core::diagnostic::Keep::at_most(0);
     let head = report_core::analyze_bytes_keeping(bytes, keep);
     let head_name = format!("HEAD:{name}");
+    let current = &current();
     match report_diff::diff(&head, current) {
         Ok(diff) => Some(SinceHead {
             title: format!("since HEAD: {}", diff.summary()),

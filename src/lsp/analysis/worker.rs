@@ -17,7 +17,8 @@ use super::state::{DocState, Lookup};
 use crate::lsp::convert::{self, PositionCache};
 use crate::lsp::document::{ByteEdit, RopeText};
 use crate::lsp::project_thread::{
-    Accepted, Delivery, TargetText, WorkspaceResult, WorkspaceResults, WorkspaceThread, lay_target,
+    Accepted, Delivery, FactsRead, TargetText, WorkspaceResult, WorkspaceResults, WorkspaceThread,
+    lay_target,
 };
 use crate::lsp::release_memory;
 use crate::lsp::session::{Session, Settings, lock};
@@ -93,6 +94,8 @@ pub(super) fn run(
                         worker.analyze(pending.remove(i));
                     }
                     match delivery {
+                        Delivery::Ask(uri) => worker.project_request(&uri),
+                        Delivery::Facts(read) => worker.workspace_facts(read),
                         Delivery::Result(result) => worker.workspace_result(result),
                         Delivery::Target(target) => worker.target_text(target),
                     }
@@ -220,6 +223,45 @@ impl Worker {
         }
     }
 
+    /// What the report's text asks of its project, to the workspace thread
+    /// that reads it.
+    fn project_request(&mut self, uri: &Uri) {
+        let Some(state) = self.states.get_mut(uri) else {
+            return;
+        };
+        state.host.settle();
+        let request = state.host.project_request();
+        self.checks.read(uri, state.generation, request);
+    }
+
+    /// Checks the report's current text against its project's facts (read
+    /// for an earlier text, maybe: a path named since has no facts, and no
+    /// diagnostic, until the next read) and publishes the result.
+    fn workspace_facts(&mut self, read: Box<FactsRead>) {
+        let Some(state) = self.states.get_mut(&read.uri) else {
+            return;
+        };
+        state.host.settle();
+        let started = std::time::Instant::now();
+        let diagnostics = state.host.workspace_check(&read.facts);
+        tracing::debug!(
+            uri = read.uri.as_str(),
+            requested = read.generation,
+            generation = state.generation,
+            ms = crate::log::millis(started.elapsed()),
+            "workspace checks"
+        );
+        let read = *read;
+        let result = WorkspaceResult {
+            uri: read.uri,
+            generation: state.generation,
+            diagnostics,
+            facts: Arc::new(read.facts),
+            since_head: read.since_head,
+        };
+        self.workspace_result(result);
+    }
+
     /// Merges a workspace check's result and publishes it with the
     /// document's current diagnostics; asks for a new check when the result
     /// cannot be moved to the current text.
@@ -229,7 +271,7 @@ impl Worker {
             return;
         };
         let facts = result.facts.clone();
-        let since_head = result.since_head.clone().map(|s| (result.generation, s));
+        let since_head = result.since_head.clone();
         let accepted = self.workspace.accept(result, state.generation);
         if accepted == Accepted::Stale {
             self.checks.check(&uri);

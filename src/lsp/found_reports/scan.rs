@@ -425,10 +425,14 @@ impl Worker {
             let is_report = name_matches || analysis.root().is_some_and(looks_like_report);
             // Deferred only when the checks will read the project: a report
             // whose checks are off or that names no root is read once.
+            let named = analysis
+                .root()
+                .and_then(|r| r.lookup("/scan/project_root"))
+                .and_then(|n| n.as_str());
             let reads_project = is_report
                 && settings.workspace().off.is_none()
                 && matches!(
-                    crate::project::root::resolve(&analysis, Some(path), None, &self.folders),
+                    crate::project::root::resolve(named, Some(path), None, &self.folders),
                     crate::project::root::Resolution::Found(_)
                 );
             let workspace = match (is_report, &mut self.deferred) {
@@ -531,7 +535,7 @@ impl Worker {
         settings: &crate::lsp::session::Settings,
     ) -> Vec<Diagnostic> {
         let read = read_project(
-            analysis,
+            &report_core::project_checks::request(analysis),
             Some(path),
             &self.folders,
             &settings.workspace(),

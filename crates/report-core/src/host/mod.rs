@@ -483,6 +483,25 @@ impl<T: SourceText> DocumentHost<T> {
         project_checks::recheck(self.snapshot(), diagnostics, facts, changed)
     }
 
+    /// What the workspace checks ask of the report's project (see
+    /// [`project_checks::request`]), read entry by entry.
+    pub fn project_request(&self) -> project_checks::ProjectRequest {
+        let snapshot = self.snapshot();
+        match snapshot.report_tree() {
+            Some(report) => project_checks::request_of(&report),
+            None => project_checks::ProjectRequest::default(),
+        }
+    }
+
+    /// Every workspace diagnostic of this text under `facts`, sorted: the
+    /// same as [`project_checks::check`] of its full analysis, without one.
+    pub fn workspace_check(&self, facts: &WorkspaceFacts) -> Vec<Diagnostic> {
+        match self.snapshot().report_tree() {
+            Some(report) => project_checks::check_report(&report, facts),
+            None => Vec::new(),
+        }
+    }
+
     /// `scan.project_root` as written, read outside the entries.
     pub fn project_root(&self) -> Option<String> {
         let (named, _) = self.snapshot().at_tree(0, |root, _, _| {

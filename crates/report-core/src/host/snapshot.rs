@@ -3,10 +3,11 @@
 //! [`Snapshot`] (in `ide/`, `hover`, `project_checks`), so a feature needs
 //! nothing of how the host keeps its analysis up to date.
 //!
-//! The helpers here are the three ways a feature reaches a tree: the entry
+//! The helpers here are the ways a feature reaches a tree: the entry
 //! around an offset parsed in place ([`Snapshot::entry_at`]), each entry in
 //! a range ([`Snapshot::each_entry_in`]), or whichever tree holds an offset
-//! ([`Snapshot::at_tree`]).
+//! ([`Snapshot::at_tree`]); the checks over the whole report read it as
+//! [`Snapshot::report_tree`] (its envelope, then each entry).
 
 use std::borrow::Cow;
 
@@ -217,6 +218,29 @@ impl<'a> Snapshot<'a> {
         }
     }
 
+    /// The whole report, for the checks that read all of it; None for a
+    /// document that is no report.
+    pub(crate) fn report_tree(&self) -> Option<ReportTree<'a>> {
+        match self.analysed {
+            Analysed::Whole(full) => Some(ReportTree::Whole(full)),
+            Analysed::NotAReport(_) => None,
+            Analysed::PerEntry(incremental) => {
+                let mut entries = incremental.entries();
+                let first = entries.next().map(|e| e.range);
+                let last = entries.last().map(|e| e.range).or(first);
+                let all: Vec<(TextRange, &str)> = match (first, last) {
+                    (Some(first), Some(last)) => vec![(TextRange::new(first.start, last.end), "")],
+                    _ => Vec::new(),
+                };
+                Some(ReportTree::PerEntry {
+                    envelope: EnvelopeText::new(self.text, &all),
+                    incremental,
+                    text: self.text,
+                })
+            }
+        }
+    }
+
     /// Runs `f` on each entry object overlapping `range`, parsed in place
     /// (or from the full analysis' tree), with its facts.
     pub(crate) fn each_entry_in(
@@ -252,6 +276,71 @@ impl<'a> Snapshot<'a> {
                 }
             }
             Analysed::NotAReport(_) => {}
+        }
+    }
+}
+
+/// The whole report as the checks over all of it read it: the root with
+/// every member but the entries ([`ReportTree::root`]), then each entry
+/// ([`ReportTree::each_entry`]). A report kept per entry is not parsed
+/// whole: its envelope is parsed with the entries cut out, and each entry
+/// in place, one at a time.
+pub(crate) enum ReportTree<'a> {
+    Whole(&'a crate::Analysis),
+    PerEntry {
+        envelope: EnvelopeText,
+        incremental: &'a Incremental,
+        text: &'a dyn SourceText,
+    },
+}
+
+impl ReportTree<'_> {
+    /// The report's root; its `entries`, if read, are the whole text's
+    /// (an empty array when kept per entry: read them with `each_entry`).
+    pub(crate) fn root(&self) -> Option<Node<'_>> {
+        match self {
+            ReportTree::Whole(full) => full.root(),
+            ReportTree::PerEntry { envelope, .. } => envelope.parse.root(),
+        }
+    }
+
+    /// The document's range of a range in [`ReportTree::root`]'s text.
+    pub(crate) fn back(&self, range: TextRange) -> TextRange {
+        match self {
+            ReportTree::Whole(_) => range,
+            ReportTree::PerEntry { envelope, .. } => envelope.back_range(range),
+        }
+    }
+
+    /// Runs `f` on each entry that is not broken, in order, with its facts
+    /// and what moves its tree's offsets to the document's.
+    pub(crate) fn each_entry(&self, mut f: impl FnMut(Node<'_>, Option<&EntryFacts>, Shift)) {
+        match self {
+            ReportTree::Whole(full) => {
+                let Some(root) = full.root() else { return };
+                let items = root.get("entries").and_then(|n| n.items());
+                // Numbered before the broken ones are left out, as their facts are.
+                let intact = items.into_iter().flatten().enumerate();
+                for (index, entry) in intact.filter(|(_, e)| !e.is_broken()) {
+                    // The facts are kept in order, one per entry (looked for when not).
+                    let facts = match full.entries.get(index) {
+                        Some(found) if found.index == index => Some(found),
+                        _ => full.entries.iter().find(|e| e.index == index),
+                    };
+                    f(entry, facts, Shift { from: 0, delta: 0 });
+                }
+            }
+            ReportTree::PerEntry {
+                incremental, text, ..
+            } => {
+                for facts in incremental.entries() {
+                    if let Some(entry) = incremental.entry_text(facts, |r| text.slice(r))
+                        && let Some(item) = entry.item().filter(|i| !i.is_broken())
+                    {
+                        f(item, Some(facts), entry.to_document(facts.range.start));
+                    }
+                }
+            }
         }
     }
 }

@@ -5,12 +5,13 @@
 
 use std::collections::BTreeMap;
 
-use super::conventions::{Convention, expected_candidates, parse_conventions};
+use super::conventions::{Convention, entry_candidates, parse_conventions};
 use super::{
     FileFacts, FileKind, Sourced, TokenSpan, WorkspaceFacts, anchored_lines, items, token_span,
 };
 use crate::Analysis;
 use crate::diagnostic::{Code, Diagnostic};
+use crate::host::snapshot::ReportTree;
 use crate::schema::SafetyTier;
 use crate::syntax::{Node, Value};
 use crate::text::TextRange;
@@ -19,12 +20,9 @@ use crate::validate::EntryFacts;
 
 /// The editor refuses to read the project root `shown` (as shown to people):
 /// it lies outside every workspace folder. One information diagnostic on
-/// `scan.project_root` says so and names the setting that allows it.
-pub fn root_outside_workspace(analysis: &Analysis, shown: &str) -> Diagnostic {
-    let range = analysis
-        .root()
-        .and_then(|r| r.lookup("/scan/project_root"))
-        .map_or(TextRange::empty(0), |n| n.range());
+/// `scan.project_root` (at `range`, [`super::ProjectRequest::root_range`])
+/// says so and names the setting that allows it.
+pub fn root_outside_workspace(range: TextRange, shown: &str) -> Diagnostic {
     Diagnostic::new(
         Code::RootOutsideWorkspace,
         range,
@@ -36,20 +34,28 @@ pub fn root_outside_workspace(analysis: &Analysis, shown: &str) -> Diagnostic {
 
 /// Every workspace diagnostic of `analysis` under `facts`, sorted.
 pub fn check(analysis: &Analysis, facts: &WorkspaceFacts) -> Vec<Diagnostic> {
-    let Some(root) = analysis.root() else {
+    check_report(&ReportTree::Whole(analysis), facts)
+}
+
+/// [`check`] of a report however it is analysed: its root and then each
+/// entry in turn, so that one kept per entry is never parsed whole.
+pub(crate) fn check_report(report: &ReportTree<'_>, facts: &WorkspaceFacts) -> Vec<Diagnostic> {
+    let Some(root) = report.root() else {
         return Vec::new();
     };
+    // Those found in the root's text, moved to the document's at the end.
+    let mut in_root = Vec::new();
     let mut out = Vec::new();
     if facts.root.is_none() {
         let range = root
             .lookup("/scan/project_root")
             .map_or(TextRange::empty(0), |n| n.range());
-        out.push(Diagnostic::new(
+        in_root.push(Diagnostic::new(
             Code::WorkspaceRootUnknown,
             range,
             "no project root found (scan.project_root does not name a folder, and no workspace folder holds the report): the report is not checked against the project's files and git",
         ));
-        return out;
+        return moved_back(report, in_root);
     }
     for item in items(root, "shortlist") {
         let node = match item.as_str() {
@@ -57,34 +63,55 @@ pub fn check(analysis: &Analysis, facts: &WorkspaceFacts) -> Vec<Diagnostic> {
             None => item.get("path"),
         };
         if let Some(node) = node {
-            path_exists(facts, node, &mut out);
+            path_exists(facts, node, &mut in_root);
         }
     }
     let generated_at = generated_at(root.get("generated_at").and_then(Node::as_str));
-    let mut anchors: BTreeMap<&str, Vec<Anchor>> = BTreeMap::new();
-    let entries = root
-        .get("entries")
-        .and_then(|n| n.items())
-        .into_iter()
-        .flatten();
-    // Numbered before the broken ones are left out, as their facts are.
-    let intact = entries.enumerate().filter(|(_, entry)| !entry.is_broken());
-    for (index, entry) in intact {
-        // The facts are kept in order, one per entry (looked for when not).
-        let facts_of_entry = match analysis.entries.get(index) {
-            Some(found) if found.index == index => Some(found),
-            _ => analysis.entries.iter().find(|e| e.index == index),
-        };
-        if let Some((path, anchor)) =
-            check_entry(facts, generated_at, entry, facts_of_entry, &mut out)
+    let conventions = facts.conventions.as_deref().map(parse_conventions);
+    let adoptable = match &conventions {
+        Some(Ok(conventions)) => conventions.as_slice(),
+        _ => &[],
+    };
+    let mut anchors: BTreeMap<String, Vec<Anchor>> = BTreeMap::new();
+    let mut expected = Vec::new();
+    report.each_entry(|entry, entry_facts, back| {
+        let mut found = Vec::new();
+        if let Some((path, (start, end, range))) =
+            check_entry(facts, generated_at, entry, entry_facts, &mut found)
         {
-            anchors.entry(path).or_default().push(anchor);
+            let anchor = (start, end, back.range(range));
+            anchors.entry(path.to_string()).or_default().push(anchor);
         }
-    }
+        for (path, convention) in entry_candidates(entry, adoptable) {
+            let written = path.as_str().unwrap_or("").to_string();
+            expected.push((written, back.range(path.range()), convention));
+        }
+        for diagnostic in &mut found {
+            diagnostic.shift(back);
+        }
+        out.extend(found);
+    });
     overlaps(anchors, &mut out);
-    promotion(facts, root, &mut out);
+    if let Some(conventions) = &conventions {
+        promotion(conventions, root, &expected, &mut in_root, &mut out);
+    }
+    out.extend(moved_back(report, in_root));
     out.sort_by(Diagnostic::order);
     out
+}
+
+/// Diagnostics found in `report`'s root, with the document's ranges.
+fn moved_back(report: &ReportTree<'_>, mut found: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    for diagnostic in &mut found {
+        diagnostic.range = report.back(diagnostic.range);
+        for related in &mut diagnostic.related {
+            related.range = report.back(related.range);
+        }
+        for edit in diagnostic.fix.iter_mut().flat_map(|f| f.edits.iter_mut()) {
+            edit.range = report.back(edit.range);
+        }
+    }
+    found
 }
 
 /// The codes of the checks that read no file's facts (only the report and
@@ -433,17 +460,23 @@ fn live_tier(
 }
 
 /// Check 5: candidates against `conventions.json` and the finalize rule.
-fn promotion(facts: &WorkspaceFacts, root: Node<'_>, out: &mut Vec<Diagnostic>) {
-    let Some(text) = &facts.conventions else {
-        return;
-    };
-    let conventions: Vec<Convention> = match parse_conventions(text) {
+/// `expected` holds the candidates the entries call for (the path as
+/// written, its range in the document, the convention); what is found in
+/// `root` goes to `in_root`, what is found on an entry to `out`.
+fn promotion(
+    conventions: &Result<Vec<Convention>, String>,
+    root: Node<'_>,
+    expected: &[(String, TextRange, &Convention)],
+    in_root: &mut Vec<Diagnostic>,
+    out: &mut Vec<Diagnostic>,
+) {
+    let conventions = match conventions {
         Ok(conventions) => conventions,
         Err(why) => {
             let range = root
                 .get("promotion_candidates")
                 .map_or(TextRange::empty(0), |n| n.range());
-            out.push(Diagnostic::new(
+            in_root.push(Diagnostic::new(
                 Code::ConventionUnknown,
                 range,
                 format!("conventions.json is not read: {why}"),
@@ -462,7 +495,7 @@ fn promotion(facts: &WorkspaceFacts, root: Node<'_>, out: &mut Vec<Diagnostic>) 
         };
         present.push((path.unwrap_or(""), name));
         match conventions.iter().find(|c| c.name == name) {
-            None => out.push(Diagnostic::new(
+            None => in_root.push(Diagnostic::new(
                 Code::ConventionUnknown,
                 name_node.range(),
                 format!("conventions.json has no convention named \"{name}\""),
@@ -471,7 +504,7 @@ fn promotion(facts: &WorkspaceFacts, root: Node<'_>, out: &mut Vec<Diagnostic>) 
                 if let Some(pitch) = candidate.get("pitch")
                     && pitch.as_str().is_some_and(|p| p != convention.pitch)
                 {
-                    out.push(Diagnostic::new(
+                    in_root.push(Diagnostic::new(
                         Code::ConventionPitchMismatch,
                         pitch.range(),
                         format!(
@@ -483,12 +516,11 @@ fn promotion(facts: &WorkspaceFacts, root: Node<'_>, out: &mut Vec<Diagnostic>) 
             }
         }
     }
-    for (path_node, convention) in expected_candidates(root, &conventions) {
-        let path = path_node.as_str().unwrap_or("");
-        if !present.contains(&(path, convention.name.as_str())) {
+    for (path, range, convention) in expected {
+        if !present.contains(&(path.as_str(), convention.name.as_str())) {
             out.push(Diagnostic::new(
                 Code::PromotionCandidateMissing,
-                path_node.range(),
+                *range,
                 format!(
                     "the finalize rule gives a promotion candidate for `{path}` the report lacks: {{\"path\": \"{path}\", \"name\": \"{}\", \"pitch\": \"{}\"}}",
                     convention.name, convention.pitch
@@ -723,7 +755,8 @@ mod tests {
     #[test]
     fn a_root_outside_the_workspace_is_said_on_project_root_and_the_hover_says_why() {
         let analysis = crate::analyze(REPORT);
-        let said = root_outside_workspace(&analysis, "/elsewhere");
+        let range = super::super::request(&analysis).root_range;
+        let said = root_outside_workspace(range, "/elsewhere");
         assert_eq!(said.code, Code::RootOutsideWorkspace);
         assert_eq!(said.severity, crate::diagnostic::Severity::Information);
         assert_eq!(&REPORT[said.range.start..said.range.end], "\".\"");

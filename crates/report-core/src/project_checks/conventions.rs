@@ -51,32 +51,30 @@ pub fn parse_conventions(text: &str) -> Result<Vec<Convention>, String> {
         .collect()
 }
 
-/// The finalize rule: each entry whose lifecycle carries `served_when`
+/// The finalize rule: an entry whose lifecycle carries `served_when`
 /// (classifier-judged) gets one candidate per unadopted convention whose
 /// `rule_refs` names the entry's `lifecycle.rule_ref`. Returns the entry's
-/// path node and the convention, in entry then convention order.
-pub(super) fn expected_candidates<'t, 'c>(
-    root: Node<'t>,
+/// path node and the convention, in the conventions' order.
+pub(super) fn entry_candidates<'t, 'c>(
+    entry: Node<'t>,
     conventions: &'c [Convention],
 ) -> Vec<(Node<'t>, &'c Convention)> {
     let mut out = Vec::new();
-    for entry in super::items(root, "entries") {
-        let Some(path) = entry.get("path").filter(|p| p.as_str().is_some()) else {
-            continue;
-        };
-        let lifecycle = entry
-            .get("lifecycle")
-            .or_else(|| entry.lookup("/exact_edit/lifecycle"));
-        let Some(lifecycle) = lifecycle.filter(|l| l.get("served_when").is_some()) else {
-            continue;
-        };
-        let Some(rule) = lifecycle.get("rule_ref").and_then(Node::as_str) else {
-            continue;
-        };
-        for convention in conventions {
-            if !convention.adopted && convention.rule_refs.iter().any(|r| r == rule) {
-                out.push((path, convention));
-            }
+    let Some(path) = entry.get("path").filter(|p| p.as_str().is_some()) else {
+        return out;
+    };
+    let lifecycle = entry
+        .get("lifecycle")
+        .or_else(|| entry.lookup("/exact_edit/lifecycle"));
+    let Some(lifecycle) = lifecycle.filter(|l| l.get("served_when").is_some()) else {
+        return out;
+    };
+    let Some(rule) = lifecycle.get("rule_ref").and_then(Node::as_str) else {
+        return out;
+    };
+    for convention in conventions {
+        if !convention.adopted && convention.rule_refs.iter().any(|r| r == rule) {
+            out.push((path, convention));
         }
     }
     out

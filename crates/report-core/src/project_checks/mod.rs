@@ -3,7 +3,7 @@
 //! size, mtime, sha256 and text, what git tracks and what is dirty, the
 //! `conventions.json` text); the checks here judge them without any I/O.
 //!
-//! `requested_paths` says which files the checks need; `check` turns the
+//! `request` says what the checks need of the project; `check` turns the
 //! facts into diagnostics; `preview` renders the edit preview of the hover.
 
 mod checks;
@@ -12,18 +12,22 @@ mod preview;
 mod recheck;
 mod tokens;
 
-use crate::tier::Fact;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
+use crate::Analysis;
+use crate::host::snapshot::ReportTree;
 use crate::syntax::Node;
+use crate::text::TextRange;
+use crate::tier::Fact;
 
+pub(crate) use checks::check_report;
 pub(crate) use checks::{LiveFacts, anchor_of, live_derivation};
 pub use checks::{check, root_outside_workspace};
 pub use conventions::{Convention, parse_conventions};
 pub use preview::{hover, hover_at};
 pub use recheck::recheck;
-pub use tokens::{TokenCounts, TokenSpan, span_text, token_span, token_spans};
+pub use tokens::{TokenCounts, TokenSpan, span_text, token_span};
 
 /// What the caller found at one project-relative path.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -217,11 +221,69 @@ pub struct PathRequest {
     pub lifecycle: bool,
 }
 
-/// The paths the checks need facts about, each once, in a stable order.
-pub fn requested_paths(root: Node<'_>) -> Vec<PathRequest> {
-    let mut wanted: std::collections::BTreeMap<String, PathRequest> = Default::default();
-    let mut want = |path: &str, text: bool, hash: bool, lifecycle: bool| {
-        let entry = wanted
+/// What the checks ask of the project a report describes, read from the
+/// report alone before any file is: where its root is, the facts of which
+/// paths, and which spans' tokens are recounted.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProjectRequest {
+    /// Whether the text looks like a report (its envelope's fields): one
+    /// that does not is not checked against a project.
+    pub is_report: bool,
+    /// `scan.project_root` as written, when it is a string.
+    pub named_root: Option<String>,
+    /// Where `scan.project_root` is (the start when it is absent): what
+    /// is said of the root is said there.
+    pub root_range: TextRange,
+    /// Each path once, in a stable order.
+    pub paths: Vec<PathRequest>,
+    /// The spans whose tokens check 8 recounts, each once, sorted.
+    pub token_spans: Vec<(String, TokenSpan)>,
+}
+
+/// What the checks of `analysis`'s report ask of its project.
+pub fn request(analysis: &Analysis) -> ProjectRequest {
+    request_of(&ReportTree::Whole(analysis))
+}
+
+/// [`request`] of a report however it is analysed (its root, then each entry).
+pub(crate) fn request_of(report: &ReportTree<'_>) -> ProjectRequest {
+    let Some(root) = report.root() else {
+        return ProjectRequest::default();
+    };
+    let project_root = root.lookup("/scan/project_root");
+    let mut wanted = Wanted::default();
+    for item in items(root, "shortlist") {
+        if let Some(path) = item
+            .as_str()
+            .or_else(|| item.get("path").and_then(Node::as_str))
+        {
+            wanted.want(path, false, false, false);
+        }
+    }
+    let mut token_spans = Vec::new();
+    report.each_entry(|entry, _, _| {
+        wanted.entry(entry);
+        token_spans.extend(token_span(entry).map(|(path, span)| (path.to_string(), span)));
+    });
+    token_spans.sort();
+    token_spans.dedup();
+    ProjectRequest {
+        is_report: crate::selection::looks_like_report(root),
+        named_root: project_root.and_then(Node::as_str).map(str::to_string),
+        root_range: report.back(project_root.map_or(TextRange::empty(0), |n| n.range())),
+        paths: wanted.0.into_values().collect(),
+        token_spans,
+    }
+}
+
+/// The paths asked about so far, each once.
+#[derive(Default)]
+struct Wanted(BTreeMap<String, PathRequest>);
+
+impl Wanted {
+    fn want(&mut self, path: &str, text: bool, hash: bool, lifecycle: bool) {
+        let entry = self
+            .0
             .entry(path.to_string())
             .or_insert_with(|| PathRequest {
                 path: path.to_string(),
@@ -232,18 +294,12 @@ pub fn requested_paths(root: Node<'_>) -> Vec<PathRequest> {
         entry.text |= text;
         entry.hash |= hash;
         entry.lifecycle |= lifecycle;
-    };
-    for item in items(root, "shortlist") {
-        if let Some(path) = item
-            .as_str()
-            .or_else(|| item.get("path").and_then(Node::as_str))
-        {
-            want(path, false, false, false);
-        }
     }
-    for entry in items(root, "entries") {
+
+    /// What the checks of one entry read.
+    fn entry(&mut self, entry: Node<'_>) {
         let Some(path) = entry.get("path").and_then(Node::as_str) else {
-            continue;
+            return;
         };
         let edit = entry.get("exact_edit");
         let kind = edit.and_then(|e| e.get("kind")).and_then(Node::as_str);
@@ -251,7 +307,7 @@ pub fn requested_paths(root: Node<'_>) -> Vec<PathRequest> {
         let hashed = edit.and_then(|e| e.get("expected_sha256")).is_some() && !path.ends_with('/');
         // A delete's text is read only for its token recount (check 8).
         let recounted = token_span(entry).is_some();
-        want(
+        self.want(
             path,
             edit.is_some() && (!is_delete || recounted),
             hashed,
@@ -265,7 +321,7 @@ pub fn requested_paths(root: Node<'_>) -> Vec<PathRequest> {
         .flatten()
         {
             if let Some(served) = lifecycle.get("served_when_path").and_then(Node::as_str) {
-                want(served, false, false, false);
+                self.want(served, false, false, false);
             }
         }
         let canonical = edit
@@ -273,14 +329,13 @@ pub fn requested_paths(root: Node<'_>) -> Vec<PathRequest> {
             .and_then(Node::as_str)
             .and_then(|r| crate::validate::parse_canonical_ref(r).ok());
         if let Some((target, _, _)) = canonical {
-            want(target, true, false, false);
+            self.want(target, true, false, false);
         }
         // Where a move-to-archive lands, for the clean's preview.
         if let Some(dest) = edit.and_then(|e| e.get("dest_path")).and_then(Node::as_str) {
-            want(dest, true, false, false);
+            self.want(dest, true, false, false);
         }
     }
-    wanted.into_values().collect()
 }
 
 pub(crate) fn items<'t>(root: Node<'t>, key: &str) -> impl Iterator<Item = Node<'t>> + 't {

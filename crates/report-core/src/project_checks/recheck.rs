@@ -251,4 +251,89 @@ mod tests {
         assert!(!host.recheck_workspace(&mut kept, &before, &changed));
         assert_eq!(kept, previous);
     }
+
+    /// The checks and their request read entry by entry (a report kept per
+    /// entry) answer what they answer of a full analysis: in the envelope
+    /// (the root unknown, the shortlist, `conventions.json`), in entries
+    /// (a broken one first, overlapping edits, candidates) and after edits
+    /// that move the entries and the envelope's members.
+    #[test]
+    fn a_report_kept_per_entry_is_checked_as_its_full_analysis() {
+        let (text, mut facts) = report();
+        let mut host = DocumentHost::new(text.clone(), None, OPTIONS);
+        host.settle();
+        // Every path the report names and the facts lack is missing.
+        for request in super::super::request(&crate::analyze(&text)).paths {
+            facts
+                .files
+                .entry(request.path)
+                .or_insert_with(super::super::FileFacts::missing);
+        }
+        let unknown_root = super::super::WorkspaceFacts {
+            root: None,
+            ..facts.clone()
+        };
+        let unread_conventions = super::super::WorkspaceFacts {
+            conventions: Some("{".into()),
+            ..facts.clone()
+        };
+        let other_conventions = super::super::WorkspaceFacts {
+            conventions: Some(
+                r#"{"conventions": [{"name": "decision-log", "pitch": "another", "rule_refs": []}]}"#.into(),
+            ),
+            ..facts.clone()
+        };
+        let all = [facts, unknown_root, unread_conventions, other_conventions];
+        let mut codes = BTreeSet::new();
+        let mut assert_same = |host: &DocumentHost<String>, when: &str| {
+            assert!(host.status().entries.is_some(), "per entry {when}");
+            let full = crate::analyze(host.text());
+            assert_eq!(
+                host.project_request(),
+                super::super::request(&full),
+                "{when}"
+            );
+            for (i, facts) in all.iter().enumerate() {
+                let ours = host.workspace_check(facts);
+                assert_eq!(ours, check(&full, facts), "{when}, facts {i}");
+                codes.extend(ours.iter().map(|d| d.code));
+            }
+        };
+        assert_same(&host, "opened");
+        // An entry inserted first, then the envelope before the entries
+        // made longer: every entry and the shortlist move.
+        // A copy of the first intact entry (the broken one comes first).
+        let (at, copy) = {
+            let full = crate::analyze(host.text());
+            let entries = full.root().unwrap().get("entries").unwrap();
+            let intact = entries.items().unwrap().find(|e| !e.is_broken()).unwrap();
+            let range = intact.range();
+            (range.start, host.text()[range.as_range()].to_string())
+        };
+        fn edit(host: &mut DocumentHost<String>, at: usize, inserted: &str) {
+            let mut edited = host.text().clone();
+            edited.insert_str(at, inserted);
+            let edit = crate::text::ByteEdit {
+                range: crate::text::TextRange::empty(at),
+                new_len: inserted.len(),
+            };
+            host.update(edited, Some(&[edit]), OPTIONS);
+            host.settle();
+        }
+        edit(&mut host, at, &format!("{copy},\n    "));
+        let tool = host.text().find("\"tool_version\": \"").unwrap() + "\"tool_version\": \"".len();
+        edit(&mut host, tool, "新しい😀 ");
+        assert_same(&host, "edited");
+        for code in [
+            Code::WorkspaceRootUnknown,
+            Code::PathMissing,
+            Code::OverlappingEdits,
+            Code::ModifiedAfterCheck,
+            Code::PromotionCandidateMissing,
+            Code::ConventionUnknown,
+            Code::ConventionPitchMismatch,
+        ] {
+            assert!(codes.contains(&code), "{code:?} never said");
+        }
+    }
 }

@@ -4,7 +4,6 @@
 
 use std::collections::HashMap;
 
-use super::items;
 use crate::syntax::Node;
 
 /// The span of one file whose tokens `raw_tokens` claims.
@@ -63,17 +62,6 @@ pub fn token_span(entry: Node<'_>) -> Option<(&str, TokenSpan)> {
             Some((path, TokenSpan::Lines(start, end)))
         }
     }
-}
-
-/// Every span the report's `raw_tokens` claim, each once.
-pub fn token_spans(root: Node<'_>) -> Vec<(String, TokenSpan)> {
-    let mut spans: Vec<(String, TokenSpan)> = items(root, "entries")
-        .filter_map(token_span)
-        .map(|(path, span)| (path.to_string(), span))
-        .collect();
-    spans.sort();
-    spans.dedup();
-    spans
 }
 
 /// The text of `span` in `text`: the whole text, or lines `start..=end`
@@ -152,7 +140,7 @@ mod tests {
  {"path": "f.md", "exact_edit": {"kind": "delete"}}]}"#,
         );
         assert_eq!(
-            token_spans(report.root().unwrap()),
+            super::super::request(&report).token_spans,
             vec![
                 ("a.md".to_string(), TokenSpan::Lines(2, 4)),
                 ("b.md".to_string(), TokenSpan::WholeFile)

@@ -1,0 +1,161 @@
+//! What opening a big report costs the server when its project is at hand:
+//! the report alone in its folder, `scan.project_root` that folder (so the
+//! workspace checks run, and find every file it names missing), as issue 44
+//! measured it. For each size and each binary: the server's CPU time from
+//! the didOpen to the workspace checks' publication, the time to the first
+//! diagnostics and to the workspace ones, and the RSS after and at its
+//! peak. Beside them the floor: `serde_json` parsing the same text.
+//!
+//!     cargo bench --bench open_cost -- 10000 50000 [--bin NAME=PATH]...
+//!
+//! Each `--bin` is another build (a previous commit's), timed in the same
+//! run; this build's server is always one. Three opens per binary and size,
+//! each in a server of its own, interleaved; the medians are printed.
+
+use std::time::{Duration, Instant};
+
+use report_core::generate::{GenerateOptions, generate_report};
+use serde_json::{Value, json};
+
+#[path = "../tests/common/editor.rs"]
+mod editor;
+use editor::Editor;
+
+const RUNS: usize = 3;
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let mut sizes = Vec::new();
+    let mut binaries = vec![(
+        "this build".to_string(),
+        env!("CARGO_BIN_EXE_report-lsp").to_string(),
+    )];
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--bin" => {
+                let named = args.next().expect("--bin NAME=PATH");
+                let (name, path) = named.split_once('=').expect("--bin NAME=PATH");
+                binaries.push((name.to_string(), path.to_string()));
+            }
+            // cargo bench passes `--bench`; other flags are not ours.
+            _ => sizes.extend(arg.parse::<usize>().ok()),
+        }
+    }
+    if sizes.is_empty() {
+        sizes.push(10_000);
+    }
+    for entries in sizes {
+        run(entries, &binaries);
+    }
+}
+
+/// One open's figures.
+#[derive(Clone, Copy, Default)]
+struct Open {
+    cpu_ms: f64,
+    first_ms: f64,
+    workspace_ms: f64,
+    rss_kb: u64,
+    peak_kb: u64,
+}
+
+fn run(entries: usize, binaries: &[(String, String)]) {
+    let generated = generate_report(GenerateOptions {
+        entries,
+        seed: 1,
+        violation_every: 0,
+    });
+    // Its project is its own folder, where no file it names is.
+    let text = generated.replacen("\"/home/dev/monorepo\"", "\".\"", 1);
+    assert_ne!(text, generated, "the generator names its root");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("huge.report.json");
+    std::fs::write(&file, &text).unwrap();
+    let uri = format!("file://{}", file.display());
+    let mut opens: Vec<Vec<Open>> = vec![Vec::new(); binaries.len()];
+    for _ in 0..RUNS {
+        for (i, (_, binary)) in binaries.iter().enumerate() {
+            opens[i].push(open(binary, dir.path(), &uri, &text));
+        }
+    }
+    let floor = median(
+        (0..5)
+            .map(|_| {
+                let started = Instant::now();
+                let value: Value = serde_json::from_str(&text).unwrap();
+                drop(value);
+                started.elapsed().as_secs_f64() * 1000.0
+            })
+            .collect(),
+    );
+    println!(
+        "open_cost entries={entries} bytes={} floor_parse_and_drop={floor:.0}ms",
+        text.len()
+    );
+    for ((name, _), runs) in binaries.iter().zip(&opens) {
+        let of = |f: fn(&Open) -> f64| median(runs.iter().map(f).collect());
+        println!(
+            "open_cost entries={entries} binary=\"{name}\" cpu={:.2}s first={:.0}ms workspace={:.0}ms rss_after={:.0}MB peak={:.0}MB",
+            of(|o| o.cpu_ms) / 1000.0,
+            of(|o| o.first_ms),
+            of(|o| o.workspace_ms),
+            of(|o| o.rss_kb as f64 / 1024.0),
+            of(|o| o.peak_kb as f64 / 1024.0),
+        );
+    }
+}
+
+/// Opens the report in a new server and waits for its workspace diagnostics.
+fn open(binary: &str, folder: &std::path::Path, uri: &str, text: &str) -> Open {
+    let mut editor = Editor::start_in_folders(binary, &[folder], Value::Null);
+    // Timed here: no checking thread on the cores.
+    editor.stop_checking();
+    let idle = cpu_ms(editor.pid());
+    let frame = Editor::frame(&json!({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+        "params": {"textDocument": {"uri": uri, "languageId": "json", "version": 1, "text": text}}}));
+    let started = Instant::now();
+    editor.send_frame(&frame);
+    drop(frame);
+    let mut first = None;
+    // Every file it names is missing: the workspace publication is the
+    // first that is not empty (the report itself is valid).
+    loop {
+        let (_, diagnostics) = editor.diagnostics(uri);
+        first.get_or_insert(started.elapsed());
+        if !diagnostics.is_empty() {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "no workspace diagnostics"
+        );
+    }
+    let workspace = started.elapsed();
+    let figures = Open {
+        cpu_ms: cpu_ms(editor.pid()) - idle,
+        first_ms: first.unwrap().as_secs_f64() * 1000.0,
+        workspace_ms: workspace.as_secs_f64() * 1000.0,
+        rss_kb: editor.memory_kb("VmRSS"),
+        peak_kb: editor.memory_kb("VmHWM"),
+    };
+    editor.shutdown();
+    figures
+}
+
+/// The process's user and system CPU time so far, from /proc.
+fn cpu_ms(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // The fields after the command's closing parenthesis; utime and stime
+    // are the 14th and 15th of the line, in clock ticks.
+    let after = &stat[stat.rfind(')').unwrap() + 2..];
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks: f64 = fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap();
+    // SAFETY: sysconf only reads a constant of the system.
+    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    ticks * 1000.0 / per_second
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(|a, b| a.total_cmp(b));
+    values[values.len() / 2]
+}
