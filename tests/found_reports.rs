@@ -598,3 +598,60 @@ fn an_unopened_report_whose_root_is_outside_the_folders_is_not_read_unless_allow
     );
     editor.shutdown();
 }
+
+/// A search reads each report from disk once, its workspace checks
+/// included: the second pass (once every report is known) checks the
+/// analysis the first one kept. Seen in the server's debug trace.
+#[test]
+fn a_search_reads_a_report_whose_checks_read_its_project_once() {
+    let project = Project::new();
+    let root = project.path();
+    let text = r#"{"schema_version": "1", "tool_version": "t", "generated_at": "2026-11-29T18:42:07Z",
+  "scan": {"project_root": ".", "scope_globs": [], "excluded_dirs": [], "files_scanned": 0},
+  "shortlist": ["gone.md"], "entries": [], "promotion_candidates": [], "extra": 1}"#;
+    project.write("a.report.json", text);
+    let uri = file_uri(&root.join("a.report.json"));
+    let options = json!({"diagnoseUnopenedReports": true, "logLevel": "debug"});
+    let mut editor =
+        Editor::start_in_folders_with(capable_client_with(json!({})), &[], options.clone());
+    // A pull of the settings gets the same.
+    editor.configuration = options.clone();
+    editor.notify("$/setTrace", json!({"value": "verbose"}));
+    editor.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"reportLsp": options}}),
+    );
+    // Traced from now on once a document opened elsewhere is.
+    editor.open("file:///tmp/elsewhere/x.report.json", "{}", 1);
+    editor.next_matching(|m| m["method"] == "$/logTrace");
+    editor.notify(
+        "workspace/didChangeWorkspaceFolders",
+        json!({"event": {"added": [{"uri": file_uri(root), "name": "f"}], "removed": []}}),
+    );
+    let codes = |d: &[Value]| -> Vec<String> {
+        let mut codes: Vec<String> = d
+            .iter()
+            .map(|d| d["code"].as_str().unwrap().to_string())
+            .collect();
+        codes.sort();
+        codes
+    };
+    // Each pass says it published the report, and whether it read it.
+    let published: Vec<String> = (0..2)
+        .map(|_| {
+            let trace = editor.next_matching(|m| {
+                m["method"] == "$/logTrace"
+                    && m["params"]["message"].as_str().is_some_and(|t| {
+                        t.starts_with("found report published") && t.contains("a.report.json")
+                    })
+            });
+            trace["params"]["message"].as_str().unwrap().to_string()
+        })
+        .collect();
+    assert!(published[0].contains("from_disk=true"), "{published:#?}");
+    assert!(published[1].contains("from_disk=false"), "{published:#?}");
+    // The publications came meanwhile: the second with the workspace checks.
+    let checked = editor.diagnostics_until(&uri, |d| d.len() == 2);
+    assert_eq!(codes(&checked), ["path-missing", "unknown-field"]);
+    editor.shutdown();
+}

@@ -11,7 +11,6 @@ use std::time::{Instant, SystemTime};
 
 use report_core::diagnostic::{Code, Diagnostic};
 use report_core::host::{DocumentHost, HostOptions};
-use report_core::selection::looks_like_report;
 use report_core::text::TextRange;
 use ropey::Rope;
 use tower_lsp_server::ls_types::Uri;
@@ -110,9 +109,30 @@ pub(super) struct Worker {
     /// `project_thread::watched_paths`), by report.
     watched: HashMap<PathBuf, HashSet<PathBuf>>,
     /// During a search, the reports read without their workspace checks,
-    /// read again with them once every report is known (see `search`).
-    deferred: Option<Vec<Candidate>>,
+    /// checked with them once every report is known (see `search`).
+    deferred: Option<Deferred>,
 }
+
+/// The reports a search checks against their projects once every report
+/// is known: each with its analysis while they fit in
+/// [`KEEP_DEFERRED_BYTES`], so that it is not read and analysed twice;
+/// read again past that.
+#[derive(Default)]
+struct Deferred {
+    reports: Vec<(Candidate, Option<Kept>)>,
+    bytes: usize,
+}
+
+/// A report's analysis, kept from the search's first pass for its second,
+/// and the stamp of the file it was read from.
+struct Kept {
+    stamp: Stamp,
+    host: DocumentHost<String>,
+}
+
+/// The most text a search keeps analysed between its passes (the rest is
+/// read again): a workspace of many huge reports keeps none of them.
+const KEEP_DEFERRED_BYTES: usize = 64 << 20;
 
 impl Worker {
     pub(super) fn new(
@@ -243,17 +263,18 @@ impl Worker {
         // names, opened meanwhile, knows it at once (its workspace checks
         // take longer: the files read, the tokenizer loaded); then each
         // report with them, before the search is done.
-        self.deferred = Some(Vec::new());
+        self.deferred = Some(Deferred::default());
         for (done, candidate) in candidates.into_iter().enumerate() {
             if let Some(progress) = &mut progress {
                 progress.report(done, total);
             }
             seen.insert(candidate.path.clone());
-            self.examine_guarded(&candidate);
+            self.examine_guarded(&candidate, None);
         }
-        for candidate in self.deferred.take().unwrap_or_default() {
+        let deferred = self.deferred.take().unwrap_or_default();
+        for (candidate, kept) in deferred.reports {
             self.stamps.remove(&candidate.path);
-            self.examine_guarded(&candidate);
+            self.examine_guarded(&candidate, kept);
         }
         if let Some(mut progress) = progress {
             progress.report(total, total);
@@ -319,7 +340,7 @@ impl Worker {
                 if let (true, Some(_)) = (find, &folder) {
                     let found = discover::search(&path, &settings.globs, MAX_CANDIDATES);
                     for candidate in found.found {
-                        self.examine_guarded(&candidate);
+                        self.examine_guarded(&candidate, None);
                     }
                 }
                 continue;
@@ -333,10 +354,11 @@ impl Worker {
                 continue;
             }
             if known {
-                self.examine_guarded(&Candidate {
+                let candidate = Candidate {
                     only_if_report: !settings.globs.matches(&slashed(&path)),
                     path,
-                });
+                };
+                self.examine_guarded(&candidate, None);
                 continue;
             }
             if !find {
@@ -346,23 +368,26 @@ impl Worker {
                 .as_deref()
                 .and_then(|folder| discover::would_find(folder, &path, &settings.globs));
             if let Some(candidate) = candidate.filter(|c| c.path.is_file()) {
-                self.examine_guarded(&candidate);
+                self.examine_guarded(&candidate, None);
             }
         }
     }
 
     /// [`Worker::examine`], a panic caught: that file is skipped (and
     /// logged), the others are read.
-    fn examine_guarded(&mut self, candidate: &Candidate) {
-        let read =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.examine(candidate)));
+    fn examine_guarded(&mut self, candidate: &Candidate, kept: Option<Kept>) {
+        let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.examine(candidate, kept)
+        }));
         if read.is_err() {
             tracing::error!(path = %candidate.path.display(), "reading a report from disk panicked; it is skipped");
         }
     }
 
-    /// Reads and analyses one file unless it is open or unchanged.
-    fn examine(&mut self, candidate: &Candidate) {
+    /// Reads and analyses one file unless it is open or unchanged; `kept`
+    /// is its analysis from the search's first pass, taken if the file has
+    /// not changed since.
+    fn examine(&mut self, candidate: &Candidate, kept: Option<Kept>) {
         let path = &candidate.path;
         let Some(uri) = Uri::from_file_path(path) else {
             return;
@@ -391,6 +416,7 @@ impl Worker {
         };
         let mut root = None;
         let mut targets = report_core::ide::targets::TargetIndex::default();
+        let mut from_disk = false;
         let (diagnostics, symbols) = if meta.len() > settings.max_document_bytes as u64 {
             if !name_matches {
                 // Too large to be read to learn whether it is a report.
@@ -415,35 +441,47 @@ impl Worker {
                 Vec::new(),
             )
         } else {
-            let Ok(bytes) = std::fs::read(path) else {
-                return self.forget(path);
-            };
-            // Bytes, as `check` reads them: a file that is not UTF-8 says so.
-            let analysis = report_core::host::analyze_file(bytes, options);
-            // Checked against its project as an open report is, when it is
-            // one (as `check` decides: by its name, else by its content).
-            let is_report = name_matches || analysis.root().is_some_and(looks_like_report);
-            // Deferred only when the checks will read the project: a report
-            // whose checks are off or that names no root is read once.
-            let named = analysis
-                .root()
-                .and_then(|r| r.lookup("/scan/project_root"))
-                .and_then(|n| n.as_str());
-            let reads_project = is_report
-                && settings.workspace().off.is_none()
-                && matches!(
-                    crate::project::root::resolve(named, Some(path), None, &self.folders),
-                    crate::project::root::Resolution::Found(_)
-                );
-            let workspace = match (is_report, &mut self.deferred) {
-                (false, _) => Vec::new(),
-                (true, Some(deferred)) if reads_project => {
-                    deferred.push(candidate.clone());
-                    Vec::new()
+            let kept = kept.filter(|k| k.stamp == stamp && k.host.options() == options);
+            from_disk = kept.is_none();
+            let (host, workspace, defer) = match kept {
+                Some(kept) => {
+                    let workspace = self.workspace_checks(path, &kept.host, &settings);
+                    (kept.host, workspace, false)
                 }
-                (true, _) => self.workspace_checks(path, &analysis, &settings),
+                None => {
+                    let Ok(bytes) = std::fs::read(path) else {
+                        return self.forget(path);
+                    };
+                    // Bytes, as `check` reads them: a file that is not UTF-8 says so.
+                    let analysis = report_core::host::analyze_file(bytes, options);
+                    let host =
+                        DocumentHost::from_analysis(analysis, options, |text| text.to_string());
+                    // Checked against its project as an open report is, when it is
+                    // one (as `check` decides: by its name, else by its content).
+                    // Deferred only when the checks will read the project: a report
+                    // whose checks are off or that names no root is read once.
+                    let named = host.project_root();
+                    let reads_project = host.is_report()
+                        && settings.workspace().off.is_none()
+                        && matches!(
+                            crate::project::root::resolve(
+                                named.as_deref(),
+                                Some(path),
+                                None,
+                                &self.folders
+                            ),
+                            crate::project::root::Resolution::Found(_)
+                        );
+                    match (host.is_report(), &self.deferred) {
+                        (false, _) => (host, Vec::new(), false),
+                        (true, Some(_)) if reads_project => (host, Vec::new(), true),
+                        (true, _) => {
+                            let workspace = self.workspace_checks(path, &host, &settings);
+                            (host, workspace, false)
+                        }
+                    }
+                }
             };
-            let host = DocumentHost::from_analysis(analysis, options, |text| text.to_string());
             if !host.is_report() {
                 self.forget(path);
                 self.stamps.insert(path.clone(), stamp);
@@ -478,6 +516,15 @@ impl Worker {
                     range: positions.lsp_range(s.selection),
                 })
                 .collect();
+            if defer && let Some(deferred) = &mut self.deferred {
+                let bytes = host.text().len();
+                let fits = deferred.bytes + bytes <= KEEP_DEFERRED_BYTES;
+                let kept = fits.then(|| {
+                    deferred.bytes += bytes;
+                    Kept { stamp, host }
+                });
+                deferred.reports.push((candidate.clone(), kept));
+            }
             (diagnostics, symbols)
         };
         self.stamps.insert(path.clone(), stamp);
@@ -516,8 +563,9 @@ impl Worker {
             uri = uri.as_str(),
             bytes = meta.len(),
             diagnostics = count,
+            from_disk,
             ms = crate::log::millis(started.elapsed()),
-            "report read from disk"
+            "found report published"
         );
         if meta.len() >= TRIM_AFTER_BYTES {
             crate::lsp::release_memory();
@@ -531,11 +579,11 @@ impl Worker {
     fn workspace_checks(
         &mut self,
         path: &Path,
-        analysis: &report_core::Analysis,
+        host: &DocumentHost<String>,
         settings: &crate::lsp::session::Settings,
     ) -> Vec<Diagnostic> {
         let read = read_project(
-            &report_core::project_checks::request(analysis),
+            &host.project_request(),
             Some(path),
             &self.folders,
             &settings.workspace(),
@@ -547,7 +595,7 @@ impl Worker {
             Read::Facts { root, facts } => {
                 self.watched
                     .insert(path.to_path_buf(), watched_paths(&root, &facts));
-                report_core::project_checks::check(analysis, &facts)
+                host.workspace_check(&facts)
             }
             Read::Outside { said, .. } => vec![said],
             Read::Off(_) | Read::NoRoot => Vec::new(),

@@ -483,6 +483,11 @@ impl<T: SourceText> DocumentHost<T> {
         project_checks::recheck(self.snapshot(), diagnostics, facts, changed)
     }
 
+    /// What it was last told besides the text.
+    pub fn options(&self) -> HostOptions {
+        self.options
+    }
+
     /// What the workspace checks ask of the report's project (see
     /// [`project_checks::request`]), read entry by entry.
     pub fn project_request(&self) -> project_checks::ProjectRequest {
