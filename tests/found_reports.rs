@@ -520,29 +520,38 @@ fn a_workspace_without_folders_answers_at_once_with_nothing() {
     editor.shutdown();
 }
 
+/// A project whose report (`a.report.json`, its URI) names `gone.md`,
+/// which is not there, and has an unknown field.
+fn a_report_naming_a_missing_file() -> (Project, String) {
+    let project = Project::new();
+    let text = r#"{"schema_version": "1", "tool_version": "t", "generated_at": "2026-11-29T18:42:07Z",
+  "scan": {"project_root": ".", "scope_globs": [], "excluded_dirs": [], "files_scanned": 0},
+  "shortlist": ["gone.md"], "entries": [], "promotion_candidates": [], "extra": 1}"#;
+    project.write("a.report.json", text);
+    let uri = file_uri(&project.path().join("a.report.json"));
+    (project, uri)
+}
+
+/// The codes of `diagnostics`, sorted.
+fn codes(diagnostics: &[Value]) -> Vec<String> {
+    let mut codes: Vec<String> = diagnostics
+        .iter()
+        .map(|d| d["code"].as_str().unwrap().to_string())
+        .collect();
+    codes.sort();
+    codes
+}
+
 /// A report left unopened is checked against its project as an open one
 /// is: with `workspaceChecks` off, not at all; on, its missing files are
 /// said; one created, it is read again and they are not.
 #[test]
 fn an_unopened_reports_workspace_checks_follow_the_settings_and_the_files() {
-    let project = Project::new();
+    let (project, uri) = a_report_naming_a_missing_file();
     let root = project.path();
-    let text = r#"{"schema_version": "1", "tool_version": "t", "generated_at": "2026-11-29T18:42:07Z",
-  "scan": {"project_root": ".", "scope_globs": [], "excluded_dirs": [], "files_scanned": 0},
-  "shortlist": ["gone.md"], "entries": [], "promotion_candidates": [], "extra": 1}"#;
-    project.write("a.report.json", text);
-    let uri = file_uri(&root.join("a.report.json"));
     let options = json!({"diagnoseUnopenedReports": true, "workspaceChecks": "off"});
     let mut editor =
         Editor::start_in_folders_with(capable_client_with(json!({})), &[root], options);
-    let codes = |d: &[Value]| -> Vec<String> {
-        let mut codes: Vec<String> = d
-            .iter()
-            .map(|d| d["code"].as_str().unwrap().to_string())
-            .collect();
-        codes.sort();
-        codes
-    };
     let off = diagnostics_until(&mut editor, &uri, |d| !d.is_empty());
     assert_eq!(codes(&off), ["unknown-field"]);
     editor.notify(
@@ -604,13 +613,8 @@ fn an_unopened_report_whose_root_is_outside_the_folders_is_not_read_unless_allow
 /// analysis the first one kept. Seen in the server's debug trace.
 #[test]
 fn a_search_reads_a_report_whose_checks_read_its_project_once() {
-    let project = Project::new();
+    let (project, uri) = a_report_naming_a_missing_file();
     let root = project.path();
-    let text = r#"{"schema_version": "1", "tool_version": "t", "generated_at": "2026-11-29T18:42:07Z",
-  "scan": {"project_root": ".", "scope_globs": [], "excluded_dirs": [], "files_scanned": 0},
-  "shortlist": ["gone.md"], "entries": [], "promotion_candidates": [], "extra": 1}"#;
-    project.write("a.report.json", text);
-    let uri = file_uri(&root.join("a.report.json"));
     let options = json!({"diagnoseUnopenedReports": true, "logLevel": "debug"});
     let mut editor =
         Editor::start_in_folders_with(capable_client_with(json!({})), &[], options.clone());
@@ -628,14 +632,6 @@ fn a_search_reads_a_report_whose_checks_read_its_project_once() {
         "workspace/didChangeWorkspaceFolders",
         json!({"event": {"added": [{"uri": file_uri(root), "name": "f"}], "removed": []}}),
     );
-    let codes = |d: &[Value]| -> Vec<String> {
-        let mut codes: Vec<String> = d
-            .iter()
-            .map(|d| d["code"].as_str().unwrap().to_string())
-            .collect();
-        codes.sort();
-        codes
-    };
     // Each pass says it published the report, and whether it read it.
     let published: Vec<String> = (0..2)
         .map(|_| {
