@@ -6,11 +6,14 @@
 //! diagnostics and to the workspace ones, and the RSS after and at its
 //! peak. Beside them the floor: `serde_json` parsing the same text.
 //!
-//!     cargo bench --bench open_cost -- 10000 50000 [--bin NAME=PATH]...
+//!     cargo bench --bench open_cost -- 10000 50000 [--bin NAME=PATH]... [--options JSON]
 //!
 //! Each `--bin` is another build (a previous commit's), timed in the same
 //! run; this build's server is always one. Three opens per binary and size,
 //! each in a server of its own, interleaved; the medians are printed.
+//! `--options` are the servers' `initializationOptions` (`{"findReports":
+//! false}`: no search of the folder, which reads the report from disk too
+//! when it gets there before the didOpen).
 
 use std::time::{Duration, Instant};
 
@@ -26,6 +29,7 @@ const RUNS: usize = 3;
 fn main() {
     let mut args = std::env::args().skip(1);
     let mut sizes = Vec::new();
+    let mut options = Value::Null;
     let mut binaries = vec![(
         "this build".to_string(),
         env!("CARGO_BIN_EXE_report-lsp").to_string(),
@@ -37,6 +41,10 @@ fn main() {
                 let (name, path) = named.split_once('=').expect("--bin NAME=PATH");
                 binaries.push((name.to_string(), path.to_string()));
             }
+            "--options" => {
+                let json = args.next().expect("--options JSON");
+                options = serde_json::from_str(&json).expect("--options JSON");
+            }
             // cargo bench passes `--bench`; other flags are not ours.
             _ => sizes.extend(arg.parse::<usize>().ok()),
         }
@@ -45,7 +53,7 @@ fn main() {
         sizes.push(10_000);
     }
     for entries in sizes {
-        run(entries, &binaries);
+        run(entries, &binaries, &options);
     }
 }
 
@@ -59,7 +67,7 @@ struct Open {
     peak_kb: u64,
 }
 
-fn run(entries: usize, binaries: &[(String, String)]) {
+fn run(entries: usize, binaries: &[(String, String)], options: &Value) {
     let generated = generate_report(GenerateOptions {
         entries,
         seed: 1,
@@ -75,7 +83,7 @@ fn run(entries: usize, binaries: &[(String, String)]) {
     let mut opens: Vec<Vec<Open>> = vec![Vec::new(); binaries.len()];
     for _ in 0..RUNS {
         for (i, (_, binary)) in binaries.iter().enumerate() {
-            opens[i].push(open(binary, dir.path(), &uri, &text));
+            opens[i].push(open(binary, dir.path(), &uri, &text, options));
         }
     }
     let floor = median(
@@ -89,7 +97,7 @@ fn run(entries: usize, binaries: &[(String, String)]) {
             .collect(),
     );
     println!(
-        "open_cost entries={entries} bytes={} floor_parse_and_drop={floor:.0}ms",
+        "open_cost entries={entries} bytes={} options={options} floor_parse_and_drop={floor:.0}ms",
         text.len()
     );
     for ((name, _), runs) in binaries.iter().zip(&opens) {
@@ -106,8 +114,8 @@ fn run(entries: usize, binaries: &[(String, String)]) {
 }
 
 /// Opens the report in a new server and waits for its workspace diagnostics.
-fn open(binary: &str, folder: &std::path::Path, uri: &str, text: &str) -> Open {
-    let mut editor = Editor::start_in_folders(binary, &[folder], Value::Null);
+fn open(binary: &str, folder: &std::path::Path, uri: &str, text: &str, options: &Value) -> Open {
+    let mut editor = Editor::start_in_folders(binary, &[folder], options.clone());
     // Timed here: no checking thread on the cores.
     editor.stop_checking();
     let idle = cpu_ms(editor.pid());

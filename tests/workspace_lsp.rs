@@ -1200,3 +1200,23 @@ fn the_workspace_checks_diagnostics_are_under_the_cap_too() {
     assert!(lines.windows(2).all(|w| w[0] <= w[1]), "{lines:?}");
     editor.shutdown();
 }
+
+/// New settings that change nothing of the report's analysis (the log
+/// level) keep its workspace diagnostics: the publication they bring
+/// carries them, and no workspace pass runs again for them.
+#[test]
+fn settings_that_leave_the_analysis_keep_the_workspace_diagnostics() {
+    let (project, text) = project();
+    let uri = uri_of(&project.report_path());
+    let mut editor = start_capable(Value::Null);
+    editor.open(&uri, &text, 1);
+    let checked = editor.diagnostics_until(&uri, |d| has(d, "live-tier-confirm"));
+    editor.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"reportLsp": {"logLevel": "warn"}}}),
+    );
+    // The settings' analysis publishes again: the same diagnostics.
+    let (_, again) = editor.diagnostics(&uri);
+    assert_eq!(again, checked);
+    editor.shutdown();
+}

@@ -96,7 +96,7 @@ enum Request {
     Read {
         uri: Uri,
         generation: u64,
-        request: ProjectRequest,
+        request: Arc<ProjectRequest>,
     },
     Changed(Vec<PathBuf>),
     /// An open target document's text changed (the document, its file).
@@ -143,7 +143,7 @@ impl WorkspaceThread {
 
     /// Reads the project of the report at `uri` for what its text of
     /// `generation` asks (the analysis thread's answer to [`Delivery::Ask`]).
-    pub fn read(&self, uri: &Uri, generation: u64, request: ProjectRequest) {
+    pub fn read(&self, uri: &Uri, generation: u64, request: Arc<ProjectRequest>) {
         let _ = self.requests.send(Request::Read {
             uri: uri.clone(),
             generation,
@@ -185,7 +185,7 @@ impl Worker {
         while let Ok(first) = requests.recv() {
             // Requests queued together are served once per report.
             let mut due: Vec<Uri> = Vec::new();
-            let mut reads: Vec<(Uri, u64, ProjectRequest)> = Vec::new();
+            let mut reads: Vec<(Uri, u64, Arc<ProjectRequest>)> = Vec::new();
             let mut edited: Vec<(Uri, PathBuf)> = Vec::new();
             for request in
                 std::iter::once(first).chain(std::iter::from_fn(|| requests.try_recv().ok()))

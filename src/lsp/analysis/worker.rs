@@ -178,7 +178,7 @@ impl Worker {
         let previous = self.states.remove(&uri);
         let mut job = job;
         if let Some(previous) = &previous {
-            narrow(previous, &mut job);
+            narrow(previous, &mut job, options);
         }
         self.workspace
             .record_job(&uri, job.base, job.generation, job.edits.as_deref());
@@ -362,12 +362,23 @@ fn host_options(settings: &Settings, uri: &Uri) -> HostOptions {
 /// A change over most of the text (a select-all and paste sends its range)
 /// becomes the edit it really made, found by comparing the texts: the
 /// workspace diagnostics and the position cache then move through that
-/// edit, not through one that touched them all.
-fn narrow(previous: &DocState, job: &mut Job) {
+/// edit, not through one that touched them all. New settings that leave
+/// the text and the host's options as they were make no edit: the
+/// analysis and the workspace diagnostics stand (a change of the
+/// workspace's settings asks for its checks itself).
+fn narrow(previous: &DocState, job: &mut Job, options: HostOptions) {
     let JobRope::Ready(rope) = &job.rope else {
         return;
     };
     let old = previous.host.text();
+    if job.edits.is_none()
+        && previous.generation == job.base
+        && previous.host.options() == options
+        && old.0 == *rope
+    {
+        job.edits = Some(Vec::new());
+        return;
+    }
     if let Some(edits) = &mut job.edits
         && previous.generation == job.base
         && spans_most_of(edits, old.0.len_bytes())

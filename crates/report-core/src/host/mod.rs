@@ -106,6 +106,10 @@ pub struct DocumentHost<T> {
     /// first request: they read all of it (12 and 47 ms at 50,000 entries).
     outline: OnceLock<Vec<Symbol>>,
     folding: Mutex<Option<(usize, Vec<TextRange>)>>,
+    /// What the workspace checks ask of the project, made on the first
+    /// request and kept while the text stays (new settings, a save, a file
+    /// changed on disk ask again): it reads every entry.
+    request: OnceLock<Arc<project_checks::ProjectRequest>>,
     /// What it was last told besides the text.
     options: HostOptions,
     incremental_updates: u64,
@@ -156,6 +160,7 @@ impl<T: SourceText> DocumentHost<T> {
             retired: None,
             outline: OnceLock::new(),
             folding: Mutex::new(None),
+            request: OnceLock::new(),
             options,
             incremental_updates: 0,
             full_analyses: 0,
@@ -175,11 +180,14 @@ impl<T: SourceText> DocumentHost<T> {
         options: HostOptions,
     ) -> UpdateKind {
         let same_options = options == self.options;
+        // Put back where the text and options stay.
+        let request = std::mem::take(&mut self.request);
         // No edits (the same text sent again): the analysis stands, and
         // what was made of the text.
         if edits.is_some_and(<[ByteEdit]>::is_empty) {
             if same_options {
                 self.text = text;
+                self.request = request;
                 return UpdateKind::Incremental;
             }
         } else {
@@ -198,6 +206,7 @@ impl<T: SourceText> DocumentHost<T> {
                 match changed_range(&self.text, &text) {
                     None => {
                         self.text = text;
+                        self.request = request;
                         return UpdateKind::Incremental;
                     }
                     Some(edit) => {
@@ -489,13 +498,16 @@ impl<T: SourceText> DocumentHost<T> {
     }
 
     /// What the workspace checks ask of the report's project (see
-    /// [`project_checks::request`]), read entry by entry.
-    pub fn project_request(&self) -> project_checks::ProjectRequest {
-        let snapshot = self.snapshot();
-        match snapshot.report_tree() {
-            Some(report) => project_checks::request_of(&report),
-            None => project_checks::ProjectRequest::default(),
-        }
+    /// [`project_checks::request`]), read entry by entry once a text.
+    pub fn project_request(&self) -> Arc<project_checks::ProjectRequest> {
+        let made = self.request.get_or_init(|| {
+            let request = match self.snapshot().report_tree() {
+                Some(report) => project_checks::request_of(&report),
+                None => project_checks::ProjectRequest::default(),
+            };
+            Arc::new(request)
+        });
+        made.clone()
     }
 
     /// Every workspace diagnostic of this text under `facts`, sorted: the

@@ -333,8 +333,8 @@ impl ReportTree<'_> {
             ReportTree::PerEntry {
                 incremental, text, ..
             } => {
-                for facts in incremental.entries() {
-                    if let Some(entry) = incremental.entry_text(facts, |r| text.slice(r))
+                for (facts, entry) in incremental.entry_texts(|r| text.slice(r)) {
+                    if let Some(entry) = entry
                         && let Some(item) = entry.item().filter(|i| !i.is_broken())
                     {
                         f(item, Some(facts), entry.to_document(facts.range.start));

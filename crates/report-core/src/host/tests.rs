@@ -949,3 +949,34 @@ fn assert_publishes_like_a_capped_full_analysis(host: &DocumentHost<String>, opt
     assert_eq!(ours.left_out, theirs.left_out);
     assert_eq!(ours.diagnostics, theirs.diagnostics);
 }
+
+#[test]
+fn the_project_request_is_made_once_a_text() {
+    let text = report(30, 0);
+    let mut host = DocumentHost::new(text.clone(), None, REPORT);
+    let first = host.project_request();
+    assert_eq!(*first, project_checks::request(&crate::analyze(&text)));
+    assert!(!first.paths.is_empty());
+    // The same text again (new settings, a save): the same request.
+    host.update(text.clone(), None, REPORT);
+    assert!(Arc::ptr_eq(&first, &host.project_request()));
+    host.update(text.clone(), Some(&[]), REPORT);
+    assert!(Arc::ptr_eq(&first, &host.project_request()));
+    // An entry that names another file: asked again.
+    let at = text.find("\"path\": \"").unwrap() + "\"path\": \"".len();
+    let mut edited = text.clone();
+    edited.insert_str(at, "新しい😀/");
+    let edit = ByteEdit {
+        range: TextRange::empty(at),
+        new_len: "新しい😀/".len(),
+    };
+    assert_eq!(
+        host.update(edited.clone(), Some(&[edit]), REPORT),
+        UpdateKind::Incremental
+    );
+    host.settle();
+    let after = host.project_request();
+    assert!(!Arc::ptr_eq(&first, &after));
+    assert_eq!(*after, project_checks::request(&crate::analyze(&edited)));
+    assert_ne!(*after, *first);
+}

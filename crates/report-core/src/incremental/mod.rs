@@ -321,6 +321,23 @@ impl Incremental {
         }
     }
 
+    /// Each entry's facts and its text parsed in place, in order: what
+    /// [`Incremental::entry_text`] gives, without looking each one up.
+    pub(crate) fn entry_texts<'a>(
+        &'a self,
+        read: impl Fn(TextRange) -> String + 'a,
+    ) -> impl Iterator<Item = (&'a EntryFacts, Option<EntryText>)> + 'a {
+        debug_assert!(self.is_settled(), "settled before the facts are read");
+        (0..self.slots.len()).map(move |i| {
+            let region = self.extent_of(i);
+            let text = match self.slots[i].unclosed {
+                Some(_) => self.parse_unclosed(&read(region), i, &mut |r| read(r)),
+                None => EntryText::parse(&read(region)),
+            };
+            (&self.slots[i].facts, text)
+        })
+    }
+
     /// The length of the text it describes, after the edits recorded so far.
     pub fn len(&self) -> usize {
         self.len

@@ -12,7 +12,7 @@ mod preview;
 mod recheck;
 mod tokens;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::Analysis;
@@ -262,54 +262,59 @@ pub(crate) fn request_of(report: &ReportTree<'_>) -> ProjectRequest {
     }
     let mut token_spans = Vec::new();
     report.each_entry(|entry, _, _| {
-        wanted.entry(entry);
-        token_spans.extend(token_span(entry).map(|(path, span)| (path.to_string(), span)));
+        let span = wanted.entry(entry);
+        token_spans.extend(span.map(|(path, span)| (path.to_string(), span)));
     });
     token_spans.sort();
     token_spans.dedup();
+    let mut paths: Vec<PathRequest> = wanted.0.into_values().collect();
+    paths.sort_by(|a, b| a.path.cmp(&b.path));
     ProjectRequest {
         is_report: crate::selection::looks_like_report(root),
         named_root: project_root.and_then(Node::as_str).map(str::to_string),
         root_range: report.back(project_root.map_or(TextRange::empty(0), |n| n.range())),
-        paths: wanted.0.into_values().collect(),
+        paths,
         token_spans,
     }
 }
 
 /// The paths asked about so far, each once.
 #[derive(Default)]
-struct Wanted(BTreeMap<String, PathRequest>);
+struct Wanted(HashMap<String, PathRequest>);
 
 impl Wanted {
     fn want(&mut self, path: &str, text: bool, hash: bool, lifecycle: bool) {
-        let entry = self
-            .0
-            .entry(path.to_string())
-            .or_insert_with(|| PathRequest {
-                path: path.to_string(),
-                text: false,
-                hash: false,
-                lifecycle: false,
-            });
+        // Most paths are new: looked up before a key is made.
+        let entry = match self.0.get_mut(path) {
+            Some(entry) => entry,
+            None => self
+                .0
+                .entry(path.to_string())
+                .or_insert_with(|| PathRequest {
+                    path: path.to_string(),
+                    text: false,
+                    hash: false,
+                    lifecycle: false,
+                }),
+        };
         entry.text |= text;
         entry.hash |= hash;
         entry.lifecycle |= lifecycle;
     }
 
-    /// What the checks of one entry read.
-    fn entry(&mut self, entry: Node<'_>) {
-        let Some(path) = entry.get("path").and_then(Node::as_str) else {
-            return;
-        };
+    /// What the checks of one entry read; the span check 8 recounts.
+    fn entry<'t>(&mut self, entry: Node<'t>) -> Option<(&'t str, TokenSpan)> {
+        let path = entry.get("path").and_then(Node::as_str)?;
         let edit = entry.get("exact_edit");
         let kind = edit.and_then(|e| e.get("kind")).and_then(Node::as_str);
         let is_delete = matches!(kind, Some("delete" | "extract-then-delete"));
         let hashed = edit.and_then(|e| e.get("expected_sha256")).is_some() && !path.ends_with('/');
         // A delete's text is read only for its token recount (check 8).
-        let recounted = token_span(entry).is_some();
+        let recounted = token_span(entry);
+        let is_recounted = recounted.is_some();
         self.want(
             path,
-            edit.is_some() && (!is_delete || recounted),
+            edit.is_some() && (!is_delete || is_recounted),
             hashed,
             is_delete,
         );
@@ -335,6 +340,7 @@ impl Wanted {
         if let Some(dest) = edit.and_then(|e| e.get("dest_path")).and_then(Node::as_str) {
             self.want(dest, true, false, false);
         }
+        recounted
     }
 }
 

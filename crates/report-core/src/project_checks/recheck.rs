@@ -289,7 +289,7 @@ mod tests {
             assert!(host.status().entries.is_some(), "per entry {when}");
             let full = crate::analyze(host.text());
             assert_eq!(
-                host.project_request(),
+                *host.project_request(),
                 super::super::request(&full),
                 "{when}"
             );
