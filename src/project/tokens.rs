@@ -1,7 +1,8 @@
 //! Check 8's counting: the spans `raw_tokens` claims, recounted with an
 //! offline tokenizer (`tiktoken-rs`, whose encodings are built in). The
-//! encoding is built once per process, on first use, by the thread that
-//! first counts (in the server, the workspace thread). Counts are cached
+//! encoding is built once per process, by the first count, on the thread
+//! that makes it (in the server, the workspace thread): a pass with
+//! nothing to count does not build it. Counts are cached
 //! by the file's sha256 and the span, so a second pass counts nothing.
 
 use std::collections::HashMap;
@@ -29,11 +30,6 @@ const CHUNK_BYTES: usize = 16 << 10;
 fn encoding() -> Option<&'static CoreBPE> {
     static BPE: OnceLock<Option<CoreBPE>> = OnceLock::new();
     BPE.get_or_init(|| tiktoken_rs::o200k_base().ok()).as_ref()
-}
-
-/// Builds the encoding now (it takes a while once), so the first count does not wait.
-pub fn warm_up() {
-    let _ = encoding();
 }
 
 /// The number of tokens in `text`, or None when the encoding is not available.
@@ -96,9 +92,9 @@ pub fn recount(
     tolerance: f64,
     cache: &mut TokenCache,
 ) {
-    if encoding().is_none() {
-        return;
-    }
+    // The encoding is built by the first count (a fifth of a second): a
+    // pass that counts nothing (every file missing, or counted before)
+    // does not build it.
     let mut counts = HashMap::new();
     for (path, span) in spans {
         let Some(file) = facts.file(&path).filter(|f| f.kind == FileKind::File) else {
@@ -112,7 +108,8 @@ pub fn recount(
                     match cache.counts.get(&key) {
                         Some(&n) => Ok(n),
                         None => {
-                            let n = count(span_text).unwrap_or(0);
+                            // Without the encoding check 8 is silent.
+                            let Some(n) = count(span_text) else { return };
                             cache.counts.insert(key, n);
                             Ok(n)
                         }
