@@ -17,7 +17,7 @@ use super::repo::{Repo, Trees};
 pub type HistoryCache = HashMap<(String, String), Option<String>>;
 
 /// Commits one walk visits at most; a path not touched by then has None.
-const MAX_COMMITS: usize = 20_000;
+pub(super) const MAX_COMMITS: usize = 20_000;
 
 pub fn last_commits(
     repo: &Repo,

@@ -9,7 +9,7 @@ use gix_object::FindExt;
 use gix_object::tree::EntryMode;
 
 /// Files of `.git` read whole (the config, `commondir`) larger than this are not read.
-const MAX_SMALL_FILE: u64 = 1 << 20;
+pub(super) const MAX_SMALL_FILE: u64 = 1 << 20;
 /// The most one index or pack may make us allocate at once (untrusted sizes).
 const ALLOC_LIMIT: usize = 1 << 30;
 

@@ -604,3 +604,167 @@ fn a_file_at_head_is_the_committed_blob_whatever_the_worktree_holds() {
     write(outside.path(), "r.json", "{}");
     assert!(file_at_head(&outside.path().join("r.json")).is_err());
 }
+
+#[test]
+fn a_file_with_crlf_and_lf_lines_differs_only_in_line_endings() {
+    let dir = repo(&[("mixed.md", "a\nb\nc\n")]);
+    let root = dir.path();
+    // Only a CR before an LF is a line ending: the other lines stay as they are.
+    write(root, "mixed.md", "a\r\nb\nc\r\n");
+    assert!(undecided(root, "mixed.md").contains("line endings"));
+    write(root, "mixed.md", "a\r\nB\nc\r\n");
+    assert_eq!(
+        state(root, "mixed.md").1,
+        changed("modified in the worktree")
+    );
+}
+
+#[test]
+fn a_settled_files_hash_is_kept_by_its_stat_key_and_a_fresh_ones_is_not() {
+    let dir = repo(&[("plan.md", "aaaa\n")]);
+    let root = dir.path();
+    let file = root.join("plan.md");
+    let hashed = |text: &str| {
+        write(root, "plan.md", text);
+        git(root, &["hash-object", "plan.md"])
+    };
+    let settle = || {
+        let earlier = std::time::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
+        std::fs::File::options()
+            .write(true)
+            .open(&file)
+            .and_then(|f| f.set_modified(earlier))
+            .unwrap();
+        std::fs::symlink_metadata(&file).unwrap()
+    };
+    let mut cache = blobs::BlobCache::default();
+    let mut blob =
+        |metadata: &std::fs::Metadata| cache.blob(&file, metadata).unwrap().raw.to_string();
+    // Changed long ago: kept, and answered by its stat key without reading.
+    let a = hashed("aaaa\n");
+    let settled = settle();
+    assert_eq!(blob(&settled), a);
+    let b = hashed("bbbb\n");
+    assert_eq!(blob(&settled), a);
+    // The file's new stat key is hashed again.
+    let now = settle();
+    assert_eq!(blob(&now), b);
+    // Changed just now (within RACY): hashed, not kept.
+    let c = hashed("cccc\n");
+    let fresh = std::fs::symlink_metadata(&file).unwrap();
+    assert_eq!(blob(&fresh), c);
+    let d = hashed("dddd\n");
+    assert_eq!(blob(&fresh), d);
+}
+
+#[test]
+fn heads_copy_is_read_up_to_the_limit_and_refused_past_it() {
+    let dir = repo(&[("keep.md", "keep\n")]);
+    let root = dir.path();
+    for (name, len) in [("at.bin", MAX_HEAD_BYTES), ("over.bin", MAX_HEAD_BYTES + 1)] {
+        std::fs::File::create(root.join(name))
+            .and_then(|f| f.set_len(len))
+            .unwrap();
+    }
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "large"]);
+    assert_eq!(
+        file_at_head(&root.join("over.bin")),
+        Ok(AtHead::TooLarge {
+            bytes: MAX_HEAD_BYTES + 1
+        })
+    );
+    let Ok(AtHead::Blob { bytes, .. }) = file_at_head(&root.join("at.bin")) else {
+        panic!("HEAD's copy at the limit is not read");
+    };
+    assert_eq!(bytes.len() as u64, MAX_HEAD_BYTES);
+}
+
+#[test]
+fn the_history_walk_stops_after_its_limit_of_commits() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    git(root, &["init", "-q"]);
+    // The root commit adds old.md and edge.md, the second changes edge.md,
+    // and the next ones only tick.md: edge.md's last commit is the walk's
+    // last, and old.md's lies one past it.
+    let mut stream = String::new();
+    for n in 1..=history::MAX_COMMITS + 1 {
+        let message = format!("c{n}");
+        stream += &format!(
+            "commit refs/heads/main\ncommitter t <t@t> {} +0000\ndata {}\n{message}\n",
+            1_600_000_000 + n,
+            message.len()
+        );
+        let file = match n {
+            1 => "old.md",
+            2 => "edge.md",
+            _ => "tick.md",
+        };
+        let text = format!("{n}\n");
+        stream += &format!("M 644 inline {file}\ndata {}\n{text}\n", text.len());
+        if n == 1 {
+            stream += "M 644 inline edge.md\ndata 2\n1\n\n";
+        }
+    }
+    let mut child = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["fast-import", "--quiet"])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stream.as_bytes())
+        .unwrap();
+    assert!(child.wait().unwrap().success());
+    let paths = vec!["old.md".to_string(), "edge.md".to_string()];
+    let read = read(root, paths, &mut GitCache::default()).unwrap();
+    // git's `%h` grows with the number of objects; the walk's hash is 7 long.
+    let edge = git(
+        root,
+        &["log", "-1", "--abbrev=7", "--format=%h %s (%as)", "--", "edge.md"],
+    );
+    assert!(edge.contains(" c2 "), "{edge}");
+    assert_eq!(read.last_commits["edge.md"].as_deref(), Some(edge.as_str()));
+    // git finds old.md's; the walk stopped before it.
+    assert!(git(root, &["log", "-1", "--format=%s", "--", "old.md"]) == "c1");
+    assert_eq!(read.last_commits["old.md"], None);
+}
+
+#[cfg(unix)]
+#[test]
+fn an_index_that_cannot_be_looked_at_is_an_error_not_an_empty_one() {
+    let dir = repo(&[("a.md", "a\n")]);
+    let index = dir.path().join(".git/index");
+    std::fs::remove_file(&index).unwrap();
+    // A symlink to itself: not absent, and not readable.
+    std::os::unix::fs::symlink("index", &index).unwrap();
+    let why = read(dir.path(), vec!["a.md".into()], &mut GitCache::default()).unwrap_err();
+    assert!(why.starts_with("the git index cannot be read: "), "{why}");
+}
+
+#[test]
+fn only_an_object_format_of_sha256_refuses_and_only_a_small_config_is_read() {
+    let dir = repo(&[("a.md", "a\n")]);
+    let root = dir.path();
+    // Another setting naming sha256 is not the object format.
+    git(root, &["config", "remote.sha256.url", "../sha256.git"]);
+    assert_eq!(state(root, "a.md"), (Fact::Yes, Worktree::Clean));
+    let sha256 = tempfile::tempdir().unwrap();
+    git(sha256.path(), &["init", "-q", "--object-format=sha256"]);
+    let config = sha256.path().join(".git/config");
+    let text = std::fs::read_to_string(&config).unwrap();
+    // The config padded with a comment to `len` bytes.
+    let padded = |len: u64| format!("{text}#{}\n", "x".repeat(len as usize - text.len() - 2));
+    std::fs::write(&config, padded(repo::MAX_SMALL_FILE)).unwrap();
+    let why = read(sha256.path(), vec![], &mut GitCache::default()).unwrap_err();
+    assert!(why.contains("SHA-256"), "{why}");
+    // One byte more: not read at all, so its object format is not seen.
+    std::fs::write(&config, padded(repo::MAX_SMALL_FILE + 1)).unwrap();
+    assert!(read(sha256.path(), vec![], &mut GitCache::default()).is_ok());
+}
