@@ -727,7 +727,14 @@ fn the_history_walk_stops_after_its_limit_of_commits() {
     // git's `%h` grows with the number of objects; the walk's hash is 7 long.
     let edge = git(
         root,
-        &["log", "-1", "--abbrev=7", "--format=%h %s (%as)", "--", "edge.md"],
+        &[
+            "log",
+            "-1",
+            "--abbrev=7",
+            "--format=%h %s (%as)",
+            "--",
+            "edge.md",
+        ],
     );
     assert!(edge.contains(" c2 "), "{edge}");
     assert_eq!(read.last_commits["edge.md"].as_deref(), Some(edge.as_str()));
@@ -767,4 +774,96 @@ fn only_an_object_format_of_sha256_refuses_and_only_a_small_config_is_read() {
     // One byte more: not read at all, so its object format is not seen.
     std::fs::write(&config, padded(repo::MAX_SMALL_FILE + 1)).unwrap();
     assert!(read(sha256.path(), vec![], &mut GitCache::default()).is_ok());
+}
+
+/// [`git`] with `input` on its standard input.
+fn git_with_input(dir: &Path, args: &[&str], input: &str) -> String {
+    use std::io::Write;
+    let mut child = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "git {args:?}");
+    String::from_utf8_lossy(&output.stdout).trim().to_string()
+}
+
+#[test]
+fn a_conflict_with_one_stage_in_the_index_is_unmerged() {
+    let dir = repo(&[("dir/a.md", "a\n"), ("dir/b.md", "b\n")]);
+    let root = dir.path();
+    let blob = git(root, &["rev-parse", "HEAD:dir/a.md"]);
+    // "Added by us" (git status's AU): stage 2 alone, no stage 0.
+    let zero = "0".repeat(40);
+    git_with_input(
+        root,
+        &["update-index", "--index-info"],
+        &format!("0 {zero}\tdir/a.md\n100644 {blob} 2\tdir/a.md\n"),
+    );
+    assert!(git(root, &["status", "--porcelain"]).contains("AU dir/a.md"));
+    let unmerged = "unmerged: a conflict is not resolved";
+    assert_eq!(state(root, "dir/a.md"), (Fact::Yes, changed(unmerged)));
+    assert_eq!(
+        state(root, "dir/").1,
+        changed(&format!("dir/a.md: {unmerged}"))
+    );
+}
+
+#[test]
+fn a_folder_with_more_files_than_are_listed_is_undecided() {
+    let dir = repo(&[("keep.md", "keep\n")]);
+    let root = dir.path();
+    let keep = git(root, &["rev-parse", "HEAD:keep.md"]);
+    // HEAD's `many/` holds one file more than a folder's listing takes.
+    let listing: String = (0..=worktree::MAX_UNDER_FOLDER)
+        .map(|i| format!("100644 blob {keep}\t{i}.md\n"))
+        .collect();
+    let many = git_with_input(root, &["mktree"], &listing);
+    let top = git_with_input(
+        root,
+        &["mktree"],
+        &format!("040000 tree {many}\tmany\n100644 blob {keep}\tkeep.md\n"),
+    );
+    let commit = git(root, &["commit-tree", &top, "-p", "HEAD", "-m", "many"]);
+    git(root, &["update-ref", "HEAD", &commit]);
+    assert_eq!(
+        undecided(root, "many/"),
+        format!(
+            "more than {} files under it: not compared",
+            worktree::MAX_UNDER_FOLDER
+        )
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_tracked_symlink_is_compared_by_its_target_and_its_type() {
+    let dir = repo(&[("target.md", "t\n")]);
+    let root = dir.path();
+    let link = root.join("link");
+    std::os::unix::fs::symlink("target.md", &link).unwrap();
+    git(root, &["add", "link"]);
+    git(root, &["commit", "-q", "-m", "link"]);
+    assert_eq!(state(root, "link"), (Fact::Yes, Worktree::Clean));
+    std::fs::remove_file(&link).unwrap();
+    std::os::unix::fs::symlink("elsewhere.md", &link).unwrap();
+    assert_eq!(state(root, "link").1, changed("modified in the worktree"));
+    // A file holding the link's target: the same blob, another type.
+    std::fs::remove_file(&link).unwrap();
+    write(root, "link", "target.md");
+    assert_eq!(
+        state(root, "link").1,
+        changed("its type changed in the worktree")
+    );
+    assert!(git(root, &["status", "--porcelain"]).contains("T link"));
 }

@@ -21,7 +21,7 @@ use crate::project::files::{MAX_HASH_BYTES, refusal};
 
 /// Files and folders listed under one asked folder, at most (HEAD's and the
 /// worktree's); past it the folder is undecided.
-const MAX_UNDER_FOLDER: usize = 200_000;
+pub(super) const MAX_UNDER_FOLDER: usize = 200_000;
 
 fn too_many() -> String {
     format!("more than {MAX_UNDER_FOLDER} files under it: not compared")
