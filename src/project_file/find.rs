@@ -58,11 +58,6 @@ impl ProjectFiles {
         lock(&self.folders).remove(folder).flatten()
     }
 
-    /// Forgets every folder, and returns the files they had.
-    pub fn forget_all(&self) -> Vec<Arc<ProjectFile>> {
-        lock(&self.folders).drain().filter_map(|(_, f)| f).collect()
-    }
-
     /// The files read since the last call.
     pub fn take_read(&self) -> Vec<Arc<ProjectFile>> {
         std::mem::take(&mut *lock(&self.read))

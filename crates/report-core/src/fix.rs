@@ -139,11 +139,6 @@ pub fn insert_member(
     }
 }
 
-/// Appends `item_json` as the last item of `array`, in the style of its items.
-pub fn append_item(text: &str, array: crate::syntax::Node<'_>, item_json: &str) -> Vec<TextEdit> {
-    vec![Appender::new(text, array).edit(item_json)]
-}
-
 /// Where and how a new last item goes into one array, worked out once for
 /// any number of items to append.
 #[derive(Clone, Debug, PartialEq, Eq)]

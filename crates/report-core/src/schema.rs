@@ -161,17 +161,6 @@ impl EditKind {
         matches!(self, EditKind::Delete | EditKind::ExtractThenDelete)
     }
 
-    /// Whether the kind edits a line span named by `anchor.start_line..=end_line`.
-    pub fn has_line_anchor(self) -> bool {
-        matches!(
-            self,
-            EditKind::DeleteRange
-                | EditKind::MoveToArchive
-                | EditKind::ReplaceText
-                | EditKind::Dedupe
-        )
-    }
-
     /// The sub-fields a kind must carry besides `kind` and `expected_sha256`.
     pub fn required_fields(self) -> &'static [&'static str] {
         match self {
