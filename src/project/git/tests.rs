@@ -472,6 +472,19 @@ fn a_symlinked_folder_on_the_way_is_a_deletion_as_in_git() {
 }
 
 #[test]
+fn a_folder_replaced_by_a_file_deletes_its_files_as_in_git() {
+    let dir = repo(&[("dir/plan.md", "plan\n"), ("keep.md", "keep\n")]);
+    let root = dir.path();
+    std::fs::remove_dir_all(root.join("dir")).unwrap();
+    write(root, "dir", "a file now\n");
+    assert_eq!(
+        state(root, "dir/plan.md"),
+        (Fact::Yes, changed("deleted in the worktree"))
+    );
+    assert!(git(root, &["status", "--porcelain"]).contains("D dir/plan.md"));
+}
+
+#[test]
 fn a_tree_that_names_itself_is_listed_once() {
     let dir = repo(&[("keep.md", "keep\n")]);
     let root = dir.path();

@@ -172,7 +172,13 @@ impl<'r> Examiner<'r> {
         let on_disk = self.on_disk(repo_path);
         let metadata = match std::fs::symlink_metadata(&on_disk) {
             Ok(m) => m,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            // A file where a folder on its way was is a deletion too, as git says.
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+                ) =>
+            {
                 return Worktree::Changed("deleted in the worktree".into());
             }
             Err(e) => return Worktree::Undecided(format!("cannot be read: {e}")),
