@@ -880,3 +880,79 @@ fn a_tracked_symlink_is_compared_by_its_target_and_its_type() {
     );
     assert!(git(root, &["status", "--porcelain"]).contains("T link"));
 }
+
+#[test]
+fn a_conflict_with_every_stage_in_a_folder_is_one_unmerged_path() {
+    let dir = repo(&[("dir/a.md", "a\n"), ("dir/b.md", "b\n")]);
+    let root = dir.path();
+    let blob = git(root, &["rev-parse", "HEAD:dir/a.md"]);
+    // Base, ours and theirs (git status's UU), followed by a clean file.
+    let zero = "0".repeat(40);
+    git_with_input(
+        root,
+        &["update-index", "--index-info"],
+        &format!(
+            "0 {zero}\tdir/a.md\n100644 {blob} 1\tdir/a.md\n100644 {blob} 2\tdir/a.md\n100644 {blob} 3\tdir/a.md\n"
+        ),
+    );
+    assert!(git(root, &["status", "--porcelain"]).contains("UU dir/a.md"));
+    assert_eq!(
+        state(root, "dir/").1,
+        changed("dir/a.md: unmerged: a conflict is not resolved")
+    );
+}
+
+#[test]
+fn a_folder_with_as_many_files_as_are_listed_is_compared() {
+    let dir = repo(&[("keep.md", "keep\n")]);
+    let root = dir.path();
+    let keep = git(root, &["rev-parse", "HEAD:keep.md"]);
+    // HEAD's `many/` holds exactly as many files as a folder's listing takes.
+    let listing: String = (0..worktree::MAX_UNDER_FOLDER)
+        .map(|i| format!("100644 blob {keep}\t{i}.md\n"))
+        .collect();
+    let many = git_with_input(root, &["mktree"], &listing);
+    let top = git_with_input(
+        root,
+        &["mktree"],
+        &format!("040000 tree {many}\tmany\n100644 blob {keep}\tkeep.md\n"),
+    );
+    let commit = git(root, &["commit-tree", &top, "-p", "HEAD", "-m", "many"]);
+    git(root, &["update-ref", "HEAD", &commit]);
+    assert_eq!(
+        state(root, "many/"),
+        (Fact::No, changed("many/0.md: deleted in the index"))
+    );
+}
+
+#[test]
+fn untracked_files_up_to_the_walks_limit_are_listed_and_one_more_is_undecided() {
+    let dir = repo(&[("keep.md", "keep\n")]);
+    let root = dir.path();
+    // The walk counts the top, `many/` and the files in it.
+    std::fs::create_dir(root.join("many")).unwrap();
+    for i in 0..worktree::MAX_UNDER_FOLDER - 2 {
+        std::fs::write(root.join(format!("many/{i}.md")), "").unwrap();
+    }
+    assert_eq!(state(root, "many/").1, changed("many/0.md: untracked"));
+    std::fs::write(root.join("many/one-more.md"), "").unwrap();
+    let too_many = format!(
+        "more than {} files under it: not compared",
+        worktree::MAX_UNDER_FOLDER
+    );
+    // Untracked, as nothing under it is in the index.
+    assert_eq!(
+        state(root, "many/"),
+        (Fact::No, Worktree::Undecided(too_many))
+    );
+}
+
+#[test]
+fn a_change_in_a_folder_outweighs_an_undecided_path_before_it() {
+    let dir = repo(&[("d/a.md", "a\n"), ("d/b.md", "b\n")]);
+    let root = dir.path();
+    write(root, ".git/info/attributes", "d/a.md ident\n");
+    assert!(undecided(root, "d/").starts_with("d/a.md: "));
+    write(root, "d/c.md", "c\n");
+    assert_eq!(state(root, "d/").1, changed("d/c.md: untracked"));
+}
