@@ -832,13 +832,14 @@ fn a_conflict_with_one_stage_in_the_index_is_unmerged() {
     );
 }
 
-#[test]
-fn a_folder_with_more_files_than_are_listed_is_undecided() {
+/// A repository whose HEAD holds `keep.md` and `count` files under
+/// `many/` (none of them in the index or on disk), its trees made by
+/// `git mktree`: no file is written.
+fn head_with_many(count: usize) -> tempfile::TempDir {
     let dir = repo(&[("keep.md", "keep\n")]);
     let root = dir.path();
     let keep = git(root, &["rev-parse", "HEAD:keep.md"]);
-    // HEAD's `many/` holds one file more than a folder's listing takes.
-    let listing: String = (0..=worktree::MAX_UNDER_FOLDER)
+    let listing: String = (0..count)
         .map(|i| format!("100644 blob {keep}\t{i}.md\n"))
         .collect();
     let many = git_with_input(root, &["mktree"], &listing);
@@ -849,6 +850,14 @@ fn a_folder_with_more_files_than_are_listed_is_undecided() {
     );
     let commit = git(root, &["commit-tree", &top, "-p", "HEAD", "-m", "many"]);
     git(root, &["update-ref", "HEAD", &commit]);
+    dir
+}
+
+#[test]
+fn a_folder_with_more_files_than_are_listed_is_undecided() {
+    // HEAD's `many/` holds one file more than a folder's listing takes.
+    let dir = head_with_many(worktree::MAX_UNDER_FOLDER + 1);
+    let root = dir.path();
     assert_eq!(
         undecided(root, "many/"),
         format!(
@@ -904,21 +913,9 @@ fn a_conflict_with_every_stage_in_a_folder_is_one_unmerged_path() {
 
 #[test]
 fn a_folder_with_as_many_files_as_are_listed_is_compared() {
-    let dir = repo(&[("keep.md", "keep\n")]);
-    let root = dir.path();
-    let keep = git(root, &["rev-parse", "HEAD:keep.md"]);
     // HEAD's `many/` holds exactly as many files as a folder's listing takes.
-    let listing: String = (0..worktree::MAX_UNDER_FOLDER)
-        .map(|i| format!("100644 blob {keep}\t{i}.md\n"))
-        .collect();
-    let many = git_with_input(root, &["mktree"], &listing);
-    let top = git_with_input(
-        root,
-        &["mktree"],
-        &format!("040000 tree {many}\tmany\n100644 blob {keep}\tkeep.md\n"),
-    );
-    let commit = git(root, &["commit-tree", &top, "-p", "HEAD", "-m", "many"]);
-    git(root, &["update-ref", "HEAD", &commit]);
+    let dir = head_with_many(worktree::MAX_UNDER_FOLDER);
+    let root = dir.path();
     assert_eq!(
         state(root, "many/"),
         (Fact::No, changed("many/0.md: deleted in the index"))
