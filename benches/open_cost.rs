@@ -11,6 +11,11 @@
 //! Each `--bin` is another build (a previous commit's), timed in the same
 //! run; this build's server is always one. Three opens per binary and size,
 //! each in a server of its own, interleaved; the medians are printed.
+//! The only programs it starts are the servers under test: this build's
+//! and those the developer names with `--bin` on the command line, never
+//! one a repository, its git config or a report names. It is no part of
+//! what ships: the workspace layer in `src/` reads and never runs
+//! anything (`tests/architecture.rs::nothing_shipped_starts_a_process`).
 //! `--options` are the servers' `initializationOptions` (`{"findReports":
 //! false}`: no search of the folder, which reads the report from disk too
 //! when it gets there before the didOpen).
