@@ -440,6 +440,13 @@ fn imports(
     let mut edges = std::collections::BTreeMap::new();
     for (module, text) in modules {
         let mut targets = std::collections::BTreeSet::new();
+        // Comments name modules (doc links) without importing them.
+        let code: String = text
+            .lines()
+            .filter(|line| !line.trim_start().starts_with("//"))
+            .map(|line| format!("{line}\n"))
+            .collect();
+        let text = &code;
         let bytes = text.as_bytes();
         for start in ["crate::", "super::", "self::"]
             .iter()
@@ -507,6 +514,30 @@ fn imports(
                 }
             }
         }
+        // A parent naming a child by its bare path (`child::f()`, `use
+        // child::X`): an import, but for a re-export (`pub use`), which is
+        // the parent's shape.
+        for child in modules
+            .keys()
+            .filter(|c| c.len() == module.len() + 1 && c.starts_with(module) && !c.is_empty())
+        {
+            let name = child.last().expect("a child has a name");
+            let spelled = format!("{name}::");
+            let named = text.lines().any(|line| {
+                let line = line.trim_start();
+                let shape = line.starts_with("pub use ")
+                    || line.starts_with("pub(crate) use ")
+                    || line.starts_with("pub(super) use ");
+                !shape
+                    && line.match_indices(&spelled).any(|(i, _)| {
+                        let before = line[..i].chars().next_back();
+                        !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':')
+                    })
+            });
+            if named {
+                targets.insert(child.clone());
+            }
+        }
         edges.insert(module.clone(), targets);
     }
     edges
@@ -547,8 +578,24 @@ fn cycles(src: &std::path::Path) -> Vec<Vec<String>> {
     groups
 }
 
-/// No import cycle between source files of any crate (issue 25): each
-/// module can be read knowing only the ones it names.
+/// The loops between a folder's `mod.rs` and its own files that are known
+/// and not yet untangled (issue 44, step 6), by folder, each with why. Any
+/// other loop fails the test below, and so does one of these once it is
+/// gone (then remove it here).
+const KNOWN_LOOPS: &[(&str, &str)] = &[
+    (
+        "incremental",
+        "the per-entry analysis: `Incremental`'s methods are split across the folder's files, which share its private types (`Back`, `Slot`) and call each other",
+    ),
+    (
+        "validate",
+        "the checks: `validate/mod.rs` runs its files' checks, and they report through its `Sink` and `Place` and read its `EntryFacts`",
+    ),
+];
+
+/// No import cycle between source files of any crate (issue 25), a
+/// folder's `mod.rs` and its own files included: each module can be read
+/// knowing only the ones it names.
 #[test]
 fn no_import_cycle_between_source_files() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -556,11 +603,26 @@ fn no_import_cycle_between_source_files() {
     found.extend(cycles(&root.join("crates/report-gen/src")));
     let server = cycles(&root.join("src"));
     assert_eq!(server, Vec::<Vec<String>>::new(), "import cycles in src/");
+    let within = |group: &[String], folder: &str| {
+        group
+            .iter()
+            .all(|m| m == folder || m.starts_with(&format!("{folder}::")))
+    };
+    let unknown: Vec<&Vec<String>> = found
+        .iter()
+        .filter(|group| !KNOWN_LOOPS.iter().any(|(folder, _)| within(group, folder)))
+        .collect();
     assert_eq!(
-        found,
-        Vec::<Vec<String>>::new(),
+        unknown,
+        Vec::<&Vec<String>>::new(),
         "import cycles in the core"
     );
+    for (folder, _) in KNOWN_LOOPS {
+        assert!(
+            found.iter().any(|group| within(group, folder)),
+            "{folder}'s loop is gone: remove it from KNOWN_LOOPS"
+        );
+    }
 }
 
 /// The cycle finder sees a cycle through `crate::` and `super::` paths,
@@ -579,6 +641,31 @@ fn the_cycle_finder_finds_a_planted_cycle() {
     std::fs::write(src.join("c.rs"), "use crate::{a::A, b};\n").unwrap();
     std::fs::write(src.join("a.rs"), "use crate::c;\npub struct A;\n").unwrap();
     assert_eq!(cycles(src), vec![vec!["a".to_string(), "c".to_string()]]);
+    // A folder's own loop: its mod.rs calls a file of its by the bare
+    // path, and the file reads the folder's type through `super`.
+    for old in ["a.rs", "b.rs", "c.rs"] {
+        std::fs::remove_file(src.join(old)).unwrap();
+    }
+    std::fs::write(src.join("lib.rs"), "mod d;\n").unwrap();
+    std::fs::create_dir(src.join("d")).unwrap();
+    std::fs::write(
+        src.join("d/mod.rs"),
+        "mod e;\npub use e::E;\npub struct D;\nfn f() { e::g(); }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        src.join("d/e.rs"),
+        "use super::D;\npub struct E;\npub fn g() {}\n",
+    )
+    .unwrap();
+    assert_eq!(cycles(src), vec![vec!["d".to_string(), "d::e".to_string()]]);
+    // Its `mod` and `pub use` are its shape, and a comment imports nothing.
+    std::fs::write(
+        src.join("d/mod.rs"),
+        "mod e;\npub use e::E;\npub struct D;\n// e::g() is called by [`crate::d::e`].\n",
+    )
+    .unwrap();
+    assert_eq!(cycles(src), Vec::<Vec<String>>::new());
 }
 
 /// The folders whose every `.rs` file ARCHITECTURE.md's file map names.

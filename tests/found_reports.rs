@@ -651,3 +651,59 @@ fn a_search_reads_a_report_whose_checks_read_its_project_once() {
     assert_eq!(codes(&checked), ["path-missing", "unknown-field"]);
     editor.shutdown();
 }
+
+/// The text of a `$/logTrace`, or "".
+fn trace(message: &Value) -> &str {
+    match message["method"] == "$/logTrace" {
+        true => message["params"]["message"].as_str().unwrap_or(""),
+        false => "",
+    }
+}
+
+/// The editor's large messages come first. While one is read (a big
+/// report being opened), the search reads no file; it would otherwise read
+/// from disk, at the same time, the very report being opened. Here the
+/// folder's search starts while the report's `didOpen` is half sent: it
+/// waits, and then leaves the report to the editor.
+#[test]
+fn the_search_waits_for_a_large_message_and_leaves_the_report_being_opened_to_it() {
+    let project = Project::new();
+    // Past a large message's size (1 MiB) with blanks after the report.
+    let text = golden("valid.report.json") + &" ".repeat(1 << 21);
+    project.write("big.report.json", &text);
+    let uri = file_uri(&project.path().join("big.report.json"));
+    let options = json!({"logLevel": "debug"});
+    let mut editor =
+        Editor::start_in_folders_with(capable_client_with(json!({})), &[], options.clone());
+    editor.configuration = options;
+    editor.notify("$/setTrace", json!({"value": "verbose"}));
+    // Traced from now on once a document opened elsewhere is.
+    editor.open("file:///tmp/elsewhere/x.report.json", "{}", 1);
+    editor.next_matching(|m| m["method"] == "$/logTrace");
+    let folders = Editor::frame(&json!({
+        "jsonrpc": "2.0",
+        "method": "workspace/didChangeWorkspaceFolders",
+        "params": {"event": {"added": [{"uri": file_uri(project.path()), "name": "f"}], "removed": []}},
+    }));
+    let open = Editor::frame(&json!({
+        "jsonrpc": "2.0",
+        "method": "textDocument/didOpen",
+        "params": {"textDocument": {"uri": uri, "languageId": "json", "version": 1, "text": text}},
+    }));
+    let half = open.len() / 2;
+    editor.send_raw(&[folders, open[..half].to_vec()].concat());
+    let waits = editor.next_matching(|m| trace(m).starts_with("the search waits"));
+    assert!(trace(&waits).contains("big.report.json"), "{waits}");
+    editor.send_raw(&open[half..]);
+    // The folder's search (the first, of no folder, may be told later).
+    let done = editor.next_matching(|m| trace(m).starts_with("reports found files=1"));
+    assert!(
+        trace(&done).contains("files=1 reports=0"),
+        "the report being opened was read by the search: {done}"
+    );
+    let published = editor.next_matching(|m| {
+        m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri.as_str()
+    });
+    assert_eq!(published["params"]["version"], 1, "{published}");
+    editor.shutdown();
+}

@@ -9,21 +9,39 @@ use ropey::Rope;
 
 use super::document::{self, ByteEdit};
 use report_core::diagnostic::{Diagnostic, Severity};
-use report_core::text::{Encoding, LineCol, TextRange};
+use report_core::text::{Encoding, LineCol, LineIndex, TextRange};
 
-/// A document's text and the negotiated encoding. Conversions go through
-/// the rope (logarithmic in the text's size), so nothing is indexed per
-/// change; with a cache, positions converted before are reused.
+/// A document's text and the negotiated encoding. An open document's
+/// conversions go through its rope (logarithmic in the text's size), so
+/// nothing is indexed per change; with a cache, positions converted before
+/// are reused. A text held whole (a report read from disk) is converted
+/// through its line starts, a tenth of a rope's memory.
 pub struct Positions<'a> {
-    pub rope: &'a Rope,
+    pub lines: Lines<'a>,
     pub encoding: Encoding,
     pub cache: Option<&'a PositionCache>,
+}
+
+/// What [`Positions`] finds lines in.
+#[derive(Clone, Copy)]
+pub enum Lines<'a> {
+    Rope(&'a Rope),
+    Indexed(&'a str, &'a LineIndex),
 }
 
 impl Positions<'_> {
     pub fn new(rope: &Rope, encoding: Encoding) -> Positions<'_> {
         Positions {
-            rope,
+            lines: Lines::Rope(rope),
+            encoding,
+            cache: None,
+        }
+    }
+
+    /// Positions in `text`, whose line starts `index` holds.
+    pub fn indexed<'a>(text: &'a str, index: &'a LineIndex, encoding: Encoding) -> Positions<'a> {
+        Positions {
+            lines: Lines::Indexed(text, index),
             encoding,
             cache: None,
         }
@@ -32,7 +50,10 @@ impl Positions<'_> {
     pub fn position(&self, offset: usize) -> lsp::Position {
         let cached = self.cache.and_then(|c| c.get(offset));
         let position = cached.unwrap_or_else(|| {
-            let p = document::line_col(self.rope, offset, self.encoding);
+            let p = match self.lines {
+                Lines::Rope(rope) => document::line_col(rope, offset, self.encoding),
+                Lines::Indexed(text, index) => index.line_col(text, offset, self.encoding),
+            };
             lsp::Position::new(p.line, p.col)
         });
         if let Some(cache) = self.cache {
@@ -47,7 +68,11 @@ impl Positions<'_> {
 
     /// The offset of a position in a request, clamped into the text as LSP asks.
     pub fn offset(&self, position: lsp::Position) -> usize {
-        document::offset_clamped(self.rope, line_col(position), self.encoding)
+        let at = line_col(position);
+        match self.lines {
+            Lines::Rope(rope) => document::offset_clamped(rope, at, self.encoding),
+            Lines::Indexed(text, index) => index.offset_clamped(text, at, self.encoding),
+        }
     }
 
     pub fn range(&self, range: lsp::Range) -> TextRange {
@@ -304,7 +329,7 @@ mod tests {
 
         let mut cache = PositionCache::default();
         let positions = Positions {
-            rope: &old,
+            lines: Lines::Rope(&old),
             encoding,
             cache: Some(&cache),
         };
@@ -336,6 +361,34 @@ mod tests {
             utf8 in any::<bool>(),
         ) {
             shifted_positions_equal_fresh(&before, &inserted, at, removed, utf8)?;
+        }
+    }
+
+    proptest! {
+        /// A text held whole converts through its line starts exactly as an
+        /// open one does through its rope: every offset (inside a character,
+        /// between `\r` and `\n`, past the end) and every position, in range
+        /// or not (clamped), in both encodings.
+        #[test]
+        fn line_starts_convert_as_the_rope_does(
+            pieces in prop::collection::vec(0..PIECES.len(), 0..40),
+            utf8 in any::<bool>(),
+        ) {
+            let text = text_of(&pieces);
+            let encoding = if utf8 { Encoding::Utf8 } else { Encoding::Utf16 };
+            let rope = Rope::from_str(&text);
+            let index = LineIndex::new(&text);
+            let (by_rope, by_index) = (Positions::new(&rope, encoding), Positions::indexed(&text, &index, encoding));
+            for offset in 0..=text.len() + 1 {
+                prop_assert_eq!(by_rope.position(offset), by_index.position(offset), "offset {} of {:?}", offset, text);
+            }
+            let lines = rope.len_lines() as u32;
+            for line in 0..=lines {
+                for character in 0..=12 {
+                    let at = lsp::Position::new(line, character);
+                    prop_assert_eq!(by_rope.offset(at), by_index.offset(at), "{:?} in {:?}", at, text);
+                }
+            }
         }
     }
 

@@ -10,9 +10,11 @@ mod analysis;
 mod convert;
 pub mod document;
 mod file_links;
+pub mod foreground;
 mod found_reports;
 mod guard;
 mod handlers;
+mod memory;
 mod progress;
 mod project_thread;
 mod server;
@@ -34,9 +36,10 @@ pub fn run() -> std::io::Result<transport::End> {
         .build()?;
     let end = runtime.block_on(async {
         let (notifications, notifications_out) = futures::channel::mpsc::unbounded();
+        let foreground = std::sync::Arc::new(foreground::Foreground::default());
         let (service, socket) = tower_lsp_server::LspService::build(|client| {
             trace::connect(client.clone(), tokio::runtime::Handle::current());
-            server::Server::new(client, notifications)
+            server::Server::new(client, notifications, foreground.clone())
         })
         .custom_method(
             transport::INVALID_MESSAGE_METHOD,
@@ -51,20 +54,11 @@ pub fn run() -> std::io::Result<transport::End> {
             service,
             socket,
             notifications_out,
+            Some(foreground),
         )
         .await
     });
     // A read of stdin may still be pending in a blocking thread; do not wait for it.
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
     Ok(end)
-}
-
-/// Gives freed memory back to the system. glibc keeps the pages of a closed
-/// huge report in its heaps otherwise (a closed 50 MB document left 130 MB).
-pub(crate) fn release_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only returns free pages of the allocator's heaps to the system.
-    unsafe {
-        libc::malloc_trim(0);
-    }
 }

@@ -427,7 +427,7 @@ impl Worker {
         // That analysis of a huge text is freed by now: the pages go back
         // to the system.
         if bytes >= TRIM_AFTER_BYTES {
-            super::release_memory();
+            super::memory::release_memory();
         }
         Some((generation, Arc::new(compared?)))
     }

@@ -26,11 +26,16 @@ impl Server {
     pub fn new(
         client: Client,
         notifications: futures::channel::mpsc::UnboundedSender<Vec<u8>>,
+        foreground: Arc<super::foreground::Foreground>,
     ) -> Server {
         let refresher = tokio::runtime::Handle::try_current()
             .is_ok()
             .then(|| Refresher::spawn(client.clone()));
-        let session = Arc::new(Session::new(Publisher(notifications), refresher));
+        let session = Arc::new(Session::new(
+            Publisher(notifications),
+            refresher,
+            foreground,
+        ));
         let progress = tokio::runtime::Handle::try_current().ok().map(|runtime| {
             super::progress::ProgressClient {
                 client: client.clone(),

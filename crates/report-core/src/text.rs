@@ -590,6 +590,34 @@ impl SourceText for String {
     }
 }
 
+/// The text of a report read from disk and shared with its analysis
+/// (`host::analyze_file`), so that keeping it costs no second copy.
+impl SourceText for std::sync::Arc<String> {
+    fn len(&self) -> usize {
+        str::len(self)
+    }
+
+    fn slice(&self, range: TextRange) -> String {
+        self.as_str().slice(range)
+    }
+
+    fn whole(&self) -> String {
+        self.to_string()
+    }
+
+    fn chunks(&self) -> Box<dyn Iterator<Item = &str> + '_> {
+        self.as_str().chunks()
+    }
+
+    fn chunks_reversed(&self) -> Box<dyn Iterator<Item = &str> + '_> {
+        self.as_str().chunks_reversed()
+    }
+
+    fn byte(&self, offset: usize) -> u8 {
+        self.as_bytes()[offset]
+    }
+}
+
 /// A text the caller holds only for a moment (a whole new text from the
 /// editor, compared with the kept one).
 impl SourceText for str {

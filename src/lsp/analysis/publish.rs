@@ -70,7 +70,7 @@ pub fn capped(
     workspace: &[Diagnostic],
 ) -> Vec<lsp::Diagnostic> {
     let positions = Positions {
-        rope: &state.host.text().0,
+        lines: crate::lsp::convert::Lines::Rope(&state.host.text().0),
         encoding: client.encoding,
         cache: Some(&state.positions),
     };

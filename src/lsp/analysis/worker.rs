@@ -16,11 +16,11 @@ use super::publish::Target;
 use super::state::{DocState, Lookup};
 use crate::lsp::convert::{self, PositionCache};
 use crate::lsp::document::{ByteEdit, RopeText};
+use crate::lsp::memory::release_memory;
 use crate::lsp::project_thread::{
     Accepted, Delivery, FactsRead, TargetText, WorkspaceResult, WorkspaceResults, WorkspaceThread,
     lay_target,
 };
-use crate::lsp::release_memory;
 use crate::lsp::session::{Session, Settings, lock};
 
 /// How long a document's analysis thread waits for work before it frees

@@ -11,11 +11,10 @@ use std::time::{Instant, SystemTime};
 
 use report_core::diagnostic::{Code, Diagnostic};
 use report_core::host::{DocumentHost, HostOptions};
-use report_core::text::TextRange;
-use ropey::Rope;
+use report_core::text::{LineIndex, TextRange};
 use tower_lsp_server::ls_types::Uri;
 
-use super::{Found, FoundSymbol, Request, Search, Store};
+use super::store::{Found, FoundSymbol, Request, Search, Store};
 use crate::lsp::convert::Positions;
 use crate::lsp::progress::{Progress, ProgressClient};
 use crate::lsp::project_thread::{Read, read_project, watched_paths};
@@ -31,6 +30,10 @@ pub const MAX_CANDIDATES: usize = 20_000;
 /// never opened as far as the server knows: it is checked from disk, and
 /// says so.
 pub const UNSYNCED_BYTES: u64 = 50 * 1024 * 1024;
+
+/// The longest the search waits for a large message before it reads a
+/// file (a client that stops in the middle of one must not stop it).
+const FOREGROUND_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// After reading a file this large, the allocator's free pages go back.
 const TRIM_AFTER_BYTES: u64 = 16 << 20;
@@ -127,7 +130,7 @@ struct Deferred {
 /// and the stamp of the file it was read from.
 struct Kept {
     stamp: Stamp,
-    host: DocumentHost<String>,
+    host: DocumentHost<Arc<String>>,
 }
 
 /// The most text a search keeps analysed between its passes (the rest is
@@ -397,6 +400,12 @@ impl Worker {
             _ => return self.forget(path),
         };
         let stamp: Stamp = (meta.len(), meta.modified().ok());
+        // A report the editor is opening is open once its message is
+        // handled: waited for, it is not read here too (see `foreground`).
+        if self.session.foreground.is_busy() {
+            tracing::debug!(path = %path.display(), "the search waits for a large message");
+            self.session.foreground.wait(FOREGROUND_WAIT);
+        }
         if is_open(&self.session, path) {
             // The editor's text is the analysis threads'; known, it stays as it was.
             self.store.mark_open(path, true);
@@ -429,8 +438,8 @@ impl Worker {
                 settings.max_document_bytes,
             );
             let too_large = Diagnostic::new(Code::DocumentTooLarge, TextRange::empty(0), message);
-            let rope = Rope::new();
-            let positions = Positions::new(&rope, client.encoding);
+            let lines = LineIndex::new("");
+            let positions = Positions::indexed("", &lines, client.encoding);
             (
                 settings
                     .severities
@@ -454,8 +463,12 @@ impl Worker {
                     };
                     // Bytes, as `check` reads them: a file that is not UTF-8 says so.
                     let analysis = report_core::host::analyze_file(bytes, options);
-                    let host =
-                        DocumentHost::from_analysis(analysis, options, |text| text.to_string());
+                    let host = DocumentHost::from_analysis(analysis, options, Arc::clone);
+                    if is_open(&self.session, path) {
+                        // Opened while it was analysed: its checks are the editor's.
+                        self.store.mark_open(path, true);
+                        return;
+                    }
                     // Checked against its project as an open report is, when it is
                     // one (as `check` decides: by its name, else by its content).
                     // Deferred only when the checks will read the project: a report
@@ -487,8 +500,8 @@ impl Worker {
                 self.stamps.insert(path.clone(), stamp);
                 return;
             }
-            let rope = Rope::from_str(host.text());
-            let positions = Positions::new(&rope, client.encoding);
+            let lines = LineIndex::new(host.text());
+            let positions = Positions::indexed(host.text(), &lines, client.encoding);
             let o = report_core::publication::Options {
                 max: settings.max_diagnostics,
                 severities: &settings.severities,
@@ -568,7 +581,7 @@ impl Worker {
             "found report published"
         );
         if meta.len() >= TRIM_AFTER_BYTES {
-            crate::lsp::release_memory();
+            crate::lsp::memory::release_memory();
         }
     }
 
@@ -579,7 +592,7 @@ impl Worker {
     fn workspace_checks(
         &mut self,
         path: &Path,
-        host: &DocumentHost<String>,
+        host: &DocumentHost<Arc<String>>,
         settings: &crate::lsp::session::Settings,
     ) -> Vec<Diagnostic> {
         let read = read_project(

@@ -6,12 +6,14 @@
 //! empty change and expect to be asked (VS Code), so asking covers both. New
 //! settings mean every open document is checked again.
 
+use std::collections::{HashMap, HashSet};
+
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types as lsp;
 
 use crate::lsp::analysis::AnalysisThread;
 use crate::lsp::guard::guarded;
-use crate::lsp::session::{Session, lock};
+use crate::lsp::session::{Session, WorkspaceSettings, lock};
 
 /// How long the client may take to answer `workspace/configuration`.
 const ANSWER_WITHIN: std::time::Duration = std::time::Duration::from_secs(10);
@@ -28,7 +30,7 @@ pub async fn changed(
     analysis: &AnalysisThread,
     params: lsp::DidChangeConfigurationParams,
 ) -> Vec<String> {
-    let before = session.workspace_settings();
+    let before = open_reports_workspace(session);
     let mut lines = guard(|| session.apply_settings(Some(&params.settings)));
     if session.capabilities().pulls_configuration {
         lines.extend(pulled(client, session, analysis).await);
@@ -36,8 +38,10 @@ pub async fn changed(
     // Both carry the same values when a client sends and answers alike: say it once.
     lines.sort();
     lines.dedup();
-    let workspace_changed = session.workspace_settings() != before;
-    lines.extend(guard(|| recheck(session, analysis, workspace_changed)));
+    let changed = changed_since(session, &before);
+    lines.extend(guard(|| {
+        recheck(session, analysis, &|uri| changed.contains(uri))
+    }));
     lines
 }
 
@@ -74,13 +78,44 @@ async fn pull_and_recheck(
     if !session.capabilities().pulls_configuration {
         return Vec::new();
     }
-    let before = session.workspace_settings();
+    let before = open_reports_workspace(session);
     let mut lines = pulled(client, session, analysis).await;
     lines.sort();
     lines.dedup();
-    let workspace_changed = workspace || session.workspace_settings() != before;
-    lines.extend(guard(|| recheck(session, analysis, workspace_changed)));
+    let changed = changed_since(session, &before);
+    lines.extend(guard(|| {
+        recheck(session, analysis, &|uri| workspace || changed.contains(uri))
+    }));
     lines
+}
+
+/// The workspace settings each open report's checks read (its folder's,
+/// over its project file), by report.
+fn open_reports_workspace(session: &Session) -> HashMap<lsp::Uri, WorkspaceSettings> {
+    let open: Vec<lsp::Uri> = (lock(&session.documents).iter())
+        .filter(|(_, open)| !open.target)
+        .map(|(uri, _)| uri.clone())
+        .collect();
+    open.into_iter()
+        .map(|uri| {
+            let workspace = session.settings_for(&uri).workspace();
+            (uri, workspace)
+        })
+        .collect()
+}
+
+/// The open reports whose workspace settings are not those of `before`.
+/// Compared per report, not as lists: a folder's first answer adds an
+/// entry that may change nothing a report reads.
+fn changed_since(
+    session: &Session,
+    before: &HashMap<lsp::Uri, WorkspaceSettings>,
+) -> HashSet<lsp::Uri> {
+    open_reports_workspace(session)
+        .into_iter()
+        .filter(|(uri, now)| before.get(uri) != Some(now))
+        .map(|(uri, _)| uri)
+        .collect()
 }
 
 /// Asks the client for the `reportLsp` section, at large and for each
@@ -125,19 +160,19 @@ async fn pulled(client: &Client, session: &Session, analysis: &AnalysisThread) -
     }
 }
 
-/// Checks every open document again; with `workspace`, against its project
-/// too (a workspace setting changed: the tolerance, the checks turned off,
-/// which withdraws their diagnostics, or on again, a root outside the
-/// folders allowed or not).
+/// Checks every open document again; those `workspace` names against their
+/// project too (a workspace setting of theirs changed: the tolerance, the
+/// checks turned off, which withdraws their diagnostics, or on again, a
+/// root outside the folders allowed or not).
 pub(crate) fn recheck(
     session: &Session,
     analysis: &AnalysisThread,
-    workspace: bool,
+    workspace: &dyn Fn(&lsp::Uri) -> bool,
 ) -> Vec<String> {
     let mut documents = lock(&session.documents);
     for (uri, open) in documents.iter_mut().filter(|(_, open)| !open.target) {
         analysis.schedule(session, uri, open, None, None);
-        if workspace {
+        if workspace(uri) {
             analysis.workspace.check(uri);
         }
     }
@@ -153,4 +188,44 @@ pub(crate) fn recheck(
 fn guard(step: impl FnOnce() -> Vec<String>) -> Vec<String> {
     guarded("didChangeConfiguration", || Ok(step()))
         .unwrap_or_else(|error| vec![error.message.to_string()])
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::lsp::document::Document;
+    use crate::lsp::foreground::Foreground;
+    use crate::lsp::session::{OpenDocument, Publisher};
+
+    /// A folder's first answer adds an entry to the folders' settings; when
+    /// it changes nothing a report's checks read, no report is checked
+    /// against its project again (a second pass of 50 000 entries' files,
+    /// right after the open's). A change of what they read checks it.
+    #[test]
+    fn only_reports_whose_workspace_settings_changed_are_checked_again() {
+        let folder = tempfile::tempdir().unwrap();
+        let (sender, _published) = futures::channel::mpsc::unbounded();
+        let session = Session::new(Publisher(sender), None, Arc::new(Foreground::default()));
+        let path = folder.path().join("a.report.json");
+        let uri = lsp::Uri::from_file_path(&path).unwrap();
+        let open = OpenDocument {
+            document: Document::new("{}", 1),
+            generation: 1,
+            published: false,
+            target: false,
+        };
+        lock(&session.documents).insert(uri.clone(), open);
+        let before = open_reports_workspace(&session);
+        assert_eq!(before.len(), 1);
+        let answer = json!({"logLevel": "debug"});
+        session.apply_folder_settings(vec![(folder.path().to_path_buf(), Some(answer))]);
+        assert!(changed_since(&session, &before).is_empty());
+        let off = json!({"workspaceChecks": "off"});
+        session.apply_folder_settings(vec![(folder.path().to_path_buf(), Some(off))]);
+        assert_eq!(changed_since(&session, &before), HashSet::from([uri]));
+    }
 }

@@ -157,6 +157,6 @@ pub fn close(
     analysis.close(uri);
     drop(documents);
     drop(removed);
-    crate::lsp::release_memory();
+    crate::lsp::memory::release_memory();
     None
 }

@@ -93,7 +93,7 @@ pub fn changed(
             .filter_map(|p| p.parent().map(PathBuf::from))
             .collect();
         analysis.found.project_files_changed(folders);
-        super::configuration::recheck(session, analysis, true);
+        super::configuration::recheck(session, analysis, &|_| true);
     }
     None
 }

@@ -40,6 +40,8 @@ pub struct Session {
     pub refresher: Option<Refresher>,
     /// The open documents' facts as the targets of a clean, per generation.
     pub target_facts: TargetFacts,
+    /// The large messages being read and handled, which the search waits for.
+    pub foreground: Arc<crate::lsp::foreground::Foreground>,
 }
 
 /// What was settled at `initialize`: what the client can do, and how it
@@ -51,7 +53,11 @@ struct Negotiated {
 }
 
 impl Session {
-    pub fn new(publisher: Publisher, refresher: Option<Refresher>) -> Session {
+    pub fn new(
+        publisher: Publisher,
+        refresher: Option<Refresher>,
+        foreground: Arc<crate::lsp::foreground::Foreground>,
+    ) -> Session {
         Session {
             documents: Mutex::new(HashMap::new()),
             settings: Mutex::new(Arc::new(Settings::default())),
@@ -62,6 +68,7 @@ impl Session {
             publisher,
             refresher,
             target_facts: Default::default(),
+            foreground,
         }
     }
 
@@ -198,18 +205,6 @@ impl Session {
         *lock(&self.folder_settings) = folders;
         lock(&self.layered).clear();
         refused
-    }
-
-    /// What the workspace checks take of the settings, at large and per
-    /// folder: a change of it checks every open report against its project again.
-    pub fn workspace_settings(&self) -> Vec<settings::WorkspaceSettings> {
-        let mut all = vec![self.settings().workspace()];
-        all.extend(
-            lock(&self.folder_settings)
-                .iter()
-                .map(|(_, s)| s.workspace()),
-        );
-        all
     }
 
     /// Merges `value` into the settings (see [`Settings::apply`]); returns

@@ -13,6 +13,8 @@ mod framing;
 mod large;
 mod uri_repair;
 
+use std::sync::Arc;
+
 use futures::channel::mpsc as channel;
 use futures::future::{self, BoxFuture, FutureExt};
 use futures::{SinkExt, StreamExt};
@@ -23,6 +25,9 @@ use tower_service::Service;
 
 pub use framing::INVALID_MESSAGE_METHOD;
 use framing::{Kind, LargeBody, MAX_FRAME_BYTES, Rejection, Step, frame, step};
+use large::LARGE_FRAME_BYTES;
+
+use crate::lsp::foreground::{Busy, Foreground};
 
 /// Starts the id given to a broken message whose own id could not be read,
 /// so that its handler can answer; the reply goes out with `"id": null`, as
@@ -103,6 +108,10 @@ pub struct Reader<R> {
     skip_body: usize,
     /// Numbers the ids made up for broken messages.
     serial: u64,
+    /// Told of each large message from its header on (see `foreground`).
+    foreground: Option<Arc<Foreground>>,
+    /// The large message being read, until the caller takes it with the message.
+    busy: Option<Busy>,
 }
 
 impl<R: AsyncRead + Unpin> Reader<R> {
@@ -114,7 +123,22 @@ impl<R: AsyncRead + Unpin> Reader<R> {
             at_eof: false,
             skip_body: 0,
             serial: 0,
+            foreground: None,
+            busy: None,
         }
+    }
+
+    /// Tells `foreground` of each large message while it is read, and
+    /// hands the caller its [`Busy`] with it ([`Reader::busy`]).
+    pub fn with_foreground(mut self, foreground: Arc<Foreground>) -> Reader<R> {
+        self.foreground = Some(foreground);
+        self
+    }
+
+    /// The [`Busy`] of the large message just returned: the caller drops
+    /// it once the message is handled.
+    pub fn busy(&mut self) -> Option<Busy> {
+        self.busy.take()
     }
 
     /// The next message, or None at the end of the input.
@@ -129,6 +153,9 @@ impl<R: AsyncRead + Unpin> Reader<R> {
                 match step(&self.buffer, self.at_eof) {
                     Step::NeedMore => {}
                     Step::Body { frame } => {
+                        if frame >= LARGE_FRAME_BYTES && self.busy.is_none() {
+                            self.busy = self.foreground.as_ref().map(|f| f.enter());
+                        }
                         let missing = frame.saturating_sub(self.buffer.len());
                         self.buffer.reserve_exact(missing);
                     }
@@ -248,6 +275,7 @@ pub async fn serve<I, O, S>(
     mut service: S,
     socket: tower_lsp_server::ClientSocket,
     notifications: channel::UnboundedReceiver<Vec<u8>>,
+    foreground: Option<Arc<Foreground>>,
 ) -> End
 where
     I: AsyncRead + Unpin,
@@ -305,6 +333,9 @@ where
         let mut shutdown_asked = false;
         let mut initialize_asked = false;
         let mut reader = Reader::new(input);
+        if let Some(foreground) = foreground {
+            reader = reader.with_foreground(foreground);
+        }
         loop {
             let message = match reader.next().await {
                 Ok(Some(message)) => message,
@@ -315,6 +346,8 @@ where
                     break;
                 }
             };
+            // A large message is busy until its handler is done (the task below).
+            let busy = reader.busy();
             match message {
                 Incoming::Request(request) => {
                     let request = match uri_repair::check(request) {
@@ -357,6 +390,7 @@ where
                     }
                     let call = service.call(request);
                     let task = async move {
+                        let _busy = busy;
                         call.await.unwrap_or_else(|error| {
                             eprintln!("report-lsp: {error}");
                             tracing::error!("{error}");
