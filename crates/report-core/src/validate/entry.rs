@@ -3,10 +3,9 @@
 //! presence on delete kinds (9), token estimate (10), and its tier (7).
 
 use super::exact_edit::{self, ExactEdit};
-use super::{
-    EntryFacts, EntryLinks, EntrySummary, Place, Sink, TierCheck, check_relative_path, lifecycle,
-    missing_key, safety_tier, same_json,
-};
+use super::facts::{EntryFacts, EntryLinks, EntrySummary, TierCheck};
+use super::sink::{Place, Sink, check_relative_path, missing_key, same_json};
+use super::{lifecycle, safety_tier};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::fix::{self, Fix, TextEdit};
 use crate::schema::{

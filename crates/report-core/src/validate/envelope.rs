@@ -2,7 +2,7 @@
 //! types, `scan` with its four, a supported `schema_version` and a strict
 //! ISO-8601 UTC `generated_at`.
 
-use super::{Place, Sink, missing_key_range};
+use super::sink::{Place, Sink, missing_key_range};
 use crate::diagnostic::Code;
 use crate::fix::{self, Fix};
 use crate::schema::{ENVELOPE_FIELDS, SCAN_FIELDS, SUPPORTED_SCHEMA_MAJOR};

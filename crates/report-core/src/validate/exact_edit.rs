@@ -2,7 +2,8 @@
 //! sub-fields that kind requires (anchors, paths, `canonical_ref`, lifecycle,
 //! extraction target) and a SHA-256 fingerprint.
 
-use super::{Place, Sink, check_relative_path, lifecycle, relative_path_problem};
+use super::lifecycle;
+use super::sink::{Place, Sink, check_relative_path, relative_path_problem};
 use crate::diagnostic::Code;
 use crate::schema::{ANCHOR_FIELDS, EXACT_EDIT_FIELDS, EditKind, ExtractionTarget};
 use crate::syntax::{JsonType, Node, Value};

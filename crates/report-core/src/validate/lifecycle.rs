@@ -3,7 +3,7 @@
 //! and `served_when` for `keep` and `delete-once-served`, none for
 //! `temporary` (keyed on age, the spec's one exception).
 
-use super::{Place, Sink, check_relative_path, missing_key};
+use super::sink::{Place, Sink, check_relative_path, missing_key};
 use crate::diagnostic::Code;
 use crate::schema::{LIFECYCLE_FIELDS, LIFECYCLE_OPTIONAL_FIELDS, Lifetime};
 use crate::syntax::{JsonType, Node};

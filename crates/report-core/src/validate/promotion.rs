@@ -5,7 +5,8 @@
 // hundred thousand; its seeds are random per process.
 use foldhash::{HashMap, HashMapExt};
 
-use super::{EntryFacts, Place, Sink};
+use super::facts::EntryFacts;
+use super::sink::{Place, Sink};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::schema::PROMOTION_CANDIDATE_FIELDS;
 use crate::syntax::{JsonType, Node};

@@ -2,7 +2,8 @@
 //! gives, in both directions. This file only compares: the tier itself comes
 //! from `crate::tier`.
 
-use super::{InEntry, KindTiers, Place, Sink, TierCheck};
+use super::facts::{InEntry, KindTiers, TierCheck};
+use super::sink::{Place, Sink};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::fix::{Fix, TextEdit};
 use crate::schema::{EditKind, OpType, Reversibility, SafetyTier};

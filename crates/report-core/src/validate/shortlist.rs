@@ -6,7 +6,9 @@
 use foldhash::{HashMap, HashMapExt};
 use std::sync::{Arc, OnceLock};
 
-use super::{EntryFacts, Place, Sink, check_relative_path, lifecycle, relative_path_problem};
+use super::facts::EntryFacts;
+use super::lifecycle;
+use super::sink::{Place, Sink, check_relative_path, relative_path_problem};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::fix::{self, Fix};
 use crate::schema::SHORTLIST_OBJECT_FIELDS;
