@@ -83,9 +83,7 @@ impl<'r> Examiner<'r> {
     /// a folder a sparse index holds as one entry.
     fn enclosing(&self, repo_path: &str) -> Option<String> {
         let index = &self.repo.index;
-        let mut end = 0;
-        while let Some(slash) = repo_path[end..].find('/') {
-            end += slash;
+        for (end, _) in repo_path.match_indices('/') {
             let folder = &repo_path[..end];
             if index
                 .entry_by_path(folder.into())
@@ -102,7 +100,6 @@ impl<'r> Examiner<'r> {
             {
                 return Some("outside the sparse checkout (a sparse index folder)".into());
             }
-            end += 1;
         }
         None
     }
@@ -455,9 +452,7 @@ impl<'r> Examiner<'r> {
     /// The first folder on the way to `repo_path` (the folder itself
     /// included for a folder's files) that is a symlink.
     fn leading_symlink(&mut self, repo_path: &str) -> Option<String> {
-        let mut end = 0;
-        while let Some(slash) = repo_path[end..].find('/') {
-            end += slash;
+        for (end, _) in repo_path.match_indices('/') {
             let folder = &repo_path[..end];
             let work_dir = &self.repo.work_dir;
             let is_link = *self.symlinked.entry(folder.to_string()).or_insert_with(|| {
@@ -467,7 +462,6 @@ impl<'r> Examiner<'r> {
             if is_link {
                 return Some(folder.to_string());
             }
-            end += 1;
         }
         None
     }
