@@ -590,6 +590,22 @@ fn a_file_over_the_read_limit_is_undecided() {
     assert!(undecided(dir.path(), "big.md").contains("larger than 256 MiB"));
 }
 
+/// At the limit itself the file is still read and compared (a sparse file:
+/// 256 MiB of zeros hashed, about a second).
+#[test]
+fn a_file_at_the_read_limit_is_compared() {
+    let dir = repo(&[("big.md", "small\n")]);
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(dir.path().join("big.md"))
+        .unwrap();
+    file.set_len(crate::project::files::MAX_HASH_BYTES).unwrap();
+    assert_eq!(
+        state(dir.path(), "big.md").1,
+        changed("modified in the worktree")
+    );
+}
+
 #[test]
 fn a_file_at_head_is_the_committed_blob_whatever_the_worktree_holds() {
     let dir = repo(&[("reports/新-report.json", "{\"a\": 1}\n")]);
