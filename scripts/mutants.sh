@@ -36,6 +36,19 @@ for run in "${runs[@]}"; do
       -- --lib --test workspace -- project::git a_filter_in_the_users_attributes) ;;
     *) echo "scripts/mutants.sh: no run named $run" >&2; exit 2 ;;
   esac
-  cargo mutants --in-place --no-shuffle --timeout 180 -o "${CARGO_TARGET_DIR:-target}/mutants/$run" "${args[@]}" || status=1
+  out="${CARGO_TARGET_DIR:-target}/mutants/$run"
+  if ! cargo mutants --in-place --no-shuffle --timeout 180 -o "$out" "${args[@]}"; then
+    # cargo-mutants 27.1.0 runs field deletions that .cargo/mutants.toml
+    # excludes (its issue 632), and calls them missed: only another missed
+    # mutant, or another failure, fails the run.
+    missed="$out/mutants.out/missed.txt"
+    others=$(grep -v -F -f <(grep -o 'delete field [^"]*' .cargo/mutants.toml) "$missed" 2>/dev/null || true)
+    timeouts=$(cat "$out/mutants.out/timeout.txt" 2>/dev/null || true)
+    if [ ! -s "$missed" ] || [ -n "$others" ] || [ -n "$timeouts" ]; then
+      status=1
+    else
+      echo "scripts/mutants.sh: $run: the only missed mutants are field deletions mutants.toml excludes"
+    fi
+  fi
 done
 exit $status
