@@ -238,8 +238,11 @@ fn workspace_checks(
         return Vec::new();
     }
     cache.token_tolerance = settings.token_tolerance;
-    let request = report_core::project_checks::request(&file.analysis);
-    let named = request.named_root.as_deref();
+    // The root first: a report whose project is not here asks nothing of
+    // its paths (at 50 000 entries, a fifth of the check's time).
+    let named = (file.analysis.root())
+        .and_then(|root| root.lookup("/scan/project_root"))
+        .and_then(|node| node.as_str());
     let resolution = crate::project::root::resolve(named, report, options.root.as_deref(), &[]);
     let root = match &resolution {
         Resolution::Found(root) => Some(root.as_path()),
@@ -250,7 +253,13 @@ fn workspace_checks(
             return Vec::new();
         }
     };
-    let facts = crate::project::gather(&request, root, cache);
+    let facts = match root {
+        Some(root) => {
+            let request = report_core::project_checks::request(&file.analysis);
+            crate::project::gather(&request, Some(root), cache)
+        }
+        None => report_core::project_checks::WorkspaceFacts::default(),
+    };
     match root {
         Some(root) if options.preview => {
             previews.push_str(&super::preview::previews(
