@@ -120,7 +120,7 @@ impl WorkspaceThread {
     ) -> WorkspaceThread {
         let (requests, received) = mpsc::channel();
         let folders = Arc::new(Mutex::new(Vec::new()));
-        let worker = Worker {
+        let worker = ProjectReader {
             session,
             deliver,
             folders: folders.clone(),
@@ -168,7 +168,7 @@ impl WorkspaceThread {
     }
 }
 
-struct Worker {
+struct ProjectReader {
     session: Arc<Session>,
     deliver: Deliver,
     folders: Arc<Mutex<Vec<PathBuf>>>,
@@ -180,7 +180,7 @@ struct Worker {
     passes: u64,
 }
 
-impl Worker {
+impl ProjectReader {
     fn run(mut self, requests: mpsc::Receiver<Request>) {
         while let Ok(first) = requests.recv() {
             // Requests queued together are served once per report.
@@ -610,11 +610,11 @@ pub(crate) fn watched_paths(root: &Path, facts: &WorkspaceFacts) -> HashSet<Path
 /// came between.
 #[derive(Default)]
 pub struct WorkspaceResults {
-    documents: HashMap<Uri, Kept>,
+    documents: HashMap<Uri, KeptResult>,
 }
 
 #[derive(Default)]
-struct Kept {
+struct KeptResult {
     /// The diagnostics and facts, as of `generation`.
     current: Option<(u64, Vec<Diagnostic>, Arc<WorkspaceFacts>)>,
     /// Recent jobs: (base, generation, edits), to move a late result forward.

@@ -37,7 +37,7 @@ pub(super) fn run(
     session: Arc<Session>,
     checks: WorkspaceThread,
 ) {
-    let mut worker = Worker {
+    let mut worker = Analyser {
         states: HashMap::new(),
         session,
         checks,
@@ -120,14 +120,14 @@ pub(super) fn run(
 }
 
 /// One analysis thread's documents, and what it shares.
-struct Worker {
+struct Analyser {
     states: HashMap<Uri, DocState>,
     session: Arc<Session>,
     checks: WorkspaceThread,
     workspace: WorkspaceResults,
 }
 
-impl Worker {
+impl Analyser {
     /// Whether the document's state is of an older text than the session's,
     /// whose job is then queued already (generations are counted and queued
     /// under the documents' lock).

@@ -31,7 +31,7 @@ impl FoundReports {
     pub fn spawn(session: Arc<Session>, progress: Option<ProgressClient>) -> FoundReports {
         let (requests, received) = mpsc::channel();
         let store = Arc::new(Store::default());
-        let worker = scan::Worker::new(session, store.clone(), progress);
+        let worker = scan::Searcher::new(session, store.clone(), progress);
         std::thread::Builder::new()
             .name("found-reports".into())
             .stack_size(report_core::ANALYSIS_STACK_BYTES)

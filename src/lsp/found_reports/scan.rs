@@ -93,7 +93,7 @@ impl Decided {
     }
 }
 
-pub(super) struct Worker {
+pub(super) struct Searcher {
     session: Arc<Session>,
     store: Arc<Store>,
     progress: Option<ProgressClient>,
@@ -122,13 +122,13 @@ pub(super) struct Worker {
 /// read again past that.
 #[derive(Default)]
 struct Deferred {
-    reports: Vec<(Candidate, Option<Kept>)>,
+    reports: Vec<(Candidate, Option<KeptAnalysis>)>,
     bytes: usize,
 }
 
 /// A report's analysis, kept from the search's first pass for its second,
 /// and the stamp of the file it was read from.
-struct Kept {
+struct KeptAnalysis {
     stamp: Stamp,
     host: DocumentHost<Arc<String>>,
 }
@@ -137,13 +137,13 @@ struct Kept {
 /// read again): a workspace of many huge reports keeps none of them.
 const KEEP_DEFERRED_BYTES: usize = 64 << 20;
 
-impl Worker {
+impl Searcher {
     pub(super) fn new(
         session: Arc<Session>,
         store: Arc<Store>,
         progress: Option<ProgressClient>,
-    ) -> Worker {
-        Worker {
+    ) -> Searcher {
+        Searcher {
             session,
             store,
             progress,
@@ -376,9 +376,9 @@ impl Worker {
         }
     }
 
-    /// [`Worker::examine`], a panic caught: that file is skipped (and
+    /// [`Searcher::examine`], a panic caught: that file is skipped (and
     /// logged), the others are read.
-    fn examine_guarded(&mut self, candidate: &Candidate, kept: Option<Kept>) {
+    fn examine_guarded(&mut self, candidate: &Candidate, kept: Option<KeptAnalysis>) {
         let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             self.examine(candidate, kept)
         }));
@@ -390,7 +390,7 @@ impl Worker {
     /// Reads and analyses one file unless it is open or unchanged; `kept`
     /// is its analysis from the search's first pass, taken if the file has
     /// not changed since.
-    fn examine(&mut self, candidate: &Candidate, kept: Option<Kept>) {
+    fn examine(&mut self, candidate: &Candidate, kept: Option<KeptAnalysis>) {
         let path = &candidate.path;
         let Some(uri) = Uri::from_file_path(path) else {
             return;
@@ -534,7 +534,7 @@ impl Worker {
                 let fits = deferred.bytes + bytes <= KEEP_DEFERRED_BYTES;
                 let kept = fits.then(|| {
                     deferred.bytes += bytes;
-                    Kept { stamp, host }
+                    KeptAnalysis { stamp, host }
                 });
                 deferred.reports.push((candidate.clone(), kept));
             }

@@ -14,7 +14,7 @@ use crate::lsp::analysis::{AnalysisThread, DocState};
 use crate::lsp::session::Session;
 
 /// A file reference with its range in protocol form.
-pub struct Named {
+pub struct FileReference {
     pub range: lsp::Range,
     pub path: String,
     pub lines: Option<(u64, u64)>,
@@ -25,13 +25,13 @@ pub fn root(state: &DocState) -> Option<PathBuf> {
     state.workspace.as_ref()?.root.as_deref().map(PathBuf::from)
 }
 
-pub fn named(positions: &crate::lsp::convert::Positions<'_>, r: FileRef) -> Named {
+pub fn named(positions: &crate::lsp::convert::Positions<'_>, r: FileRef) -> FileReference {
     // The link covers the path, not its quotes.
     let inner = report_core::text::TextRange::new(
         r.range.start + 1,
         r.range.end.saturating_sub(1).max(r.range.start + 1),
     );
-    Named {
+    FileReference {
         range: positions.lsp_range(inner),
         path: r.path,
         lines: r.lines,

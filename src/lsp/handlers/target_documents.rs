@@ -25,7 +25,7 @@ use crate::project::files::{relative_key, sha256_of};
 pub const SHOW_ENTRY: &str = "report-lsp.showEntry";
 
 /// One entry naming the document, with where it is in its report.
-pub struct Named {
+pub struct NamingEntry {
     pub report: Uri,
     /// The report's file name, as the lens shows it.
     pub report_name: String,
@@ -75,7 +75,11 @@ fn file_name(path: &Path) -> String {
 }
 
 /// The entries of every known report that name the document at `uri`.
-pub async fn entries_naming(session: &Session, analysis: &AnalysisThread, uri: &Uri) -> Vec<Named> {
+pub async fn entries_naming(
+    session: &Session,
+    analysis: &AnalysisThread,
+    uri: &Uri,
+) -> Vec<NamingEntry> {
     let Some(path) = uri.to_file_path() else {
         return Vec::new();
     };
@@ -109,7 +113,7 @@ pub async fn entries_naming(session: &Session, analysis: &AnalysisThread, uri: &
         let Some(spans) = spans.get().and_then(|all| all.get(&key)) else {
             continue;
         };
-        named.extend(spans.iter().map(|(span, range)| Named {
+        named.extend(spans.iter().map(|(span, range)| NamingEntry {
             report: report.clone(),
             report_name: file_name(&report_path),
             range: *range,
@@ -161,7 +165,7 @@ pub async fn entries_naming(session: &Session, analysis: &AnalysisThread, uri: &
             .to_file_path()
             .map(|p| file_name(&p))
             .unwrap_or_else(|| report.as_str().to_string());
-        named.extend(spans.into_iter().map(|(range, span)| Named {
+        named.extend(spans.into_iter().map(|(range, span)| NamingEntry {
             report: report.clone(),
             report_name: report_name.clone(),
             range,
@@ -258,7 +262,7 @@ fn tier_name(span: &TargetSpan) -> &'static str {
 }
 
 /// The lens's words: `delete-range · confirm · 812 tok · stale — hygiene.report.json entries[412]`.
-fn title(named: &Named, stale_now: bool) -> String {
+fn title(named: &NamingEntry, stale_now: bool) -> String {
     let span = &named.span;
     let mut title = span.op.clone().unwrap_or_else(|| "entry".into());
     title.push_str(&format!(" · {}", tier_name(span)));
@@ -336,7 +340,7 @@ async fn at_line(
     analysis: &AnalysisThread,
     uri: &Uri,
     position: lsp::Position,
-) -> Vec<Named> {
+) -> Vec<NamingEntry> {
     let line = u64::from(position.line) + 1;
     let mut named = entries_naming(session, analysis, uri).await;
     named.retain(|n| n.span.holds_line(line));
@@ -367,7 +371,7 @@ pub async fn hover(
     }))
 }
 
-fn hover_section(named: &Named, stale_now: Option<String>) -> String {
+fn hover_section(named: &NamingEntry, stale_now: Option<String>) -> String {
     let span = &named.span;
     let op = span.op.as_deref().unwrap_or("entry");
     let mut lines = vec![format!(
@@ -449,7 +453,7 @@ pub async fn show_entry(
 /// A hint over each span a clean removes, naming its entry: tagged
 /// `Unnecessary` where the client fades such spans.
 fn hints(
-    named: &[Named],
+    named: &[NamingEntry],
     rope: &Rope,
     texts: Option<&Texts>,
     client: crate::lsp::session::ResolvedClientCapabilities,

@@ -41,7 +41,7 @@ pub fn frame(body: &[u8]) -> Vec<u8> {
 
 /// What one step of the framer found in the buffer.
 #[derive(Debug, PartialEq)]
-pub enum Step {
+pub enum Framed {
     /// More input is needed.
     NeedMore,
     /// A header is read and its body is still coming: the frame will take
@@ -61,35 +61,35 @@ pub enum Step {
 }
 
 /// Looks at the start of `buffer` (`at_eof`: no more input will come).
-pub fn step(buffer: &[u8], at_eof: bool) -> Step {
+pub fn step(buffer: &[u8], at_eof: bool) -> Framed {
     if buffer.is_empty() {
-        return Step::NeedMore;
+        return Framed::NeedMore;
     }
     // Resynchronize on the next header when the buffer does not start with one.
     let Some(start) = find_ascii_case_insensitive(buffer, CONTENT_LENGTH) else {
         return match at_eof {
-            true => Step::Skip(buffer.len()),
+            true => Framed::Skip(buffer.len()),
             // Keep a tail that may be the start of a header split across reads.
             false if buffer.len() > CONTENT_LENGTH.len() => {
-                Step::Skip(buffer.len() - CONTENT_LENGTH.len())
+                Framed::Skip(buffer.len() - CONTENT_LENGTH.len())
             }
-            false => Step::NeedMore,
+            false => Framed::NeedMore,
         };
     };
     if start > 0 {
-        return Step::Skip(start);
+        return Framed::Skip(start);
     }
     let Some(header_end) = find(buffer, b"\r\n\r\n") else {
         return match at_eof || buffer.len() > 8192 {
-            true => Step::Skip(CONTENT_LENGTH.len()),
-            false => Step::NeedMore,
+            true => Framed::Skip(CONTENT_LENGTH.len()),
+            false => Framed::NeedMore,
         };
     };
     let headers = &buffer[..header_end];
     // A second Content-Length in one block: the block before it never ended
     // (no blank line); drop it, so the frame that follows is read whole.
     if let Some(next) = find_ascii_case_insensitive(&headers[1..], CONTENT_LENGTH) {
-        return Step::Skip(next + 1);
+        return Framed::Skip(next + 1);
     }
     let body_start = header_end + 4;
     let length = std::str::from_utf8(headers).ok().and_then(|headers| {
@@ -101,7 +101,7 @@ pub fn step(buffer: &[u8], at_eof: bool) -> Step {
         })
     });
     let Some(length) = length else {
-        return Step::Reject {
+        return Framed::Reject {
             len: body_start,
             rejection: Rejection::parse_error(
                 "the Content-Length header is missing or not a number",
@@ -109,35 +109,35 @@ pub fn step(buffer: &[u8], at_eof: bool) -> Step {
         };
     };
     if length > MAX_FRAME_BYTES {
-        return Step::Oversized {
+        return Framed::Oversized {
             header: body_start,
             body: length,
         };
     }
     if buffer.len() < body_start + length {
         return match at_eof {
-            true => Step::Reject {
+            true => Framed::Reject {
                 len: buffer.len(),
                 rejection: Rejection::parse_error("the input ended inside a message body"),
             },
-            false => Step::Body {
+            false => Framed::Body {
                 frame: body_start + length,
             },
         };
     }
     if length >= LARGE_FRAME_BYTES {
-        return Step::Large {
+        return Framed::Large {
             len: body_start + length,
             body: body_start,
         };
     }
     match check_body(&buffer[body_start..body_start + length]) {
-        Ok(kind) => Step::Pass {
+        Ok(kind) => Framed::Pass {
             len: body_start + length,
             body: body_start,
             kind,
         },
-        Err(rejection) => Step::Reject {
+        Err(rejection) => Framed::Reject {
             len: body_start + length,
             rejection,
         },

@@ -24,7 +24,7 @@ use tower_lsp_server::jsonrpc::{Id, Request, Response};
 use tower_service::Service;
 
 pub use framing::INVALID_MESSAGE_METHOD;
-use framing::{Kind, LargeBody, MAX_FRAME_BYTES, Rejection, Step, frame, step};
+use framing::{Framed, Kind, LargeBody, MAX_FRAME_BYTES, Rejection, frame, step};
 use large::LARGE_FRAME_BYTES;
 
 use crate::lsp::foreground::{Busy, Foreground};
@@ -151,24 +151,24 @@ impl<R: AsyncRead + Unpin> Reader<R> {
             }
             if self.skip_body == 0 {
                 match step(&self.buffer, self.at_eof) {
-                    Step::NeedMore => {}
-                    Step::Body { frame } => {
+                    Framed::NeedMore => {}
+                    Framed::Body { frame } => {
                         if frame >= LARGE_FRAME_BYTES && self.busy.is_none() {
                             self.busy = self.foreground.as_ref().map(|f| f.enter());
                         }
                         let missing = frame.saturating_sub(self.buffer.len());
                         self.buffer.reserve_exact(missing);
                     }
-                    Step::Skip(n) => {
+                    Framed::Skip(n) => {
                         self.buffer.drain(..n);
                         continue;
                     }
-                    Step::Pass { len, body, kind } => {
+                    Framed::Pass { len, body, kind } => {
                         let parsed = decode(kind, &self.buffer[body..len]);
                         self.consume(len);
                         return Ok(Some(self.message(parsed)));
                     }
-                    Step::Large { len, body } => {
+                    Framed::Large { len, body } => {
                         let frame = self.take_frame(len);
                         let parsed = match framing::check_large(frame, body) {
                             Ok(LargeBody::Request(value)) => {
@@ -179,11 +179,11 @@ impl<R: AsyncRead + Unpin> Reader<R> {
                         };
                         return Ok(Some(self.message(parsed)));
                     }
-                    Step::Reject { len, rejection } => {
+                    Framed::Reject { len, rejection } => {
                         self.consume(len);
                         return Ok(Some(self.reject(rejection)));
                     }
-                    Step::Oversized { header, body } => {
+                    Framed::Oversized { header, body } => {
                         self.consume(header);
                         self.skip_body = body;
                         let message = format!(
@@ -508,7 +508,7 @@ mod tests {
         let framed = frame(&body);
         assert_eq!(
             step(&framed[..framed.len() - 1], false),
-            Step::Body {
+            Framed::Body {
                 frame: framed.len()
             }
         );

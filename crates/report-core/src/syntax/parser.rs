@@ -59,14 +59,14 @@ pub(super) enum Expect {
 }
 
 /// What to do with the current token after one step.
-pub(super) enum Step {
+pub(super) enum ParseStep {
     /// Consumed; go on in this state.
     Next(Expect),
     /// Not consumed; handle it again in this state.
     Again(Expect),
 }
 
-pub(super) use Step::{Again, Next};
+pub(super) use ParseStep::{Again, Next};
 
 /// Why the parser says nothing, if it says nothing: one reason at a time.
 /// (These were two booleans; they never held at once, as [`Quiet::TextEnded`]
@@ -263,7 +263,7 @@ impl<'a> Parser<'a> {
     }
 
     #[inline(always)]
-    fn step(&mut self, expect: Expect, tok: Tok) -> Step {
+    fn step(&mut self, expect: Expect, tok: Tok) -> ParseStep {
         match expect {
             Expect::Value { after_comma } => self.value(tok, after_comma),
             Expect::KeyOrClose { after_comma } => self.key_or_close(tok, after_comma),
@@ -412,7 +412,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn value(&mut self, tok: Tok, after_comma: bool) -> Step {
+    fn value(&mut self, tok: Tok, after_comma: bool) -> ParseStep {
         let range = self.tokens.range();
         match tok {
             Tok::OpenBrace | Tok::OpenBracket => Next(
@@ -559,7 +559,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn key_or_close(&mut self, tok: Tok, after_comma: bool) -> Step {
+    fn key_or_close(&mut self, tok: Tok, after_comma: bool) -> ParseStep {
         let range = self.tokens.range();
         match tok {
             Tok::Str | Tok::BadStr => {
@@ -642,7 +642,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn colon(&mut self, tok: Tok) -> Step {
+    fn colon(&mut self, tok: Tok) -> ParseStep {
         let range = self.tokens.range();
         match tok {
             Tok::Colon => {
@@ -680,7 +680,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn comma_or_close(&mut self, tok: Tok) -> Step {
+    fn comma_or_close(&mut self, tok: Tok) -> ParseStep {
         let range = self.tokens.range();
         let in_object = self.in_object();
         match tok {
@@ -755,7 +755,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn discard(&mut self, tok: Tok) -> Step {
+    fn discard(&mut self, tok: Tok) -> ParseStep {
         match tok {
             Tok::OpenBrace | Tok::OpenBracket => {
                 self.skip_balanced();
@@ -773,7 +773,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn end(&mut self, tok: Tok) -> Step {
+    fn end(&mut self, tok: Tok) -> ParseStep {
         let range = self.tokens.range();
         let root = self.closed_root.take();
         match (tok, root) {

@@ -29,7 +29,7 @@ use std::borrow::Cow;
 
 use super::error::SyntaxErrorKind;
 use super::lexer::Tok;
-use super::parser::{Again, Expect, Frame, NO_CHILD, Next, Parser, Quiet, Step};
+use super::parser::{Again, Expect, Frame, NO_CHILD, Next, ParseStep, Parser, Quiet};
 use super::tree::{BROKEN, INCOMPLETE, Kind};
 use crate::text::TextRange;
 
@@ -133,7 +133,7 @@ impl<'a> Parser<'a> {
 
     /// An array or object starts where the innermost object should go on:
     /// that object's `}` is missing, and this is the array's next item.
-    pub(super) fn unclosed_before_next_item(&mut self) -> Step {
+    pub(super) fn unclosed_before_next_item(&mut self) -> ParseStep {
         let at = TextRange::empty(self.value_end);
         self.invalid(
             at,
@@ -163,7 +163,7 @@ impl<'a> Parser<'a> {
     /// A colon after a string value: the string was a key after all. Either
     /// the bracket that opens its object is missing, or (in an object) the
     /// member before it has no value, or (in an array) the array's `]` is missing.
-    pub(super) fn key_after_all(&mut self, colon: TextRange) -> Step {
+    pub(super) fn key_after_all(&mut self, colon: TextRange) -> ParseStep {
         let s = self.records.len() - 1;
         let string = self.records[s];
         let frame = self.stack.last().expect("inside a container");

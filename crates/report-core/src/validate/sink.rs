@@ -244,11 +244,11 @@ pub(super) fn parse_count(raw: &str) -> Option<u64> {
 #[derive(Clone, Copy)]
 pub(crate) struct Place<'p> {
     parent: Option<&'p Place<'p>>,
-    step: Step,
+    step: PlaceStep,
 }
 
 #[derive(Clone, Copy)]
-enum Step {
+enum PlaceStep {
     Root,
     Field(&'static str),
     Index(usize),
@@ -257,20 +257,20 @@ enum Step {
 impl<'p> Place<'p> {
     pub const ROOT: Place<'static> = Place {
         parent: None,
-        step: Step::Root,
+        step: PlaceStep::Root,
     };
 
     pub fn field(&'p self, name: &'static str) -> Place<'p> {
         Place {
             parent: Some(self),
-            step: Step::Field(name),
+            step: PlaceStep::Field(name),
         }
     }
 
     pub fn index(&'p self, index: usize) -> Place<'p> {
         Place {
             parent: Some(self),
-            step: Step::Index(index),
+            step: PlaceStep::Index(index),
         }
     }
 
@@ -279,12 +279,14 @@ impl<'p> Place<'p> {
             parent.write_path(f)?;
         }
         match self.step {
-            Step::Root => Ok(()),
-            Step::Field(name) if matches!(self.parent.map(|p| p.step), Some(Step::Root)) => {
+            PlaceStep::Root => Ok(()),
+            PlaceStep::Field(name)
+                if matches!(self.parent.map(|p| p.step), Some(PlaceStep::Root)) =>
+            {
                 f.write_str(name)
             }
-            Step::Field(name) => write!(f, ".{name}"),
-            Step::Index(i) => write!(f, "[{i}]"),
+            PlaceStep::Field(name) => write!(f, ".{name}"),
+            PlaceStep::Index(i) => write!(f, "[{i}]"),
         }
     }
 }
@@ -292,7 +294,7 @@ impl<'p> Place<'p> {
 impl fmt::Display for Place<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.step {
-            Step::Root => f.write_str("the report"),
+            PlaceStep::Root => f.write_str("the report"),
             _ => {
                 f.write_str("`")?;
                 self.write_path(f)?;
