@@ -753,7 +753,7 @@ fn fix_refuses_standard_input() {
 }
 
 fn error_count(text: &[u8]) -> usize {
-    report_core::analyze_bytes(text.to_vec())
+    report_core::analyze_with(text.to_vec(), report_core::AnalysisOptions::default())
         .diagnostics
         .iter()
         .filter(|d| d.severity == report_core::diagnostic::Severity::Error)
@@ -777,7 +777,8 @@ fn fix_of_every_golden_invalid_report_leaves_no_fixable_error_and_never_more_err
         assert_ne!(output.status.code(), Some(2), "{name}: {}", stderr(&output));
         let after = std::fs::read(&copy).unwrap();
         assert!(error_count(&after) <= error_count(&before), "{name}");
-        let analysis = report_core::analyze_bytes(after.clone());
+        let analysis =
+            report_core::analyze_with(after.clone(), report_core::AnalysisOptions::default());
         let left: Vec<_> = analysis
             .diagnostics
             .iter()

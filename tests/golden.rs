@@ -52,7 +52,7 @@ fn every_invalid_example_fails_as_snapshotted() {
     );
     for path in examples {
         let bytes = std::fs::read(&path).unwrap();
-        let analysis = report_core::analyze_bytes(bytes);
+        let analysis = report_core::analyze_with(bytes, report_core::AnalysisOptions::default());
         let text = analysis.text.clone();
         assert!(!analysis.is_valid(), "{} is accepted", path.display());
         expect_test::expect_file![path.with_extension("expected")]
@@ -67,7 +67,7 @@ fn every_code_is_exercised_by_an_example() {
     for path in invalid_examples().into_iter().chain(valid_examples()) {
         let bytes = std::fs::read(&path).unwrap();
         seen.extend(
-            report_core::analyze_bytes(bytes)
+            report_core::analyze_with(bytes, report_core::AnalysisOptions::default())
                 .diagnostics
                 .iter()
                 .map(|d| d.code),
@@ -125,7 +125,7 @@ fn invalid_examples_break_the_invariant_they_are_named_after() {
             .parse()
             .unwrap_or_else(|_| panic!("{name} does not start with an invariant number"));
         let bytes = std::fs::read(&path).unwrap();
-        let analysis = report_core::analyze_bytes(bytes);
+        let analysis = report_core::analyze_with(bytes, report_core::AnalysisOptions::default());
         assert!(
             analysis
                 .diagnostics

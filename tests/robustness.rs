@@ -59,7 +59,7 @@ fn random_bytes_never_panic() {
     for _ in 0..3000 {
         let len = rng.usize(0..200);
         let bytes: Vec<u8> = (0..len).map(|_| rng.u8(..)).collect();
-        let analysis = report_core::analyze_bytes(bytes);
+        let analysis = report_core::analyze_with(bytes, report_core::AnalysisOptions::default());
         assert_sane(&analysis.text);
     }
 }

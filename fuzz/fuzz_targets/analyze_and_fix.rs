@@ -12,7 +12,7 @@ use report_core::diagnostic::Severity;
 use report_core::syntax::{Node, SyntaxErrorKind, Value};
 
 fuzz_target!(|data: &[u8]| {
-    let analysis = report_core::analyze_bytes(data.to_vec());
+    let analysis = report_core::analyze_with(data.to_vec(), report_core::AnalysisOptions::default());
     let text: &str = &analysis.text;
     check_tree(text);
     for diagnostic in &analysis.diagnostics {

@@ -92,7 +92,10 @@ pub fn run_check(
                 Source::Stdin => Ok(stdin_bytes.clone().map(|bytes| Checked {
                     path: stdin_name.clone(),
                     file: None,
-                    analysis: report_core::analyze_bytes_with(bytes, keep, checks),
+                    analysis: report_core::analyze_with(
+                        bytes,
+                        report_core::AnalysisOptions { keep, checks },
+                    ),
                 })),
                 Source::File { only_if_report } => {
                     check_file(&target.path, only_if_report, keep, checks)
@@ -319,7 +322,7 @@ fn check_file(
         }
     };
     let started = std::time::Instant::now();
-    let analysis = report_core::analyze_bytes_with(bytes, keep, checks);
+    let analysis = report_core::analyze_with(bytes, report_core::AnalysisOptions { keep, checks });
     tracing::debug!(
         path = %path.display(),
         bytes = analysis.text.len(),

@@ -140,7 +140,10 @@ pub(super) fn fix_file(
     let Some(fixed_text) = report_core::fix_all::fix_all(&analysis.text) else {
         return unchanged(analysis);
     };
-    let fixed = report_core::analyze_keeping(std::sync::Arc::new(fixed_text.clone()), keep);
+    let fixed = report_core::analyze_with(
+        std::sync::Arc::new(fixed_text.clone()),
+        report_core::AnalysisOptions::keeping(keep),
+    );
     if let Some(message) = refusal(&analysis, &fixed) {
         failures.push(Failure {
             path: Some(path.clone()),
@@ -213,7 +216,10 @@ mod tests {
         // Errors past the cap count as much as those kept.
         let capped = |text: &str| {
             let keep = report_core::diagnostic::Keep::at_most(1);
-            report_core::analyze_keeping(std::sync::Arc::new(text.to_string()), keep)
+            report_core::analyze_with(
+                std::sync::Arc::new(text.to_string()),
+                report_core::AnalysisOptions::keeping(keep),
+            )
         };
         assert_eq!(
             refusal(&capped(&before.text), &capped(&after.text)),

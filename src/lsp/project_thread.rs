@@ -422,7 +422,10 @@ impl ProjectReader {
             bytes = rope.len_bytes();
             // Only counted: the comparison needs the facts, not the diagnostics.
             let keep = report_core::diagnostic::Keep::at_most(0);
-            report_core::analyze_keeping(Arc::new(rope.to_string()), keep)
+            report_core::analyze_with(
+                Arc::new(rope.to_string()),
+                report_core::AnalysisOptions::keeping(keep),
+            )
         });
         // That analysis of a huge text is freed by now: the pages go back
         // to the system.

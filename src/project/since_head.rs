@@ -44,7 +44,7 @@ pub fn since_head(file: &Path, current: impl FnOnce() -> Analysis) -> Option<Sin
     };
     // Only counted: the comparison needs the facts, not the diagnostics.
     let keep = report_core::diagnostic::Keep::at_most(0);
-    let head = report_core::analyze_bytes_keeping(bytes, keep);
+    let head = report_core::analyze_with(bytes, report_core::AnalysisOptions::keeping(keep));
     let head_name = format!("HEAD:{name}");
     let current = &current();
     match report_diff::diff(&head, current) {

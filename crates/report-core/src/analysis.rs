@@ -61,22 +61,70 @@ impl Analysis {
 
 /// Parses and checks one report, keeping [`Keep::DEFAULT`]'s diagnostics.
 pub fn analyze(text: &str) -> Analysis {
-    analyze_shared(Arc::new(text.to_string()))
+    analyze_with(Arc::new(text.to_string()), AnalysisOptions::default())
 }
 
-/// Like [`analyze`], for a text the caller already holds in an `Arc` (no copy).
-pub fn analyze_shared(text: Arc<String>) -> Analysis {
-    analyze_keeping(text, Keep::DEFAULT)
+/// What [`analyze_with`] reads.
+pub enum Input {
+    /// A text the caller already holds in an `Arc`: kept, not copied.
+    Text(Arc<String>),
+    /// Raw bytes (a file), taken over as the text when they are UTF-8 (no
+    /// copy). Bytes that are not UTF-8 get one `invalid-utf8` diagnostic at
+    /// the first bad byte, over a lossy copy of the text (the offsets before
+    /// that byte are the same in both).
+    Bytes(Vec<u8>),
 }
 
-/// Like [`analyze_shared`], keeping the diagnostics `keep` says and
-/// counting the others.
-pub fn analyze_keeping(text: Arc<String>, keep: Keep) -> Analysis {
-    analyze_with(text, keep, EntryChecks::OneThread)
+impl From<Arc<String>> for Input {
+    fn from(text: Arc<String>) -> Input {
+        Input::Text(text)
+    }
 }
 
-/// Like [`analyze_keeping`], with the entries' checks where `checks` says.
-pub fn analyze_with(text: Arc<String>, keep: Keep, checks: EntryChecks) -> Analysis {
+impl From<Vec<u8>> for Input {
+    fn from(bytes: Vec<u8>) -> Input {
+        Input::Bytes(bytes)
+    }
+}
+
+/// How [`analyze_with`] analyses: which diagnostics it keeps (and counts
+/// the others), and where the entries are checked.
+#[derive(Clone, Copy, Debug)]
+pub struct AnalysisOptions {
+    pub keep: Keep,
+    pub checks: EntryChecks,
+}
+
+impl Default for AnalysisOptions {
+    fn default() -> AnalysisOptions {
+        AnalysisOptions {
+            keep: Keep::DEFAULT,
+            checks: EntryChecks::OneThread,
+        }
+    }
+}
+
+impl AnalysisOptions {
+    /// The default options, keeping what `keep` says.
+    pub fn keeping(keep: Keep) -> AnalysisOptions {
+        AnalysisOptions {
+            keep,
+            ..AnalysisOptions::default()
+        }
+    }
+}
+
+/// Parses and checks one report: the one entry point of every analysis
+/// but [`analyze`]'s shorthand, for a text or a file's bytes.
+pub fn analyze_with(input: impl Into<Input>, options: AnalysisOptions) -> Analysis {
+    match input.into() {
+        Input::Text(text) => analyze_text(text, options),
+        Input::Bytes(bytes) => analyze_bytes(bytes, options),
+    }
+}
+
+fn analyze_text(text: Arc<String>, options: AnalysisOptions) -> Analysis {
+    let AnalysisOptions { keep, checks } = options;
     let parse = syntax::parse_shared(text.clone());
     let mut entries = Vec::new();
     let mut cross = None;
@@ -106,23 +154,9 @@ pub fn analyze_with(text: Arc<String>, keep: Keep, checks: EntryChecks) -> Analy
     }
 }
 
-/// Analyses raw bytes, taking them over as the text when they are UTF-8
-/// (no copy). Bytes that are not UTF-8 get one `invalid-utf8` diagnostic at
-/// the first bad byte, over a lossy copy of the text (the offsets before that
-/// byte are the same in both).
-pub fn analyze_bytes(bytes: Vec<u8>) -> Analysis {
-    analyze_bytes_keeping(bytes, Keep::DEFAULT)
-}
-
-/// Like [`analyze_bytes`], keeping the diagnostics `keep` says.
-pub fn analyze_bytes_keeping(bytes: Vec<u8>, keep: Keep) -> Analysis {
-    analyze_bytes_with(bytes, keep, EntryChecks::OneThread)
-}
-
-/// Like [`analyze_bytes_keeping`], with the entries' checks where `checks` says.
-pub fn analyze_bytes_with(bytes: Vec<u8>, keep: Keep, checks: EntryChecks) -> Analysis {
+fn analyze_bytes(bytes: Vec<u8>, options: AnalysisOptions) -> Analysis {
     let error = match String::from_utf8(bytes) {
-        Ok(text) => return analyze_with(Arc::new(text), keep, checks),
+        Ok(text) => return analyze_text(Arc::new(text), options),
         Err(error) => error,
     };
     let offset = error.utf8_error().valid_up_to();

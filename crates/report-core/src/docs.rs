@@ -76,7 +76,8 @@ pub struct Example<'a> {
 pub fn explain_with_examples(code: Code, invalid: &[Example<'_>], valid: &Example<'_>) -> String {
     let mut text = explain(code);
     let found = invalid.iter().find_map(|example| {
-        let analysis = crate::analyze_bytes(example.bytes.to_vec());
+        let analysis =
+            crate::analyze_with(example.bytes.to_vec(), crate::AnalysisOptions::default());
         let diagnostic = analysis
             .diagnostics
             .iter()

@@ -72,9 +72,9 @@ fn keeps_round(fixed: &[&Diagnostic], before: &crate::Analysis, after: &crate::A
 /// An analysis that keeps what fix-all applies, however many, and only
 /// counts the rest (a report of millions of errors stays small).
 fn analyze(text: &str) -> crate::Analysis {
-    crate::analyze_keeping(
+    crate::analyze_with(
         std::sync::Arc::new(text.to_string()),
-        crate::diagnostic::Keep::PREFERRED_FIXES,
+        crate::AnalysisOptions::keeping(crate::diagnostic::Keep::PREFERRED_FIXES),
     )
 }
 

@@ -43,7 +43,6 @@ pub mod validate;
 mod fixture;
 
 pub use analysis::{
-    ANALYSIS_STACK_BYTES, Analysis, analyze, analyze_bytes, analyze_bytes_keeping,
-    analyze_bytes_with, analyze_keeping, analyze_shared, analyze_with, too_large,
+    ANALYSIS_STACK_BYTES, Analysis, AnalysisOptions, Input, analyze, analyze_with, too_large,
 };
 pub use validate::EntryChecks;

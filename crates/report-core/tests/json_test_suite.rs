@@ -7,7 +7,7 @@
 //! whose bytes are not UTF-8 arrive with U+FFFD in their place, so
 //! `JSON_TEST_SUITE=/path/to/JSONTestSuite/test_parsing` reads the suite's
 //! own files instead, where bytes that are not UTF-8 are rejected before
-//! parsing, as `analyze_bytes` does. Without either the test is skipped,
+//! parsing, as `analyze_with` does for a file's bytes. Without either the test is skipped,
 //! and fails when `CI` is set.
 
 use std::path::PathBuf;

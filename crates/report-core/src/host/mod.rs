@@ -683,12 +683,18 @@ pub fn analyze_file(bytes: Vec<u8>, options: HostOptions) -> Analysis {
         let whole = Arc::new(String::from_utf8_lossy(&bytes).into_owned());
         return analysis::too_large(whole, options.max_document_bytes);
     }
-    analysis::analyze_bytes_keeping(bytes, Keep::at_most(options.kept_diagnostics()))
+    analysis::analyze_with(
+        bytes,
+        analysis::AnalysisOptions::keeping(Keep::at_most(options.kept_diagnostics())),
+    )
 }
 
 fn analyze_within(text: Arc<String>, options: HostOptions) -> Analysis {
     match text.len() > options.max_document_bytes {
         true => analysis::too_large(text, options.max_document_bytes),
-        false => analysis::analyze_keeping(text, Keep::at_most(options.kept_diagnostics())),
+        false => analysis::analyze_with(
+            text,
+            analysis::AnalysisOptions::keeping(Keep::at_most(options.kept_diagnostics())),
+        ),
     }
 }

@@ -279,7 +279,10 @@ fn assert_publishes_like_check(
     let o = publication::Options { max, severities };
     let ours = publication::publish(host.snapshot().own(max, severities), workspace, &o);
     let keep = Keep::at_most(publication::kept(max));
-    let whole = crate::analysis::analyze_keeping(Arc::new(host.text().clone()), keep);
+    let whole = crate::analysis::analyze_with(
+        Arc::new(host.text().clone()),
+        crate::analysis::AnalysisOptions::keeping(keep),
+    );
     let own = publication::Own::of_whole(whole.diagnostics, &whole.omitted);
     let check = publication::publish(own, workspace, &o);
     assert_eq!(ours.diagnostics, check.diagnostics, "max {max}");
@@ -388,9 +391,9 @@ fn past_the_cap_problems_are_counted_and_fixes_still_found() {
         edit(&mut host, TextRange::new(at, at + 4), "docs"),
         UpdateKind::Incremental
     );
-    let full = crate::analysis::analyze_keeping(
+    let full = crate::analysis::analyze_with(
         Arc::new(host.text().clone()),
-        Keep::at_most(options.kept_diagnostics()),
+        crate::analysis::AnalysisOptions::keeping(Keep::at_most(options.kept_diagnostics())),
     );
     let published: Vec<Diagnostic> = published_under(&host, 10)
         .diagnostics

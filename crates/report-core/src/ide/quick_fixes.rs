@@ -50,7 +50,11 @@ pub fn quick_fixes<'a>(document: Snapshot<'a>, range: TextRange) -> Vec<QuickFix
         });
         let again = again.unwrap_or_else(|| {
             let whole = Arc::new(document.text.whole());
-            analysis::analyze_keeping(whole, Keep::touching(range)).diagnostics
+            analysis::analyze_with(
+                whole,
+                analysis::AnalysisOptions::keeping(Keep::touching(range)),
+            )
+            .diagnostics
         });
         return again
             .into_iter()
