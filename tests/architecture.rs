@@ -516,10 +516,12 @@ fn imports(
         }
         // A parent naming a child by its bare path (`child::f()`, `use
         // child::X`): an import, but for a re-export (`pub use`), which is
-        // the parent's shape.
+        // the parent's shape. Read line by line, it errs on the safe side:
+        // a re-export spread over lines, `pub(in …) use` or a comment after
+        // code count as imports.
         for child in modules
             .keys()
-            .filter(|c| c.len() == module.len() + 1 && c.starts_with(module) && !c.is_empty())
+            .filter(|c| c.len() == module.len() + 1 && c.starts_with(module))
         {
             let name = child.last().expect("a child has a name");
             let spelled = format!("{name}::");

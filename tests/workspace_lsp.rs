@@ -1220,3 +1220,33 @@ fn settings_that_leave_the_analysis_keep_the_workspace_diagnostics() {
     assert_eq!(again, checked);
     editor.shutdown();
 }
+
+/// A folder's own answer to the settings pull that turns its checks off
+/// withdraws the workspace diagnostics of the reports in that folder, and
+/// on again brings them back: the recheck follows each report's own
+/// settings (its folder's), not the settings at large.
+#[test]
+fn a_folders_own_settings_turn_its_reports_checks_off_and_on() {
+    let (project, text) = stale_project();
+    let uri = uri_of(&project.report_path());
+    let capabilities = capable_client_with(json!({"workspace": {"configuration": true}}));
+    let mut editor = Editor::start_in_folders_with(capabilities, &[project.path()], Value::Null);
+    editor.open(&uri, &text, 1);
+    let checked = editor.diagnostics_until(&uri, |d| has(d, "stale-exact-edit"));
+    assert!(has(&checked, "unknown-field"), "{checked:?}");
+    let folder = file_uri(project.path());
+    editor
+        .configuration_by_scope
+        .insert(folder.clone(), json!({"workspaceChecks": "off"}));
+    editor.notify("workspace/didChangeConfiguration", json!({"settings": {}}));
+    let off = editor.diagnostics_until(&uri, |d| !has(d, "stale-exact-edit"));
+    assert!(!has(&off, "live-tier-confirm"), "{off:?}");
+    assert!(has(&off, "unknown-field"), "{off:?}");
+    editor
+        .configuration_by_scope
+        .insert(folder, json!({"workspaceChecks": "on"}));
+    editor.notify("workspace/didChangeConfiguration", json!({"settings": {}}));
+    let on = editor.diagnostics_until(&uri, |d| has(d, "stale-exact-edit"));
+    assert!(has(&on, "live-tier-confirm"), "{on:?}");
+    editor.shutdown();
+}

@@ -602,7 +602,7 @@ impl SourceText for std::sync::Arc<String> {
     }
 
     fn whole(&self) -> String {
-        self.to_string()
+        String::clone(self)
     }
 
     fn chunks(&self) -> Box<dyn Iterator<Item = &str> + '_> {

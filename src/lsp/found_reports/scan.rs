@@ -400,12 +400,6 @@ impl Searcher {
             _ => return self.forget(path),
         };
         let stamp: Stamp = (meta.len(), meta.modified().ok());
-        // A report the editor is opening is open once its message is
-        // handled: waited for, it is not read here too (see `foreground`).
-        if self.session.foreground.is_busy() {
-            tracing::debug!(path = %path.display(), "the search waits for a large message");
-            self.session.foreground.wait(FOREGROUND_WAIT);
-        }
         if is_open(&self.session, path) {
             // The editor's text is the analysis threads'; known, it stays as it was.
             self.store.mark_open(path, true);
@@ -414,6 +408,22 @@ impl Searcher {
         if self.stamps.get(path) == Some(&stamp) {
             return;
         }
+        // A report the editor is opening is open once its message is
+        // handled: waited for, it is not read here too (see `foreground`).
+        // Meanwhile no analysis of it is kept: it is read again after.
+        let kept = match self.session.foreground.is_busy() {
+            true => {
+                drop(kept);
+                tracing::debug!(path = %path.display(), "the search waits for a large message");
+                self.session.foreground.wait(FOREGROUND_WAIT);
+                if is_open(&self.session, path) {
+                    self.store.mark_open(path, true);
+                    return;
+                }
+                None
+            }
+            false => kept,
+        };
         let started = Instant::now();
         let settings = self.session.settings_at(path);
         let client = self.session.capabilities();
@@ -467,6 +477,10 @@ impl Searcher {
                     if is_open(&self.session, path) {
                         // Opened while it was analysed: its checks are the editor's.
                         self.store.mark_open(path, true);
+                        drop(host);
+                        if meta.len() >= TRIM_AFTER_BYTES {
+                            crate::lsp::memory::release_memory();
+                        }
                         return;
                     }
                     // Checked against its project as an open report is, when it is

@@ -446,6 +446,47 @@ mod tests {
             .unwrap()
     }
 
+    fn framed(body: &[u8]) -> Vec<u8> {
+        let mut frame = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+        frame.extend_from_slice(body);
+        frame
+    }
+
+    /// A large message is busy from its header until the caller drops what
+    /// it hands over with it, whatever it held (a didOpen, a broken body, a
+    /// frame cut off by the end of the input); a small one never is.
+    #[test]
+    fn each_large_message_is_busy_until_its_handler_is_done() {
+        let text = "x".repeat(LARGE_FRAME_BYTES);
+        let open = json!({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+            "params": {"textDocument": {"uri": "file:///a.json", "languageId": "json", "version": 1, "text": text}}});
+        let small = json!({"jsonrpc": "2.0", "method": "initialized", "params": {}});
+        let broken = format!("{{\"jsonrpc\": \"2.0\", \"method\": \"x\", \"params\": \"{text}");
+        let mut cut = format!("Content-Length: {}\r\n\r\n", 2 * LARGE_FRAME_BYTES).into_bytes();
+        cut.extend_from_slice(text.as_bytes());
+        let cases: [(&str, Vec<u8>, bool); 4] = [
+            ("a didOpen", framed(open.to_string().as_bytes()), true),
+            (
+                "a small message",
+                framed(small.to_string().as_bytes()),
+                false,
+            ),
+            ("a broken large body", framed(broken.as_bytes()), true),
+            ("a frame cut off by the end", cut, true),
+        ];
+        for (what, input, large) in cases {
+            let foreground = Arc::new(Foreground::default());
+            let mut reader = Reader::new(&input[..]).with_foreground(foreground.clone());
+            let message = rt().block_on(reader.next()).unwrap();
+            assert!(message.is_some(), "{what}: a message");
+            let busy = reader.busy();
+            assert_eq!(busy.is_some(), large, "{what}");
+            assert_eq!(foreground.is_busy(), large, "{what}");
+            drop(busy);
+            assert!(!foreground.is_busy(), "{what}: done with it");
+        }
+    }
+
     #[test]
     fn a_server_request_without_params_leaves_the_key_out() {
         let refresh = Request::build("workspace/inlayHint/refresh")
