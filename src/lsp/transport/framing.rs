@@ -44,9 +44,10 @@ pub fn frame(body: &[u8]) -> Vec<u8> {
 pub enum Framed {
     /// More input is needed.
     NeedMore,
-    /// A header is read and its body is still coming: the frame will take
-    /// `frame` bytes (room for it is made once, not doubled as it grows).
-    Body { frame: usize },
+    /// A header is read and its body of `length` bytes is still coming:
+    /// the frame will take `frame` bytes (room for it is made once, not
+    /// doubled as it grows).
+    Body { frame: usize, length: usize },
     /// Drop this many bytes of garbage before a header.
     Skip(usize),
     /// A complete frame of `len` bytes whose body (from `body`) is good.
@@ -122,6 +123,7 @@ pub fn step(buffer: &[u8], at_eof: bool) -> Framed {
             },
             false => Framed::Body {
                 frame: body_start + length,
+                length,
             },
         };
     }

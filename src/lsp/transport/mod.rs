@@ -152,8 +152,9 @@ impl<R: AsyncRead + Unpin> Reader<R> {
             if self.skip_body == 0 {
                 match step(&self.buffer, self.at_eof) {
                     Framed::NeedMore => {}
-                    Framed::Body { frame } => {
-                        if frame >= LARGE_FRAME_BYTES && self.busy.is_none() {
+                    Framed::Body { frame, length } => {
+                        // Large as `Framed::Large` says: by its body.
+                        if length >= LARGE_FRAME_BYTES && self.busy.is_none() {
                             self.busy = self.foreground.as_ref().map(|f| f.enter());
                         }
                         let missing = frame.saturating_sub(self.buffer.len());
@@ -550,7 +551,8 @@ mod tests {
         assert_eq!(
             step(&framed[..framed.len() - 1], false),
             Framed::Body {
-                frame: framed.len()
+                frame: framed.len(),
+                length: body.len(),
             }
         );
         // Read in 64 KiB pieces into room made once; decoded as a large frame.
