@@ -244,7 +244,7 @@ fn workspace_checks(
     // The root first: a report whose project is not here asks nothing of
     // its paths (at 50 000 entries, a fifth of the check's time).
     let named = (file.analysis.root())
-        .and_then(|root| root.lookup("/scan/project_root"))
+        .and_then(report_core::project_checks::project_root_of)
         .and_then(|node| node.as_str());
     let resolution = crate::project::root::resolve(named, report, options.root.as_deref(), &[]);
     let root = match &resolution {

@@ -792,7 +792,7 @@ fn names_a_missing_root(rope: &ropey::Rope, report: Option<&std::path::Path>) ->
     let parse = report_core::syntax::parse(&prefix);
     let Some(named) = parse
         .root()
-        .and_then(|r| r.lookup("/scan/project_root"))
+        .and_then(report_core::project_checks::project_root_of)
         .and_then(|n| n.as_str())
         .filter(|s| !s.is_empty())
         .map(std::path::PathBuf::from)

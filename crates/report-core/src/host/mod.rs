@@ -522,7 +522,7 @@ impl<T: SourceText> DocumentHost<T> {
     /// `scan.project_root` as written, read outside the entries.
     pub fn project_root(&self) -> Option<String> {
         let (named, _) = self.snapshot().at_tree(0, |root, _, _| {
-            let named = root.lookup("/scan/project_root")?.as_str()?;
+            let named = project_checks::project_root_of(root)?.as_str()?;
             Some(named.to_string())
         })?;
         named

@@ -47,9 +47,7 @@ pub(crate) fn check_report(report: &ReportTree<'_>, facts: &WorkspaceFacts) -> V
     let mut in_root = Vec::new();
     let mut out = Vec::new();
     if facts.root.is_none() {
-        let range = root
-            .lookup("/scan/project_root")
-            .map_or(TextRange::empty(0), |n| n.range());
+        let range = super::project_root_of(root).map_or(TextRange::empty(0), |n| n.range());
         in_root.push(Diagnostic::new(
             Code::WorkspaceRootUnknown,
             range,

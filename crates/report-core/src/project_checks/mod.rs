@@ -245,12 +245,19 @@ pub fn request(analysis: &Analysis) -> ProjectRequest {
     request_of(&ReportTree::Whole(analysis))
 }
 
+/// `scan.project_root`, where a report names its project: read by the
+/// checks, the request, the host and the server's and `check`'s search for
+/// the root alike.
+pub fn project_root_of(report: Node<'_>) -> Option<Node<'_>> {
+    report.lookup("/scan/project_root")
+}
+
 /// [`request`] of a report however it is analysed (its root, then each entry).
 pub(crate) fn request_of(report: &ReportTree<'_>) -> ProjectRequest {
     let Some(root) = report.root() else {
         return ProjectRequest::default();
     };
-    let project_root = root.lookup("/scan/project_root");
+    let project_root = project_root_of(root);
     let mut wanted = Wanted::default();
     for item in items(root, "shortlist") {
         if let Some(path) = item
