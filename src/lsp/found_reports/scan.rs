@@ -376,6 +376,17 @@ impl Searcher {
         }
     }
 
+    /// Whether the file at `path` is open: then the editor's text is the
+    /// analysis threads', and the store only marks it open (known, it
+    /// stays as it was).
+    fn left_to_editor(&self, path: &Path) -> bool {
+        let open = is_open(&self.session, path);
+        if open {
+            self.store.mark_open(path, true);
+        }
+        open
+    }
+
     /// [`Searcher::examine`], a panic caught: that file is skipped (and
     /// logged), the others are read.
     fn examine_guarded(&mut self, candidate: &Candidate, kept: Option<KeptAnalysis>) {
@@ -400,9 +411,7 @@ impl Searcher {
             _ => return self.forget(path),
         };
         let stamp: Stamp = (meta.len(), meta.modified().ok());
-        if is_open(&self.session, path) {
-            // The editor's text is the analysis threads'; known, it stays as it was.
-            self.store.mark_open(path, true);
+        if self.left_to_editor(path) {
             return;
         }
         if self.stamps.get(path) == Some(&stamp) {
@@ -416,8 +425,7 @@ impl Searcher {
                 drop(kept);
                 tracing::debug!(path = %path.display(), "the search waits for a large message");
                 self.session.foreground.wait(FOREGROUND_WAIT);
-                if is_open(&self.session, path) {
-                    self.store.mark_open(path, true);
+                if self.left_to_editor(path) {
                     return;
                 }
                 None
@@ -474,9 +482,8 @@ impl Searcher {
                     // Bytes, as `check` reads them: a file that is not UTF-8 says so.
                     let analysis = report_core::host::analyze_file(bytes, options);
                     let host = DocumentHost::from_analysis(analysis, options, Arc::clone);
-                    if is_open(&self.session, path) {
+                    if self.left_to_editor(path) {
                         // Opened while it was analysed: its checks are the editor's.
-                        self.store.mark_open(path, true);
                         drop(host);
                         if meta.len() >= TRIM_AFTER_BYTES {
                             crate::lsp::memory::release_memory();
