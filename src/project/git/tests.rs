@@ -736,21 +736,7 @@ fn the_history_walk_stops_after_its_limit_of_commits() {
             stream += "M 644 inline edge.md\ndata 2\n1\n\n";
         }
     }
-    let mut child = Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(["fast-import", "--quiet"])
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stream.as_bytes())
-        .unwrap();
-    assert!(child.wait().unwrap().success());
+    git_with_input(root, &["fast-import", "--quiet"], &stream);
     let paths = vec!["old.md".to_string(), "edge.md".to_string()];
     let read = read(root, paths, &mut GitCache::default()).unwrap();
     // git's `%h` grows with the number of objects; the walk's hash is 7 long.
@@ -805,6 +791,20 @@ fn only_an_object_format_of_sha256_refuses_and_only_a_small_config_is_read() {
     assert!(read(sha256.path(), vec![], &mut GitCache::default()).is_ok());
 }
 
+/// A repository whose index holds `dir/a.md` at each of `stages` (its
+/// stage 0 removed: a conflict), beside a clean `dir/b.md`.
+fn conflicted(stages: &[u8]) -> tempfile::TempDir {
+    let dir = repo(&[("dir/a.md", "a\n"), ("dir/b.md", "b\n")]);
+    let root = dir.path();
+    let blob = git(root, &["rev-parse", "HEAD:dir/a.md"]);
+    let mut info = format!("0 {}\tdir/a.md\n", "0".repeat(40));
+    for stage in stages {
+        info += &format!("100644 {blob} {stage}\tdir/a.md\n");
+    }
+    git_with_input(root, &["update-index", "--index-info"], &info);
+    dir
+}
+
 /// [`git`] with `input` on its standard input.
 fn git_with_input(dir: &Path, args: &[&str], input: &str) -> String {
     use std::io::Write;
@@ -829,16 +829,9 @@ fn git_with_input(dir: &Path, args: &[&str], input: &str) -> String {
 
 #[test]
 fn a_conflict_with_one_stage_in_the_index_is_unmerged() {
-    let dir = repo(&[("dir/a.md", "a\n"), ("dir/b.md", "b\n")]);
-    let root = dir.path();
-    let blob = git(root, &["rev-parse", "HEAD:dir/a.md"]);
     // "Added by us" (git status's AU): stage 2 alone, no stage 0.
-    let zero = "0".repeat(40);
-    git_with_input(
-        root,
-        &["update-index", "--index-info"],
-        &format!("0 {zero}\tdir/a.md\n100644 {blob} 2\tdir/a.md\n"),
-    );
+    let dir = conflicted(&[2]);
+    let root = dir.path();
     assert!(git(root, &["status", "--porcelain"]).contains("AU dir/a.md"));
     let unmerged = "unmerged: a conflict is not resolved";
     assert_eq!(state(root, "dir/a.md"), (Fact::Yes, changed(unmerged)));
@@ -908,18 +901,9 @@ fn a_tracked_symlink_is_compared_by_its_target_and_its_type() {
 
 #[test]
 fn a_conflict_with_every_stage_in_a_folder_is_one_unmerged_path() {
-    let dir = repo(&[("dir/a.md", "a\n"), ("dir/b.md", "b\n")]);
-    let root = dir.path();
-    let blob = git(root, &["rev-parse", "HEAD:dir/a.md"]);
     // Base, ours and theirs (git status's UU), followed by a clean file.
-    let zero = "0".repeat(40);
-    git_with_input(
-        root,
-        &["update-index", "--index-info"],
-        &format!(
-            "0 {zero}\tdir/a.md\n100644 {blob} 1\tdir/a.md\n100644 {blob} 2\tdir/a.md\n100644 {blob} 3\tdir/a.md\n"
-        ),
-    );
+    let dir = conflicted(&[1, 2, 3]);
+    let root = dir.path();
     assert!(git(root, &["status", "--porcelain"]).contains("UU dir/a.md"));
     assert_eq!(
         state(root, "dir/").1,
