@@ -12,15 +12,14 @@ pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
     git_dated(dir, None, args)
 }
 
-/// [`git`] with the author and committer date set (None: now).
-fn git_dated(dir: &Path, date: Option<&str>, args: &[&str]) -> String {
+/// The real git, run by a test on the throw-away repository it made, to
+/// build a case or to say what `git status` says of it. Only tests start it:
+/// the reader reads git's files in-process and starts no program
+/// (`tests/architecture.rs::nothing_shipped_starts_a_process`), so nothing
+/// a repository, its config or attributes, or a report names is run.
+fn git_command(dir: &Path, args: &[&str]) -> Command {
     let mut command = Command::new("git");
-    if let Some(date) = date {
-        command
-            .env("GIT_AUTHOR_DATE", date)
-            .env("GIT_COMMITTER_DATE", date);
-    }
-    let output = command
+    command
         .arg("-C")
         .arg(dir)
         .args([
@@ -38,9 +37,19 @@ fn git_dated(dir: &Path, date: Option<&str>, args: &[&str]) -> String {
             "protocol.file.allow=always",
         ])
         .args(args)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .unwrap();
+        .env("GIT_CONFIG_NOSYSTEM", "1");
+    command
+}
+
+/// [`git`] with the author and committer date set (None: now).
+fn git_dated(dir: &Path, date: Option<&str>, args: &[&str]) -> String {
+    let mut command = git_command(dir, args);
+    if let Some(date) = date {
+        command
+            .env("GIT_AUTHOR_DATE", date)
+            .env("GIT_COMMITTER_DATE", date);
+    }
+    let output = command.output().unwrap();
     assert!(
         output.status.success(),
         "git {args:?}: {}",
@@ -808,10 +817,7 @@ fn conflicted(stages: &[u8]) -> tempfile::TempDir {
 /// [`git`] with `input` on its standard input.
 fn git_with_input(dir: &Path, args: &[&str], input: &str) -> String {
     use std::io::Write;
-    let mut child = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
+    let mut child = git_command(dir, args)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()
