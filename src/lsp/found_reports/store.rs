@@ -47,7 +47,8 @@ pub struct State {
     pub reports: HashMap<Uri, Found>,
     /// The reports naming each file, by its path (the root as found and as
     /// resolved, joined to the key): a document looks itself up once,
-    /// whatever the number of reports. Kept by [`State::put`] and [`State::unname`].
+    /// whatever the number of reports. Kept by [`State::put`],
+    /// [`State::name`] and [`State::unname`]; an open report is not in it.
     naming: HashMap<PathBuf, HashSet<Uri>>,
     pub search: Search,
     /// Makes each result id unique within this process; counts the changes.
@@ -139,6 +140,12 @@ impl Store {
                 return;
             };
             let id = state.next_id();
+            // Open, its entries are the editor's: the index by file, which
+            // holds every file a big report names, is not kept for it.
+            match open {
+                true => state.unname(&key),
+                false => state.name(&key),
+            }
             if let Some(found) = state.reports.get_mut(&key) {
                 found.open = open;
                 // A client that pulls gets it again once it is closed.
@@ -160,10 +167,22 @@ impl State {
     /// Keeps `found` for `uri`, and the files it names in the index by file.
     pub(super) fn put(&mut self, uri: Uri, found: Found) {
         self.unname(&uri);
-        for file in named_files(&found) {
+        let open = found.open;
+        self.reports.insert(uri.clone(), found);
+        if !open {
+            self.name(&uri);
+        }
+    }
+
+    /// Puts the files the report at `uri` names in the index by file (found,
+    /// or closed again: an open report is left out, see [`Store::mark_open`]).
+    fn name(&mut self, uri: &Uri) {
+        let Some(found) = self.reports.get(uri) else {
+            return;
+        };
+        for file in named_files(found) {
             self.naming.entry(file).or_default().insert(uri.clone());
         }
-        self.reports.insert(uri, found);
     }
 
     /// Takes the files the report at `uri` named out of the index by file
@@ -262,5 +281,32 @@ mod tests {
         state.unname(&b);
         assert!(naming(&state, &target).is_empty());
         assert!(state.naming.values().all(|reports| !reports.is_empty()));
+    }
+
+    #[test]
+    fn an_open_report_leaves_the_index_by_file_and_comes_back_when_closed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let store = Store::default();
+        let report = found(root, &["docs/漢字 😀.md"]);
+        let path = report.path.clone();
+        let uri = Uri::from_file_path(&path).unwrap();
+        let target = root.join("docs/漢字 😀.md");
+        let named = |store: &Store| store.read(|state| state.naming(&target).len());
+        store.update(|state| state.put(uri.clone(), report));
+        assert_eq!(named(&store), 1);
+        store.mark_open(&path, true);
+        assert_eq!(named(&store), 0);
+        assert!(store.read(|state| state.naming.is_empty()));
+        // Read while open (the search's pass): still left out.
+        store.update(|state| {
+            let mut again = found(root, &["docs/漢字 😀.md"]);
+            again.open = true;
+            state.put(uri.clone(), again)
+        });
+        assert_eq!(named(&store), 0);
+        store.mark_open(&path, false);
+        assert_eq!(named(&store), 1);
+        assert!(store.read(|state| !state.reports[&uri].open));
     }
 }
