@@ -19,7 +19,7 @@ fn facts(files: &[(&str, FileFacts)]) -> WorkspaceFacts {
         files: files
             .iter()
             .map(|(p, f)| (p.to_string(), f.clone()))
-            .collect::<HashMap<_, _>>(),
+            .collect(),
         ..Default::default()
     }
 }

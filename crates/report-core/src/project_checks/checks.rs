@@ -45,7 +45,6 @@ pub(crate) fn check_report(report: &ReportTree<'_>, facts: &WorkspaceFacts) -> V
     };
     // Those found in the root's text, moved to the document's at the end.
     let mut in_root = Vec::new();
-    let mut out = Vec::new();
     if facts.root.is_none() {
         let range = super::project_root_of(root).map_or(TextRange::empty(0), |n| n.range());
         in_root.push(Diagnostic::new(
@@ -55,15 +54,19 @@ pub(crate) fn check_report(report: &ReportTree<'_>, facts: &WorkspaceFacts) -> V
         ));
         return moved_back(report, in_root);
     }
+    let mut shortlist = Vec::new();
     for item in items(root, "shortlist") {
         let node = match item.as_str() {
             Some(_) => Some(item),
             None => item.get("path"),
         };
         if let Some(node) = node {
-            path_exists(facts, node, &mut in_root);
+            path_exists(facts, node, &mut shortlist);
         }
     }
+    // Moved now, and the entries' added to them: a big report's shortlist
+    // and entries are not held in two lists at once.
+    let mut out = moved_back(report, shortlist);
     let generated_at = generated_at(root.get("generated_at").and_then(Node::as_str));
     let conventions = facts.conventions.as_deref().map(parse_conventions);
     let adoptable = match &conventions {

@@ -12,7 +12,7 @@ mod preview;
 mod recheck;
 mod tokens;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use crate::Analysis;
@@ -185,8 +185,9 @@ fn sourced(yes: bool, if_yes: &str, if_no: &str) -> Sourced {
 pub struct WorkspaceFacts {
     /// The root as shown to people; None when no root could be found.
     pub root: Option<String>,
-    /// Keyed by the path as the report writes it.
-    pub files: HashMap<String, FileFacts>,
+    /// Keyed by the path as the report writes it. A B-tree: a big report's
+    /// tens of thousands of paths take half the memory of a hash table.
+    pub files: BTreeMap<String, FileFacts>,
     /// None when the root is not inside a git work tree (or git is missing).
     pub git: Option<GitFacts>,
     /// Why git facts are missing, for the hover ("git not found", …).
