@@ -94,7 +94,11 @@ pub fn run_check(
                     file: None,
                     analysis: report_core::analyze_with(
                         bytes,
-                        report_core::AnalysisOptions { keep, checks },
+                        report_core::AnalysisOptions {
+                            keep,
+                            checks,
+                            wanted: None,
+                        },
                     ),
                 })),
                 Source::File { only_if_report } => {
@@ -322,7 +326,14 @@ fn check_file(
         }
     };
     let started = std::time::Instant::now();
-    let analysis = report_core::analyze_with(bytes, report_core::AnalysisOptions { keep, checks });
+    let analysis = report_core::analyze_with(
+        bytes,
+        report_core::AnalysisOptions {
+            keep,
+            checks,
+            wanted: None,
+        },
+    );
     tracing::debug!(
         path = %path.display(),
         bytes = analysis.text.len(),

@@ -3,6 +3,7 @@
 
 use std::sync::{Arc, OnceLock};
 
+use crate::cancel::Wanted;
 use crate::diagnostic::{self, Code, Collector, Diagnostic, Keep, Omitted};
 use crate::syntax::{self, Node, Parse, SyntaxErrorKind};
 use crate::text::{LineIndex, TextRange};
@@ -90,23 +91,27 @@ impl From<Vec<u8>> for Input {
 /// How [`analyze_with`] analyses: which diagnostics it keeps (and counts
 /// the others), and where the entries are checked.
 #[derive(Clone, Copy, Debug)]
-pub struct AnalysisOptions {
+pub struct AnalysisOptions<'a> {
     pub keep: Keep,
     pub checks: EntryChecks,
+    /// Asked now and then by the parser and the checks: when it says no,
+    /// the analysis unwinds with `cancel::Cancelled` (see `cancel`).
+    pub wanted: Option<Wanted<'a>>,
 }
 
-impl Default for AnalysisOptions {
-    fn default() -> AnalysisOptions {
+impl Default for AnalysisOptions<'_> {
+    fn default() -> Self {
         AnalysisOptions {
             keep: Keep::DEFAULT,
             checks: EntryChecks::OneThread,
+            wanted: None,
         }
     }
 }
 
-impl AnalysisOptions {
+impl AnalysisOptions<'_> {
     /// The default options, keeping what `keep` says.
-    pub fn keeping(keep: Keep) -> AnalysisOptions {
+    pub fn keeping(keep: Keep) -> Self {
         AnalysisOptions {
             keep,
             ..AnalysisOptions::default()
@@ -116,22 +121,26 @@ impl AnalysisOptions {
 
 /// Parses and checks one report: the one entry point of every analysis
 /// but [`analyze`]'s shorthand, for a text or a file's bytes.
-pub fn analyze_with(input: impl Into<Input>, options: AnalysisOptions) -> Analysis {
+pub fn analyze_with(input: impl Into<Input>, options: AnalysisOptions<'_>) -> Analysis {
     match input.into() {
         Input::Text(text) => analyze_text(text, options),
         Input::Bytes(bytes) => analyze_bytes(bytes, options),
     }
 }
 
-fn analyze_text(text: Arc<String>, options: AnalysisOptions) -> Analysis {
-    let AnalysisOptions { keep, checks } = options;
-    let parse = syntax::parse_shared(text.clone());
+fn analyze_text(text: Arc<String>, options: AnalysisOptions<'_>) -> Analysis {
+    let AnalysisOptions {
+        keep,
+        checks,
+        wanted,
+    } = options;
+    let parse = syntax::parse_unless_cancelled(text.clone(), 0, wanted);
     let mut entries = Vec::new();
     let mut cross = None;
     let mut out = Collector::new(keep);
     let mut omitted = Omitted::default();
     if let Some(root) = parse.root() {
-        let validation = validate::validate_with(&text, root, keep, checks);
+        let validation = validate::validate_with(&text, root, keep, checks, wanted);
         omitted = validation.omitted;
         out.kept = validation.diagnostics;
         entries = validation.entries;
@@ -154,7 +163,7 @@ fn analyze_text(text: Arc<String>, options: AnalysisOptions) -> Analysis {
     }
 }
 
-fn analyze_bytes(bytes: Vec<u8>, options: AnalysisOptions) -> Analysis {
+fn analyze_bytes(bytes: Vec<u8>, options: AnalysisOptions<'_>) -> Analysis {
     let error = match String::from_utf8(bytes) {
         Ok(text) => return analyze_text(Arc::new(text), options),
         Err(error) => error,

@@ -3,7 +3,7 @@
 //! Everything here is plain data over byte offsets; no protocol types, no
 //! I/O. The CLI and the language server (the `report-lsp` crate) translate
 //! to and from it. ARCHITECTURE.md at the repository root says which module
-//! may know what; in short, from the bottom up: `text`, `syntax`, `schema`,
+//! may know what; in short, from the bottom up: `text`, `cancel`, `syntax`, `schema`,
 //! `fix` (edits) and `diagnostic`, `tier`, `validate`, `analysis`,
 //! `entry_text`, `incremental`, `envelope_text`, `publication` (what every
 //! view shows of the diagnostics), what a feature reads of a
@@ -13,6 +13,7 @@
 #![forbid(unsafe_code)]
 
 pub mod analysis;
+pub mod cancel;
 pub mod clean_edit;
 pub mod diagnostic;
 pub mod docs;

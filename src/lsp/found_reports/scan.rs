@@ -9,8 +9,9 @@ use std::sync::Arc;
 use std::sync::mpsc;
 use std::time::{Instant, SystemTime};
 
+use report_core::cancel::{self, Wanted};
 use report_core::diagnostic::{Code, Diagnostic};
-use report_core::host::{DocumentHost, HostOptions};
+use report_core::host::{DocumentHost, HostOptions, analyze_file};
 use report_core::text::{LineIndex, TextRange};
 use tower_lsp_server::ls_types::Uri;
 
@@ -387,6 +388,14 @@ impl Searcher {
         open
     }
 
+    /// Waits for the large messages being read or handled (see
+    /// `foreground`); then whether the file at `path` is open.
+    fn waited_for_editor(&self, path: &Path) -> bool {
+        tracing::debug!(path = %path.display(), "the search waits for a large message");
+        self.session.foreground.wait(FOREGROUND_WAIT);
+        self.left_to_editor(path)
+    }
+
     /// [`Searcher::examine`], a panic caught: that file is skipped (and
     /// logged), the others are read.
     fn examine_guarded(&mut self, candidate: &Candidate, kept: Option<KeptAnalysis>) {
@@ -423,9 +432,7 @@ impl Searcher {
         let kept = match self.session.foreground.is_busy() {
             true => {
                 drop(kept);
-                tracing::debug!(path = %path.display(), "the search waits for a large message");
-                self.session.foreground.wait(FOREGROUND_WAIT);
-                if self.left_to_editor(path) {
+                if self.waited_for_editor(path) {
                     return;
                 }
                 None
@@ -480,16 +487,31 @@ impl Searcher {
                         return self.forget(path);
                     };
                     // Bytes, as `check` reads them: a file that is not UTF-8 says so.
-                    let analysis = report_core::host::analyze_file(bytes, options);
-                    let host = DocumentHost::from_analysis(analysis, options, Arc::clone);
-                    if self.left_to_editor(path) {
-                        // Opened while it was analysed: its checks are the editor's.
-                        drop(host);
-                        if meta.len() >= TRIM_AFTER_BYTES {
-                            crate::lsp::memory::release_memory();
+                    // Given up as soon as a large message comes (see `foreground`).
+                    let foreground = self.session.foreground.clone();
+                    let still_wanted = move || !foreground.is_busy();
+                    let wanted = Some(Wanted(&still_wanted));
+                    let analysed = cancel::catch(|| analyze_file(bytes, options, wanted));
+                    let host = analysed
+                        .map(|analysis| DocumentHost::from_analysis(analysis, options, Arc::clone));
+                    let opening = host.is_err() || self.session.foreground.is_busy();
+                    let host = match host {
+                        Ok(host) if !opening && !self.left_to_editor(path) => host,
+                        // Opened, or being opened, while it was analysed: its
+                        // checks are the editor's, and its memory is given back
+                        // before the editor's analysis needs it.
+                        given_up => {
+                            drop(given_up);
+                            if meta.len() >= TRIM_AFTER_BYTES {
+                                crate::lsp::memory::release_memory();
+                            }
+                            if !opening || self.waited_for_editor(path) {
+                                return;
+                            }
+                            // The large message was another: read again.
+                            return self.examine(candidate, None);
                         }
-                        return;
-                    }
+                    };
                     // Checked against its project as an open report is, when it is
                     // one (as `check` decides: by its name, else by its content).
                     // Deferred only when the checks will read the project: a report

@@ -26,6 +26,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::analysis::{self, Analysis};
+use crate::cancel::Wanted;
 use crate::clean_edit::{Combined, Targets};
 use crate::diagnostic::{Code, Diagnostic, Keep};
 use crate::fix::TextEdit;
@@ -677,16 +678,18 @@ pub fn out_of_sync(reason: &dyn std::fmt::Display) -> Diagnostic {
 
 /// Analyses the bytes of a file as `check` does, under `options`' limits:
 /// bytes that are not UTF-8 get `invalid-utf8` at the first bad byte, over
-/// a lossy copy of the text.
-pub fn analyze_file(bytes: Vec<u8>, options: HostOptions) -> Analysis {
+/// a lossy copy of the text. `wanted` is asked now and then (see `cancel`).
+pub fn analyze_file(bytes: Vec<u8>, options: HostOptions, wanted: Option<Wanted<'_>>) -> Analysis {
     if bytes.len() > options.max_document_bytes {
         let whole = Arc::new(String::from_utf8_lossy(&bytes).into_owned());
         return analysis::too_large(whole, options.max_document_bytes);
     }
-    analysis::analyze_with(
-        bytes,
-        analysis::AnalysisOptions::keeping(Keep::at_most(options.kept_diagnostics())),
-    )
+    let keep = Keep::at_most(options.kept_diagnostics());
+    let options = analysis::AnalysisOptions {
+        wanted,
+        ..analysis::AnalysisOptions::keeping(keep)
+    };
+    analysis::analyze_with(bytes, options)
 }
 
 fn analyze_within(text: Arc<String>, options: HostOptions) -> Analysis {

@@ -81,6 +81,15 @@ pub fn parse_shared(text: Arc<String>) -> Parse {
 /// objects of a larger document (one entry of a report sits inside two), so
 /// that the nesting limit counts as it would in the whole document.
 pub fn parse_nested(text: Arc<String>, enclosing: usize) -> Parse {
+    parse_unless_cancelled(text, enclosing, None)
+}
+
+/// [`parse_nested`], asking `wanted` now and then (see `cancel`).
+pub(crate) fn parse_unless_cancelled(
+    text: Arc<String>,
+    enclosing: usize,
+    wanted: Option<crate::cancel::Wanted<'_>>,
+) -> Parse {
     if text.len() >= u32::MAX as usize {
         return Parse {
             tree: None,
@@ -92,6 +101,7 @@ pub fn parse_nested(text: Arc<String>, enclosing: usize) -> Parse {
     }
     let mut parser = Parser::new(&text);
     parser.depth_limit = MAX_NESTING_DEPTH.saturating_sub(enclosing);
+    parser.wanted = wanted;
     parser.run();
     let Parser {
         mut records,

@@ -16,6 +16,7 @@ use super::error::{
 };
 use super::lexer::{Tok, Tokens};
 use super::tree::{BROKEN, INCOMPLETE, KEY_BROKEN, Kind, NO_KEY, REPEATED_KEYS, Record};
+use crate::cancel::Wanted;
 use crate::text::TextRange;
 
 /// No child yet, in [`Frame::last_child`].
@@ -134,7 +135,13 @@ pub(super) struct Parser<'a> {
     pub(super) closed_root: Option<Frame>,
     /// Containers that may be open at once.
     pub(super) depth_limit: usize,
+    /// Asked every [`ASK_EVERY_TOKENS`] tokens (see `cancel`).
+    pub(super) wanted: Option<Wanted<'a>>,
 }
+
+/// How often the parser asks whether it is still wanted: about every
+/// 200 KB of a report, a millisecond or two of parsing.
+const ASK_EVERY_TOKENS: u32 = 1 << 15;
 
 /// Keys an object may have before duplicate checks switch from a scan to a set.
 const LINEAR_KEYS: usize = 16;
@@ -165,6 +172,7 @@ impl<'a> Parser<'a> {
             open_objects: 0,
             closed_root: None,
             depth_limit: MAX_NESTING_DEPTH,
+            wanted: None,
         }
     }
 
@@ -213,7 +221,13 @@ impl<'a> Parser<'a> {
 
     pub(super) fn run(&mut self) {
         let mut expect = Expect::Value { after_comma: false };
+        let mut until_asked = ASK_EVERY_TOKENS;
         loop {
+            until_asked -= 1;
+            if until_asked == 0 {
+                until_asked = ASK_EVERY_TOKENS;
+                crate::cancel::check(self.wanted);
+            }
             let tok = self.tokens.scan();
             self.token_reported = false;
             if expect == Expect::Skip {

@@ -24,6 +24,7 @@ pub(crate) use promotion::{Candidate, classifier_judged, judge};
 pub(crate) use shortlist::{Item as ShortlistItem, Shortlist, check_item_alone, check_membership};
 pub(crate) use sink::{Sink, missing_key_range, relative_path_problem, same_json};
 
+use crate::cancel::Wanted;
 use crate::diagnostic::{Code, Diagnostic, Keep, Omitted};
 use crate::syntax::Node;
 use crate::text::{Shift, TextRange};
@@ -106,9 +107,10 @@ fn check_entries(
     sink: &mut Sink<'_>,
     items: &[Node<'_>],
     split_from: usize,
+    wanted: Option<Wanted<'_>>,
 ) -> (Vec<EntryFacts>, Vec<usize>) {
     if items.len() < split_from.max(2) {
-        return check_entry_run(sink, items, 0);
+        return check_entry_run(sink, items, 0, wanted);
     }
     let (first, second) = items.split_at(items.len() / 2);
     let (text, keep) = (sink.text, sink.out.keep());
@@ -120,13 +122,13 @@ fn check_entries(
             .stack_size(crate::ANALYSIS_STACK_BYTES)
             .spawn_scoped(scope, move || {
                 let mut own = Sink::new(text, keep);
-                let checked = check_entry_run(&mut own, second, first.len());
+                let checked = check_entry_run(&mut own, second, first.len(), wanted);
                 (checked, own.out)
             });
         let Ok(later) = later else {
-            return check_entry_run(sink, items, 0);
+            return check_entry_run(sink, items, 0, wanted);
         };
-        let (mut entries, mut broken) = check_entry_run(sink, first, 0);
+        let (mut entries, mut broken) = check_entry_run(sink, first, 0, wanted);
         let ((more, more_broken), out) = later
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -142,10 +144,15 @@ fn check_entry_run(
     sink: &mut Sink<'_>,
     items: &[Node<'_>],
     first: usize,
+    wanted: Option<Wanted<'_>>,
 ) -> (Vec<EntryFacts>, Vec<usize>) {
     let mut entries = Vec::with_capacity(items.len());
     let mut broken = Vec::new();
     for (index, &item) in (first..).zip(items) {
+        // Asked now and then (see `cancel`): a few milliseconds of checks.
+        if index % 256 == 255 {
+            crate::cancel::check(wanted);
+        }
         if item.is_broken() {
             broken.push(index);
             entries.push(broken_entry(item, index));
@@ -161,11 +168,18 @@ fn check_entry_run(
 /// field that a syntax error broke ([`Node::is_broken`]) loses its checks,
 /// and the checks across entries say nothing they cannot know because of it.
 pub fn validate(text: &str, root: Node<'_>, keep: Keep) -> Validation {
-    validate_with(text, root, keep, EntryChecks::OneThread)
+    validate_with(text, root, keep, EntryChecks::OneThread, None)
 }
 
 /// Like [`validate`], with the entries' checks where `checks` says.
-pub fn validate_with(text: &str, root: Node<'_>, keep: Keep, checks: EntryChecks) -> Validation {
+/// `wanted` is asked now and then (see `cancel`).
+pub fn validate_with(
+    text: &str,
+    root: Node<'_>,
+    keep: Keep,
+    checks: EntryChecks,
+    wanted: Option<Wanted<'_>>,
+) -> Validation {
     // A broken text that does not even look like a report: nothing certain to say.
     if root.is_broken() && !crate::selection::looks_like_report(root) {
         return Validation::default();
@@ -197,7 +211,7 @@ pub fn validate_with(text: &str, root: Node<'_>, keep: Keep, checks: EntryChecks
         EntryChecks::OneThread => usize::MAX,
         EntryChecks::TwoThreads => SPLIT_FROM_ENTRIES,
     };
-    let (entries, broken) = check_entries(&mut sink, &items, split_from);
+    let (entries, broken) = check_entries(&mut sink, &items, split_from, wanted);
     let intact = |entry: &&EntryFacts| broken.binary_search(&entry.index).is_err();
     // A broken shortlist may have held any path.
     if let Some(shortlist) = &shortlist
@@ -391,7 +405,7 @@ mod tests {
             let items: Vec<Node<'_>> = root.get("entries").unwrap().items().unwrap().collect();
             let run = |split_from: usize| {
                 let mut sink = Sink::new(&text, keep);
-                let (entries, broken) = check_entries(&mut sink, &items, split_from);
+                let (entries, broken) = check_entries(&mut sink, &items, split_from, None);
                 let (mut kept, omitted) = sink.out.finish();
                 kept.sort_by(Diagnostic::order);
                 let mut at: Vec<_> = omitted
