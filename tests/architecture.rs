@@ -760,6 +760,69 @@ fn architecture_md_names_every_source_file() {
     );
 }
 
+/// The `.rs` files the section of `markdown` under `heading` names (in
+/// backticks, maybe with a folder), in order, as written.
+fn files_named_under(markdown: &str, heading: &str) -> Vec<String> {
+    let section = markdown
+        .split("\n## ")
+        .find(|s| s.starts_with(heading))
+        .unwrap_or_else(|| panic!("no section `## {heading}`"));
+    section
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|quoted| quoted.ends_with(".rs") && !quoted.contains(' '))
+        .map(String::from)
+        .collect()
+}
+
+/// What is wrong with a tour: a file named twice (the road goes back), or
+/// a name that is no file's (ends no source file's path).
+fn tour_problems(named: &[String], files: &BTreeSet<String>) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut seen = BTreeSet::new();
+    for name in named {
+        if !seen.insert(name) {
+            problems.push(format!("named twice: {name}"));
+        }
+        let tail = format!("/{name}");
+        if !files.iter().any(|f| f == name || f.ends_with(&tail)) {
+            problems.push(format!("no such file: {name}"));
+        }
+    }
+    problems
+}
+
+/// The tours read in one direction (issue 44): a keystroke's, and an
+/// unopened report's, each name a file once, and only files that exist.
+#[test]
+fn each_tour_names_each_file_once() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = BTreeSet::new();
+    for folder in MAPPED_ROOTS {
+        rust_files(root, &root.join(folder), &mut files);
+    }
+    let markdown = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
+    for heading in ["A tour: one keystroke", "The same road from the disk"] {
+        let named = files_named_under(&markdown, heading);
+        assert!(named.len() >= 5, "{heading}: {named:?}");
+        let problems = tour_problems(&named, &files);
+        assert!(problems.is_empty(), "{heading}: {problems:?}");
+    }
+    // The check sees a road that goes back, and a file that is not there.
+    let planted = "# T\n\n## A tour\n\n1. `a/x.rs`, then `y.rs`.\n2. `x.rs` again, `z.rs`.\n\n## Next\n`w.rs`";
+    let named = files_named_under(planted, "A tour");
+    assert_eq!(named, ["a/x.rs", "y.rs", "x.rs", "z.rs"]);
+    let files: BTreeSet<String> = ["src/a/x.rs", "src/y.rs"].map(String::from).into();
+    assert_eq!(
+        tour_problems(
+            &["x.rs".into(), "y.rs".into(), "x.rs".into(), "z.rs".into()],
+            &files
+        ),
+        ["named twice: x.rs", "no such file: z.rs"]
+    );
+}
+
 /// The map's checker sees a missing, a stale and a repeated entry, reads
 /// only its own section, and the test above can fail.
 #[test]
