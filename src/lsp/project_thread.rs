@@ -25,6 +25,7 @@ use tower_lsp_server::ls_types::Uri;
 use super::progress::{Progress, ProgressClient};
 use super::session::{Session, WorkspaceSettings, lock};
 use crate::project::Cache;
+use crate::project::files::resolved;
 use crate::project::root::{self, Resolution};
 use crate::project::since_head::SinceHead;
 
@@ -99,8 +100,10 @@ enum Request {
         request: Arc<ProjectRequest>,
     },
     Changed(Vec<PathBuf>),
-    /// An open target document's text changed (the document, its file).
-    TargetEdited(Uri, PathBuf),
+    /// The target document's file changed on disk, or it closed.
+    TargetChanged(Uri),
+    /// An open target document's text changed.
+    TargetEdited(Uri),
     Closed(Uri),
 }
 
@@ -156,11 +159,17 @@ impl WorkspaceThread {
         let _ = self.requests.send(Request::Changed(paths));
     }
 
-    /// The open target document at `uri` (its file at `path`) changed in
-    /// the editor: the reports naming it get its text, and check again only
-    /// the entries reading it.
-    pub fn target_edited(&self, uri: &Uri, path: PathBuf) {
-        let _ = self.requests.send(Request::TargetEdited(uri.clone(), path));
+    /// The target document at `uri` changed on disk or closed: the reports
+    /// that name its file are checked again whole, against the file.
+    pub fn target_changed(&self, uri: &Uri) {
+        let _ = self.requests.send(Request::TargetChanged(uri.clone()));
+    }
+
+    /// The open target document at `uri` changed in the editor: the
+    /// reports naming its file get its text, and check again only the
+    /// entries reading it.
+    pub fn target_edited(&self, uri: &Uri) {
+        let _ = self.requests.send(Request::TargetEdited(uri.clone()));
     }
 
     pub fn closed(&self, uri: &Uri) {
@@ -201,9 +210,16 @@ impl ProjectReader {
                         reads.push((uri, generation, request));
                     }
                     Request::Changed(paths) => due.extend(self.naming(&paths)),
-                    Request::TargetEdited(uri, path) => {
+                    Request::TargetChanged(uri) => {
+                        let file = uri.to_file_path().map(|p| resolved(&p));
+                        due.extend(self.naming(&Vec::from_iter(file)));
+                    }
+                    Request::TargetEdited(uri) => {
+                        let Some(file) = uri.to_file_path().map(|p| resolved(&p)) else {
+                            continue;
+                        };
                         if !edited.iter().any(|(u, _)| *u == uri) {
-                            edited.push((uri, path));
+                            edited.push((uri, file));
                         }
                     }
                     Request::Closed(uri) => {
