@@ -217,6 +217,7 @@ mod tests {
             generation: 1,
             published: false,
             target: false,
+            as_file: Default::default(),
         };
         lock(&session.documents).insert(uri.clone(), open);
         let before = open_reports_workspace(&session);

@@ -8,7 +8,6 @@
 //! ones found on disk as read), and a document no entry names gets nothing.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use report_core::ide::targets::TargetSpan;
 use ropey::Rope;
@@ -16,8 +15,8 @@ use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use crate::lsp::analysis::AnalysisThread;
-use crate::lsp::session::{Session, lock};
-use crate::project::overlay::{EditorText, TargetTexts};
+use crate::lsp::session::{OpenDocument, Session, TextAsFile, lock};
+use crate::project::overlay::TargetTexts;
 
 /// The command of a target document's lens: its argument is the entry's
 /// [`lsp::Location`], which the client is asked to show.
@@ -54,11 +53,11 @@ pub fn is_target(session: &Session, uri: &Uri) -> bool {
 }
 
 /// The open target document's text (None when it is not one, or not in sync).
-fn text_of(session: &Session, uri: &Uri) -> Option<Rope> {
+fn text_of(session: &Session, uri: &Uri) -> Option<TextAsFile> {
     lock(&session.documents)
         .get(uri)
-        .filter(|open| open.target && !open.document.out_of_sync)
-        .map(|open| open.document.rope.clone())
+        .filter(|open| open.target)
+        .and_then(OpenDocument::text_as_file)
 }
 
 fn file_name(path: &Path) -> String {
@@ -139,9 +138,9 @@ pub async fn entries_naming(
 /// disk too when `why` (to say what changed); None when it is not one, or
 /// not in sync.
 fn texts_of(session: &Session, uri: &Uri, why: bool) -> Option<TargetTexts> {
-    let editor = EditorText::new(text_of(session, uri)?.to_string());
+    let editor = text_of(session, uri)?.get();
     let disk = why.then(|| uri.to_file_path()).flatten();
-    Some(TargetTexts::read(Arc::new(editor), disk.as_deref()))
+    Some(TargetTexts::read(editor, disk.as_deref()))
 }
 
 fn tier_name(span: &TargetSpan) -> &'static str {

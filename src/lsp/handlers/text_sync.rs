@@ -29,6 +29,7 @@ pub fn open(
             generation: first_generation(),
             published: false,
             target,
+            as_file: Default::default(),
         });
     open.target = target;
     if target {
