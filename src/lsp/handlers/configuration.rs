@@ -177,6 +177,8 @@ pub(crate) fn recheck(
         }
     }
     drop(documents);
+    // A folder's settings, asked for the first time, may have read its project file.
+    session.publish_project_files_read();
     analysis.found.settings_changed();
     // A client that pulls asks again, after the analyses just queued.
     session.refresh_diagnostics();

@@ -85,12 +85,13 @@ impl Session {
     }
 
     /// The settings of the file (or folder) at `path`: its folder's (see
-    /// [`Session::settings_for`]) over the project file that governs it.
+    /// [`Session::settings_for`]) over the project file that governs it. A
+    /// project file not seen before is read (and kept); its problems wait
+    /// for [`Session::publish_project_files_read`], at the events that can
+    /// meet a new one, not at every keystroke.
     pub fn settings_at(&self, path: &Path) -> Arc<Settings> {
         let editor = self.editor_settings_at(path);
-        let file = self.project_files.governing(path);
-        self.publish_project_files_read();
-        let Some(file) = file else {
+        let Some(file) = self.project_files.governing(path) else {
             return editor;
         };
         let mut layered = lock(&self.layered);
@@ -151,7 +152,10 @@ impl Session {
 
     /// Publishes the problems of the project files read since last time
     /// (an empty list too: it withdraws what an earlier read published).
-    fn publish_project_files_read(&self) {
+    /// Called where a project file may be met for the first time: a
+    /// document opened, the search reading reports, new settings (and
+    /// [`Session::project_files_changed`], a watched change).
+    pub fn publish_project_files_read(&self) {
         for file in self.project_files.take_read() {
             let encoding = self.capabilities().encoding;
             let index = report_core::text::LineIndex::new(&file.text);
@@ -471,5 +475,30 @@ mod tests {
         assert!(Arc::ptr_eq(&second, &open.text_as_file().unwrap().get()));
         open.document.out_of_sync = true;
         assert!(open.text_as_file().is_none());
+    }
+
+    /// The settings getter reads a project file it has not seen, and
+    /// publishes nothing (it runs at every keystroke); its problems are
+    /// published when asked, once.
+    #[test]
+    fn the_settings_getter_only_gets() {
+        let folder = tempfile::tempdir().unwrap();
+        let toml = "workspace-checks = \"maybe\"\n";
+        std::fs::write(folder.path().join("report-lsp.toml"), toml).unwrap();
+        let (sender, mut published) = futures::channel::mpsc::unbounded();
+        let foreground = Arc::new(crate::lsp::foreground::Foreground::default());
+        let session = Session::new(Publisher(sender), None, foreground);
+        let report = folder.path().join("a.report.json");
+        session.settings_at(&report);
+        session.settings_at(&report);
+        assert!(published.try_recv().is_err(), "the getter published");
+        session.publish_project_files_read();
+        let body = published.try_recv().unwrap();
+        let body = String::from_utf8(body).unwrap();
+        assert!(body.contains(PROJECT_FILE_CODE), "{body}");
+        assert!(body.contains("report-lsp.toml"), "{body}");
+        session.settings_at(&report);
+        session.publish_project_files_read();
+        assert!(published.try_recv().is_err(), "published twice");
     }
 }
