@@ -1,7 +1,7 @@
 //! The layering of ARCHITECTURE.md, checked: the core crate's dependency
 //! tree holds no protocol, async runtime, rope, thread pool or file walker,
-//! so the compiler keeps it pure; the binary can start no program; and only
-//! `check --fix` writes files.
+//! so the compiler keeps it pure; the binary can start no program; only
+//! `check --fix` writes files; and the server's handlers only translate.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -232,11 +232,7 @@ const WRITES_BY_IMPORT: &[&str] = &["write", "rename", "copy", "symlink", "OpenO
 /// writing (whatever its argument), or a bare name imported from a `fs`
 /// module. Lines that are comments alone are skipped.
 fn writes_in(text: &str) -> Vec<String> {
-    let code: String = text
-        .lines()
-        .filter(|line| !line.trim_start().starts_with("//"))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let code = code_of(text);
     let mut found: Vec<String> = WRITES
         .iter()
         .filter(|call| code.contains(*call))
@@ -272,6 +268,14 @@ fn writes_in(text: &str) -> Vec<String> {
     let mut seen = BTreeSet::new();
     found.retain(|call| seen.insert(call.clone()));
     found
+}
+
+/// `text` without the lines that are comments alone.
+fn code_of(text: &str) -> String {
+    text.lines()
+        .filter(|line| !line.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The shipped sources that write files, with what they use to.
@@ -404,6 +408,110 @@ fn only_the_lexer_uses_jsonc_parser() {
         users.len() == 1 && users[0].ends_with("syntax/lexer.rs"),
         "jsonc_parser is named in {users:?}: only syntax/lexer.rs adapts it"
     );
+}
+
+/// What a handler does not do itself (ARCHITECTURE.md, "Handlers
+/// translate"): read the file system or resolve a path through it, hash,
+/// analyse a text into a document host, or build a rope of a text. A
+/// handler converts the request, calls the layer that does it (the project
+/// layer, the found reports, the document's state or host), and converts
+/// the answer back. An open document's rope, the editor's own, it reads.
+const HANDLERS_DO_NOT: &[&str] = &[
+    "std::fs",
+    "fs::",
+    "File::open",
+    "metadata(",
+    "read_dir",
+    "read_link",
+    ".exists()",
+    ".is_file()",
+    ".is_dir()",
+    "canonicalize",
+    "sha256_of",
+    "Sha256",
+    "DocumentHost::new",
+    "from_analysis",
+    "analyze_file",
+    "Rope::from_str",
+];
+
+/// What in `text` a handler may not do ([`HANDLERS_DO_NOT`]), each once;
+/// lines that are comments alone are skipped.
+fn handler_work_in(text: &str) -> Vec<&'static str> {
+    let code = code_of(text);
+    HANDLERS_DO_NOT
+        .iter()
+        .copied()
+        .filter(|call| code.contains(call))
+        .collect()
+}
+
+/// Handlers translate (issue 44, step 5): no handler file reads or hashes
+/// files, resolves paths, or builds a host or a rope of a text. No handler
+/// is excepted.
+#[test]
+fn handlers_translate() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut sources = Vec::new();
+    shipped_sources(&root.join("src/lsp/handlers"), &mut sources);
+    assert!(sources.len() > 10, "{sources:?}");
+    let doing: Vec<(&str, Vec<&str>)> = sources
+        .iter()
+        .map(|(path, text)| (path.as_str(), handler_work_in(text)))
+        .filter(|(_, found)| !found.is_empty())
+        .collect();
+    assert!(
+        doing.is_empty(),
+        "these handlers do what the project layer, the found reports or the \
+         core does (move it there, and call it): {doing:#?}"
+    );
+}
+
+/// The scan above sees each kind of work planted in a handler, not the
+/// calls a handler makes to the layers that do it, nor comments.
+#[test]
+fn the_handler_scan_finds_planted_work() {
+    for (planted, expected) in [
+        (
+            "let text = std::fs::read_to_string(&path).ok()?;",
+            "std::fs",
+        ),
+        ("use std::fs;\nlet m = fs::metadata(p);", "fs::"),
+        (
+            "let p = path.canonicalize().unwrap_or(path);",
+            "canonicalize",
+        ),
+        (
+            "let sha = sha256_of(rope.chunks().map(str::as_bytes));",
+            "sha256_of",
+        ),
+        (
+            "let host = DocumentHost::new(text, None, options);",
+            "DocumentHost::new",
+        ),
+        (
+            "let host = host::DocumentHost::from_analysis(a, o, f);",
+            "from_analysis",
+        ),
+        ("let rope = Rope::from_str(host.text());", "Rope::from_str"),
+        ("if path.is_file() { return None; }", ".is_file()"),
+    ] {
+        let found = handler_work_in(planted);
+        assert!(found.contains(&expected), "{planted:?}: found {found:?}");
+    }
+    for harmless in [
+        "let spans = analysis.found.store.naming_file(&path);",
+        "let key = crate::project::files::relative_key(&file, &root)?;",
+        "let positions = Positions::new(&open.document.rope, encoding);",
+        "let texts = TargetTexts::read(editor, disk.as_deref());",
+        "// The project layer reads the file (std::fs) and hashes it (sha256_of).",
+    ] {
+        assert_eq!(
+            handler_work_in(harmless),
+            Vec::<&str>::new(),
+            "{harmless:?}"
+        );
+    }
 }
 
 /// The modules of one crate's `src/`, by path (`lsp::analysis::worker`;

@@ -23,8 +23,10 @@ use report_core::text::{ByteEdit, Shift, TextRange};
 use tower_lsp_server::ls_types::Uri;
 
 use super::progress::{Progress, ProgressClient};
-use super::session::{Session, WorkspaceSettings, lock};
+use super::session::{OpenDocument, Session, TextAsFile, WorkspaceSettings, lock};
 use crate::project::Cache;
+use crate::project::files::resolved;
+use crate::project::overlay::{EditorText, lay};
 use crate::project::root::{self, Resolution};
 use crate::project::since_head::SinceHead;
 
@@ -50,15 +52,13 @@ pub struct FactsRead {
 }
 
 /// The editor's text of a target document, for one report naming it: laid
-/// over the facts of the report's last check, it has only the entries
-/// reading that file checked again ([`lay_target`]).
+/// over the facts of the report's last check (`project::overlay::lay`), it
+/// has only the entries reading that file checked again.
 pub struct TargetText {
     pub report: Uri,
     /// The file's path as compared (`paths::path_key`), under the report's root.
     pub key: String,
-    pub size: u64,
-    pub sha256: String,
-    pub text: Arc<str>,
+    pub text: Arc<EditorText>,
 }
 
 /// What the workspace thread hands the analysis thread.
@@ -99,8 +99,10 @@ enum Request {
         request: Arc<ProjectRequest>,
     },
     Changed(Vec<PathBuf>),
-    /// An open target document's text changed (the document, its file).
-    TargetEdited(Uri, PathBuf),
+    /// The target document's file changed on disk, or it closed.
+    TargetChanged(Uri),
+    /// An open target document's text changed.
+    TargetEdited(Uri),
     Closed(Uri),
 }
 
@@ -156,11 +158,17 @@ impl WorkspaceThread {
         let _ = self.requests.send(Request::Changed(paths));
     }
 
-    /// The open target document at `uri` (its file at `path`) changed in
-    /// the editor: the reports naming it get its text, and check again only
-    /// the entries reading it.
-    pub fn target_edited(&self, uri: &Uri, path: PathBuf) {
-        let _ = self.requests.send(Request::TargetEdited(uri.clone(), path));
+    /// The target document at `uri` changed on disk or closed: the reports
+    /// that name its file are checked again whole, against the file.
+    pub fn target_changed(&self, uri: &Uri) {
+        let _ = self.requests.send(Request::TargetChanged(uri.clone()));
+    }
+
+    /// The open target document at `uri` changed in the editor: the
+    /// reports naming its file get its text, and check again only the
+    /// entries reading it.
+    pub fn target_edited(&self, uri: &Uri) {
+        let _ = self.requests.send(Request::TargetEdited(uri.clone()));
     }
 
     pub fn closed(&self, uri: &Uri) {
@@ -201,9 +209,16 @@ impl ProjectReader {
                         reads.push((uri, generation, request));
                     }
                     Request::Changed(paths) => due.extend(self.naming(&paths)),
-                    Request::TargetEdited(uri, path) => {
+                    Request::TargetChanged(uri) => {
+                        let file = uri.to_file_path().map(|p| resolved(&p));
+                        due.extend(self.naming(&Vec::from_iter(file)));
+                    }
+                    Request::TargetEdited(uri) => {
+                        let Some(file) = uri.to_file_path().map(|p| resolved(&p)) else {
+                            continue;
+                        };
                         if !edited.iter().any(|(u, _)| *u == uri) {
-                            edited.push((uri, path));
+                            edited.push((uri, file));
                         }
                     }
                     Request::Closed(uri) => {
@@ -264,18 +279,17 @@ impl ProjectReader {
         if naming.is_empty() {
             return;
         }
-        let Some(rope) = lock(&self.session.documents)
+        let Some(text) = lock(&self.session.documents)
             .get(target)
-            .filter(|o| o.target && !o.document.out_of_sync)
-            .map(|o| o.document.rope.clone())
+            .filter(|o| o.target)
+            .and_then(OpenDocument::text_as_file)
         else {
             return;
         };
         let Some(file) = target.to_file_path() else {
             return;
         };
-        let sha256 = crate::project::files::sha256_of(rope.chunks().map(str::as_bytes));
-        let text: Arc<str> = rope.to_string().into();
+        let text = text.get();
         for (report, root) in naming {
             let Some(key) = crate::project::files::relative_key(&file, &root) else {
                 continue;
@@ -283,8 +297,6 @@ impl ProjectReader {
             (self.deliver)(Delivery::Target(TargetText {
                 report,
                 key,
-                size: text.len() as u64,
-                sha256: sha256.clone(),
                 text: text.clone(),
             }));
         }
@@ -441,18 +453,18 @@ impl ProjectReader {
 /// stale says so in the report while it is typed, and a saved one that
 /// undoes it clears it.
 fn lay_open_targets(session: &Session, root: &Path, facts: &mut WorkspaceFacts) {
-    // The ropes taken under the lock (a clone shares its nodes); the paths
-    // and hashes worked out after, so that no request waits on them.
-    let ropes: Vec<(Uri, ropey::Rope)> = lock(&session.documents)
+    // The texts taken under the lock (a rope's clone shares its nodes); the
+    // paths and hashes worked out after, so that no request waits on them.
+    let texts: Vec<(Uri, TextAsFile)> = lock(&session.documents)
         .iter()
-        .filter(|(_, o)| o.target && !o.document.out_of_sync)
-        .map(|(uri, o)| (uri.clone(), o.document.rope.clone()))
+        .filter(|(_, o)| o.target)
+        .filter_map(|(uri, o)| Some((uri.clone(), o.text_as_file()?)))
         .collect();
-    let open: Vec<(String, ropey::Rope)> = ropes
+    let open: Vec<(String, TextAsFile)> = texts
         .into_iter()
-        .filter_map(|(uri, rope)| {
+        .filter_map(|(uri, text)| {
             let key = crate::project::files::relative_key(&uri.to_file_path()?, root)?;
-            Some((key, rope))
+            Some((key, text))
         })
         .collect();
     // Only those the report names are hashed.
@@ -462,42 +474,10 @@ fn lay_open_targets(session: &Session, root: &Path, facts: &mut WorkspaceFacts) 
             .keys()
             .any(|w| report_core::paths::same_path(w, key))
     };
-    let open: Vec<(String, ropey::Rope)> = open.into_iter().filter(|(k, _)| named(k)).collect();
-    for (key, rope) in open {
-        let sha256 = crate::project::files::sha256_of(rope.chunks().map(str::as_bytes));
-        let text: Arc<str> = rope.to_string().into();
-        lay_target(facts, &key, rope.len_bytes() as u64, &sha256, &text);
+    let open: Vec<(String, TextAsFile)> = open.into_iter().filter(|(k, _)| named(k)).collect();
+    for (key, text) in open {
+        lay(facts, &key, &text.get());
     }
-}
-
-/// Lays a target document's text (its path as compared `key`, its size and
-/// sha256) over the facts of the files the report writes as that path, the
-/// text where the facts keep one; a file that is not one on disk keeps
-/// its facts. Returns the paths, as the report writes them, whose facts
-/// changed.
-pub fn lay_target(
-    facts: &mut WorkspaceFacts,
-    key: &str,
-    size: u64,
-    sha256: &str,
-    text: &Arc<str>,
-) -> HashSet<String> {
-    let mut changed = HashSet::new();
-    for (written, file) in facts.files.iter_mut() {
-        if file.kind != report_core::project_checks::FileKind::File
-            || !report_core::paths::same_path(written, key)
-            || file.sha256.as_deref() == Some(sha256)
-        {
-            continue;
-        }
-        file.size = size;
-        file.sha256 = Some(sha256.to_string());
-        if file.text.is_some() {
-            file.text = Some(text.clone());
-        }
-        changed.insert(written.clone());
-    }
-    changed
 }
 
 /// What the trust rules let a report's workspace checks read: the same for

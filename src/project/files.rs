@@ -206,19 +206,50 @@ pub fn read_conventions(root: &Path) -> Option<String> {
 /// `report_core::paths::path_key` writes it, when it lies there (as
 /// written, or once both are resolved through symlinks and `..`).
 pub fn relative_key(path: &Path, root: &Path) -> Option<String> {
-    let plain: PathBuf = root.components().collect();
-    let path_plain: PathBuf = path.components().collect();
-    let relative = match path_plain.strip_prefix(&plain) {
-        Ok(relative) => relative.to_path_buf(),
-        Err(_) => path
-            .canonicalize()
-            .ok()?
-            .strip_prefix(root.canonicalize().ok()?)
-            .ok()?
-            .to_path_buf(),
-    };
-    let relative = relative.to_str()?.replace('\\', "/");
-    Some(report_core::paths::path_key(&relative))
+    RelativeKeys::new(root).key(path)
+}
+
+/// [`relative_key`] for many paths under one root: the root is resolved
+/// once, and only when a path does not lie under it as written.
+pub struct RelativeKeys {
+    root: PathBuf,
+    plain: PathBuf,
+    resolved: std::cell::OnceCell<Option<PathBuf>>,
+}
+
+impl RelativeKeys {
+    pub fn new(root: &Path) -> RelativeKeys {
+        RelativeKeys {
+            root: root.to_path_buf(),
+            plain: root.components().collect(),
+            resolved: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// What [`relative_key`] says of `path`.
+    pub fn key(&self, path: &Path) -> Option<String> {
+        let path_plain: PathBuf = path.components().collect();
+        let relative = match path_plain.strip_prefix(&self.plain) {
+            Ok(relative) => relative.to_path_buf(),
+            // A root or a path reached through a symlink or `..`.
+            Err(_) => {
+                let root = self.resolved.get_or_init(|| self.root.canonicalize().ok());
+                path.canonicalize()
+                    .ok()?
+                    .strip_prefix(root.as_ref()?)
+                    .ok()?
+                    .to_path_buf()
+            }
+        };
+        let relative = relative.to_str()?.replace('\\', "/");
+        Some(report_core::paths::path_key(&relative))
+    }
+}
+
+/// The file at `path` through its symlinks, as the workspace checks key
+/// the files they read; as given when it cannot be resolved (gone).
+pub fn resolved(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// Where the project-relative `path` is under `root`, for opening it: the

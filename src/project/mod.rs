@@ -8,6 +8,7 @@
 pub mod discover;
 pub mod files;
 pub mod git;
+pub mod overlay;
 pub mod root;
 pub mod since_head;
 pub mod tokens;

@@ -1,10 +1,12 @@
 //! What an analysis thread keeps of each open document ([`DocState`]), and
 //! what a request finds of its document ([`Lookup`]).
 
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use report_core::host::DocumentHost;
+use report_core::ide::targets::TargetSpan;
 
 use crate::lsp::convert::{PositionCache, Positions};
 use crate::lsp::document::RopeText;
@@ -69,6 +71,32 @@ impl DocState {
 
     pub fn positions(&self, encoding: report_core::text::Encoding) -> Positions<'_> {
         Positions::new(&self.host.text().0, encoding)
+    }
+
+    /// The spans of the entries naming the file at `file`, found through
+    /// the index by path the analysis keeps: its path is taken under the
+    /// root of the last workspace check, else under the root that check
+    /// will find (from the report's file at `report` and the workspace
+    /// `folders`). None name a file outside that root.
+    pub fn spans_naming(
+        &self,
+        file: &Path,
+        report: Option<&Path>,
+        folders: &[PathBuf],
+    ) -> Vec<TargetSpan> {
+        let workspace = self.workspace.as_deref();
+        let root = match workspace.and_then(|w| w.root.as_deref()) {
+            Some(root) => Some(PathBuf::from(root)),
+            None => {
+                let named = self.host.project_root();
+                crate::project::root::of_named(named.as_deref(), report, folders)
+            }
+        };
+        let file: PathBuf = file.components().collect();
+        match root.and_then(|root| crate::project::files::relative_key(&file, &root)) {
+            Some(key) => self.host.spans_naming(&key, workspace),
+            None => Vec::new(),
+        }
     }
 }
 

@@ -19,7 +19,6 @@ use crate::lsp::document::{ByteEdit, RopeText};
 use crate::lsp::memory::release_memory;
 use crate::lsp::project_thread::{
     Accepted, Delivery, FactsRead, TargetText, WorkspaceResult, WorkspaceResults, WorkspaceThread,
-    lay_target,
 };
 use crate::lsp::session::{Session, Settings, lock};
 
@@ -313,7 +312,7 @@ impl Analyser {
         // The state's copy let go first, so that the facts change in place.
         state.workspace = None;
         let laid = Arc::make_mut(facts);
-        let changed = lay_target(laid, &target.key, target.size, &target.sha256, &target.text);
+        let changed = crate::project::overlay::lay(laid, &target.key, &target.text);
         let differs = !changed.is_empty() && {
             state.host.settle();
             state.host.recheck_workspace(diagnostics, laid, &changed)

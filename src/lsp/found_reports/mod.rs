@@ -9,6 +9,7 @@
 
 mod scan;
 mod store;
+mod targets;
 
 use std::path::PathBuf;
 use std::sync::{Arc, mpsc};
@@ -18,7 +19,7 @@ use tower_lsp_server::ls_types::Uri;
 use super::progress::ProgressClient;
 use super::session::Session;
 use store::Request;
-pub use store::{Found, FoundSymbol, FoundTargets, Search, Store};
+pub use store::{Found, FoundSymbol, Search, Store};
 
 /// What the message loop holds: a queue to the thread, and the store it fills.
 #[derive(Clone)]

@@ -216,6 +216,9 @@ impl Searcher {
                 self.changed(changed);
             }
             self.push();
+            // The folders' and the changed files' settings may have read a
+            // project file no report's did.
+            self.session.publish_project_files_read();
             // Clients that pull on a refresh only (not on a timer) ask again.
             if self.store.read(|state| state.serial) != before {
                 self.session.refresh_diagnostics();
@@ -441,6 +444,8 @@ impl Searcher {
         };
         let started = Instant::now();
         let settings = self.session.settings_at(path);
+        // A report found: the project file that governs it may be new.
+        self.session.publish_project_files_read();
         let client = self.session.capabilities();
         let name_matches = !candidate.only_if_report;
         let options = HostOptions {

@@ -8,19 +8,19 @@
 //! applying it. Nothing here writes a file: the client applies the edit.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use report_core::clean_edit::{FileChange, Targets, TextEdit};
 use report_core::ide::clean::EntryClean;
-use report_core::paths::path_key;
-use report_core::project_checks::{FileFacts, FileKind, WorkspaceFacts};
+use report_core::project_checks::WorkspaceFacts;
 use report_core::schema::SafetyTier;
+use report_core::text::LineIndex;
 use ropey::Rope;
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use crate::lsp::convert::Positions;
-use crate::lsp::session::{ResolvedClientCapabilities, Session, TargetFacts, lock};
-use crate::project::files::sha256_of;
+use crate::lsp::session::{ResolvedClientCapabilities, Session, TextAsFile, lock};
+use crate::project::overlay;
 
 /// The kind of the action that cleans the entry at the cursor.
 pub const CLEAN_ENTRY_KIND: &str = "refactor.clean.report-lsp";
@@ -35,20 +35,20 @@ struct OpenText {
     uri: Uri,
     rope: Rope,
     version: i32,
-    generation: u64,
+    /// Its text as its file's facts; None out of sync, when the editor's
+    /// text is not known.
+    text: Option<TextAsFile>,
 }
 
 /// The editor's texts of its open documents other than the report, taken
 /// before the query (a rope's clone shares its nodes).
 pub struct OpenTexts {
     texts: Vec<OpenText>,
-    kept: TargetFacts,
 }
 
 impl OpenTexts {
     pub fn of(session: &Session, report: &Uri) -> OpenTexts {
         let documents = lock(&session.documents);
-        lock(&session.target_facts).retain(|uri, _| documents.contains_key(uri));
         let texts = documents
             .iter()
             .filter(|(uri, _)| *uri != report)
@@ -56,135 +56,49 @@ impl OpenTexts {
                 uri: uri.clone(),
                 rope: open.document.rope.clone(),
                 version: open.document.version,
-                // Out of sync, the editor's text is not known: never its facts.
-                generation: match open.document.out_of_sync {
-                    true => u64::MAX,
-                    false => open.generation,
-                },
+                text: open.text_as_file(),
             })
             .collect();
-        OpenTexts {
-            texts,
-            kept: session.target_facts.clone(),
-        }
+        OpenTexts { texts }
     }
 }
 
-/// The open documents under the report's root, by [`path_key`]: their facts
-/// for the core, their ropes and versions for the edit.
+/// The open documents under the report's root laid over the project's
+/// facts (`project::overlay::Overlay`), with their ropes and versions for
+/// the edit.
 pub struct Overlay<'a> {
-    root: PathBuf,
-    facts: HashMap<String, FileFacts>,
-    texts: HashMap<String, &'a OpenText>,
+    files: overlay::Overlay,
+    texts: &'a [OpenText],
 }
 
 impl<'a> Overlay<'a> {
     pub fn new(open: &'a OpenTexts, workspace: &WorkspaceFacts) -> Option<Overlay<'a>> {
-        let root = normalized(Path::new(workspace.root.as_deref()?));
-        let mut canonical_root = None;
-        let mut overlay = Overlay {
-            root,
-            facts: HashMap::new(),
-            texts: HashMap::new(),
-        };
-        let mut kept = lock(&open.kept);
-        for text in &open.texts {
-            let Some(path) = text.uri.to_file_path() else {
-                continue;
-            };
-            let path = normalized(&path);
-            let relative = match path.strip_prefix(&overlay.root) {
-                Ok(relative) => relative.to_path_buf(),
-                // A root or document reached through a symlink or `..`.
-                Err(_) => {
-                    let root = canonical_root
-                        .get_or_insert_with(|| overlay.root.canonicalize().ok())
-                        .as_ref();
-                    let canonical = path.canonicalize().ok();
-                    match (root, canonical) {
-                        (Some(root), Some(path)) => match path.strip_prefix(root) {
-                            Ok(relative) => relative.to_path_buf(),
-                            Err(_) => continue,
-                        },
-                        _ => continue,
-                    }
-                }
-            };
-            let Some(key) = relative.to_str().map(|p| path_key(&p.replace('\\', "/"))) else {
-                continue;
-            };
-            overlay.texts.insert(key.clone(), text);
-            if text.generation == u64::MAX {
-                continue;
-            }
-            let facts = match kept.get(&text.uri) {
-                Some((generation, facts)) if *generation == text.generation => facts.clone(),
-                _ => {
-                    let disk = workspace
-                        .file(&key)
-                        .cloned()
-                        .unwrap_or_else(|| FileFacts::of_kind(FileKind::File));
-                    let facts = FileFacts {
-                        kind: FileKind::File,
-                        size: text.rope.len_bytes() as u64,
-                        sha256: Some(sha256_of(text.rope.chunks().map(str::as_bytes))),
-                        text: Some(text.rope.to_string().into()),
-                        ..disk
-                    };
-                    kept.insert(text.uri.clone(), (text.generation, facts.clone()));
-                    facts
-                }
-            };
-            overlay.facts.insert(key, facts);
-        }
-        Some(overlay)
+        let root = Path::new(workspace.root.as_deref()?);
+        let paths = open
+            .texts
+            .iter()
+            .map(|t| Some(t.uri.to_file_path()?.into_owned()));
+        let text_of = |i: usize| open.texts[i].text.as_ref().map(TextAsFile::get);
+        Some(Overlay {
+            files: overlay::Overlay::new(root, paths, text_of, workspace),
+            texts: &open.texts,
+        })
     }
 
     pub fn targets<'f>(&'f self, workspace: &'f WorkspaceFacts) -> Targets<'f> {
-        Targets {
-            facts: workspace,
-            open: &self.facts,
-        }
+        self.files.targets(workspace)
     }
 
-    fn open(&self, path: &str) -> Option<&&'a OpenText> {
-        self.texts.get(&path_key(path))
+    fn open(&self, path: &str) -> Option<&'a OpenText> {
+        self.files.open(path).map(|i| &self.texts[i])
     }
 
     fn uri(&self, path: &str) -> Option<Uri> {
         match self.open(path) {
             Some(open) => Some(open.uri.clone()),
-            None => Uri::from_file_path(normalized(&self.root.join(path.trim_end_matches('/')))),
+            None => Uri::from_file_path(self.files.path(path)),
         }
     }
-
-    /// Why deleting `path` would lose what the editor holds: a document
-    /// open at it or under it whose text is not the file's on disk.
-    fn unsaved_under(&self, path: &str) -> Option<String> {
-        let key = path_key(path);
-        let inside = |other: &str| match key.ends_with('/') {
-            true => other.starts_with(&key),
-            false => other == key,
-        };
-        let (other, _) = self.texts.iter().find(|(other, open)| {
-            inside(other) && {
-                let disk = std::fs::read(self.root.join(other.as_str()));
-                let same = disk.is_ok_and(|bytes| {
-                    bytes.len() == open.rope.len_bytes()
-                        && open.rope.bytes().zip(&bytes).all(|(a, b)| a == *b)
-                });
-                !same || open.generation == u64::MAX
-            }
-        })?;
-        Some(format!(
-            "`{other}` has unsaved changes in the editor: save or close it first"
-        ))
-    }
-}
-
-/// `root` without its `.` components (`scan.project_root` "." leaves one).
-fn normalized(path: &Path) -> PathBuf {
-    path.components().collect()
 }
 
 /// The action that cleans one entry, or None when the client could not
@@ -314,19 +228,22 @@ fn workspace_edit(
         let edits = match change {
             // Nothing to change (a frontmatter key already so): no edit at all.
             FileChange::Edit { edits, .. } if edits.is_empty() => continue,
-            FileChange::Edit { edits, .. } => {
-                let rope = match overlay.open(path) {
-                    Some(open) => open.rope.clone(),
-                    None => Rope::from_str(
-                        workspace
-                            .file(path)
-                            .and_then(|f| f.text.as_deref())
-                            .ok_or_else(|| format!("`{path}` was not read"))?,
-                    ),
-                };
-                let positions = Positions::new(&rope, client.encoding);
-                edits.iter().map(|e| positions.text_edit(e)).collect()
-            }
+            FileChange::Edit { edits, .. } => match overlay.open(path) {
+                Some(open) => {
+                    let positions = Positions::new(&open.rope, client.encoding);
+                    edits.iter().map(|e| positions.text_edit(e)).collect()
+                }
+                // The project's text, held whole: its line starts, not a rope.
+                None => {
+                    let text = workspace
+                        .file(path)
+                        .and_then(|f| f.text.as_deref())
+                        .ok_or_else(|| format!("`{path}` was not read"))?;
+                    let lines = LineIndex::new(text);
+                    let positions = Positions::indexed(text, &lines, client.encoding);
+                    edits.iter().map(|e| positions.text_edit(e)).collect()
+                }
+            },
             FileChange::Create { text, .. } => {
                 if !client.creates_files {
                     return Err(format!(
@@ -343,12 +260,12 @@ fn workspace_edit(
                         annotation_id: annotation.clone(),
                     },
                 )));
-                let empty = Rope::new();
+                let empty = LineIndex::new("");
                 let insert = TextEdit::insert(0, text.clone());
-                vec![Positions::new(&empty, client.encoding).text_edit(&insert)]
+                vec![Positions::indexed("", &empty, client.encoding).text_edit(&insert)]
             }
             FileChange::Delete { directory, .. } => {
-                if let Some(why) = overlay.unsaved_under(path) {
+                if let Some(why) = overlay.files.unsaved_under(path) {
                     return Err(why);
                 }
                 if !client.deletes_files {

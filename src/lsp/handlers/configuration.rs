@@ -197,6 +197,8 @@ pub(crate) fn recheck(
         }
     }
     drop(documents);
+    // A folder's settings, asked for the first time, may have read its project file.
+    session.publish_project_files_read();
     analysis.found.settings_changed();
     // A client that pulls asks again, after the analyses just queued.
     session.refresh_diagnostics();
@@ -237,6 +239,7 @@ mod tests {
             generation: 1,
             published: false,
             target: false,
+            as_file: Default::default(),
         };
         lock(&session.documents).insert(uri.clone(), open);
         let before = open_reports_workspace(&session);
@@ -263,6 +266,7 @@ mod tests {
             generation: 1,
             published: false,
             target: false,
+            as_file: Default::default(),
         };
         let folders = || std::iter::once(folder.path().to_path_buf());
         // Asked before the report was open; it opens while the client answers.

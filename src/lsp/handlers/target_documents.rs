@@ -8,17 +8,15 @@
 //! ones found on disk as read), and a document no entry names gets nothing.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-use report_core::ide::targets::{TargetSpan, stale_detail};
+use report_core::ide::targets::TargetSpan;
 use ropey::Rope;
 use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use crate::lsp::analysis::AnalysisThread;
-use crate::lsp::found_reports::FoundTargets;
-use crate::lsp::session::{Session, lock};
-use crate::project::files::{relative_key, sha256_of};
+use crate::lsp::session::{OpenDocument, Session, TextAsFile, lock};
+use crate::project::overlay::TargetTexts;
 
 /// The command of a target document's lens: its argument is the entry's
 /// [`lsp::Location`], which the client is asked to show.
@@ -37,20 +35,14 @@ pub struct NamingEntry {
 /// The target document at `uri` changed on disk or closed: the reports
 /// that name it are checked again whole, against its file.
 pub fn changed(analysis: &AnalysisThread, uri: &Uri) {
-    if let Some(path) = uri.to_file_path() {
-        let path = path.canonicalize().unwrap_or_else(|_| path.into_owned());
-        analysis.workspace.changed(vec![path]);
-    }
+    analysis.workspace.target_changed(uri);
 }
 
 /// The open target document at `uri` changed in the editor (opened,
 /// typed in): the reports naming it get its text and check again only the
 /// entries that read its file.
 pub fn edited(analysis: &AnalysisThread, uri: &Uri) {
-    if let Some(path) = uri.to_file_path() {
-        let path = path.canonicalize().unwrap_or_else(|_| path.into_owned());
-        analysis.workspace.target_edited(uri, path);
-    }
+    analysis.workspace.target_edited(uri);
 }
 
 /// Whether `uri` is open as a target document.
@@ -61,11 +53,11 @@ pub fn is_target(session: &Session, uri: &Uri) -> bool {
 }
 
 /// The open target document's text (None when it is not one, or not in sync).
-fn text_of(session: &Session, uri: &Uri) -> Option<Rope> {
+fn text_of(session: &Session, uri: &Uri) -> Option<TextAsFile> {
     lock(&session.documents)
         .get(uri)
-        .filter(|open| open.target && !open.document.out_of_sync)
-        .map(|open| open.document.rope.clone())
+        .filter(|open| open.target)
+        .and_then(OpenDocument::text_as_file)
 }
 
 fn file_name(path: &Path) -> String {
@@ -84,38 +76,19 @@ pub async fn entries_naming(
         return Vec::new();
     };
     let path: PathBuf = path.components().collect();
-    // The reports found on disk whose index names the file.
-    type Found = (Uri, PathBuf, String, Arc<std::sync::OnceLock<FoundTargets>>);
-    let found: Vec<Found> = analysis.found.store.read(|state| {
-        let naming = state.naming(&path).into_iter();
-        naming
-            .filter_map(|report| Some((report, state.reports.get(report)?)))
-            .filter(|(_, f)| !f.open && !f.gone)
-            .filter_map(|(report, f)| {
-                let key = relative_key(&path, f.root.as_deref()?)?;
-                let names = f.targets.names(&key);
-                names.then(|| (report.clone(), f.path.clone(), key, f.spans.clone()))
-            })
-            .collect()
-    });
     let encoding = session.capabilities().encoding;
     let mut named = Vec::new();
-    for (report, report_path, key, spans) in found {
-        if spans.get().is_none() {
-            let settings = session.settings_at(&report_path);
-            let (file, cell) = (report_path.clone(), spans.clone());
-            // Once: a request that comes meanwhile waits for the same read.
-            let read = move || {
-                cell.get_or_init(|| found_spans(&file, encoding, &settings));
-            };
+    // The reports found on disk whose index names the file.
+    for found in analysis.found.store.naming_file(&path) {
+        if !found.is_read() {
+            let max_document_bytes = session.settings_at(&found.path).max_document_bytes;
+            let reading = found.clone();
+            let read = move || reading.read(encoding, max_document_bytes);
             let _ = tokio::task::spawn_blocking(read).await;
         }
-        let Some(spans) = spans.get().and_then(|all| all.get(&key)) else {
-            continue;
-        };
-        named.extend(spans.iter().map(|(span, range)| NamingEntry {
-            report: report.clone(),
-            report_name: file_name(&report_path),
+        named.extend(found.spans().iter().map(|(span, range)| NamingEntry {
+            report: found.report.clone(),
+            report_name: file_name(&found.path),
             range: *range,
             span: span.clone(),
         }));
@@ -132,21 +105,7 @@ pub async fn entries_naming(
         let folders = folders.clone();
         let spans = analysis
             .query(&report, "targetDocument", move |state| {
-                let workspace = state.workspace.clone();
-                // The workspace check's root, else where it will find it.
-                let root = match workspace.as_ref().and_then(|w| w.root.as_deref()) {
-                    Some(root) => Some(PathBuf::from(root)),
-                    None => {
-                        let named = state.host.project_root();
-                        let report = report_path.as_deref();
-                        crate::project::root::of_named(named.as_deref(), report, &folders)
-                    }
-                };
-                let Some(key) = root.and_then(|root| relative_key(&path, &root)) else {
-                    return Ok(None);
-                };
-                // Looked up in the index by path the analysis keeps.
-                let spans = state.host.spans_naming(&key, workspace.as_deref());
+                let spans = state.spans_naming(&path, report_path.as_deref(), &folders);
                 if spans.is_empty() {
                     return Ok(None);
                 }
@@ -175,86 +134,13 @@ pub async fn entries_naming(
     named
 }
 
-/// Every entry's span of the report at `file`, read from disk, with the
-/// range of its `path` value (empty when it is no longer a report).
-fn found_spans(
-    file: &Path,
-    encoding: report_core::text::Encoding,
-    settings: &crate::lsp::session::Settings,
-) -> FoundTargets {
-    let readable = std::fs::metadata(file)
-        .is_ok_and(|m| m.is_file() && m.len() <= settings.max_document_bytes as u64);
-    let Some(text) = readable
-        .then(|| std::fs::read_to_string(file).ok())
-        .flatten()
-    else {
-        return FoundTargets::new();
-    };
-    let options = report_core::host::HostOptions {
-        name_matches: true,
-        max_document_bytes: settings.max_document_bytes,
-        max_diagnostics: 0,
-    };
-    let host = report_core::host::DocumentHost::new(text, None, options);
-    let rope = Rope::from_str(host.text());
-    let positions = crate::lsp::convert::Positions::new(&rope, encoding);
-    host.all_target_spans()
-        .into_iter()
-        .map(|(key, spans)| {
-            let spans = spans
-                .into_iter()
-                .map(|span| {
-                    let range = positions.lsp_range(span.path_range);
-                    (span, range)
-                })
-                .collect();
-            (key, spans)
-        })
-        .collect()
-}
-
-/// Files larger than this are not read to say what changed in them.
-const MAX_DISK_READ: u64 = 16 << 20;
-
-/// A target document's texts, to tell whether an entry is stale and how:
-/// the editor's, and the file on disk (the text an entry's edit was made
-/// for, while its sha256 is the expected one).
-struct Texts {
-    now: String,
-    sha256: String,
-    disk: Option<(String, String)>,
-}
-
-impl Texts {
-    /// `why`: the file on disk is read too, to say what changed.
-    fn of(session: &Session, uri: &Uri, why: bool) -> Option<Texts> {
-        let rope = text_of(session, uri)?;
-        let disk = why
-            .then(|| uri.to_file_path())
-            .flatten()
-            .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.len() <= MAX_DISK_READ))
-            .and_then(|p| std::fs::read_to_string(p).ok())
-            .map(|text| {
-                let sha = sha256_of([text.as_bytes()]);
-                (text, sha)
-            });
-        Some(Texts {
-            now: rope.to_string(),
-            sha256: sha256_of_text(&rope),
-            disk,
-        })
-    }
-
-    /// Why the editor's text is stale for `span`, or None when it is not.
-    fn stale(&self, span: &TargetSpan) -> Option<String> {
-        if !span.stale_for(&self.sha256) {
-            return None;
-        }
-        Some(match &self.disk {
-            Some((text, sha)) if !span.stale_for(sha) => stale_detail(span, text, &self.now),
-            _ => "the text changed since the report".into(),
-        })
-    }
+/// The open target document's texts: the editor's, and its file's on
+/// disk too when `why` (to say what changed); None when it is not one, or
+/// not in sync.
+fn texts_of(session: &Session, uri: &Uri, why: bool) -> Option<TargetTexts> {
+    let editor = text_of(session, uri)?.get();
+    let disk = why.then(|| uri.to_file_path()).flatten();
+    Some(TargetTexts::read(editor, disk.as_deref()))
 }
 
 fn tier_name(span: &TargetSpan) -> &'static str {
@@ -291,10 +177,6 @@ fn lines_range(span: &TargetSpan) -> Option<lsp::Range> {
     ))
 }
 
-fn sha256_of_text(rope: &Rope) -> String {
-    sha256_of(rope.chunks().map(str::as_bytes))
-}
-
 pub async fn code_lens(
     session: &Session,
     analysis: &AnalysisThread,
@@ -304,8 +186,8 @@ pub async fn code_lens(
     if named.is_empty() {
         return Ok(Some(Vec::new()));
     }
-    let texts = Texts::of(session, uri, false);
-    let stale = |span: &TargetSpan| texts.as_ref().is_some_and(|t| span.stale_for(&t.sha256));
+    let texts = texts_of(session, uri, false);
+    let stale = |span: &TargetSpan| texts.as_ref().is_some_and(|t| t.stale_for(span));
     let shows = session.capabilities().shows_documents;
     let lenses = named
         .iter()
@@ -357,7 +239,7 @@ pub async fn hover(
     if named.is_empty() {
         return Ok(None);
     }
-    let texts = Texts::of(session, uri, true);
+    let texts = texts_of(session, uri, true);
     let sections: Vec<String> = named
         .iter()
         .map(|n| hover_section(n, texts.as_ref().and_then(|t| t.stale(&n.span))))
@@ -455,7 +337,7 @@ pub async fn show_entry(
 fn hints(
     named: &[NamingEntry],
     rope: &Rope,
-    texts: Option<&Texts>,
+    texts: Option<&TargetTexts>,
     client: crate::lsp::session::ResolvedClientCapabilities,
 ) -> Vec<lsp::Diagnostic> {
     let positions = crate::lsp::convert::Positions::new(rope, client.encoding);
@@ -524,7 +406,7 @@ async fn hints_now(
     if !named.iter().any(|n| n.span.removes()) {
         return Some((generation, Some(version), Vec::new()));
     }
-    let texts = Texts::of(session, uri, true);
+    let texts = texts_of(session, uri, true);
     let hints = hints(&named, &rope, texts.as_ref(), session.capabilities());
     Some((generation, Some(version), hints))
 }

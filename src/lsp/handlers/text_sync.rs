@@ -29,12 +29,15 @@ pub fn open(
             generation: first_generation(),
             published: false,
             target,
+            as_file: Default::default(),
         });
     open.target = target;
     if target {
         // Kept for the features of a target document; never analysed.
         open.document = Document::new(&doc.text, doc.version);
         open.generation += 1;
+        drop(documents);
+        session.publish_project_files_read();
         return None;
     }
     open.document = Document::new("", doc.version);
@@ -48,6 +51,9 @@ pub fn open(
     drop(text);
     let _ = rope.send(open.document.rope.clone());
     analysis.found.opened(&doc.uri);
+    drop(documents);
+    // Its settings may have read the project file that governs it.
+    session.publish_project_files_read();
     None
 }
 

@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use super::document::Document;
+use crate::project::overlay::EditorText;
 use crate::project_file::{ProjectFile, ProjectFiles};
 
 pub use capabilities::ResolvedClientCapabilities;
@@ -38,8 +39,6 @@ pub struct Session {
     pub publisher: Publisher,
     /// Asks the client to pull again (diagnostics, inlay hints).
     pub refresher: Option<Refresher>,
-    /// The open documents' facts as the targets of a clean, per generation.
-    pub target_facts: TargetFacts,
     /// The large messages being read and handled, which the search waits for.
     pub foreground: Arc<crate::lsp::foreground::Foreground>,
 }
@@ -67,7 +66,6 @@ impl Session {
             layered: Mutex::new(Vec::new()),
             publisher,
             refresher,
-            target_facts: Default::default(),
             foreground,
         }
     }
@@ -87,12 +85,13 @@ impl Session {
     }
 
     /// The settings of the file (or folder) at `path`: its folder's (see
-    /// [`Session::settings_for`]) over the project file that governs it.
+    /// [`Session::settings_for`]) over the project file that governs it. A
+    /// project file not seen before is read (and kept); its problems wait
+    /// for [`Session::publish_project_files_read`], at the events that can
+    /// meet a new one, not at every keystroke.
     pub fn settings_at(&self, path: &Path) -> Arc<Settings> {
         let editor = self.editor_settings_at(path);
-        let file = self.project_files.governing(path);
-        self.publish_project_files_read();
-        let Some(file) = file else {
+        let Some(file) = self.project_files.governing(path) else {
             return editor;
         };
         let mut layered = lock(&self.layered);
@@ -153,7 +152,10 @@ impl Session {
 
     /// Publishes the problems of the project files read since last time
     /// (an empty list too: it withdraws what an earlier read published).
-    fn publish_project_files_read(&self) {
+    /// Called where a project file may be met for the first time: a
+    /// document opened, the search reading reports, new settings (and
+    /// [`Session::project_files_changed`], a watched change).
+    pub fn publish_project_files_read(&self) {
         for file in self.project_files.take_read() {
             let encoding = self.capabilities().encoding;
             let index = report_core::text::LineIndex::new(&file.text);
@@ -292,12 +294,64 @@ pub struct OpenDocument {
     /// A document a report may name (Markdown, text), not a report: it is
     /// never analysed; the features of a target document serve it.
     pub target: bool,
+    /// Its text as its file's facts would say it, kept for the generation
+    /// it was made from: hashed once per change, not once per request (a
+    /// clean's preview, the reports naming it, its lenses), and gone with
+    /// the document.
+    pub as_file: AsFile,
 }
 
-/// The open documents' facts as targets of a clean (their text and its
-/// sha256), each kept for the generation of the text it was made from: a
-/// document is hashed once per change, not once per request.
-pub type TargetFacts = Arc<Mutex<HashMap<Uri, (u64, report_core::project_checks::FileFacts)>>>;
+impl OpenDocument {
+    /// What it takes to have its text as a file ([`TextAsFile::get`]) off
+    /// the documents' lock; None when the editor's text is not known (out
+    /// of sync).
+    pub fn text_as_file(&self) -> Option<TextAsFile> {
+        (!self.document.out_of_sync).then(|| TextAsFile {
+            generation: self.generation,
+            rope: self.document.rope.clone(),
+            kept: self.as_file.clone(),
+        })
+    }
+}
+
+/// An open document's text as a file ([`EditorText`]), for the generation
+/// it was made from.
+#[derive(Clone, Default)]
+pub struct AsFile(Arc<Mutex<Option<KeptText>>>);
+
+struct KeptText {
+    generation: u64,
+    text: Arc<EditorText>,
+}
+
+/// One generation of an open document's text, taken under the documents'
+/// lock (a rope's clone shares its nodes), to be made a file's facts after.
+pub struct TextAsFile {
+    generation: u64,
+    rope: ropey::Rope,
+    kept: AsFile,
+}
+
+impl TextAsFile {
+    /// The text as a file: kept for its generation, else made (and kept).
+    pub fn get(&self) -> Arc<EditorText> {
+        let mut kept = lock(&self.kept.0);
+        if let Some(known) = &*kept
+            && known.generation == self.generation
+        {
+            return known.text.clone();
+        }
+        let text = Arc::new(EditorText::new(self.rope.to_string()));
+        // A later text's, kept meanwhile, stays.
+        if kept.as_ref().is_none_or(|k| k.generation < self.generation) {
+            *kept = Some(KeptText {
+                generation: self.generation,
+                text: text.clone(),
+            });
+        }
+        text
+    }
+}
 
 pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panic while holding the lock is caught and reported; the data stays usable.
@@ -390,5 +444,61 @@ impl Refresher {
 
     fn send(&self, refresh: Refresh) {
         let _ = self.0.send(refresh);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An open document's text is made a file's facts once a generation,
+    /// whoever asks; a text asked for late does not replace a newer one,
+    /// and out of sync there is none.
+    #[test]
+    fn a_text_is_made_a_file_once_a_generation() {
+        let mut open = OpenDocument {
+            document: Document::new("a 漢字\n", 1),
+            generation: 1,
+            published: false,
+            target: true,
+            as_file: AsFile::default(),
+        };
+        let first = open.text_as_file().unwrap().get();
+        assert_eq!(&*first.text, "a 漢字\n");
+        assert!(Arc::ptr_eq(&first, &open.text_as_file().unwrap().get()));
+        let late = open.text_as_file().unwrap();
+        open.document = Document::new("b\n", 2);
+        open.generation = 2;
+        let second = open.text_as_file().unwrap().get();
+        assert_eq!(&*second.text, "b\n");
+        assert_eq!(&*late.get().text, "a 漢字\n");
+        assert!(Arc::ptr_eq(&second, &open.text_as_file().unwrap().get()));
+        open.document.out_of_sync = true;
+        assert!(open.text_as_file().is_none());
+    }
+
+    /// The settings getter reads a project file it has not seen, and
+    /// publishes nothing (it runs at every keystroke); its problems are
+    /// published when asked, once.
+    #[test]
+    fn the_settings_getter_only_gets() {
+        let folder = tempfile::tempdir().unwrap();
+        let toml = "workspace-checks = \"maybe\"\n";
+        std::fs::write(folder.path().join("report-lsp.toml"), toml).unwrap();
+        let (sender, mut published) = futures::channel::mpsc::unbounded();
+        let foreground = Arc::new(crate::lsp::foreground::Foreground::default());
+        let session = Session::new(Publisher(sender), None, foreground);
+        let report = folder.path().join("a.report.json");
+        session.settings_at(&report);
+        session.settings_at(&report);
+        assert!(published.try_recv().is_err(), "the getter published");
+        session.publish_project_files_read();
+        let body = published.try_recv().unwrap();
+        let body = String::from_utf8(body).unwrap();
+        assert!(body.contains(PROJECT_FILE_CODE), "{body}");
+        assert!(body.contains("report-lsp.toml"), "{body}");
+        session.settings_at(&report);
+        session.publish_project_files_read();
+        assert!(published.try_recv().is_err(), "published twice");
     }
 }
