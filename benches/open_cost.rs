@@ -4,7 +4,11 @@
 //! measured it. For each size and each binary: the server's CPU time from
 //! the didOpen to the workspace checks' publication, the time to the first
 //! diagnostics and to the workspace ones, and the RSS after and at its
-//! peak. Beside them the floor: `serde_json` parsing the same text.
+//! peak. Beside them the floor: `serde_json` parsing the same text. Then,
+//! in another server each, typing right after the open (a keystroke every
+//! 20 ms for 3 s): the slowest and the median keystroke's time to its
+//! publication while the workspace checks run, and how long after the
+//! last the workspace diagnostics come (0 when they came meanwhile).
 //!
 //!     cargo bench --bench open_cost -- 10000 50000 [--bin NAME=PATH]... [--options JSON]
 //!
@@ -86,9 +90,11 @@ fn run(entries: usize, binaries: &[(String, String)], options: &Value) {
     std::fs::write(&file, &text).unwrap();
     let uri = format!("file://{}", file.display());
     let mut opens: Vec<Vec<Open>> = vec![Vec::new(); binaries.len()];
+    let mut typed: Vec<Vec<Typed>> = vec![Vec::new(); binaries.len()];
     for _ in 0..RUNS {
         for (i, (_, binary)) in binaries.iter().enumerate() {
             opens[i].push(open(binary, dir.path(), &uri, &text, options));
+            typed[i].push(typing(binary, dir.path(), &uri, &text, options));
         }
     }
     let floor = median(
@@ -115,6 +121,79 @@ fn run(entries: usize, binaries: &[(String, String)], options: &Value) {
             of(|o| o.rss_kb as f64 / 1024.0),
             of(|o| o.peak_kb as f64 / 1024.0),
         );
+    }
+    for ((name, _), runs) in binaries.iter().zip(&typed) {
+        let of = |f: fn(&Typed) -> f64| median(runs.iter().map(f).collect());
+        println!(
+            "open_cost entries={entries} binary=\"{name}\" typing right after the open: slowest keystroke={:.0}ms median={:.1}ms workspace diagnostics {:.0}ms after the last",
+            of(|t| t.slowest_ms),
+            of(|t| t.median_ms),
+            of(|t| t.workspace_after_ms),
+        );
+    }
+}
+
+/// Typing right after the open, while the workspace checks run.
+#[derive(Clone, Copy, Default)]
+struct Typed {
+    /// The slowest keystroke's time to its publication, and the median's.
+    slowest_ms: f64,
+    median_ms: f64,
+    /// From the last keystroke's publication to the workspace diagnostics.
+    workspace_after_ms: f64,
+}
+
+/// How long the typing goes on after the first diagnostics.
+const TYPING: Duration = Duration::from_secs(3);
+
+/// Opens the report and types a space and takes it back at its end, every
+/// 20 ms for [`TYPING`] from the first diagnostics, each keystroke waited
+/// for: what a user typing at once feels while the workspace checks run.
+fn typing(binary: &str, folder: &std::path::Path, uri: &str, text: &str, options: &Value) -> Typed {
+    let mut editor = Editor::start_in_folders(binary, &[folder], options.clone());
+    editor.stop_checking();
+    editor.open(uri, text, 1);
+    editor.diagnostics(uri);
+    let line = text.matches('\n').count();
+    let (at, after) = (
+        json!({"line": line, "character": 0}),
+        json!({"line": line, "character": 1}),
+    );
+    let mut took = Vec::new();
+    let mut workspace = false;
+    let started = Instant::now();
+    let mut version = 1;
+    while started.elapsed() < TYPING {
+        version += 1;
+        let change = match version % 2 {
+            0 => json!([{"range": {"start": at, "end": at}, "text": " "}]),
+            _ => json!([{"range": {"start": at, "end": after}, "text": ""}]),
+        };
+        let sent = Instant::now();
+        editor.change(uri, version, change);
+        let published = editor.next_matching(|m| {
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == uri
+                && m["params"]["version"] == version
+        });
+        took.push(sent.elapsed().as_secs_f64() * 1000.0);
+        workspace |= published["params"]["diagnostics"]
+            .as_array()
+            .is_some_and(|d| !d.is_empty());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let stopped = Instant::now();
+    // Every file it names is missing: the workspace publication is not empty.
+    while !workspace {
+        let (_, diagnostics) = editor.diagnostics(uri);
+        workspace = !diagnostics.is_empty();
+    }
+    let workspace_after_ms = stopped.elapsed().as_secs_f64() * 1000.0;
+    editor.shutdown();
+    Typed {
+        slowest_ms: took.iter().copied().fold(0.0, f64::max),
+        median_ms: median(took),
+        workspace_after_ms,
     }
 }
 

@@ -1250,3 +1250,73 @@ fn a_folders_own_settings_turn_its_reports_checks_off_and_on() {
     assert!(has(&on, "live-tier-confirm"), "{on:?}");
     editor.shutdown();
 }
+
+/// A big report's workspace checks give way to the user (issue 44): a
+/// keystroke typed while they run is analysed and published first, the
+/// checks run again once the typing stops, and what they publish then is
+/// what an uninterrupted check publishes.
+#[test]
+fn the_workspace_checks_give_way_to_keystrokes_and_run_again_when_they_stop() {
+    let dir = tempfile::tempdir().unwrap();
+    let generated =
+        report_core::generate::generate_report(report_core::generate::GenerateOptions {
+            entries: 3000,
+            seed: 3,
+            violation_every: 0,
+        });
+    // Its project is its folder, where no file it names is: every entry
+    // gets a workspace diagnostic.
+    let text = generated.replacen("\"/home/dev/monorepo\"", "\".\"", 1);
+    assert_ne!(text, generated);
+    let path = dir.path().join("big.report.json");
+    std::fs::write(&path, &text).unwrap();
+    let uri = uri_of(&path);
+    let options = json!({"logLevel": "debug", "findReports": false});
+    let checked = |editor: &mut Editor| editor.diagnostics_until(&uri, |d| has(d, "path-missing"));
+
+    // Uninterrupted.
+    let binary = env!("CARGO_BIN_EXE_report-lsp");
+    let mut quiet = Editor::start_in_folders(binary, &[dir.path()], options.clone());
+    quiet.open(&uri, &text, 1);
+    let uninterrupted = checked(&mut quiet);
+    quiet.shutdown();
+
+    let mut editor = Editor::start_in_folders(binary, &[dir.path()], options);
+    editor.notify("$/setTrace", json!({"value": "verbose"}));
+    editor.open(&uri, &text, 1);
+    let gave_way = |m: &Value| {
+        m["method"] == "$/logTrace"
+            && m["params"]["message"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("workspace checks gave way"))
+    };
+    // A space typed and taken back at the end, each waited for.
+    let end = position_at(&text, text.len());
+    let mut version = 1;
+    let mut seen = false;
+    while !seen && version < 600 {
+        version += 1;
+        let change = match version % 2 {
+            0 => json!([{"range": {"start": end, "end": end}, "text": " "}]),
+            _ => {
+                let mut after = end.clone();
+                after["character"] = json!(end["character"].as_u64().unwrap() + 1);
+                json!([{"range": {"start": end, "end": after}, "text": ""}])
+            }
+        };
+        editor.change(&uri, version, change);
+        let published = |m: &Value| {
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == uri.as_str()
+                && m["params"]["version"] == version
+        };
+        seen = gave_way(&editor.next_matching(|m| published(m) || gave_way(m)));
+    }
+    assert!(seen, "no check gave way in {version} keystrokes");
+    // The typing stops: the checks run again, to their end.
+    let after = checked(&mut editor);
+    assert_eq!(after.len(), uninterrupted.len());
+    let codes = |d: &[Value]| d.iter().map(|d| d["code"].clone()).collect::<Vec<_>>();
+    assert_eq!(codes(&after), codes(&uninterrupted));
+    editor.shutdown();
+}

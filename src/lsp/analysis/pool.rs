@@ -5,6 +5,7 @@
 //! least loaded.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, mpsc};
 
 use report_core::diagnostic::Diagnostic;
@@ -45,6 +46,9 @@ struct Router {
 #[derive(Default)]
 struct Threads {
     senders: Vec<mpsc::Sender<Message>>,
+    /// Each thread's changes and requests sent and not yet taken: a
+    /// workspace check on that thread gives way to them (`worker::Waiting`).
+    waiting: Vec<Arc<AtomicUsize>>,
     /// How many open documents each thread serves.
     load: Vec<usize>,
     /// Which thread serves each document.
@@ -74,6 +78,9 @@ impl Router {
         if matches!(message, Message::Close(_)) && threads.assigned.remove(uri).is_some() {
             threads.load[thread] -= 1;
         }
+        if matches!(message, Message::Analyze(_) | Message::Query(_)) {
+            threads.waiting[thread].fetch_add(1, Ordering::SeqCst);
+        }
         let _ = threads.senders[thread].send(message);
     }
 
@@ -88,12 +95,15 @@ impl Router {
             let (sender, received) = mpsc::channel();
             let (session, checks) = (self.session.clone(), checks.clone());
             let index = threads.senders.len();
+            let waiting = Arc::new(AtomicUsize::new(0));
+            let counted = waiting.clone();
             let started = std::thread::Builder::new()
                 .name(format!("analysis-{index}"))
                 .stack_size(report_core::ANALYSIS_STACK_BYTES)
-                .spawn(move || worker::run(received, session, checks));
+                .spawn(move || worker::run(received, session, checks, counted));
             if started.is_ok() {
                 threads.senders.push(sender);
+                threads.waiting.push(waiting);
                 threads.load.push(0);
                 return index;
             }

@@ -4,9 +4,11 @@
 
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, mpsc};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use report_core::cancel::{self, Cancelled, Wanted};
 use report_core::host::{DocumentHost, HostOptions, UpdateKind};
 use report_core::text::{changed_range, spans_most_of};
 use tower_lsp_server::ls_types::Uri;
@@ -35,17 +37,30 @@ pub(super) fn run(
     messages: mpsc::Receiver<Message>,
     session: Arc<Session>,
     checks: WorkspaceThread,
+    waiting: Arc<AtomicUsize>,
 ) {
     let mut worker = Analyser {
         states: HashMap::new(),
         session,
         checks,
         workspace: WorkspaceResults::default(),
+        waiting,
+        postponed: HashMap::new(),
     };
     loop {
         // A repair's retired full analysis is freed once nothing has come
         // for a while: freeing it takes longer than the keystrokes after it.
-        let first = if worker.states.values().any(|s| s.host.holds_retired()) {
+        let first = if !worker.postponed.is_empty() {
+            // The checks that gave way run once nothing else is queued.
+            match messages.try_recv() {
+                Ok(first) => first,
+                Err(mpsc::TryRecvError::Empty) => {
+                    worker.run_postponed();
+                    continue;
+                }
+                Err(mpsc::TryRecvError::Disconnected) => break,
+            }
+        } else if worker.states.values().any(|s| s.host.holds_retired()) {
             match messages.recv_timeout(FREE_WHEN_IDLE_FOR) {
                 Ok(first) => first,
                 Err(mpsc::RecvTimeoutError::Timeout) => {
@@ -72,6 +87,9 @@ pub(super) fn run(
         let mut deferred: Vec<Query> = Vec::new();
         for message in std::iter::once(first).chain(std::iter::from_fn(|| messages.try_recv().ok()))
         {
+            if matches!(message, Message::Analyze(_) | Message::Query(_)) {
+                worker.waiting.fetch_sub(1, Ordering::SeqCst);
+            }
             match message {
                 Message::Analyze(job) => match pending.iter_mut().find(|p| p.uri == job.uri) {
                     Some(earlier) => earlier.absorb(job),
@@ -93,13 +111,14 @@ pub(super) fn run(
                         worker.analyze(pending.remove(i));
                     }
                     match delivery {
-                        Delivery::Ask(uri) => worker.project_request(&uri),
-                        Delivery::Facts(read) => worker.workspace_facts(read),
+                        Delivery::Ask(uri) => worker.step(uri, Step::Ask),
+                        Delivery::Facts(read) => worker.step(read.uri.clone(), Step::Check(read)),
                         Delivery::Result(result) => worker.workspace_result(result),
                         Delivery::Target(target) => worker.target_text(target),
                     }
                 }
                 Message::Close(uri) => {
+                    worker.postponed.remove(&uri);
                     worker.workspace.forget(&uri);
                     worker.checks.closed(&uri);
                     pending.retain(|p| p.uri != uri);
@@ -124,7 +143,34 @@ struct Analyser {
     session: Arc<Session>,
     checks: WorkspaceThread,
     workspace: WorkspaceResults,
+    /// This thread's changes and requests sent and not yet taken (counted
+    /// by the router): a workspace check gives way to them.
+    waiting: Arc<AtomicUsize>,
+    /// The workspace checks that gave way, run again when nothing waits.
+    postponed: HashMap<Uri, Postponed>,
 }
+
+/// A step of the workspace checks that gave way to the user's changes or
+/// requests.
+struct Postponed {
+    step: Step,
+    /// When it first gave way: past [`GIVE_WAY_FOR`], it runs to its end.
+    since: Instant,
+}
+
+/// The workspace checks' steps on the analysis thread, each reading every
+/// entry of the report: what it asks of its project (the workspace thread
+/// asked for it), and the check against the facts read.
+enum Step {
+    Ask,
+    Check(Box<FactsRead>),
+}
+
+/// How long a step of the workspace checks keeps giving way to a user who
+/// types on: its diagnostics are due too. At 50 000 entries a check takes
+/// about 350 ms, which a keystroke waits for once in this time at the
+/// most; any pause of the typing that long lets it run.
+const GIVE_WAY_FOR: Duration = Duration::from_secs(10);
 
 impl Analyser {
     /// Whether the document's state is of an older text than the session's,
@@ -222,27 +268,77 @@ impl Analyser {
         }
     }
 
+    /// A step of the workspace checks of `uri`. It gives way to the
+    /// changes and requests queued meanwhile (see `report_core::cancel`)
+    /// and is run again once none waits, unless it has given way since
+    /// `since` for [`GIVE_WAY_FOR`].
+    fn run_step(&mut self, uri: Uri, step: Step, since: Option<Instant>) {
+        let started = Instant::now();
+        let waiting = self.waiting.clone();
+        let still_wanted = move || waiting.load(Ordering::SeqCst) == 0;
+        let gives_way = since.is_none_or(|since| since.elapsed() < GIVE_WAY_FOR);
+        let wanted = gives_way.then_some(Wanted(&still_wanted));
+        let gave_way = match step {
+            Step::Ask => self.project_request(&uri, wanted).err().map(|_| Step::Ask),
+            Step::Check(read) => self.workspace_facts(read, wanted).err().map(Step::Check),
+        };
+        if let Some(step) = gave_way {
+            tracing::debug!(
+                uri = uri.as_str(),
+                ms = crate::log::millis(started.elapsed()),
+                "workspace checks gave way to a change or request"
+            );
+            let since = since.unwrap_or(started);
+            self.postponed.insert(uri, Postponed { step, since });
+        }
+    }
+
+    /// A step delivered by the workspace thread: it takes the place of the
+    /// report's step postponed, if any (a check of newer facts; an ask,
+    /// which leads to one), and keeps the time that one first gave way.
+    fn step(&mut self, uri: Uri, step: Step) {
+        let since = self.postponed.remove(&uri).map(|p| p.since);
+        self.run_step(uri, step, since);
+    }
+
+    /// The postponed steps, run again (they may give way again).
+    fn run_postponed(&mut self) {
+        let postponed: Vec<(Uri, Postponed)> = self.postponed.drain().collect();
+        for (uri, Postponed { step, since }) in postponed {
+            self.run_step(uri, step, Some(since));
+        }
+    }
+
     /// What the report's text asks of its project, to the workspace thread
-    /// that reads it.
-    fn project_request(&mut self, uri: &Uri) {
+    /// that reads it; `Err` when it gave way to `wanted`.
+    fn project_request(&mut self, uri: &Uri, wanted: Option<Wanted<'_>>) -> Result<(), Cancelled> {
         let Some(state) = self.states.get_mut(uri) else {
-            return;
+            return Ok(());
         };
         state.host.settle();
-        let request = state.host.project_request();
+        let request = cancel::catch(|| state.host.project_request(wanted))?;
         self.checks.read(uri, state.generation, request);
+        Ok(())
     }
 
     /// Checks the report's current text against its project's facts (read
     /// for an earlier text, maybe: a path named since has no facts, and no
-    /// diagnostic, until the next read) and publishes the result.
-    fn workspace_facts(&mut self, read: Box<FactsRead>) {
+    /// diagnostic, until the next read) and publishes the result; gives
+    /// the facts back when it gave way to `wanted`.
+    fn workspace_facts(
+        &mut self,
+        read: Box<FactsRead>,
+        wanted: Option<Wanted<'_>>,
+    ) -> Result<(), Box<FactsRead>> {
         let Some(state) = self.states.get_mut(&read.uri) else {
-            return;
+            return Ok(());
         };
         state.host.settle();
-        let started = std::time::Instant::now();
-        let diagnostics = state.host.workspace_check(&read.facts);
+        let started = Instant::now();
+        let checked = cancel::catch(|| state.host.workspace_check(&read.facts, wanted));
+        let Ok(diagnostics) = checked else {
+            return Err(read);
+        };
         tracing::debug!(
             uri = read.uri.as_str(),
             requested = read.generation,
@@ -259,6 +355,7 @@ impl Analyser {
             since_head: read.since_head,
         };
         self.workspace_result(result);
+        Ok(())
     }
 
     /// Merges a workspace check's result and publishes it with the

@@ -644,7 +644,7 @@ impl Searcher {
         settings: &crate::lsp::session::Settings,
     ) -> Vec<Diagnostic> {
         let read = read_project(
-            &host.project_request(),
+            &host.project_request(None),
             Some(path),
             &self.folders,
             &settings.workspace(),
@@ -656,7 +656,7 @@ impl Searcher {
             Read::Facts { root, facts } => {
                 self.watched
                     .insert(path.to_path_buf(), watched_paths(&root, &facts));
-                host.workspace_check(&facts)
+                host.workspace_check(&facts, None)
             }
             Read::Outside { said, .. } => vec![said],
             Read::Off(_) | Read::NoRoot => Vec::new(),

@@ -500,10 +500,14 @@ impl<T: SourceText> DocumentHost<T> {
 
     /// What the workspace checks ask of the report's project (see
     /// [`project_checks::request`]), read entry by entry once a text.
-    pub fn project_request(&self) -> Arc<project_checks::ProjectRequest> {
+    /// `wanted` is asked now and then (see `cancel`).
+    pub fn project_request(
+        &self,
+        wanted: Option<Wanted<'_>>,
+    ) -> Arc<project_checks::ProjectRequest> {
         let made = self.request.get_or_init(|| {
             let request = match self.snapshot().report_tree() {
-                Some(report) => project_checks::request_of(&report),
+                Some(report) => project_checks::request_of(&report, wanted),
                 None => project_checks::ProjectRequest::default(),
             };
             Arc::new(request)
@@ -513,9 +517,14 @@ impl<T: SourceText> DocumentHost<T> {
 
     /// Every workspace diagnostic of this text under `facts`, sorted: the
     /// same as [`project_checks::check`] of its full analysis, without one.
-    pub fn workspace_check(&self, facts: &WorkspaceFacts) -> Vec<Diagnostic> {
+    /// `wanted` is asked now and then (see `cancel`).
+    pub fn workspace_check(
+        &self,
+        facts: &WorkspaceFacts,
+        wanted: Option<Wanted<'_>>,
+    ) -> Vec<Diagnostic> {
         match self.snapshot().report_tree() {
-            Some(report) => project_checks::check_report(&report, facts),
+            Some(report) => project_checks::check_report(&report, facts, wanted),
             None => Vec::new(),
         }
     }

@@ -957,14 +957,14 @@ fn assert_publishes_like_a_capped_full_analysis(host: &DocumentHost<String>, opt
 fn the_project_request_is_made_once_a_text() {
     let text = report(30, 0);
     let mut host = DocumentHost::new(text.clone(), None, REPORT);
-    let first = host.project_request();
+    let first = host.project_request(None);
     assert_eq!(*first, project_checks::request(&crate::analyze(&text)));
     assert!(!first.paths.is_empty());
     // The same text again (new settings, a save): the same request.
     host.update(text.clone(), None, REPORT);
-    assert!(Arc::ptr_eq(&first, &host.project_request()));
+    assert!(Arc::ptr_eq(&first, &host.project_request(None)));
     host.update(text.clone(), Some(&[]), REPORT);
-    assert!(Arc::ptr_eq(&first, &host.project_request()));
+    assert!(Arc::ptr_eq(&first, &host.project_request(None)));
     // An entry that names another file: asked again.
     let at = text.find("\"path\": \"").unwrap() + "\"path\": \"".len();
     let mut edited = text.clone();
@@ -978,7 +978,7 @@ fn the_project_request_is_made_once_a_text() {
         UpdateKind::Incremental
     );
     host.settle();
-    let after = host.project_request();
+    let after = host.project_request(None);
     assert!(!Arc::ptr_eq(&first, &after));
     assert_eq!(*after, project_checks::request(&crate::analyze(&edited)));
     assert_ne!(*after, *first);

@@ -10,6 +10,7 @@ use super::{
     FileFacts, FileKind, Sourced, TokenSpan, WorkspaceFacts, anchored_lines, items, token_span,
 };
 use crate::Analysis;
+use crate::cancel::Wanted;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::host::snapshot::ReportTree;
 use crate::schema::SafetyTier;
@@ -34,12 +35,17 @@ pub fn root_outside_workspace(range: TextRange, shown: &str) -> Diagnostic {
 
 /// Every workspace diagnostic of `analysis` under `facts`, sorted.
 pub fn check(analysis: &Analysis, facts: &WorkspaceFacts) -> Vec<Diagnostic> {
-    check_report(&ReportTree::Whole(analysis), facts)
+    check_report(&ReportTree::Whole(analysis), facts, None)
 }
 
 /// [`check`] of a report however it is analysed: its root and then each
 /// entry in turn, so that one kept per entry is never parsed whole.
-pub(crate) fn check_report(report: &ReportTree<'_>, facts: &WorkspaceFacts) -> Vec<Diagnostic> {
+/// `wanted` is asked every 256 entries (see `cancel`).
+pub(crate) fn check_report(
+    report: &ReportTree<'_>,
+    facts: &WorkspaceFacts,
+    wanted: Option<Wanted<'_>>,
+) -> Vec<Diagnostic> {
     let Some(root) = report.root() else {
         return Vec::new();
     };
@@ -75,7 +81,12 @@ pub(crate) fn check_report(report: &ReportTree<'_>, facts: &WorkspaceFacts) -> V
     };
     let mut anchors: BTreeMap<String, Vec<Anchor>> = BTreeMap::new();
     let mut expected = Vec::new();
+    let mut checked = 0usize;
     report.each_entry(|entry, entry_facts, back| {
+        checked += 1;
+        if checked.is_multiple_of(256) {
+            crate::cancel::check(wanted);
+        }
         let mut found = Vec::new();
         if let Some((path, (start, end, range))) =
             check_entry(facts, generated_at, entry, entry_facts, &mut found)

@@ -243,7 +243,7 @@ pub struct ProjectRequest {
 
 /// What the checks of `analysis`'s report ask of its project.
 pub fn request(analysis: &Analysis) -> ProjectRequest {
-    request_of(&ReportTree::Whole(analysis))
+    request_of(&ReportTree::Whole(analysis), None)
 }
 
 /// `scan.project_root`, where a report names its project: read by the
@@ -254,7 +254,11 @@ pub fn project_root_of(report: Node<'_>) -> Option<Node<'_>> {
 }
 
 /// [`request`] of a report however it is analysed (its root, then each entry).
-pub(crate) fn request_of(report: &ReportTree<'_>) -> ProjectRequest {
+/// `still` is asked every 256 entries (see `cancel`).
+pub(crate) fn request_of(
+    report: &ReportTree<'_>,
+    still: Option<crate::cancel::Wanted<'_>>,
+) -> ProjectRequest {
     let Some(root) = report.root() else {
         return ProjectRequest::default();
     };
@@ -269,7 +273,12 @@ pub(crate) fn request_of(report: &ReportTree<'_>) -> ProjectRequest {
         }
     }
     let mut token_spans = Vec::new();
+    let mut read = 0usize;
     report.each_entry(|entry, _, _| {
+        read += 1;
+        if read.is_multiple_of(256) {
+            crate::cancel::check(still);
+        }
         let span = wanted.entry(entry);
         token_spans.extend(span.map(|(path, span)| (path.to_string(), span)));
     });

@@ -289,12 +289,12 @@ mod tests {
             assert!(host.status().entries.is_some(), "per entry {when}");
             let full = crate::analyze(host.text());
             assert_eq!(
-                *host.project_request(),
+                *host.project_request(None),
                 super::super::request(&full),
                 "{when}"
             );
             for (i, facts) in all.iter().enumerate() {
-                let ours = host.workspace_check(facts);
+                let ours = host.workspace_check(facts, None);
                 assert_eq!(ours, check(&full, facts), "{when}, facts {i}");
                 codes.extend(ours.iter().map(|d| d.code));
             }
