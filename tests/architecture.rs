@@ -688,43 +688,18 @@ fn cycles(src: &std::path::Path) -> Vec<Vec<String>> {
     groups
 }
 
-/// The loops between a folder's `mod.rs` and its own files that are known
-/// and not yet untangled (issue 44, step 6), by folder, each with why. Any
-/// other loop fails the test below, and so does one of these once it is
-/// gone (then remove it here).
-const KNOWN_LOOPS: &[(&str, &str)] = &[(
-    "incremental",
-    "the per-entry analysis: `Incremental`'s methods are split across the folder's files, which share its private types (`Back`, `Slot`) and call each other",
-)];
-
 /// No import cycle between source files of any crate (issue 25), a
-/// folder's `mod.rs` and its own files included: each module can be read
-/// knowing only the ones it names.
+/// folder's `mod.rs` and its own files included (issue 44): each module
+/// can be read knowing only the ones it names, and a folder's files read
+/// in one direction.
 #[test]
 fn no_import_cycle_between_source_files() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut found = cycles(&root.join("crates/report-core/src"));
-    found.extend(cycles(&root.join("crates/report-gen/src")));
-    let server = cycles(&root.join("src"));
-    assert_eq!(server, Vec::<Vec<String>>::new(), "import cycles in src/");
-    let within = |group: &[String], folder: &str| {
-        group
-            .iter()
-            .all(|m| m == folder || m.starts_with(&format!("{folder}::")))
-    };
-    let unknown: Vec<&Vec<String>> = found
-        .iter()
-        .filter(|group| !KNOWN_LOOPS.iter().any(|(folder, _)| within(group, folder)))
-        .collect();
-    assert_eq!(
-        unknown,
-        Vec::<&Vec<String>>::new(),
-        "import cycles in the core"
-    );
-    for (folder, _) in KNOWN_LOOPS {
-        assert!(
-            found.iter().any(|group| within(group, folder)),
-            "{folder}'s loop is gone: remove it from KNOWN_LOOPS"
+    for src in ["crates/report-core/src", "crates/report-gen/src", "src"] {
+        assert_eq!(
+            cycles(&root.join(src)),
+            Vec::<Vec<String>>::new(),
+            "import cycles in {src}"
         );
     }
 }

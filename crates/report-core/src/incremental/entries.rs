@@ -18,20 +18,9 @@ use crate::diagnostic::Diagnostic;
 use crate::text::{Shift, TextRange};
 use crate::validate::TopMember;
 
-use super::Incremental;
 use super::slots::check_alone;
 use super::split::split_entries;
-
-/// Entries replaced by new text: `removed` slots at `at` gave way to
-/// `window`, which is to hold whole entry objects and their commas.
-#[derive(Clone, Debug)]
-pub(super) struct Pending {
-    pub(super) at: usize,
-    pub(super) removed: usize,
-    /// The paths of the entries removed.
-    pub(super) removed_paths: Vec<String>,
-    pub(super) window: TextRange,
-}
+use super::state::{Incremental, Pending};
 
 impl Incremental {
     /// An edit inside the `entries` array, not within one entry object: the

@@ -13,7 +13,7 @@ use crate::text::{Shift, TextRange};
 use crate::validate::{self, Shortlist};
 
 use super::membership::{is_judgement, missing_paths};
-use super::{Incremental, Mode};
+use super::state::{Incremental, Mode};
 
 impl Incremental {
     /// An edit in the envelope, before or after the `entries` array, its

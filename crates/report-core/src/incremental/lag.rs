@@ -26,27 +26,10 @@ use std::borrow::Cow;
 use crate::diagnostic::Diagnostic;
 use crate::text::{Shift, TextRange};
 
-use super::Incremental;
-use super::slots::Slot;
+use super::state::{Incremental, Lag};
 
 /// How many edits a lag keeps before the slots are settled.
 pub(super) const MAX_SHIFTS: usize = 64;
-
-/// The slots from `from` on hold offsets `delta` bytes short of the
-/// text's, the sum of `shifts`, the edits since they were moved.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) struct Lag {
-    pub(super) from: usize,
-    pub(super) delta: isize,
-    pub(super) shifts: Vec<Shift>,
-}
-
-impl Lag {
-    /// Moves a lagging slot to the text's offsets.
-    fn settle(&self, slot: &mut Slot) {
-        slot.move_by(self.delta, &self.shifts);
-    }
-}
 
 impl Incremental {
     /// Moves every lagging slot to the text's offsets: before anything

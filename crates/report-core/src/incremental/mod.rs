@@ -10,7 +10,8 @@
 //! add up until the next [`Incremental::update`], an edit of any other
 //! kind is taken alone, and what cannot be taken is refused; a refused
 //! edit within one entry is undone, so that the caller may
-//! [`Incremental::resume`]. Its changes are made in this file alone.
+//! [`Incremental::resume`]. Its changes are made in this file alone (it is
+//! declared in `state.rs`, with the fields it is one of).
 //!
 //! Why the result equals a full analysis of the new text: every syntax
 //! error of the text lies inside an entry object, and the edited entry's new
@@ -42,19 +43,28 @@
 //! before the edit ([`Incremental::resume`]): the caller may keep it with
 //! that text, for the repair.
 //! `tests/incremental.rs` compares both after random edits.
+//!
+//! The files use each other in one direction, each only those before it:
+//! `split` and `messages`; `slots`; `path_index`; `state` (the fields);
+//! `lag`; `recheck`; `membership`; `entries`, `shortlist` and `envelope`;
+//! and this file, which uses them all. A method of [`Incremental`] calls
+//! only methods of its own file or of those before it.
 
 mod entries;
 mod envelope;
 mod lag;
 mod membership;
 mod messages;
+mod path_index;
+mod recheck;
 mod shortlist;
 mod slots;
 mod split;
+mod state;
+
+pub use state::Incremental;
 
 use std::borrow::Cow;
-
-use foldhash::HashSet;
 
 use crate::Analysis;
 use crate::diagnostic::{Diagnostic, OmittedCount};
@@ -64,82 +74,13 @@ use crate::syntax;
 use crate::text::{Shift, TextRange};
 use crate::validate::{Candidate, EntryFacts, Shortlist, TopMember};
 
-use entries::Pending;
-use lag::Lag;
-use membership::{PathIndex, is_judgement, missing_paths};
-use shortlist::{NotSpliced, ShortlistPending};
-use slots::{Item, Slot, Totals, Undo, into_slots, is_syntax, item_of, slot_at, slot_range_at};
-
-/// The analysis of a report kept per entry, updated edit by edit.
-#[derive(Clone, Debug)]
-pub struct Incremental {
-    /// The length of the text it describes.
-    len: usize,
-    slots: Vec<Slot>,
-    /// What the slots hold in all, kept as they change.
-    totals: Totals,
-    /// Diagnostics outside every entry (the envelope, the shortlist, the
-    /// fields of promotion candidates), sorted.
-    outside: Vec<Diagnostic>,
-    /// What promotion candidates' paths name, judged again when an entry's
-    /// path or lifecycle evidence changes; sorted.
-    judged: Vec<Diagnostic>,
-    shortlist: Option<Shortlist>,
-    candidates: Vec<Candidate>,
-    /// The report's own members (item counts as of the last full analysis).
-    members: Vec<TopMember>,
-    /// The entries by path (see [`PathIndex`]).
-    by_path: PathIndex,
-    /// The paths of entries that are not in the shortlist: those entries
-    /// have a membership diagnostic, whose message and fix name the shortlist.
-    missing: HashSet<String>,
-    /// What the edits since the last update wait for.
-    mode: Mode,
-    /// The slots whose offsets lag behind the text's (see `lag.rs`).
-    lag: Option<Lag>,
-    /// How many shortlist edits were taken item by item.
-    shortlist_splices: usize,
-    /// Whether the envelope looks like a report's: a broken text that does
-    /// not is checked for its syntax alone, which only a full analysis does.
-    looks_like_report: bool,
-    /// How many diagnostics the full analysis kept at most, and how many it
-    /// left out (all in entries; see [`Incremental::omitted`]).
-    keep: usize,
-    omitted: OmittedCount,
-}
-
-/// What the edits since the last [`Incremental::update`] wait for. One
-/// mode, not one field each: an edit is taken within entries while only
-/// such edits wait (they add up), and any other kind only when nothing
-/// waits, so at most one kind waits at a time. It changes only in
-/// [`Incremental::edit`], [`Incremental::update`], [`Incremental::refuse`]
-/// and [`Incremental::resume`].
-#[derive(Clone, Debug)]
-enum Mode {
-    /// Nothing edited since the last update.
-    Clean,
-    /// Edits within entry objects: the entries edited, ascending, are
-    /// checked again at the update. After one edit alone, `undo` puts the
-    /// state back as it was before it, should the update refuse it.
-    Entries {
-        dirty: Vec<usize>,
-        undo: Option<Box<Undo>>,
-    },
-    /// Entries removed and text put in their place, parsed at the update
-    /// (see `entries.rs`).
-    Spliced(Pending),
-    /// An edit in the envelope, outside the `entries` array, checked again
-    /// at the update: with the shortlist's items as they are when the edit
-    /// left them alone (see `envelope.rs`).
-    Envelope { keeps_shortlist: bool },
-    /// Shortlist items removed and text put in their place, parsed at the
-    /// update (see `shortlist.rs`).
-    Shortlist(ShortlistPending),
-    /// An edit or an update was refused: nothing more is tracked. The state
-    /// is `resumable` when it is as it was before the edits since the last
-    /// update, left so or put back (see [`Incremental::resume`]).
-    Refused { resumable: bool },
-}
+use membership::{is_judgement, missing_paths};
+use path_index::PathIndex;
+use shortlist::NotSpliced;
+use slots::{
+    Item, Slot, Totals, Undo, into_slots, is_syntax, item_of, judged_again, slot_at, slot_range_at,
+};
+use state::Mode;
 
 /// What a refusal leaves of the state: the state before the edits since
 /// the last update, or an unusable one.
@@ -447,34 +388,6 @@ impl Incremental {
         matches!(self.mode, Mode::Refused { .. })
     }
 
-    /// Moves what lies outside the entries (the shortlist too, when
-    /// `shortlist`), and the length.
-    fn shift_outside(&mut self, shift: Shift, shortlist: bool) {
-        for diagnostic in self.outside.iter_mut().chain(&mut self.judged) {
-            diagnostic.shift(shift);
-        }
-        if shortlist && let Some(shortlist) = &mut self.shortlist {
-            shortlist.shift(shift);
-        }
-        for candidate in &mut self.candidates {
-            candidate.shift(shift);
-        }
-        for member in &mut self.members {
-            member.shift(shift);
-        }
-        self.len = shift.offset(self.len);
-    }
-
-    /// The range of the `entries` array's value.
-    fn entries_array(&self) -> Option<TextRange> {
-        self.array("entries")
-    }
-
-    /// The range of the report's member `key`, when it is an array.
-    fn array(&self, key: &str) -> Option<TextRange> {
-        TopMember::array(&self.members, key).map(|m| m.value_range)
-    }
-
     /// After [`Incremental::edit`] or [`Incremental::update`] returned
     /// false: whether the state is as it was before the edits since the
     /// last update, and so describes the text before them (it is then
@@ -587,9 +500,65 @@ impl Incremental {
         true
     }
 
-    /// How many diagnostics there are.
-    pub fn count(&self) -> usize {
-        self.outside.len() + self.judged.len() + self.totals.diagnostics
+    /// Checks again the entries edited since the last update (`dirty`,
+    /// ascending; `undo` puts back the one edit when it was alone): whether
+    /// the candidates are to be judged again, or what refusing leaves.
+    fn check_edited(
+        &mut self,
+        dirty: &[usize],
+        undo: Option<Box<Undo>>,
+        read: &mut impl FnMut(TextRange) -> String,
+    ) -> Result<bool, Back> {
+        // Past the cap, the diagnostics of all entries are ranked together.
+        if self.omitted.count > 0 {
+            self.settle();
+        }
+        let mut rejudge = false;
+        for (k, &i) in dirty.iter().enumerate() {
+            let next_edited = dirty.get(k + 1) == Some(&(i + 1));
+            let Some(mut slot) = self.check_slot(i, next_edited, read) else {
+                return Err(Back::undo(undo));
+            };
+            slot.diagnostics.sort_by(Diagnostic::order);
+            // What refuses the edit below, found before anything changes:
+            // the state before the one edit can then be put back.
+            if undo.is_some() && self.refuses(&self.slots[i], &slot) {
+                return Err(Back::undo(undo));
+            }
+            let old = self.replace_slot(i, slot);
+            self.omitted.remove(old.omitted);
+            if self.omitted.count > 0 && !self.leave_out_past_the_kept(i..i + 1) {
+                return Err(Back::Lost);
+            }
+            let new = &self.slots[i];
+            let path_changed =
+                old.facts.path.as_ref().map(|p| &p.0) != new.facts.path.as_ref().map(|p| &p.0);
+            rejudge |= judged_again(&old, new);
+            if path_changed {
+                let new_path = new.facts.path.as_ref().map(|(p, _)| p.clone());
+                // The other entries of both paths are read and changed.
+                self.settle();
+                let old_path = old.facts.path.map(|(p, _)| p);
+                self.move_path(i, old_path.clone(), new_path.clone());
+                for path in old_path.iter().chain(&new_path) {
+                    self.note_membership(path);
+                }
+            }
+        }
+        Ok(rejudge)
+    }
+
+    /// Whether the update refuses entry `old` checked again as `new`, the
+    /// only entry edited: the candidates judged again while diagnostics are
+    /// left out, syntax errors up to the parser's cap, or a broken entry in
+    /// a text that does not look like a report.
+    fn refuses(&self, old: &Slot, new: &Slot) -> bool {
+        let others_left_out = self.omitted.count > old.omitted.count;
+        let syntax_errors =
+            self.totals.syntax_errors - old.syntax_errors as usize + new.syntax_errors as usize;
+        (others_left_out && judged_again(old, new))
+            || syntax_errors >= syntax::MAX_SYNTAX_ERRORS
+            || (new.broken && !self.looks_like_report)
     }
 
     /// Whether some diagnostic satisfies `test`, which must look only at

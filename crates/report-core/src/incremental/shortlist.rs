@@ -21,19 +21,8 @@ use crate::fix::separator_after_bracket;
 use crate::text::{Shift, TextRange};
 use crate::validate::{ShortlistItem, TopMember, check_item_alone};
 
-use super::Incremental;
 use super::split::split_items;
-
-/// Shortlist items replaced by new text: `removed` items at `at` gave way
-/// to `window`, which is to hold whole items and their commas. The
-/// shortlist itself is moved by `shift` only when it takes them.
-#[derive(Clone, Debug)]
-pub(super) struct ShortlistPending {
-    pub(super) at: usize,
-    pub(super) removed: usize,
-    pub(super) window: TextRange,
-    pub(super) shift: Shift,
-}
+use super::state::{Incremental, ShortlistPending};
 
 /// Why shortlist items were not taken one by one at the update.
 pub(super) enum NotSpliced {
