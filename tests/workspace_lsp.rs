@@ -1251,12 +1251,9 @@ fn a_folders_own_settings_turn_its_reports_checks_off_and_on() {
     editor.shutdown();
 }
 
-/// A big report's workspace checks give way to the user (issue 44): a
-/// keystroke typed while they run is analysed and published first, the
-/// checks run again once the typing stops, and what they publish then is
-/// what an uninterrupted check publishes.
-#[test]
-fn the_workspace_checks_give_way_to_keystrokes_and_run_again_when_they_stop() {
+/// A 3 000-entry report alone in a folder that is its project, where no
+/// file it names is: every entry gets a workspace diagnostic.
+fn big_report_in_its_project() -> (tempfile::TempDir, String, String) {
     let dir = tempfile::tempdir().unwrap();
     let generated =
         report_core::generate::generate_report(report_core::generate::GenerateOptions {
@@ -1264,13 +1261,59 @@ fn the_workspace_checks_give_way_to_keystrokes_and_run_again_when_they_stop() {
             seed: 3,
             violation_every: 0,
         });
-    // Its project is its folder, where no file it names is: every entry
-    // gets a workspace diagnostic.
     let text = generated.replacen("\"/home/dev/monorepo\"", "\".\"", 1);
     assert_ne!(text, generated);
     let path = dir.path().join("big.report.json");
     std::fs::write(&path, &text).unwrap();
     let uri = uri_of(&path);
+    (dir, uri, text)
+}
+
+/// Types a space and takes it back at the end of `text`, each keystroke
+/// waited for, from `version` on, until the workspace checks give way to
+/// one (a traced event); the last version typed.
+fn type_until_the_checks_give_way(
+    editor: &mut Editor,
+    uri: &str,
+    text: &str,
+    mut version: i64,
+) -> i64 {
+    let gave_way = |m: &Value| {
+        m["method"] == "$/logTrace"
+            && m["params"]["message"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("workspace checks gave way"))
+    };
+    let end = position_at(text, text.len());
+    let mut after = end.clone();
+    after["character"] = json!(end["character"].as_u64().unwrap() + 1);
+    let first = version;
+    loop {
+        version += 1;
+        assert!(version < first + 600, "no check gave way in 600 keystrokes");
+        let change = match version % 2 {
+            0 => json!([{"range": {"start": end, "end": end}, "text": " "}]),
+            _ => json!([{"range": {"start": end, "end": after}, "text": ""}]),
+        };
+        editor.change(uri, version, change);
+        let published = |m: &Value| {
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == uri
+                && m["params"]["version"] == version
+        };
+        if gave_way(&editor.next_matching(|m| published(m) || gave_way(m))) {
+            return version;
+        }
+    }
+}
+
+/// A big report's workspace checks give way to the user (issue 44): a
+/// keystroke typed while they run is analysed and published first, the
+/// checks run again once the typing stops, and what they publish then is
+/// what an uninterrupted check publishes.
+#[test]
+fn the_workspace_checks_give_way_to_keystrokes_and_run_again_when_they_stop() {
+    let (dir, uri, text) = big_report_in_its_project();
     let options = json!({"logLevel": "debug", "findReports": false});
     let checked = |editor: &mut Editor| editor.diagnostics_until(&uri, |d| has(d, "path-missing"));
 
@@ -1284,39 +1327,47 @@ fn the_workspace_checks_give_way_to_keystrokes_and_run_again_when_they_stop() {
     let mut editor = Editor::start_in_folders(binary, &[dir.path()], options);
     editor.notify("$/setTrace", json!({"value": "verbose"}));
     editor.open(&uri, &text, 1);
-    let gave_way = |m: &Value| {
-        m["method"] == "$/logTrace"
-            && m["params"]["message"]
-                .as_str()
-                .is_some_and(|t| t.starts_with("workspace checks gave way"))
-    };
-    // A space typed and taken back at the end, each waited for.
-    let end = position_at(&text, text.len());
-    let mut version = 1;
-    let mut seen = false;
-    while !seen && version < 600 {
-        version += 1;
-        let change = match version % 2 {
-            0 => json!([{"range": {"start": end, "end": end}, "text": " "}]),
-            _ => {
-                let mut after = end.clone();
-                after["character"] = json!(end["character"].as_u64().unwrap() + 1);
-                json!([{"range": {"start": end, "end": after}, "text": ""}])
-            }
-        };
-        editor.change(&uri, version, change);
-        let published = |m: &Value| {
-            m["method"] == "textDocument/publishDiagnostics"
-                && m["params"]["uri"] == uri.as_str()
-                && m["params"]["version"] == version
-        };
-        seen = gave_way(&editor.next_matching(|m| published(m) || gave_way(m)));
-    }
-    assert!(seen, "no check gave way in {version} keystrokes");
+    type_until_the_checks_give_way(&mut editor, &uri, &text, 1);
     // The typing stops: the checks run again, to their end.
     let after = checked(&mut editor);
     assert_eq!(after.len(), uninterrupted.len());
     let codes = |d: &[Value]| d.iter().map(|d| d["code"].clone()).collect::<Vec<_>>();
     assert_eq!(codes(&after), codes(&uninterrupted));
+    editor.shutdown();
+}
+
+/// Checks turned off while a check that gave way waits to run again: the
+/// pass that withdraws the workspace diagnostics takes its place, and the
+/// old check never publishes them again.
+#[test]
+fn checks_turned_off_while_one_gave_way_stay_off() {
+    let (dir, uri, text) = big_report_in_its_project();
+    let capabilities = capable_client_with(json!({"workspace": {"configuration": true}}));
+    let options = json!({"logLevel": "debug", "findReports": false});
+    let mut editor = Editor::start_in_folders_with(capabilities, &[dir.path()], options);
+    editor.notify("$/setTrace", json!({"value": "verbose"}));
+    editor.open(&uri, &text, 1);
+    let version = type_until_the_checks_give_way(&mut editor, &uri, &text, 1);
+    editor.configuration_by_scope.insert(
+        file_uri(dir.path()),
+        json!({"logLevel": "debug", "workspaceChecks": "off"}),
+    );
+    editor.notify("workspace/didChangeConfiguration", json!({"settings": {}}));
+    // Typed on a little, then nothing: whatever was postponed has run.
+    let end = position_at(&text, text.len());
+    let space = json!([{"range": {"start": end, "end": end}, "text": " "}]);
+    editor.change(&uri, version + 1, space);
+    for _ in 0..3 {
+        editor.request("report-lsp/status", json!({"uri": uri}));
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+    editor.request("report-lsp/status", json!({"uri": uri}));
+    let last = (editor.backlog.iter())
+        .rfind(|m| {
+            m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri.as_str()
+        })
+        .expect("published since");
+    let diagnostics = last["params"]["diagnostics"].as_array().unwrap();
+    assert!(!has(diagnostics, "path-missing"), "{diagnostics:?}");
     editor.shutdown();
 }

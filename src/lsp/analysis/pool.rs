@@ -47,7 +47,7 @@ struct Router {
 struct Threads {
     senders: Vec<mpsc::Sender<Message>>,
     /// Each thread's changes and requests sent and not yet taken: a
-    /// workspace check on that thread gives way to them (`worker::Waiting`).
+    /// workspace check on that thread gives way to them (`worker.rs`).
     waiting: Vec<Arc<AtomicUsize>>,
     /// How many open documents each thread serves.
     load: Vec<usize>,

@@ -46,6 +46,7 @@ pub(super) fn run(
         workspace: WorkspaceResults::default(),
         waiting,
         postponed: HashMap::new(),
+        gave_way_since: HashMap::new(),
     };
     loop {
         // A repair's retired full analysis is freed once nothing has come
@@ -85,6 +86,8 @@ pub(super) fn run(
         // Queries for the latest text of a document whose change is queued
         // behind them: answered once this batch is analysed.
         let mut deferred: Vec<Query> = Vec::new();
+        // The workspace checks' steps delivered meanwhile, in order.
+        let mut steps: Vec<(Uri, Step)> = Vec::new();
         for message in std::iter::once(first).chain(std::iter::from_fn(|| messages.try_recv().ok()))
         {
             if matches!(message, Message::Analyze(_) | Message::Query(_)) {
@@ -111,14 +114,21 @@ pub(super) fn run(
                         worker.analyze(pending.remove(i));
                     }
                     match delivery {
-                        Delivery::Ask(uri) => worker.step(uri, Step::Ask),
-                        Delivery::Facts(read) => worker.step(read.uri.clone(), Step::Check(read)),
-                        Delivery::Result(result) => worker.workspace_result(result),
+                        // Run after the batch's changes and requests: they do not wait.
+                        Delivery::Ask(uri) => steps.push((uri, Step::Ask)),
+                        Delivery::Facts(read) => steps.push((read.uri.clone(), Step::Check(read))),
+                        Delivery::Result(result) => {
+                            // A pass decided without reading supersedes a step that gave way.
+                            steps.retain(|(uri, _)| *uri != result.uri);
+                            worker.forget_steps(&result.uri);
+                            worker.workspace_result(result);
+                        }
                         Delivery::Target(target) => worker.target_text(target),
                     }
                 }
                 Message::Close(uri) => {
-                    worker.postponed.remove(&uri);
+                    steps.retain(|(u, _)| *u != uri);
+                    worker.forget_steps(&uri);
                     worker.workspace.forget(&uri);
                     worker.checks.closed(&uri);
                     pending.retain(|p| p.uri != uri);
@@ -134,6 +144,9 @@ pub(super) fn run(
         for query in deferred {
             worker.answer(query);
         }
+        for (uri, step) in steps {
+            worker.step(uri, step);
+        }
     }
 }
 
@@ -146,16 +159,19 @@ struct Analyser {
     /// This thread's changes and requests sent and not yet taken (counted
     /// by the router): a workspace check gives way to them.
     waiting: Arc<AtomicUsize>,
-    /// The workspace checks that gave way, run again when nothing waits.
+    /// What of each report's workspace checks gave way, run again when
+    /// nothing waits, and since when its checks have been giving way.
     postponed: HashMap<Uri, Postponed>,
+    gave_way_since: HashMap<Uri, Instant>,
 }
 
-/// A step of the workspace checks that gave way to the user's changes or
-/// requests.
+/// What of a report's workspace checks gave way to the user's changes or
+/// requests: a check against facts read (the latest), and an ask (of what
+/// its text asks of its project) that came after them; run in that order.
+#[derive(Default)]
 struct Postponed {
-    step: Step,
-    /// When it first gave way: past [`GIVE_WAY_FOR`], it runs to its end.
-    since: Instant,
+    check: Option<Box<FactsRead>>,
+    ask: bool,
 }
 
 /// The workspace checks' steps on the analysis thread, each reading every
@@ -166,10 +182,10 @@ enum Step {
     Check(Box<FactsRead>),
 }
 
-/// How long a step of the workspace checks keeps giving way to a user who
-/// types on: its diagnostics are due too. At 50 000 entries a check takes
-/// about 350 ms, which a keystroke waits for once in this time at the
-/// most; any pause of the typing that long lets it run.
+/// How long a report's workspace checks keep giving way to a user who
+/// types on: their diagnostics are due too. At 50 000 entries a check
+/// takes about 350 ms, which a keystroke waits for once in this time at
+/// the most; any pause of the typing that long lets it run.
 const GIVE_WAY_FOR: Duration = Duration::from_secs(10);
 
 impl Analyser {
@@ -268,44 +284,67 @@ impl Analyser {
         }
     }
 
-    /// A step of the workspace checks of `uri`. It gives way to the
-    /// changes and requests queued meanwhile (see `report_core::cancel`)
-    /// and is run again once none waits, unless it has given way since
-    /// `since` for [`GIVE_WAY_FOR`].
-    fn run_step(&mut self, uri: Uri, step: Step, since: Option<Instant>) {
+    /// A step delivered by the workspace thread, joined to what of the
+    /// report's checks gave way (a check of newer facts takes the place of
+    /// one of older facts; an ask stays), then run.
+    fn step(&mut self, uri: Uri, step: Step) {
+        let mut due = self.postponed.remove(&uri).unwrap_or_default();
+        match step {
+            Step::Ask => due.ask = true,
+            Step::Check(read) => due.check = Some(read),
+        }
+        self.run_due(uri, due);
+    }
+
+    /// The report's due steps, the check first, then the ask. Each gives way
+    /// to the changes and requests queued meanwhile (see
+    /// `report_core::cancel`) and is run again once none waits, unless the
+    /// report's checks have given way for [`GIVE_WAY_FOR`].
+    fn run_due(&mut self, uri: Uri, mut due: Postponed) {
         let started = Instant::now();
         let waiting = self.waiting.clone();
         let still_wanted = move || waiting.load(Ordering::SeqCst) == 0;
+        let since = self.gave_way_since.get(&uri);
         let gives_way = since.is_none_or(|since| since.elapsed() < GIVE_WAY_FOR);
         let wanted = gives_way.then_some(Wanted(&still_wanted));
-        let gave_way = match step {
-            Step::Ask => self.project_request(&uri, wanted).err().map(|_| Step::Ask),
-            Step::Check(read) => self.workspace_facts(read, wanted).err().map(Step::Check),
-        };
-        if let Some(step) = gave_way {
-            tracing::debug!(
-                uri = uri.as_str(),
-                ms = crate::log::millis(started.elapsed()),
-                "workspace checks gave way to a change or request"
-            );
-            let since = since.unwrap_or(started);
-            self.postponed.insert(uri, Postponed { step, since });
+        if let Some(read) = due.check.take() {
+            if let Err(read) = self.workspace_facts(read, wanted) {
+                due.check = Some(read);
+                return self.give_way(uri, due, started);
+            }
+            if !due.ask {
+                // Checked to the end: the clock stops.
+                self.gave_way_since.remove(&uri);
+            }
+        }
+        // The clock goes on to the check of what the ask reads.
+        if due.ask && self.project_request(&uri, wanted).is_err() {
+            self.give_way(uri, due, started);
         }
     }
 
-    /// A step delivered by the workspace thread: it takes the place of the
-    /// report's step postponed, if any (a check of newer facts; an ask,
-    /// which leads to one), and keeps the time that one first gave way.
-    fn step(&mut self, uri: Uri, step: Step) {
-        let since = self.postponed.remove(&uri).map(|p| p.since);
-        self.run_step(uri, step, since);
+    fn give_way(&mut self, uri: Uri, due: Postponed, started: Instant) {
+        tracing::debug!(
+            uri = uri.as_str(),
+            ms = crate::log::millis(started.elapsed()),
+            "workspace checks gave way to a change or request"
+        );
+        self.gave_way_since.entry(uri.clone()).or_insert(started);
+        self.postponed.insert(uri, due);
+    }
+
+    /// What gave way of the report's checks, dropped: a pass decided
+    /// without reading took their place, or the report closed.
+    fn forget_steps(&mut self, uri: &Uri) {
+        self.postponed.remove(uri);
+        self.gave_way_since.remove(uri);
     }
 
     /// The postponed steps, run again (they may give way again).
     fn run_postponed(&mut self) {
         let postponed: Vec<(Uri, Postponed)> = self.postponed.drain().collect();
-        for (uri, Postponed { step, since }) in postponed {
-            self.run_step(uri, step, Some(since));
+        for (uri, due) in postponed {
+            self.run_due(uri, due);
         }
     }
 
@@ -400,6 +439,10 @@ impl Analyser {
     /// older text (the check to come reads the target's text then).
     fn target_text(&mut self, target: TargetText) {
         let uri = target.report.clone();
+        // A check that gave way reads the text too when it runs again.
+        if let Some(read) = self.postponed.get_mut(&uri).and_then(|p| p.check.as_mut()) {
+            crate::project::overlay::lay(&mut read.facts, &target.key, &target.text);
+        }
         let Some(state) = self.states.get_mut(&uri) else {
             return;
         };

@@ -36,6 +36,10 @@ pub const UNSYNCED_BYTES: u64 = 50 * 1024 * 1024;
 /// file (a client that stops in the middle of one must not stop it).
 const FOREGROUND_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
+/// How many times in a row the search gives up a file's analysis for the
+/// editor's large messages before it reads it to its end.
+const GIVE_UP_AT_MOST: u32 = 3;
+
 /// After reading a file this large, the allocator's free pages go back.
 const TRIM_AFTER_BYTES: u64 = 16 << 20;
 
@@ -115,6 +119,9 @@ pub(super) struct Searcher {
     /// During a search, the reports read without their workspace checks,
     /// checked with them once every report is known (see `search`).
     deferred: Option<Deferred>,
+    /// How many times in a row the file being read was given up for a
+    /// large message (see [`GIVE_UP_AT_MOST`]).
+    given_up: u32,
 }
 
 /// The reports a search checks against their projects once every report
@@ -156,6 +163,7 @@ impl Searcher {
             cache: Cache::default(),
             watched: HashMap::new(),
             deferred: None,
+            given_up: 0,
         }
     }
 
@@ -493,13 +501,16 @@ impl Searcher {
                     };
                     // Bytes, as `check` reads them: a file that is not UTF-8 says so.
                     // Given up as soon as a large message comes (see `foreground`).
+                    // A file given up this many times in a row (large messages of
+                    // other documents keep coming) is read to its end.
+                    let patient = self.given_up >= GIVE_UP_AT_MOST;
                     let foreground = self.session.foreground.clone();
                     let still_wanted = move || !foreground.is_busy();
-                    let wanted = Some(Wanted(&still_wanted));
+                    let wanted = (!patient).then_some(Wanted(&still_wanted));
                     let analysed = cancel::catch(|| analyze_file(bytes, options, wanted));
                     let host = analysed
                         .map(|analysis| DocumentHost::from_analysis(analysis, options, Arc::clone));
-                    let opening = host.is_err() || self.session.foreground.is_busy();
+                    let opening = host.is_err() || (!patient && self.session.foreground.is_busy());
                     let host = match host {
                         Ok(host) if !opening && !self.left_to_editor(path) => host,
                         // Opened, or being opened, while it was analysed: its
@@ -514,7 +525,10 @@ impl Searcher {
                                 return;
                             }
                             // The large message was another: read again.
-                            return self.examine(candidate, None);
+                            self.given_up += 1;
+                            self.examine(candidate, None);
+                            self.given_up -= 1;
+                            return;
                         }
                     };
                     // Checked against its project as an open report is, when it is
@@ -620,6 +634,12 @@ impl Searcher {
                 },
             );
         });
+        // Opened or closed between the look and the put: the store follows
+        // (whether it is marked open, and in the index by file).
+        let open_now = is_open(&self.session, path);
+        if open_now != opened_meanwhile {
+            self.store.mark_open(path, open_now);
+        }
         tracing::debug!(
             uri = uri.as_str(),
             bytes = meta.len(),

@@ -127,9 +127,7 @@ fn apply_answer(
     values: &[serde_json::Value],
     before: &mut HashMap<lsp::Uri, WorkspaceSettings>,
 ) -> Vec<String> {
-    for (uri, then) in open_reports_workspace(session) {
-        before.entry(uri).or_insert(then);
-    }
+    opened_meanwhile(session, before);
     let mut lines = session.apply_settings(values.first());
     let per_folder = folders
         .enumerate()
@@ -137,6 +135,14 @@ fn apply_answer(
         .collect();
     lines.extend(session.apply_folder_settings(per_folder));
     lines
+}
+
+/// The reports opened while the client answered join `before` with the
+/// settings they were opened with (those still in force).
+fn opened_meanwhile(session: &Session, before: &mut HashMap<lsp::Uri, WorkspaceSettings>) {
+    for (uri, then) in open_reports_workspace(session) {
+        before.entry(uri).or_insert(then);
+    }
 }
 
 /// Asks the client for the `reportLsp` section, at large and for each
@@ -161,6 +167,10 @@ async fn pulled(
     // Bounded: a client that never answers must not hold up the search
     // for reports (which waits for the settings) for good.
     let answer = tokio::time::timeout(ANSWER_WITHIN, client.configuration(items)).await;
+    if !matches!(answer, Ok(Ok(_))) {
+        // No answer: nothing changes for the reports opened meanwhile either.
+        opened_meanwhile(session, before);
+    }
     let Ok(answer) = answer else {
         return vec![format!(
             "report-lsp: the client did not answer workspace/configuration within {} s; the settings so far are kept",

@@ -263,7 +263,7 @@ pub(crate) fn request_of(
         return ProjectRequest::default();
     };
     let project_root = project_root_of(root);
-    let mut wanted = Wanted::default();
+    let mut wanted = PathsWanted::default();
     for item in items(root, "shortlist") {
         if let Some(path) = item
             .as_str()
@@ -297,9 +297,9 @@ pub(crate) fn request_of(
 
 /// The paths asked about so far, each once.
 #[derive(Default)]
-struct Wanted(HashMap<String, PathRequest>);
+struct PathsWanted(HashMap<String, PathRequest>);
 
-impl Wanted {
+impl PathsWanted {
     fn want(&mut self, path: &str, text: bool, hash: bool, lifecycle: bool) {
         // Most paths are new: looked up before a key is made.
         let entry = match self.0.get_mut(path) {
