@@ -500,7 +500,7 @@ fn the_handler_scan_finds_planted_work() {
         assert!(found.contains(&expected), "{planted:?}: found {found:?}");
     }
     for harmless in [
-        "let spans = analysis.found.store.naming_file(&path);",
+        "let spans = services.search.store.naming_file(&path);",
         "let key = crate::project::files::relative_key(&file, &root)?;",
         "let positions = Positions::new(&open.document.rope, encoding);",
         "let texts = TargetTexts::read(editor, disk.as_deref());",

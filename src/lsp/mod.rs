@@ -3,8 +3,10 @@
 //!
 //! `transport` frames messages; `server` dispatches each to its handler in
 //! `handlers/`; `session` is the state they share with the `analysis`
-//! thread, which owns each document's host; `convert` is the only place
-//! that turns byte ranges into positions; `document` is the rope.
+//! thread, which owns each document's host; `services` holds the handles of
+//! the analysis pool, the project reader and the search side by side;
+//! `convert` is the only place that turns byte ranges into positions;
+//! `document` is the rope.
 
 mod analysis;
 mod convert;
@@ -18,6 +20,7 @@ mod memory;
 mod progress;
 mod project_thread;
 mod server;
+mod services;
 mod session;
 mod trace;
 pub mod transport;

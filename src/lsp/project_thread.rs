@@ -42,7 +42,7 @@ pub struct WorkspaceResult {
 }
 
 /// The facts of a report's project, read for what its text of
-/// `generation` asked ([`WorkspaceThread::read`]): the analysis thread
+/// `generation` asked ([`ProjectThread::read`]): the analysis thread
 /// checks its current text against them.
 pub struct FactsRead {
     pub uri: Uri,
@@ -64,7 +64,7 @@ pub struct TargetText {
 /// What the workspace thread hands the analysis thread.
 pub enum Delivery {
     /// The report's project is to be read: the analysis thread answers with
-    /// what its text asks of it ([`WorkspaceThread::read`]), so that the
+    /// what its text asks of it ([`ProjectThread::read`]), so that the
     /// text is parsed by nobody else.
     Ask(Uri),
     /// The project's facts, to check the report against.
@@ -108,18 +108,18 @@ enum Request {
 
 /// The workspace thread, as the message loop and the analysis thread see it.
 #[derive(Clone)]
-pub struct WorkspaceThread {
+pub struct ProjectThread {
     requests: mpsc::Sender<Request>,
     /// The folders the client named (`rootUri`, `workspaceFolders`).
     pub folders: Arc<Mutex<Vec<PathBuf>>>,
 }
 
-impl WorkspaceThread {
+impl ProjectThread {
     pub fn spawn(
         session: Arc<Session>,
         deliver: Deliver,
         progress: Option<ProgressClient>,
-    ) -> WorkspaceThread {
+    ) -> ProjectThread {
         let (requests, received) = mpsc::channel();
         let folders = Arc::new(Mutex::new(Vec::new()));
         let worker = ProjectReader {
@@ -135,7 +135,7 @@ impl WorkspaceThread {
             .name("workspace".into())
             .spawn(move || worker.run(received))
             .expect("the workspace thread starts");
-        WorkspaceThread { requests, folders }
+        ProjectThread { requests, folders }
     }
 
     /// Checks the report at `uri` against its project (again).

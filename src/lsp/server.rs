@@ -1,7 +1,8 @@
 //! The message loop's face: the `LanguageServer` implementation, one line
 //! per message, each handing its parameters to the handler of its feature
 //! (`handlers/`), with what it needs: the shared [`Session`] and the
-//! [`AnalysisThread`]. Notifications run under a panic guard and log what
+//! handle of each service it uses ([`Services`]: the analysis pool, the
+//! project reader, the search). Notifications run under a panic guard and log what
 //! they reject.
 
 use std::sync::Arc;
@@ -10,16 +11,16 @@ use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types as lsp;
 use tower_lsp_server::{Client, LanguageServer};
 
-use super::analysis::AnalysisThread;
 use super::guard::guarded;
 use super::handlers;
 use super::handlers::target_documents;
+use super::services::Services;
 use super::session::{Publisher, Refresher, Session};
 
 pub struct Server {
     client: Client,
     session: Arc<Session>,
-    analysis: AnalysisThread,
+    services: Services,
 }
 
 impl Server {
@@ -42,17 +43,17 @@ impl Server {
                 runtime,
             }
         });
-        let analysis = AnalysisThread::spawn(session.clone(), progress);
+        let services = Services::spawn(session.clone(), progress);
         Server {
             client,
             session,
-            analysis,
+            services,
         }
     }
 
     /// `report-lsp/status`.
     pub async fn status(&self, params: lsp::TextDocumentIdentifier) -> Result<serde_json::Value> {
-        handlers::status::status(&self.session, &self.analysis, params).await
+        handlers::status::status(&self.session, &self.services.analysis, params).await
     }
 
     /// `$/setTrace`: whether the server's log goes to the client as `$/logTrace`.
@@ -104,7 +105,7 @@ impl LanguageServer for Server {
         if let Some(trace) = params.trace {
             super::trace::set_trace(trace);
         }
-        handlers::watched_files::initialize(&self.analysis, &params);
+        handlers::watched_files::initialize(&self.services.projects, &params);
         let (result, refused) = handlers::lifecycle::initialize(&self.session, params);
         self.warn(refused).await;
         Ok(result)
@@ -117,10 +118,10 @@ impl LanguageServer for Server {
             .await;
         handlers::watched_files::register(&self.client, &self.session);
         let refused =
-            handlers::configuration::initialized(&self.client, &self.session, &self.analysis).await;
+            handlers::configuration::initialized(&self.client, &self.session, &self.services).await;
         self.warn(refused).await;
         // Once the settings are known: they say whether and what to search.
-        handlers::watched_files::search(&self.analysis);
+        handlers::watched_files::search(&self.services);
     }
 
     async fn shutdown(&self) -> Result<()> {
@@ -130,64 +131,64 @@ impl LanguageServer for Server {
     async fn did_open(&self, params: lsp::DidOpenTextDocumentParams) {
         let uri = params.text_document.uri.clone();
         self.notification("didOpen", || {
-            handlers::text_sync::open(&self.session, &self.analysis, params)
+            handlers::text_sync::open(&self.session, &self.services, params)
         })
         .await;
         if target_documents::is_target(&self.session, &uri) {
             // The hints first: the reports' recheck may take a while.
-            target_documents::publish_hints(&self.session, &self.analysis, &uri).await;
-            target_documents::edited(&self.analysis, &uri);
+            target_documents::publish_hints(&self.session, &self.services, &uri).await;
+            target_documents::edited(&self.services.projects, &uri);
         }
     }
 
     async fn did_change(&self, params: lsp::DidChangeTextDocumentParams) {
         let uri = params.text_document.uri.clone();
         self.notification("didChange", || {
-            handlers::text_sync::change(&self.session, &self.analysis, params)
+            handlers::text_sync::change(&self.session, &self.services.analysis, params)
         })
         .await;
         if target_documents::is_target(&self.session, &uri) {
             // The hints first: the reports' recheck may take a while.
-            target_documents::publish_hints(&self.session, &self.analysis, &uri).await;
-            target_documents::edited(&self.analysis, &uri);
+            target_documents::publish_hints(&self.session, &self.services, &uri).await;
+            target_documents::edited(&self.services.projects, &uri);
         }
     }
 
     async fn did_close(&self, params: lsp::DidCloseTextDocumentParams) {
         self.notification("didClose", || {
-            handlers::text_sync::close(&self.session, &self.analysis, params)
+            handlers::text_sync::close(&self.session, &self.services, params)
         })
         .await
     }
 
     async fn did_save(&self, params: lsp::DidSaveTextDocumentParams) {
         self.notification("didSave", || {
-            handlers::watched_files::saved(&self.session, &self.analysis, params)
+            handlers::watched_files::saved(&self.session, &self.services, params)
         })
         .await
     }
 
     async fn did_change_watched_files(&self, params: lsp::DidChangeWatchedFilesParams) {
         self.notification("didChangeWatchedFiles", || {
-            handlers::watched_files::changed(&self.session, &self.analysis, params)
+            handlers::watched_files::changed(&self.session, &self.services, params)
         })
         .await
     }
 
     async fn did_change_workspace_folders(&self, params: lsp::DidChangeWorkspaceFoldersParams) {
         self.notification("didChangeWorkspaceFolders", || {
-            handlers::watched_files::folders_changed(&self.session, &self.analysis, params)
+            handlers::watched_files::folders_changed(&self.session, &self.services, params)
         })
         .await;
         let refused =
-            handlers::configuration::folders_changed(&self.client, &self.session, &self.analysis)
+            handlers::configuration::folders_changed(&self.client, &self.session, &self.services)
                 .await;
         self.warn(refused).await;
     }
 
     async fn did_change_configuration(&self, params: lsp::DidChangeConfigurationParams) {
         let refused =
-            handlers::configuration::changed(&self.client, &self.session, &self.analysis, params)
+            handlers::configuration::changed(&self.client, &self.session, &self.services, params)
                 .await;
         self.warn(refused).await;
     }
@@ -196,20 +197,20 @@ impl LanguageServer for Server {
         let at = &params.text_document_position_params;
         if target_documents::is_target(&self.session, &at.text_document.uri) {
             let (uri, position) = (&at.text_document.uri, at.position);
-            return target_documents::hover(&self.session, &self.analysis, uri, position).await;
+            return target_documents::hover(&self.session, &self.services, uri, position).await;
         }
-        handlers::hover::hover(&self.session, &self.analysis, params).await
+        handlers::hover::hover(&self.session, &self.services.analysis, params).await
     }
 
     async fn code_action(
         &self,
         params: lsp::CodeActionParams,
     ) -> Result<Option<lsp::CodeActionResponse>> {
-        handlers::code_action::code_action(&self.session, &self.analysis, params).await
+        handlers::code_action::code_action(&self.session, &self.services.analysis, params).await
     }
 
     async fn code_action_resolve(&self, action: lsp::CodeAction) -> Result<lsp::CodeAction> {
-        handlers::code_action::resolve(&self.session, &self.analysis, action).await
+        handlers::code_action::resolve(&self.session, &self.services.analysis, action).await
     }
 
     async fn execute_command(
@@ -218,7 +219,7 @@ impl LanguageServer for Server {
     ) -> Result<Option<lsp::LSPAny>> {
         match params.command.as_str() {
             handlers::since_head::SHOW_DIFF_SINCE_HEAD => {
-                handlers::since_head::show(&self.analysis, params).await
+                handlers::since_head::show(&self.services.analysis, params).await
             }
             target_documents::SHOW_ENTRY => {
                 target_documents::show_entry(&self.client, params).await
@@ -231,7 +232,7 @@ impl LanguageServer for Server {
         &self,
         params: lsp::CompletionParams,
     ) -> Result<Option<lsp::CompletionResponse>> {
-        handlers::completion::completion(&self.session, &self.analysis, params).await
+        handlers::completion::completion(&self.session, &self.services.analysis, params).await
     }
 
     async fn goto_definition(
@@ -241,53 +242,53 @@ impl LanguageServer for Server {
         let at = &params.text_document_position_params;
         if target_documents::is_target(&self.session, &at.text_document.uri) {
             let (uri, position) = (&at.text_document.uri, at.position);
-            return target_documents::definition(&self.session, &self.analysis, uri, position)
+            return target_documents::definition(&self.session, &self.services, uri, position)
                 .await;
         }
-        handlers::navigation::definition(&self.session, &self.analysis, params).await
+        handlers::navigation::definition(&self.session, &self.services.analysis, params).await
     }
 
     async fn references(&self, params: lsp::ReferenceParams) -> Result<Option<Vec<lsp::Location>>> {
-        handlers::navigation::references(&self.session, &self.analysis, params).await
+        handlers::navigation::references(&self.session, &self.services.analysis, params).await
     }
 
     async fn prepare_rename(
         &self,
         params: lsp::TextDocumentPositionParams,
     ) -> Result<Option<lsp::PrepareRenameResponse>> {
-        handlers::navigation::prepare_rename(&self.session, &self.analysis, params).await
+        handlers::navigation::prepare_rename(&self.session, &self.services.analysis, params).await
     }
 
     async fn rename(&self, params: lsp::RenameParams) -> Result<Option<lsp::WorkspaceEdit>> {
-        handlers::navigation::rename(&self.session, &self.analysis, params).await
+        handlers::navigation::rename(&self.session, &self.services.analysis, params).await
     }
 
     async fn document_symbol(
         &self,
         params: lsp::DocumentSymbolParams,
     ) -> Result<Option<lsp::DocumentSymbolResponse>> {
-        handlers::outline::document_symbol(&self.session, &self.analysis, params).await
+        handlers::outline::document_symbol(&self.session, &self.services.analysis, params).await
     }
 
     async fn folding_range(
         &self,
         params: lsp::FoldingRangeParams,
     ) -> Result<Option<Vec<lsp::FoldingRange>>> {
-        handlers::outline::folding_range(&self.session, &self.analysis, params).await
+        handlers::outline::folding_range(&self.session, &self.services.analysis, params).await
     }
 
     async fn selection_range(
         &self,
         params: lsp::SelectionRangeParams,
     ) -> Result<Option<Vec<lsp::SelectionRange>>> {
-        handlers::outline::selection_range(&self.session, &self.analysis, params).await
+        handlers::outline::selection_range(&self.session, &self.services.analysis, params).await
     }
 
     async fn inlay_hint(
         &self,
         params: lsp::InlayHintParams,
     ) -> Result<Option<Vec<lsp::InlayHint>>> {
-        handlers::inlay::inlay_hint(&self.session, &self.analysis, params).await
+        handlers::inlay::inlay_hint(&self.session, &self.services.analysis, params).await
     }
 
     async fn diagnostic(
@@ -296,37 +297,38 @@ impl LanguageServer for Server {
     ) -> Result<lsp::DocumentDiagnosticReportResult> {
         let uri = &params.text_document.uri;
         if target_documents::is_target(&self.session, uri) {
-            return target_documents::pulled_hints(&self.session, &self.analysis, uri).await;
+            return target_documents::pulled_hints(&self.session, &self.services, uri).await;
         }
-        handlers::diagnostic::diagnostic(&self.session, &self.analysis, params).await
+        handlers::diagnostic::diagnostic(&self.session, &self.services, params).await
     }
 
     async fn workspace_diagnostic(
         &self,
         params: lsp::WorkspaceDiagnosticParams,
     ) -> Result<lsp::WorkspaceDiagnosticReportResult> {
-        handlers::diagnostic::workspace_diagnostic(&self.session, &self.analysis, params).await
+        handlers::diagnostic::workspace_diagnostic(&self.session, &self.services.search, params)
+            .await
     }
 
     async fn symbol(
         &self,
         params: lsp::WorkspaceSymbolParams,
     ) -> Result<Option<lsp::WorkspaceSymbolResponse>> {
-        handlers::workspace_symbol::symbol(&self.session, &self.analysis, params).await
+        handlers::workspace_symbol::symbol(&self.session, &self.services, params).await
     }
 
     async fn document_link(
         &self,
         params: lsp::DocumentLinkParams,
     ) -> Result<Option<Vec<lsp::DocumentLink>>> {
-        handlers::links::document_link(&self.session, &self.analysis, params).await
+        handlers::links::document_link(&self.session, &self.services.analysis, params).await
     }
 
     async fn code_lens(&self, params: lsp::CodeLensParams) -> Result<Option<Vec<lsp::CodeLens>>> {
         let uri = &params.text_document.uri;
         if target_documents::is_target(&self.session, uri) {
-            return target_documents::code_lens(&self.session, &self.analysis, uri).await;
+            return target_documents::code_lens(&self.session, &self.services, uri).await;
         }
-        handlers::inlay::code_lens(&self.session, &self.analysis, params).await
+        handlers::inlay::code_lens(&self.session, &self.services.analysis, params).await
     }
 }

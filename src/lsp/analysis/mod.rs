@@ -6,7 +6,8 @@
 //! order, so a request sees every change sent before it; a document's
 //! analysis never waits behind another's unless more documents are open
 //! than there are threads. The message loop talks to them through an
-//! [`AnalysisThread`] handle only.
+//! [`AnalysisPool`] handle only (held beside the project reader's and the
+//! search's, `services.rs`).
 //!
 //! `pool` is that handle and the router that picks each document's thread;
 //! `job` the messages a thread takes; `worker` a thread's loop; `state` what
@@ -19,6 +20,6 @@ mod state;
 mod worker;
 
 pub use job::JobRope;
-pub use pool::AnalysisThread;
+pub use pool::AnalysisPool;
 pub use publish::{capped, too_many_summary};
 pub use state::DocState;

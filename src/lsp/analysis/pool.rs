@@ -1,8 +1,10 @@
 //! The analysis threads as the message loop sees them: the
-//! [`AnalysisThread`] handle, and the router that sends each document's
+//! [`AnalysisPool`] handle, and the router that sends each document's
 //! messages to the thread that serves it, starting threads as documents
 //! open (at most [`MAX_ANALYSIS_THREADS`]) and giving each opening the
-//! least loaded.
+//! least loaded. The pool starts the project reader too, wired to it: the
+//! reader's deliveries come back through the router, and the pool's
+//! threads ask the reader for checks.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -17,30 +19,25 @@ use super::job::{Job, JobRope, Message, Query};
 use super::state::{DocState, Lookup};
 use super::worker;
 use crate::lsp::document::ByteEdit;
-use crate::lsp::found_reports::FoundReports;
 use crate::lsp::guard::guarded;
 use crate::lsp::progress::ProgressClient;
-use crate::lsp::project_thread::{Delivery, WorkspaceThread};
+use crate::lsp::project_thread::{Delivery, ProjectThread};
 use crate::lsp::session::{OpenDocument, Session, lock};
 
 /// The most analysis threads: documents beyond it share them.
 pub const MAX_ANALYSIS_THREADS: usize = 4;
 
 /// The analysis threads, as the message loop sees them.
-pub struct AnalysisThread {
+pub struct AnalysisPool {
     router: Arc<Router>,
-    /// The workspace checks' thread, whose results come back through the router.
-    pub workspace: WorkspaceThread,
-    /// The reports found in the workspace folders, open or not.
-    pub found: FoundReports,
 }
 
 /// Sends each document's messages to its analysis thread.
 struct Router {
     session: Arc<Session>,
     threads: Mutex<Threads>,
-    /// Set once the workspace thread exists (its results are routed too).
-    checks: OnceLock<WorkspaceThread>,
+    /// Set once the project reader exists (its deliveries are routed too).
+    checks: OnceLock<ProjectThread>,
 }
 
 #[derive(Default)]
@@ -113,8 +110,15 @@ impl Router {
     }
 }
 
-impl AnalysisThread {
-    pub fn spawn(session: Arc<Session>, progress: Option<ProgressClient>) -> AnalysisThread {
+impl AnalysisPool {
+    /// The pool and the project reader it starts: the reader's deliveries
+    /// are routed to the pool's threads, and the router keeps a clone of
+    /// the reader's handle for the threads it starts, which ask it for
+    /// checks. The message loop holds the two handles side by side.
+    pub fn spawn(
+        session: Arc<Session>,
+        progress: Option<ProgressClient>,
+    ) -> (AnalysisPool, ProjectThread) {
         let router = Arc::new(Router {
             session: session.clone(),
             threads: Mutex::new(Threads::default()),
@@ -128,19 +132,14 @@ impl AnalysisThread {
                 router.send(&uri, Message::Workspace(delivery));
             }
         });
-        let found = FoundReports::spawn(session.clone(), progress.clone());
-        let workspace = WorkspaceThread::spawn(session, deliver, progress);
-        let _ = router.checks.set(workspace.clone());
+        let projects = ProjectThread::spawn(session, deliver, progress);
+        let _ = router.checks.set(projects.clone());
         // The first thread starts now: it answers what comes before any open.
         {
             let mut threads = lock(&router.threads);
             router.choose(&mut threads);
         }
-        AnalysisThread {
-            router,
-            workspace,
-            found,
-        }
+        (AnalysisPool { router }, projects)
     }
 
     /// Queues the document's current text for analysis: `edits` (in bytes)

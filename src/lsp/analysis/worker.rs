@@ -20,7 +20,7 @@ use crate::lsp::convert::{self, PositionCache};
 use crate::lsp::document::{ByteEdit, RopeText};
 use crate::lsp::memory::release_memory;
 use crate::lsp::project_thread::{
-    Accepted, Delivery, FactsRead, TargetText, WorkspaceResult, WorkspaceResults, WorkspaceThread,
+    Accepted, Delivery, FactsRead, ProjectThread, TargetText, WorkspaceResult, WorkspaceResults,
 };
 use crate::lsp::session::{Session, Settings, lock};
 
@@ -36,7 +36,7 @@ const LARGE_TEXT_BYTES: usize = 16 << 20;
 pub(super) fn run(
     messages: mpsc::Receiver<Message>,
     session: Arc<Session>,
-    checks: WorkspaceThread,
+    checks: ProjectThread,
     waiting: Arc<AtomicUsize>,
 ) {
     let mut worker = Analyser {
@@ -154,7 +154,7 @@ pub(super) fn run(
 struct Analyser {
     states: HashMap<Uri, DocState>,
     session: Arc<Session>,
-    checks: WorkspaceThread,
+    checks: ProjectThread,
     workspace: WorkspaceResults,
     /// This thread's changes and requests sent and not yet taken (counted
     /// by the router): a workspace check gives way to them.

@@ -12,7 +12,7 @@ use tower_lsp_server::ls_types::{self as lsp, Uri};
 use report_core::project_checks::WorkspaceFacts;
 
 use super::clean_preview::{self, CLEAN_AUTO_KIND, CLEAN_ENTRY_KIND, OpenTexts, Overlay};
-use crate::lsp::analysis::{AnalysisThread, DocState};
+use crate::lsp::analysis::{AnalysisPool, DocState};
 use crate::lsp::session::{ResolvedClientCapabilities, Session, lock};
 
 /// The kind of the fix-all source action.
@@ -53,7 +53,7 @@ fn wanted(only: Option<&Vec<lsp::CodeActionKind>>, kind: &str) -> bool {
 
 pub async fn code_action(
     session: &Session,
-    analysis: &AnalysisThread,
+    analysis: &AnalysisPool,
     params: lsp::CodeActionParams,
 ) -> Result<Option<lsp::CodeActionResponse>> {
     let client = session.capabilities();
@@ -235,7 +235,7 @@ pub async fn execute_command(
 /// Fills in the edit of a fix-all action offered for a generation that is still current.
 pub async fn resolve(
     session: &Session,
-    analysis: &AnalysisThread,
+    analysis: &AnalysisPool,
     action: lsp::CodeAction,
 ) -> Result<lsp::CodeAction> {
     let target = action

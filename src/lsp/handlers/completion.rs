@@ -6,13 +6,13 @@ use tower_lsp_server::ls_types as lsp;
 
 use report_core::ide::completion::CompletionKind;
 
-use crate::lsp::analysis::AnalysisThread;
+use crate::lsp::analysis::AnalysisPool;
 use crate::lsp::convert;
 use crate::lsp::session::Session;
 
 pub async fn completion(
     session: &Session,
-    analysis: &AnalysisThread,
+    analysis: &AnalysisPool,
     params: lsp::CompletionParams,
 ) -> Result<Option<lsp::CompletionResponse>> {
     let at = params.text_document_position;

@@ -11,8 +11,9 @@ use std::collections::{HashMap, HashSet};
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types as lsp;
 
-use crate::lsp::analysis::AnalysisThread;
 use crate::lsp::guard::guarded;
+use crate::lsp::project_thread::ProjectThread;
+use crate::lsp::services::Services;
 use crate::lsp::session::{Session, WorkspaceSettings, lock};
 
 /// How long the client may take to answer `workspace/configuration`.
@@ -27,31 +28,27 @@ pub const SECTION: &str = "reportLsp";
 pub async fn changed(
     client: &Client,
     session: &Session,
-    analysis: &AnalysisThread,
+    services: &Services,
     params: lsp::DidChangeConfigurationParams,
 ) -> Vec<String> {
     let mut before = open_reports_workspace(session);
     let mut lines = guard(|| session.apply_settings(Some(&params.settings)));
     if session.capabilities().pulls_configuration {
-        lines.extend(pulled(client, session, analysis, &mut before).await);
+        lines.extend(pulled(client, session, &services.projects, &mut before).await);
     }
     // Both carry the same values when a client sends and answers alike: say it once.
     lines.sort();
     lines.dedup();
     let changed = changed_since(session, &before);
     lines.extend(guard(|| {
-        recheck(session, analysis, &|uri| changed.contains(uri))
+        recheck(session, services, &|uri| changed.contains(uri))
     }));
     lines
 }
 
 /// After `initialized`: the settings the client holds, when it answers pulls.
-pub async fn initialized(
-    client: &Client,
-    session: &Session,
-    analysis: &AnalysisThread,
-) -> Vec<String> {
-    pull_and_recheck(client, session, analysis, false).await
+pub async fn initialized(client: &Client, session: &Session, services: &Services) -> Vec<String> {
+    pull_and_recheck(client, session, services, false).await
 }
 
 /// `workspace/didChangeWorkspaceFolders`: the new folders' settings asked
@@ -61,9 +58,9 @@ pub async fn initialized(
 pub async fn folders_changed(
     client: &Client,
     session: &Session,
-    analysis: &AnalysisThread,
+    services: &Services,
 ) -> Vec<String> {
-    pull_and_recheck(client, session, analysis, true).await
+    pull_and_recheck(client, session, services, true).await
 }
 
 /// The client's settings pulled, when it answers pulls, and every document
@@ -72,19 +69,19 @@ pub async fn folders_changed(
 async fn pull_and_recheck(
     client: &Client,
     session: &Session,
-    analysis: &AnalysisThread,
+    services: &Services,
     workspace: bool,
 ) -> Vec<String> {
     if !session.capabilities().pulls_configuration {
         return Vec::new();
     }
     let mut before = open_reports_workspace(session);
-    let mut lines = pulled(client, session, analysis, &mut before).await;
+    let mut lines = pulled(client, session, &services.projects, &mut before).await;
     lines.sort();
     lines.dedup();
     let changed = changed_since(session, &before);
     lines.extend(guard(|| {
-        recheck(session, analysis, &|uri| workspace || changed.contains(uri))
+        recheck(session, services, &|uri| workspace || changed.contains(uri))
     }));
     lines
 }
@@ -150,10 +147,10 @@ fn opened_meanwhile(session: &Session, before: &mut HashMap<lsp::Uri, WorkspaceS
 async fn pulled(
     client: &Client,
     session: &Session,
-    analysis: &AnalysisThread,
+    projects: &ProjectThread,
     before: &mut HashMap<lsp::Uri, WorkspaceSettings>,
 ) -> Vec<String> {
-    let folders: Vec<(std::path::PathBuf, lsp::Uri)> = lock(&analysis.workspace.folders)
+    let folders: Vec<(std::path::PathBuf, lsp::Uri)> = lock(&projects.folders)
         .iter()
         .filter_map(|f| Some((f.clone(), lsp::Uri::from_file_path(f)?)))
         .collect();
@@ -196,20 +193,20 @@ async fn pulled(
 /// root outside the folders allowed or not).
 pub(crate) fn recheck(
     session: &Session,
-    analysis: &AnalysisThread,
+    services: &Services,
     workspace: &dyn Fn(&lsp::Uri) -> bool,
 ) -> Vec<String> {
     let mut documents = lock(&session.documents);
     for (uri, open) in documents.iter_mut().filter(|(_, open)| !open.target) {
-        analysis.schedule(session, uri, open, None, None);
+        services.analysis.schedule(session, uri, open, None, None);
         if workspace(uri) {
-            analysis.workspace.check(uri);
+            services.projects.check(uri);
         }
     }
     drop(documents);
     // A folder's settings, asked for the first time, may have read its project file.
     session.publish_project_files_read();
-    analysis.found.settings_changed();
+    services.search.settings_changed();
     // A client that pulls asks again, after the analyses just queued.
     session.refresh_diagnostics();
     Vec::new()

@@ -13,13 +13,14 @@ use report_core::diagnostic::Diagnostic;
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types as lsp;
 
-use crate::lsp::analysis::{AnalysisThread, capped};
-use crate::lsp::found_reports::{Found, Search};
+use crate::lsp::analysis::capped;
+use crate::lsp::found_reports::{Found, FoundReports, Search};
+use crate::lsp::services::Services;
 use crate::lsp::session::Session;
 
 pub async fn diagnostic(
     session: &Session,
-    analysis: &AnalysisThread,
+    services: &Services,
     params: lsp::DocumentDiagnosticParams,
 ) -> Result<lsp::DocumentDiagnosticReportResult> {
     let client = session.capabilities();
@@ -28,7 +29,8 @@ pub async fn diagnostic(
     let previous = params.previous_result_id;
     // For the latest text, after its analysis: a change queued behind the
     // pull is analysed first rather than answered with nothing.
-    let report = analysis
+    let report = services
+        .analysis
         .query_latest(
             &params.text_document.uri,
             "diagnostic",
@@ -54,7 +56,7 @@ pub async fn diagnostic(
     let report = match report {
         Ok(report) => report,
         Err(error) => {
-            return from_disk(analysis, &uri_asked, previous_asked.as_deref())
+            return from_disk(&services.search, &uri_asked, previous_asked.as_deref())
                 .map(lsp::DocumentDiagnosticReportResult::Report)
                 .ok_or(error);
         }
@@ -68,11 +70,11 @@ pub async fn diagnostic(
 /// A pull for a document that is not open (VS Code pulls once more right
 /// after a close): a report found on disk answers with what its file holds.
 fn from_disk(
-    analysis: &AnalysisThread,
+    search: &FoundReports,
     uri: &lsp::Uri,
     previous: Option<&str>,
 ) -> Option<lsp::DocumentDiagnosticReport> {
-    analysis.found.store.read(|state| {
+    search.store.read(|state| {
         let path = uri.to_file_path()?;
         let found = state.reports.values().find(|f| f.path == path && !f.open)?;
         Some(match previous == Some(found.result_id.as_str()) {
@@ -96,7 +98,7 @@ fn from_disk(
 /// answer waits for the search.
 pub async fn workspace_diagnostic(
     session: &Session,
-    analysis: &AnalysisThread,
+    search: &FoundReports,
     params: lsp::WorkspaceDiagnosticParams,
 ) -> Result<lsp::WorkspaceDiagnosticReportResult> {
     // By path: the client may spell a URI otherwise than the server did
@@ -107,7 +109,7 @@ pub async fn workspace_diagnostic(
         .filter_map(|p| Some((p.uri.to_file_path()?.into_owned(), p.value)))
         .collect();
     let token = params.partial_result_params.partial_result_token;
-    let store = &analysis.found.store;
+    let store = &search.store;
     let mut changes = store.subscribe();
     let mut sent: HashSet<lsp::Uri> = HashSet::new();
     let mut partials = 0;

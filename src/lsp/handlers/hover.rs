@@ -3,13 +3,13 @@
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types as lsp;
 
-use crate::lsp::analysis::AnalysisThread;
+use crate::lsp::analysis::AnalysisPool;
 use crate::lsp::convert;
 use crate::lsp::session::Session;
 
 pub async fn hover(
     session: &Session,
-    analysis: &AnalysisThread,
+    analysis: &AnalysisPool,
     params: lsp::HoverParams,
 ) -> Result<Option<lsp::Hover>> {
     let at = params.text_document_position_params;

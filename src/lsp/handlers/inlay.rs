@@ -4,12 +4,12 @@
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types as lsp;
 
-use crate::lsp::analysis::AnalysisThread;
+use crate::lsp::analysis::AnalysisPool;
 use crate::lsp::session::Session;
 
 pub async fn inlay_hint(
     session: &Session,
-    analysis: &AnalysisThread,
+    analysis: &AnalysisPool,
     params: lsp::InlayHintParams,
 ) -> Result<Option<Vec<lsp::InlayHint>>> {
     let encoding = session.capabilities().encoding;
@@ -38,7 +38,7 @@ pub async fn inlay_hint(
 
 pub async fn code_lens(
     session: &Session,
-    analysis: &AnalysisThread,
+    analysis: &AnalysisPool,
     params: lsp::CodeLensParams,
 ) -> Result<Option<Vec<lsp::CodeLens>>> {
     let encoding = session.capabilities().encoding;

@@ -10,7 +10,7 @@ use report_core::ide::links::FileRef;
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types as lsp;
 
-use crate::lsp::analysis::{AnalysisThread, DocState};
+use crate::lsp::analysis::{AnalysisPool, DocState};
 use crate::lsp::session::Session;
 
 /// A file reference with its range in protocol form.
@@ -58,7 +58,7 @@ pub async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static)
 
 pub async fn document_link(
     session: &Session,
-    analysis: &AnalysisThread,
+    analysis: &AnalysisPool,
     params: lsp::DocumentLinkParams,
 ) -> Result<Option<Vec<lsp::DocumentLink>>> {
     let client = session.capabilities();

@@ -7,13 +7,13 @@ use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use super::links;
-use crate::lsp::analysis::AnalysisThread;
+use crate::lsp::analysis::AnalysisPool;
 use crate::lsp::file_links;
 use crate::lsp::session::Session;
 
 pub async fn definition(
     session: &Session,
-    analysis: &AnalysisThread,
+    analysis: &AnalysisPool,
     params: lsp::GotoDefinitionParams,
 ) -> Result<Option<lsp::GotoDefinitionResponse>> {
     let at = params.text_document_position_params;
@@ -50,7 +50,7 @@ pub async fn definition(
 
 pub async fn references(
     session: &Session,
-    analysis: &AnalysisThread,
+    analysis: &AnalysisPool,
     params: lsp::ReferenceParams,
 ) -> Result<Option<Vec<lsp::Location>>> {
     let at = params.text_document_position;
@@ -75,7 +75,7 @@ pub async fn references(
 
 pub async fn prepare_rename(
     session: &Session,
-    analysis: &AnalysisThread,
+    analysis: &AnalysisPool,
     params: lsp::TextDocumentPositionParams,
 ) -> Result<Option<lsp::PrepareRenameResponse>> {
     let encoding = session.capabilities().encoding;
@@ -96,7 +96,7 @@ pub async fn prepare_rename(
 
 pub async fn rename(
     session: &Session,
-    analysis: &AnalysisThread,
+    analysis: &AnalysisPool,
     params: lsp::RenameParams,
 ) -> Result<Option<lsp::WorkspaceEdit>> {
     let at = params.text_document_position;

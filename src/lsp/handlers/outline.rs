@@ -5,7 +5,7 @@ use tower_lsp_server::ls_types as lsp;
 
 use report_core::ide::symbols::{Symbol, SymbolKind};
 
-use crate::lsp::analysis::AnalysisThread;
+use crate::lsp::analysis::AnalysisPool;
 use crate::lsp::convert::Positions;
 use crate::lsp::session::Session;
 
@@ -14,7 +14,7 @@ const DEFAULT_FOLDING_LIMIT: usize = 5000;
 
 pub async fn document_symbol(
     session: &Session,
-    analysis: &AnalysisThread,
+    analysis: &AnalysisPool,
     params: lsp::DocumentSymbolParams,
 ) -> Result<Option<lsp::DocumentSymbolResponse>> {
     let client = session.capabilities();
@@ -107,7 +107,7 @@ fn kind(kind: SymbolKind, lists_kinds: bool) -> lsp::SymbolKind {
 
 pub async fn folding_range(
     session: &Session,
-    analysis: &AnalysisThread,
+    analysis: &AnalysisPool,
     params: lsp::FoldingRangeParams,
 ) -> Result<Option<Vec<lsp::FoldingRange>>> {
     let client = session.capabilities();
@@ -135,7 +135,7 @@ pub async fn folding_range(
 
 pub async fn selection_range(
     session: &Session,
-    analysis: &AnalysisThread,
+    analysis: &AnalysisPool,
     params: lsp::SelectionRangeParams,
 ) -> Result<Option<Vec<lsp::SelectionRange>>> {
     let encoding = session.capabilities().encoding;

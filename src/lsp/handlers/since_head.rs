@@ -7,7 +7,7 @@
 use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types as lsp;
 
-use crate::lsp::analysis::{AnalysisThread, DocState};
+use crate::lsp::analysis::{AnalysisPool, DocState};
 
 /// The lens's command: its one argument is the document's URI; its result,
 /// the comparison as `report-lsp diff` prints it.
@@ -34,7 +34,7 @@ pub fn lens(state: &DocState, uri: &lsp::Uri) -> Option<lsp::CodeLens> {
 
 /// `workspace/executeCommand` of [`SHOW_DIFF_SINCE_HEAD`]: the whole comparison.
 pub async fn show(
-    analysis: &AnalysisThread,
+    analysis: &AnalysisPool,
     params: lsp::ExecuteCommandParams,
 ) -> Result<Option<serde_json::Value>> {
     let uri: lsp::Uri = params

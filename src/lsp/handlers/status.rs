@@ -4,12 +4,12 @@
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types as lsp;
 
-use crate::lsp::analysis::AnalysisThread;
+use crate::lsp::analysis::AnalysisPool;
 use crate::lsp::session::Session;
 
 pub async fn status(
     session: &Session,
-    analysis: &AnalysisThread,
+    analysis: &AnalysisPool,
     params: lsp::TextDocumentIdentifier,
 ) -> Result<serde_json::Value> {
     let pulled = session.pulls_diagnostics();

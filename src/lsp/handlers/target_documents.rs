@@ -14,7 +14,8 @@ use ropey::Rope;
 use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
-use crate::lsp::analysis::AnalysisThread;
+use crate::lsp::project_thread::ProjectThread;
+use crate::lsp::services::Services;
 use crate::lsp::session::{OpenDocument, Session, TextAsFile, lock};
 use crate::project::overlay::TargetTexts;
 
@@ -34,15 +35,15 @@ pub struct NamingEntry {
 
 /// The target document at `uri` changed on disk or closed: the reports
 /// that name it are checked again whole, against its file.
-pub fn changed(analysis: &AnalysisThread, uri: &Uri) {
-    analysis.workspace.target_changed(uri);
+pub fn changed(projects: &ProjectThread, uri: &Uri) {
+    projects.target_changed(uri);
 }
 
 /// The open target document at `uri` changed in the editor (opened,
 /// typed in): the reports naming it get its text and check again only the
 /// entries that read its file.
-pub fn edited(analysis: &AnalysisThread, uri: &Uri) {
-    analysis.workspace.target_edited(uri);
+pub fn edited(projects: &ProjectThread, uri: &Uri) {
+    projects.target_edited(uri);
 }
 
 /// Whether `uri` is open as a target document.
@@ -67,11 +68,7 @@ fn file_name(path: &Path) -> String {
 }
 
 /// The entries of every known report that name the document at `uri`.
-pub async fn entries_naming(
-    session: &Session,
-    analysis: &AnalysisThread,
-    uri: &Uri,
-) -> Vec<NamingEntry> {
+pub async fn entries_naming(session: &Session, services: &Services, uri: &Uri) -> Vec<NamingEntry> {
     let Some(path) = uri.to_file_path() else {
         return Vec::new();
     };
@@ -79,7 +76,7 @@ pub async fn entries_naming(
     let encoding = session.capabilities().encoding;
     let mut named = Vec::new();
     // The reports found on disk whose index names the file.
-    for found in analysis.found.store.naming_file(&path) {
+    for found in services.search.store.naming_file(&path) {
         if !found.is_read() {
             let max_document_bytes = session.settings_at(&found.path).max_document_bytes;
             let reading = found.clone();
@@ -98,12 +95,13 @@ pub async fn entries_naming(
         .filter(|(_, open)| !open.target)
         .map(|(uri, _)| uri.clone())
         .collect();
-    let folders = lock(&analysis.workspace.folders).clone();
+    let folders = lock(&services.projects.folders).clone();
     for report in reports {
         let path = path.clone();
         let report_path = report.to_file_path().map(|p| p.into_owned());
         let folders = folders.clone();
-        let spans = analysis
+        let spans = services
+            .analysis
             .query(&report, "targetDocument", move |state| {
                 let spans = state.spans_naming(&path, report_path.as_deref(), &folders);
                 if spans.is_empty() {
@@ -179,10 +177,10 @@ fn lines_range(span: &TargetSpan) -> Option<lsp::Range> {
 
 pub async fn code_lens(
     session: &Session,
-    analysis: &AnalysisThread,
+    services: &Services,
     uri: &Uri,
 ) -> Result<Option<Vec<lsp::CodeLens>>> {
-    let named = entries_naming(session, analysis, uri).await;
+    let named = entries_naming(session, services, uri).await;
     if named.is_empty() {
         return Ok(Some(Vec::new()));
     }
@@ -219,23 +217,23 @@ pub async fn code_lens(
 /// The entries whose span holds `position`'s line.
 async fn at_line(
     session: &Session,
-    analysis: &AnalysisThread,
+    services: &Services,
     uri: &Uri,
     position: lsp::Position,
 ) -> Vec<NamingEntry> {
     let line = u64::from(position.line) + 1;
-    let mut named = entries_naming(session, analysis, uri).await;
+    let mut named = entries_naming(session, services, uri).await;
     named.retain(|n| n.span.holds_line(line));
     named
 }
 
 pub async fn hover(
     session: &Session,
-    analysis: &AnalysisThread,
+    services: &Services,
     uri: &Uri,
     position: lsp::Position,
 ) -> Result<Option<lsp::Hover>> {
-    let named = at_line(session, analysis, uri, position).await;
+    let named = at_line(session, services, uri, position).await;
     if named.is_empty() {
         return Ok(None);
     }
@@ -293,11 +291,11 @@ fn hover_section(named: &NamingEntry, stale_now: Option<String>) -> String {
 
 pub async fn definition(
     session: &Session,
-    analysis: &AnalysisThread,
+    services: &Services,
     uri: &Uri,
     position: lsp::Position,
 ) -> Result<Option<lsp::GotoDefinitionResponse>> {
-    let named = at_line(session, analysis, uri, position).await;
+    let named = at_line(session, services, uri, position).await;
     if named.is_empty() {
         return Ok(None);
     }
@@ -384,7 +382,7 @@ fn hints(
 /// when the setting `targetHints` is off.
 async fn hints_now(
     session: &Session,
-    analysis: &AnalysisThread,
+    services: &Services,
     uri: &Uri,
 ) -> Option<(u64, Option<i32>, Vec<lsp::Diagnostic>)> {
     let (generation, version, rope) = {
@@ -401,7 +399,7 @@ async fn hints_now(
     if !session.settings_for(uri).target_hints {
         return Some((generation, Some(version), Vec::new()));
     }
-    let named = entries_naming(session, analysis, uri).await;
+    let named = entries_naming(session, services, uri).await;
     // A file no entry names (or only entries that remove nothing): no hints, nothing read.
     if !named.iter().any(|n| n.span.removes()) {
         return Some((generation, Some(version), Vec::new()));
@@ -413,11 +411,11 @@ async fn hints_now(
 
 /// Pushes the hints of the target document at `uri`, unless its text
 /// changed meanwhile (the later change pushes its own).
-pub async fn publish_hints(session: &Session, analysis: &AnalysisThread, uri: &Uri) {
+pub async fn publish_hints(session: &Session, services: &Services, uri: &Uri) {
     if session.pulls_diagnostics() {
         return;
     }
-    let Some((generation, version, hints)) = hints_now(session, analysis, uri).await else {
+    let Some((generation, version, hints)) = hints_now(session, services, uri).await else {
         return;
     };
     let mut documents = lock(&session.documents);
@@ -437,10 +435,10 @@ pub async fn publish_hints(session: &Session, analysis: &AnalysisThread, uri: &U
 /// `textDocument/diagnostic` of a target document: its hints.
 pub async fn pulled_hints(
     session: &Session,
-    analysis: &AnalysisThread,
+    services: &Services,
     uri: &Uri,
 ) -> Result<lsp::DocumentDiagnosticReportResult> {
-    let items = hints_now(session, analysis, uri)
+    let items = hints_now(session, services, uri)
         .await
         .map(|(_, _, hints)| hints)
         .unwrap_or_default();

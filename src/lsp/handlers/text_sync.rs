@@ -9,14 +9,15 @@ use std::sync::{Arc, mpsc};
 use report_core::host;
 use tower_lsp_server::ls_types as lsp;
 
-use crate::lsp::analysis::{AnalysisThread, JobRope};
+use crate::lsp::analysis::{AnalysisPool, JobRope};
 use crate::lsp::convert::{self, Positions};
 use crate::lsp::document::{Changed, Document};
+use crate::lsp::services::Services;
 use crate::lsp::session::{OpenDocument, Session, lock};
 
 pub fn open(
     session: &Session,
-    analysis: &AnalysisThread,
+    services: &Services,
     params: lsp::DidOpenTextDocumentParams,
 ) -> Option<String> {
     let doc = params.text_document;
@@ -46,11 +47,13 @@ pub fn open(
     let text = Arc::new(doc.text);
     let (rope, coming) = mpsc::sync_channel(1);
     let job = (text.clone(), JobRope::Coming(coming));
-    analysis.schedule(session, &doc.uri, open, None, Some(job));
+    services
+        .analysis
+        .schedule(session, &doc.uri, open, None, Some(job));
     open.document = Document::new(&text, doc.version);
     drop(text);
     let _ = rope.send(open.document.rope.clone());
-    analysis.found.opened(&doc.uri);
+    services.search.opened(&doc.uri);
     drop(documents);
     // Its settings may have read the project file that governs it.
     session.publish_project_files_read();
@@ -80,7 +83,7 @@ fn first_generation() -> u64 {
 /// incremental changes are ignored until the editor sends the whole text.
 pub fn change(
     session: &Session,
-    analysis: &AnalysisThread,
+    analysis: &AnalysisPool,
     params: lsp::DidChangeTextDocumentParams,
 ) -> Option<String> {
     let encoding = session.capabilities().encoding;
@@ -144,7 +147,7 @@ pub fn change(
 
 pub fn close(
     session: &Session,
-    analysis: &AnalysisThread,
+    services: &Services,
     params: lsp::DidCloseTextDocumentParams,
 ) -> Option<String> {
     let uri = params.text_document.uri;
@@ -156,11 +159,11 @@ pub fn close(
     }
     if removed.as_ref().is_some_and(|e| e.target) {
         // The reports naming it are checked against the file on disk again.
-        super::target_documents::changed(analysis, &uri);
+        super::target_documents::changed(&services.projects, &uri);
     } else {
-        analysis.found.closed(&uri);
+        services.search.closed(&uri);
     }
-    analysis.close(uri);
+    services.analysis.close(uri);
     drop(documents);
     drop(removed);
     crate::lsp::memory::release_memory();

@@ -8,7 +8,8 @@ use std::path::PathBuf;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types as lsp;
 
-use crate::lsp::analysis::AnalysisThread;
+use crate::lsp::project_thread::ProjectThread;
+use crate::lsp::services::Services;
 use crate::lsp::session::{Session, lock};
 
 /// The registration's id, so a client can tell it apart.
@@ -16,7 +17,7 @@ const REGISTRATION_ID: &str = "report-lsp/watched-files";
 
 /// `initialize`: the workspace folders (else `rootUri`).
 #[allow(deprecated)] // root_uri: older clients send only that.
-pub fn initialize(analysis: &AnalysisThread, params: &lsp::InitializeParams) {
+pub fn initialize(projects: &ProjectThread, params: &lsp::InitializeParams) {
     let mut folders: Vec<PathBuf> = params
         .workspace_folders
         .iter()
@@ -31,7 +32,7 @@ pub fn initialize(analysis: &AnalysisThread, params: &lsp::InitializeParams) {
                 .and_then(|u| u.to_file_path().map(|p| p.into_owned())),
         );
     }
-    *lock(&analysis.workspace.folders) = folders;
+    *lock(&projects.folders) = folders;
 }
 
 /// `initialized`: registers the watchers when the client allows it. One
@@ -72,7 +73,7 @@ pub fn register(client: &Client, session: &Session) {
 /// changed file, and every report when a project file changed.
 pub fn changed(
     session: &Session,
-    analysis: &AnalysisThread,
+    services: &Services,
     params: lsp::DidChangeWatchedFilesParams,
 ) -> Option<String> {
     let paths: Vec<PathBuf> = params
@@ -85,15 +86,15 @@ pub fn changed(
         .filter(|p| crate::project_file::Kind::of(p).is_some())
         .cloned()
         .collect();
-    analysis.found.changed(paths.clone());
-    analysis.workspace.changed(paths);
+    services.search.changed(paths.clone());
+    services.projects.changed(paths);
     if !project_files.is_empty() && session.project_files_changed(&project_files) {
         let folders = project_files
             .iter()
             .filter_map(|p| p.parent().map(PathBuf::from))
             .collect();
-        analysis.found.project_files_changed(folders);
-        super::configuration::recheck(session, analysis, &|_| true);
+        services.search.project_files_changed(folders);
+        super::configuration::recheck(session, services, &|_| true);
     }
     None
 }
@@ -104,14 +105,14 @@ pub fn changed(
 /// root lies inside a folder may have changed.
 pub fn folders_changed(
     session: &Session,
-    analysis: &AnalysisThread,
+    services: &Services,
     params: lsp::DidChangeWorkspaceFoldersParams,
 ) -> Option<String> {
     let path = |f: &lsp::WorkspaceFolder| f.uri.to_file_path().map(|p| p.into_owned());
     let removed: Vec<PathBuf> = params.event.removed.iter().filter_map(path).collect();
     let added: Vec<PathBuf> = params.event.added.iter().filter_map(path).collect();
     {
-        let mut folders = lock(&analysis.workspace.folders);
+        let mut folders = lock(&services.projects.folders);
         folders.retain(|f| !removed.contains(f));
         for folder in added {
             if !folders.contains(&folder) {
@@ -119,35 +120,35 @@ pub fn folders_changed(
             }
         }
     }
-    search(analysis);
+    search(services);
     for (uri, _) in lock(&session.documents).iter().filter(|(_, o)| !o.target) {
-        analysis.workspace.check(uri);
+        services.projects.check(uri);
     }
     None
 }
 
 /// After `initialized`: the folders searched for reports that are not open.
-pub fn search(analysis: &AnalysisThread) {
-    let folders = lock(&analysis.workspace.folders).clone();
-    analysis.found.search(folders);
+pub fn search(services: &Services) {
+    let folders = lock(&services.projects.folders).clone();
+    services.search.search(folders);
 }
 
 /// `textDocument/didSave`: the report (or a file it names) was saved.
 pub fn saved(
     session: &Session,
-    analysis: &AnalysisThread,
+    services: &Services,
     params: lsp::DidSaveTextDocumentParams,
 ) -> Option<String> {
     let uri = params.text_document.uri;
     // A document a report names is no report: only the reports naming it are checked again.
     if super::target_documents::is_target(session, &uri) {
-        super::target_documents::changed(analysis, &uri);
+        super::target_documents::changed(&services.projects, &uri);
         return None;
     }
-    analysis.workspace.check(&uri);
+    services.projects.check(&uri);
     if let Some(path) = uri.to_file_path() {
-        analysis.found.changed(vec![path.to_path_buf()]);
-        analysis.workspace.changed(vec![path.into_owned()]);
+        services.search.changed(vec![path.to_path_buf()]);
+        services.projects.changed(vec![path.into_owned()]);
     }
     None
 }

@@ -6,8 +6,8 @@ use report_core::ide::workspace_symbols::symbol_match;
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types as lsp;
 
-use crate::lsp::analysis::AnalysisThread;
 use crate::lsp::found_reports::FoundSymbol;
+use crate::lsp::services::Services;
 use crate::lsp::session::{Session, lock};
 
 /// Symbols answered at most: a query narrows the rest (rust-analyzer's
@@ -41,7 +41,7 @@ fn keep_best(picked: &mut Vec<Picked>) {
 
 pub async fn symbol(
     session: &Session,
-    analysis: &AnalysisThread,
+    services: &Services,
     params: lsp::WorkspaceSymbolParams,
 ) -> Result<Option<lsp::WorkspaceSymbolResponse>> {
     let client = session.capabilities();
@@ -51,7 +51,8 @@ pub async fn symbol(
         let (uri, query) = (uri.clone(), query.clone());
         let key = uri.clone();
         async move {
-            let picked = analysis
+            let picked = services
+                .analysis
                 .query(&key, "workspace/symbol", move |state| {
                     if !state.host.is_report() {
                         return Ok(None);
@@ -93,7 +94,7 @@ pub async fn symbol(
     // The store's symbols taken under its lock (a clone of an `Arc` a
     // report), matched on a blocking thread: never on the message loop.
     let reports: Vec<(lsp::Uri, std::sync::Arc<Vec<FoundSymbol>>)> =
-        analysis.found.store.read(|state| {
+        services.search.store.read(|state| {
             state
                 .reports
                 .iter()
