@@ -22,6 +22,18 @@ impl std::fmt::Debug for Wanted<'_> {
 #[derive(Debug, PartialEq, Eq)]
 pub struct Cancelled;
 
+/// How often a pass over a report's entries asks (see [`at_entry`]):
+/// a few milliseconds of work between two questions.
+const ASK_EVERY_ENTRIES: usize = 256;
+
+/// Asked before the entry at `index` (0-based) of a pass over the
+/// entries: every [`ASK_EVERY_ENTRIES`] entries, [`check`].
+pub(crate) fn at_entry(index: usize, wanted: Option<Wanted<'_>>) {
+    if index % ASK_EVERY_ENTRIES == ASK_EVERY_ENTRIES - 1 {
+        check(wanted);
+    }
+}
+
 /// Unwinds with [`Cancelled`] unless the analysis is still wanted.
 pub(crate) fn check(wanted: Option<Wanted<'_>>) {
     if let Some(Wanted(wanted)) = wanted

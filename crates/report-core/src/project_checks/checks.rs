@@ -40,7 +40,7 @@ pub fn check(analysis: &Analysis, facts: &WorkspaceFacts) -> Vec<Diagnostic> {
 
 /// [`check`] of a report however it is analysed: its root and then each
 /// entry in turn, so that one kept per entry is never parsed whole.
-/// `wanted` is asked every 256 entries (see `cancel`).
+/// `wanted` is asked now and then (see `cancel`).
 pub(crate) fn check_report(
     report: &ReportTree<'_>,
     facts: &WorkspaceFacts,
@@ -81,12 +81,10 @@ pub(crate) fn check_report(
     };
     let mut anchors: BTreeMap<String, Vec<Anchor>> = BTreeMap::new();
     let mut expected = Vec::new();
-    let mut checked = 0usize;
+    let mut index = 0;
     report.each_entry(|entry, entry_facts, back| {
-        checked += 1;
-        if checked.is_multiple_of(256) {
-            crate::cancel::check(wanted);
-        }
+        crate::cancel::at_entry(index, wanted);
+        index += 1;
         let mut found = Vec::new();
         if let Some((path, (start, end, range))) =
             check_entry(facts, generated_at, entry, entry_facts, &mut found)

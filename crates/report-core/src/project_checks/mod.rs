@@ -254,7 +254,7 @@ pub fn project_root_of(report: Node<'_>) -> Option<Node<'_>> {
 }
 
 /// [`request`] of a report however it is analysed (its root, then each entry).
-/// `still` is asked every 256 entries (see `cancel`).
+/// `still` is asked now and then (see `cancel`).
 pub(crate) fn request_of(
     report: &ReportTree<'_>,
     still: Option<crate::cancel::Wanted<'_>>,
@@ -273,12 +273,10 @@ pub(crate) fn request_of(
         }
     }
     let mut token_spans = Vec::new();
-    let mut read = 0usize;
+    let mut index = 0;
     report.each_entry(|entry, _, _| {
-        read += 1;
-        if read.is_multiple_of(256) {
-            crate::cancel::check(still);
-        }
+        crate::cancel::at_entry(index, still);
+        index += 1;
         let span = wanted.entry(entry);
         token_spans.extend(span.map(|(path, span)| (path.to_string(), span)));
     });

@@ -149,10 +149,7 @@ fn check_entry_run(
     let mut entries = Vec::with_capacity(items.len());
     let mut broken = Vec::new();
     for (index, &item) in (first..).zip(items) {
-        // Asked now and then (see `cancel`): a few milliseconds of checks.
-        if index % 256 == 255 {
-            crate::cancel::check(wanted);
-        }
+        crate::cancel::at_entry(index, wanted);
         if item.is_broken() {
             broken.push(index);
             entries.push(broken_entry(item, index));
