@@ -12,7 +12,6 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use serde_json::Value;
 
@@ -67,7 +66,8 @@ fn run(nvim: &Path, workspace: &Workspace, mode: &str, env: &[(&str, &str)]) -> 
     let _ = std::fs::remove_file(&out);
     // --clean, not -u NONE: filetype detection stays on, as a user has it
     // (0.11's vim.lsp.enable attaches on FileType); -i NONE: no shada file.
-    let mut child = Command::new(nvim)
+    let mut command = Command::new(nvim);
+    command
         .args(["--headless", "--clean", "-i", "NONE", "--cmd"])
         .arg(format!(
             "set rtp+={}",
@@ -87,17 +87,8 @@ fn run(nvim: &Path, workspace: &Workspace, mode: &str, env: &[(&str, &str)]) -> 
         .env("REPORT_LSP_OUT", &out)
         .env("REPORT_LSP_FIXED", workspace.fixed())
         .env("REPORT_LSP_MODE", mode)
-        .envs(env.iter().copied())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let status = common::wait_bounded(&mut child, Duration::from_secs(90), "nvim");
-    // The script quits with 0 once it wrote what it saw: anything else is
-    // the editor failing (a Lisp or Lua error, a crash on the way out).
-    assert!(status.success(), "nvim exited with {status}");
-    common::observations(&out, "the Lua test")
+        .envs(env.iter().copied());
+    common::run_editor(&mut command, &out, "nvim")
 }
 
 /// The plugin path a Neovim version takes: `vim.lsp.config` exists from 0.11.
@@ -169,13 +160,7 @@ fn check_the_whole_scenario(observed: &Value, workspace: &Workspace) {
 fn whole_scenario(nvim: &Path, mode: &str) -> Value {
     let workspace = Workspace::new();
     // The server on PATH, as an installed one is (the lspconfig mode names no command).
-    let bin = workspace.dir.path().join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_report-lsp"), bin.join("report-lsp")).unwrap();
-    let path = std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(
-        &std::env::var_os("PATH").unwrap_or_default(),
-    )))
-    .unwrap();
+    let path = common::path_with_server(workspace.dir.path());
     let observed = run(nvim, &workspace, mode, &[("PATH", path.to_str().unwrap())]);
     check_the_whole_scenario(&observed, &workspace);
     observed

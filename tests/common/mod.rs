@@ -58,6 +58,19 @@ pub fn present(found: bool, what: &str) -> bool {
     found
 }
 
+/// `PATH` with a folder under `dir` first that holds the server as
+/// `report-lsp`, as an installed one is found by an editor whose setup
+/// names no path.
+pub fn path_with_server(dir: &Path) -> std::ffi::OsString {
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_report-lsp"), bin.join("report-lsp")).unwrap();
+    std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .unwrap()
+}
+
 /// Waits for an editor a test started, killing it after `limit`.
 pub fn wait_bounded(child: &mut Child, limit: Duration, what: &str) -> ExitStatus {
     let deadline = Instant::now() + limit;
@@ -71,6 +84,27 @@ pub fn wait_bounded(child: &mut Child, limit: Duration, what: &str) -> ExitStatu
         }
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// Runs an editor's test script (`command`, every output of it dropped),
+/// at most 90 s, and returns what it wrote to `out`. The script quits with
+/// 0 once it wrote what it saw: anything else is the editor failing (a
+/// Lisp or Lua error, a crash on the way out).
+pub fn run_editor(
+    command: &mut std::process::Command,
+    out: &Path,
+    what: &str,
+) -> serde_json::Value {
+    use std::process::Stdio;
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let status = wait_bounded(&mut child, Duration::from_secs(90), what);
+    assert!(status.success(), "{what} exited with {status}");
+    observations(out, what)
 }
 
 /// What an editor's test script wrote to `path` (a JSON object), once it
