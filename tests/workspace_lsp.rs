@@ -1153,6 +1153,59 @@ fn a_code_lens_compares_the_report_with_head_and_its_command_shows_the_whole_com
     editor.shutdown();
 }
 
+/// A report equal to HEAD's copy, as one opened from a commit to review
+/// it: the editor says the comparison from its own analysis (nothing is
+/// parsed again), and says what `report-lsp diff` says of the two texts,
+/// errors included.
+#[test]
+fn a_report_unchanged_since_head_says_what_diff_says_of_the_two() {
+    let (project, text) = project();
+    // Errors too: a tier the derivation refuses, and a hash that is no hash.
+    let broken = text.replacen("\"confirm\"", "\"auto\"", 1).replacen(
+        "\"expected_sha256\": \"",
+        "\"expected_sha256\": \"x",
+        1,
+    );
+    for text in [text, broken] {
+        std::fs::write(project.report_path(), &text).unwrap();
+        project.git(&["add", "-A"]);
+        project.git(&["commit", "-q", "-m", "the report"]);
+        let uri = uri_of(&project.report_path());
+        let capabilities = json!({"workspace": {"codeLens": {"refreshSupport": true}}});
+        let mut editor = Editor::start_with_capabilities(
+            env!("CARGO_BIN_EXE_report-lsp"),
+            capable_client_with(capabilities),
+            &[],
+            Value::Null,
+        );
+        editor.open(&uri, &text, 1);
+        answer_request(&mut editor, "workspace/codeLens/refresh");
+        let lens = since_head_lens(&mut editor, &uri);
+        assert_eq!(lens["command"]["title"], json!("since HEAD: no changes"));
+        let reply = editor.request(
+            "workspace/executeCommand",
+            json!({"command": "report-lsp.showDiffSinceHead", "arguments": lens["command"]["arguments"]}),
+        );
+        let shown = reply["result"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{reply}"));
+        editor.shutdown();
+
+        // `diff` of HEAD's copy, under the name the editor gives it.
+        let away = tempfile::tempdir().unwrap();
+        std::fs::write(away.path().join("HEAD:hygiene.report.json"), &text).unwrap();
+        std::fs::write(away.path().join("hygiene.report.json"), &text).unwrap();
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_report-lsp"))
+            .current_dir(away.path())
+            .args(["diff", "HEAD:hygiene.report.json", "hygiene.report.json"])
+            .output()
+            .unwrap();
+        let said = String::from_utf8(output.stdout).unwrap();
+        assert!(said.contains("no changes"), "{said}");
+        assert_eq!(shown, said);
+    }
+}
+
 /// The workspace checks' diagnostics are under the `maxDiagnostics` cap
 /// with the report's own: a report naming many missing files shows the
 /// cap's worth, the most severe first, and the summary counts the rest.

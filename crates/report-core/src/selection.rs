@@ -71,11 +71,16 @@ impl Default for ReportGlobs {
 /// A JSON document looks like a report when its top-level object has
 /// `schema_version` and at least one other envelope key.
 pub fn looks_like_report(root: Node<'_>) -> bool {
-    root.get("schema_version").is_some()
+    has_report_keys(|key| root.get(key).is_some())
+}
+
+/// [`looks_like_report`] of a top level that `has` the keys it has.
+pub(crate) fn has_report_keys(has: impl Fn(&str) -> bool) -> bool {
+    has("schema_version")
         && ENVELOPE_FIELDS
             .iter()
             .filter(|&&key| key != "schema_version")
-            .any(|key| root.get(key).is_some())
+            .any(|key| has(key))
 }
 
 #[cfg(test)]
