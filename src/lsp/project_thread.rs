@@ -223,7 +223,7 @@ impl ProjectReader {
                         }
                     }
                     Request::Closed(uri) => {
-                        self.watched.remove(&uri);
+                        self.unwatch(&uri);
                         due.retain(|u| *u != uri);
                         reads.retain(|(u, _, _)| *u != uri);
                     }
@@ -303,6 +303,24 @@ impl ProjectReader {
         }
     }
 
+    /// Keeps the paths the report at `uri` reads under `root`, and tells the
+    /// client's watchers their globs.
+    fn watch(&mut self, uri: &Uri, root: &Path, facts: &WorkspaceFacts) {
+        let named = facts.files.keys().map(|key| Path::new(key.as_str()));
+        let globs = crate::lsp::watchers::globs_naming(named);
+        self.session.watched.open_report(uri, Some(globs));
+        self.watched.insert(
+            uri.clone(),
+            (root.to_path_buf(), watched_paths(root, facts)),
+        );
+    }
+
+    /// Forgets the paths the report at `uri` reads.
+    fn unwatch(&mut self, uri: &Uri) {
+        self.session.watched.open_report(uri, None);
+        self.watched.remove(uri);
+    }
+
     /// The reports that name one of `paths`, or whose root's git state or
     /// conventions they are.
     fn naming(&self, paths: &[PathBuf]) -> Vec<Uri> {
@@ -328,7 +346,7 @@ impl ProjectReader {
         // project is read, not even whether its root is there; what was
         // published is withdrawn by this empty result.
         if let Some(why) = settings.off {
-            self.watched.remove(uri);
+            self.unwatch(uri);
             let result = not_read(uri, generation, Vec::new(), why.to_string());
             return Some(Delivery::Result(result));
         }
@@ -395,12 +413,12 @@ impl ProjectReader {
             }
             // The settings changed since the check was asked.
             Read::Off(why) => {
-                self.watched.remove(uri);
+                self.unwatch(uri);
                 let result = not_read(uri, generation, Vec::new(), why.to_string());
                 return Some(Delivery::Result(result));
             }
             Read::Outside { said, why } => {
-                self.watched.remove(uri);
+                self.unwatch(uri);
                 return Some(Delivery::Result(not_read(uri, generation, vec![said], why)));
             }
         };
@@ -409,10 +427,7 @@ impl ProjectReader {
         let since_head = report
             .as_deref()
             .and_then(|file| self.since_head(uri, file));
-        self.watched.insert(
-            uri.clone(),
-            (found.to_path_buf(), watched_paths(found, &facts)),
-        );
+        self.watch(uri, found, &facts);
         Some(Delivery::Facts(Box::new(FactsRead {
             uri: uri.clone(),
             generation,

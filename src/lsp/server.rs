@@ -116,7 +116,10 @@ impl LanguageServer for Server {
         self.client
             .log_message(lsp::MessageType::INFO, message)
             .await;
-        handlers::watched_files::register(&self.client, &self.session);
+        let store = &self.services.search.store;
+        self.session
+            .watched
+            .start(&self.client, &self.session, store);
         let refused =
             handlers::configuration::initialized(&self.client, &self.session, &self.services).await;
         self.warn(refused).await;

@@ -55,6 +55,11 @@ impl ReportGlobs {
         ReportGlobs::new(&anchored)
     }
 
+    /// The patterns, as given (anchored where [`ReportGlobs::under`] made them).
+    pub fn patterns(&self) -> &[String] {
+        &self.patterns
+    }
+
     /// True when `path` (any `/`-separated path, absolute or relative) matches a glob.
     pub fn matches(&self, path: &str) -> bool {
         // `**/x` must match a bare `x` too, so try the path below a root as well.
