@@ -10,19 +10,23 @@
 //! publication while the workspace checks run, and how long after the
 //! last the workspace diagnostics come (0 when they came meanwhile).
 //!
-//!     cargo bench --bench open_cost -- 10000 50000 [--bin NAME=PATH]... [--options JSON]
+//!     cargo bench --bench open_cost -- 10000 50000 [--bin NAME=PATH]... [--options JSON] [--git committed|changed]
 //!
 //! Each `--bin` is another build (a previous commit's), timed in the same
 //! run; this build's server is always one. Three opens per binary and size,
 //! each in a server of its own, interleaved; the medians are printed.
 //! The only programs it starts are the servers under test: this build's
-//! and those the developer names with `--bin` on the command line, never
-//! one a repository, its git config or a report names. It is no part of
+//! and those the developer names with `--bin` on the command line, and,
+//! with `--git`, the developer's `git` to commit the report in its folder;
+//! never one a repository, its git config or a report names. It is no part of
 //! what ships: the workspace layer in `src/` reads and never runs
 //! anything (`tests/architecture.rs::nothing_shipped_starts_a_process`).
 //! `--options` are the servers' `initializationOptions` (`{"findReports":
 //! false}`: no search of the folder, which reads the report from disk too
-//! when it gets there before the didOpen).
+//! when it gets there before the didOpen). `--git committed` opens the
+//! report as HEAD has it, as one reviewed from a commit; `--git changed`
+//! commits it, then opens it with one entry's tokens changed, as one
+//! generated since: the server compares it with HEAD's copy at the open.
 
 use std::time::{Duration, Instant};
 
@@ -39,6 +43,7 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let mut sizes = Vec::new();
     let mut options = Value::Null;
+    let mut git = None;
     let mut binaries = vec![(
         "this build".to_string(),
         env!("CARGO_BIN_EXE_report-lsp").to_string(),
@@ -54,6 +59,14 @@ fn main() {
                 let json = args.next().expect("--options JSON");
                 options = serde_json::from_str(&json).expect("--options JSON");
             }
+            "--git" => {
+                let how = args.next().expect("--git committed|changed");
+                assert!(
+                    ["committed", "changed"].contains(&how.as_str()),
+                    "--git committed|changed"
+                );
+                git = Some(how);
+            }
             // cargo bench passes `--bench`; other flags are not ours.
             _ => sizes.extend(arg.parse::<usize>().ok()),
         }
@@ -62,7 +75,7 @@ fn main() {
         sizes.push(10_000);
     }
     for entries in sizes {
-        run(entries, &binaries, &options);
+        run(entries, &binaries, &options, git.as_deref());
     }
 }
 
@@ -76,7 +89,7 @@ struct Open {
     peak_kb: u64,
 }
 
-fn run(entries: usize, binaries: &[(String, String)], options: &Value) {
+fn run(entries: usize, binaries: &[(String, String)], options: &Value, git: Option<&str>) {
     let generated = generate_report(GenerateOptions {
         entries,
         seed: 1,
@@ -88,6 +101,10 @@ fn run(entries: usize, binaries: &[(String, String)], options: &Value) {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("huge.report.json");
     std::fs::write(&file, &text).unwrap();
+    let text = match git {
+        Some(how) => committed(dir.path(), &file, text, how == "changed"),
+        None => text,
+    };
     let uri = format!("file://{}", file.display());
     let mut opens: Vec<Vec<Open>> = vec![Vec::new(); binaries.len()];
     let mut typed: Vec<Vec<Typed>> = vec![Vec::new(); binaries.len()];
@@ -108,8 +125,9 @@ fn run(entries: usize, binaries: &[(String, String)], options: &Value) {
             .collect(),
     );
     println!(
-        "open_cost entries={entries} bytes={} options={options} floor_parse_and_drop={floor:.0}ms",
-        text.len()
+        "open_cost entries={entries} bytes={} options={options} git={} floor_parse_and_drop={floor:.0}ms",
+        text.len(),
+        git.unwrap_or("none")
     );
     for ((name, _), runs) in binaries.iter().zip(&opens) {
         let of = |f: fn(&Open) -> f64| median(runs.iter().map(f).collect());
@@ -131,6 +149,44 @@ fn run(entries: usize, binaries: &[(String, String)], options: &Value) {
             of(|t| t.workspace_after_ms),
         );
     }
+}
+
+/// Commits the report in its folder, a repository of its own; when
+/// `changed`, writes it again with the first entry's tokens changed.
+/// Returns the text to open.
+fn committed(
+    folder: &std::path::Path,
+    file: &std::path::Path,
+    text: String,
+    changed: bool,
+) -> String {
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .arg("-C")
+            .arg(folder)
+            .args(["-c", "user.name=bench", "-c", "user.email=bench@localhost"])
+            .args([
+                "-c",
+                "commit.gpgsign=false",
+                "-c",
+                "core.hooksPath=/dev/null",
+            ])
+            .args(args)
+            .status()
+            .expect("git");
+        assert!(status.success(), "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "the report"]);
+    if !changed {
+        return text;
+    }
+    let at = text.find("\"raw_tokens\": ").expect("an entry with tokens");
+    let end = at + text[at..].find(',').expect("more after the tokens");
+    let text = format!("{}\"raw_tokens\": 777777{}", &text[..at], &text[end..]);
+    std::fs::write(file, &text).unwrap();
+    text
 }
 
 /// Typing right after the open, while the workspace checks run.

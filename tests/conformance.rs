@@ -198,13 +198,14 @@ fn the_servers_requests_without_params_leave_the_key_out() {
 fn a_bare_client_gets_only_what_the_first_protocol_had() {
     let bare = session(json!({}));
     let offered = &bare.initialize["capabilities"];
-    // No code actions (no literals, no applyEdit to run a command): the one
-    // command is the comparison with HEAD, which answers with text; and the
+    // No code actions (no literals, no applyEdit to run a command): the
+    // commands are the comparison with HEAD, which answers with text, and
+    // the roll-up lens's, which does nothing; and the
     // plain rename capability (it never asks prepareRename).
     assert!(offered.get("codeActionProvider").is_none(), "{offered}");
     assert_eq!(
         offered["executeCommandProvider"]["commands"],
-        json!(["report-lsp.showDiffSinceHead"]),
+        json!(["report-lsp.showDiffSinceHead", "report-lsp.rollup"]),
         "{offered}"
     );
     assert_eq!(offered["renameProvider"], true, "{offered}");
@@ -338,7 +339,11 @@ fn each_capability_turned_off_degrades_its_feature_alone() {
             assert_eq!(a.initialize["capabilities"]["codeActionProvider"], true);
             assert_eq!(
                 a.initialize["capabilities"]["executeCommandProvider"]["commands"],
-                json!(["report-lsp.showDiffSinceHead", "report-lsp.applyEdit"])
+                json!([
+                    "report-lsp.showDiffSinceHead",
+                    "report-lsp.rollup",
+                    "report-lsp.applyEdit"
+                ])
             );
         }),
         ("/textDocument/codeAction/isPreferredSupport", &|a| {
@@ -351,12 +356,12 @@ fn each_capability_turned_off_degrades_its_feature_alone() {
             );
         }),
         ("/workspace/applyEdit", &|a| {
-            // Literals carry their edits: nothing to run but the comparison with HEAD.
+            // Literals carry their edits: nothing to run but the lenses' commands.
             let actions = a.actions.as_array().unwrap();
             assert!(actions.iter().all(|c| c["edit"].is_object()));
             assert_eq!(
                 a.initialize["capabilities"]["executeCommandProvider"]["commands"],
-                json!(["report-lsp.showDiffSinceHead"])
+                json!(["report-lsp.showDiffSinceHead", "report-lsp.rollup"])
             );
         }),
         ("/textDocument/completion/completionItemKind", &|a| {
@@ -492,8 +497,9 @@ fn a_fix_offered_as_a_command_applies_its_edit_through_the_client() {
         (Some(message), done)
     };
 
-    // Any other name is refused, whatever it names (a program, a path, a
-    // report's value): nothing is started and no edit is sent.
+    // Any other name is answered `null` with nothing done, whatever it
+    // names (a program, a path, a report's value): nothing is started, no
+    // edit is sent, and the client shows its user no error for a click.
     // Each with an id of its own, as a client must send them.
     let names = [
         "git",
@@ -501,14 +507,16 @@ fn a_fix_offered_as_a_command_applies_its_edit_through_the_client() {
         "/bin/sh",
         "report-lsp.applyEdit ",
         "docs/setup.md",
+        "",
     ];
     for (id, name) in (800..).zip(names) {
         editor.send(
             json!({"jsonrpc": "2.0", "id": id, "method": "workspace/executeCommand",
                            "params": {"command": name, "arguments": command["arguments"]}}),
         );
-        let refused = editor.next_matching(|m| m["id"] == id && m.get("method").is_none());
-        assert_eq!(refused["error"]["code"], -32602, "{name}: {refused}");
+        let answered = editor.next_matching(|m| m["id"] == id && m.get("method").is_none());
+        assert_eq!(answered["result"], Value::Null, "{name}: {answered}");
+        assert!(answered.get("error").is_none(), "{name}: {answered}");
     }
     assert!(
         editor
@@ -775,4 +783,126 @@ mod meta_model_checker {
             "{found:#?}"
         );
     }
+}
+
+/// A sloppy client, as clients in the field are (issue 45): `params: {}`
+/// and `null` where they may be absent (`shutdown` and `exit` with `{}`, as
+/// Emacs lsp-mode 8 sends them; `initialized` with none), `null` for
+/// optional members, members the protocol does not have, ids that are
+/// strings and numbers, every code lens's command run as a click runs it,
+/// and a command the server never listed. Each request is answered
+/// without an error, every message checked against the meta model, and
+/// the server ends cleanly.
+#[test]
+fn a_sloppy_client_is_served_as_it_meant() {
+    let mut capabilities = capable_client(&["utf-16"]);
+    capabilities["x-experimental-thing"] = json!({"on": true});
+    capabilities["textDocument"]["hover"]["x-unknown"] = json!(null);
+    let mut editor = Editor::start_sloppy(capabilities);
+    let text = golden("invalid.report.json");
+    editor.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+        "textDocument": {"uri": URI, "languageId": "json", "version": 1, "text": text, "x-extra": 1},
+        "x-extra": [],
+    }}));
+    let (_, diagnostics) = editor.diagnostics(URI);
+    assert!(!diagnostics.is_empty());
+    let tier = position_of(&text, "\"safety_tier\": \"", 17);
+    let document = json!({"uri": URI, "x-extra": true});
+    let asked: Vec<(Value, &str, Value)> = vec![
+        (
+            json!("hover-1"),
+            "textDocument/hover",
+            json!({"textDocument": document, "position": tier, "workDoneToken": null}),
+        ),
+        (
+            json!(2),
+            "textDocument/completion",
+            json!({"textDocument": document, "position": tier, "context": null, "partialResultToken": null}),
+        ),
+        (
+            json!("3"),
+            "textDocument/documentSymbol",
+            json!({"textDocument": document, "workDoneToken": null, "partialResultToken": null}),
+        ),
+        (
+            json!(-4),
+            "textDocument/codeAction",
+            json!({"textDocument": document, "range": whole_range(),
+            "context": {"diagnostics": [], "only": null, "triggerKind": null}}),
+        ),
+        (
+            json!("lens"),
+            "textDocument/codeLens",
+            json!({"textDocument": document, "workDoneToken": null}),
+        ),
+        (
+            json!(6),
+            "textDocument/foldingRange",
+            json!({"textDocument": document}),
+        ),
+        (
+            json!("7"),
+            "workspace/symbol",
+            json!({"query": "", "workDoneToken": null, "partialResultToken": null}),
+        ),
+    ];
+    let mut answers = Vec::new();
+    for (id, method, params) in asked {
+        editor.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let answer = editor.next_matching(|m| m["id"] == id && m.get("method").is_none());
+        assert!(answer.get("error").is_none(), "{method}: {answer}");
+        assert_eq!(answer["id"], id, "{method}: the id as it was sent");
+        answers.push((method, answer));
+    }
+    let result_of = |wanted: &str| {
+        let (_, answer) = answers.iter().find(|(m, _)| *m == wanted).unwrap();
+        answer["result"].clone()
+    };
+    assert!(
+        result_of("textDocument/hover")["contents"]["value"]
+            .as_str()
+            .is_some_and(|v| v.contains("derive")),
+        "{}",
+        result_of("textDocument/hover")
+    );
+    assert!(
+        result_of("textDocument/codeAction")
+            .as_array()
+            .is_some_and(|a| !a.is_empty())
+    );
+
+    // Every lens clicked: its command run as the client runs it.
+    let lenses = result_of("textDocument/codeLens");
+    let lenses = lenses.as_array().unwrap();
+    assert!(!lenses.is_empty());
+    for (n, lens) in lenses.iter().enumerate() {
+        let command = &lens["command"];
+        assert!(
+            command["command"].as_str().is_some_and(|c| !c.is_empty()),
+            "a lens's command names one: {lens}"
+        );
+        let listed =
+            &editor.initialized["result"]["capabilities"]["executeCommandProvider"]["commands"];
+        assert!(
+            listed.as_array().unwrap().contains(&command["command"]),
+            "a lens runs a command the server lists: {lens}"
+        );
+        let id = format!("click-{n}");
+        let mut params = json!({"command": command["command"], "x-extra": 1});
+        if let Some(arguments) = command.get("arguments") {
+            params["arguments"] = arguments.clone();
+        }
+        editor.send(json!({"jsonrpc": "2.0", "id": id, "method": "workspace/executeCommand", "params": params}));
+        let answer = editor.next_matching(|m| m["id"] == id && m.get("method").is_none());
+        assert!(answer.get("error").is_none(), "{lens}: {answer}");
+    }
+    // A command never listed: nothing runs, and no error to pop up.
+    editor.send(
+        json!({"jsonrpc": "2.0", "id": 99, "method": "workspace/executeCommand",
+        "params": {"command": "x-not-ours", "arguments": null}}),
+    );
+    let answer = editor.next_matching(|m| m["id"] == 99 && m.get("method").is_none());
+    assert_eq!(answer["result"], Value::Null, "{answer}");
+    assert!(answer.get("error").is_none(), "{answer}");
+    editor.shutdown_with(json!({}));
 }

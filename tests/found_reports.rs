@@ -707,3 +707,57 @@ fn the_search_waits_for_a_large_message_and_leaves_the_report_being_opened_to_it
     assert_eq!(published["params"]["version"], 1, "{published}");
     editor.shutdown();
 }
+
+/// A report found on disk, never opened, is watched for as an open one
+/// is: the files it names join the client's watchers by extension, so a
+/// change to one reaches the server.
+#[test]
+fn the_files_a_found_report_names_are_watched_by_extension() {
+    let project = Project::new();
+    project.write("docs/guide.md", "# Guide\n");
+    project.write("notes/plan.txt", "later\n");
+    let entry = |path: &str, text: &str| {
+        common::project::edit_entry(
+            path,
+            json!({"kind": "replace-text", "anchor": {"start_line": 1, "end_line": 1}, "match": "a", "replacement": "b", "expected_sha256": common::project::sha256(text)}),
+        )
+    };
+    project.write_report(&common::project::report(
+        "2099-01-01T00:00:00Z",
+        vec![json!("docs/guide.md"), json!("notes/plan.txt")],
+        vec![
+            entry("docs/guide.md", "# Guide\n"),
+            entry("notes/plan.txt", "later\n"),
+        ],
+        vec![],
+    ));
+    let capabilities =
+        json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}});
+    let mut editor = Editor::start_in_folders_with(
+        capable_client_with(capabilities),
+        &[project.path()],
+        Value::Null,
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let globs = loop {
+        assert!(
+            Instant::now() < deadline,
+            "the named files' globs never came"
+        );
+        let registration = editor.next_matching(|m| m["method"] == "client/registerCapability");
+        editor.send(json!({"jsonrpc": "2.0", "id": registration["id"], "result": null}));
+        let globs: Vec<String> =
+            registration["params"]["registrations"][0]["registerOptions"]["watchers"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|w| w["globPattern"].as_str().unwrap().to_string())
+                .collect();
+        if globs.iter().any(|g| g == "**/*.md") {
+            break globs;
+        }
+    };
+    assert!(globs.iter().any(|g| g == "**/*.txt"), "{globs:?}");
+    assert!(!globs.iter().any(|g| g == "**/*"), "{globs:?}");
+    editor.shutdown();
+}

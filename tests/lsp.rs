@@ -1202,8 +1202,12 @@ fn log_traces(editor: &mut Editor) -> Vec<Value> {
     traces
 }
 
+/// The trace follows `$/setTrace`: `verbose` sends the debug events with
+/// their `verbose` text whatever `logLevel` says (a user turning the trace
+/// up to attach it to a bug report needs no second setting), `messages`
+/// sends the events at `logLevel`, and `off` sends nothing.
 #[test]
-fn set_trace_sends_the_log_at_the_log_level_and_off_stops_it() {
+fn set_trace_sends_the_log_verbose_in_detail_messages_at_the_log_level_and_off_nothing() {
     let mut editor = Editor::start_with(
         env!("CARGO_BIN_EXE_report-lsp"),
         &["utf-16"],
@@ -1221,11 +1225,6 @@ fn set_trace_sends_the_log_at_the_log_level_and_off_stops_it() {
     editor.diagnostics(&uri("a"));
     assert_eq!(log_traces(&mut editor), Vec::<Value>::new());
 
-    // Each new level checks the open documents again, on the analysis
-    // threads: waiting for those checks to be traced (or, below, making
-    // them untraceable) keeps a late one out of the next phase.
-    editor.notify("$/setTrace", json!({"value": "verbose"}));
-    set_log_level(&mut editor, "debug");
     let traced = |event: &'static str, name: &'static str| {
         move |m: &Value| {
             m["method"] == "$/logTrace"
@@ -1234,7 +1233,8 @@ fn set_trace_sends_the_log_at_the_log_level_and_off_stops_it() {
                     .is_some_and(|t| t.starts_with(event) && t.contains(&format!("/{name}.report")))
         }
     };
-    editor.next_matching(traced("analysed and published", "a"));
+    // Verbose at the default level (info): the debug timings, in detail.
+    editor.notify("$/setTrace", json!({"value": "verbose"}));
     editor.open(&uri("b"), &text, 1);
     let trace = editor.next_matching(traced("analysed and published", "b"));
     editor.next_matching(traced("workspace pass", "b"));
@@ -1246,17 +1246,28 @@ fn set_trace_sends_the_log_at_the_log_level_and_off_stops_it() {
         "{verbose}"
     );
 
-    // At info, the debug timings are not sent; off, nothing is.
-    set_log_level(&mut editor, "info");
+    // Messages at info: the debug timings are not sent.
+    editor.notify("$/setTrace", json!({"value": "messages"}));
     log_traces(&mut editor);
     editor.open(&uri("c"), &text, 1);
     editor.diagnostics(&uri("c"));
     assert_eq!(log_traces(&mut editor), Vec::<Value>::new());
-    editor.notify("$/setTrace", json!({"value": "off"}));
+
+    // Messages at debug: they are, without the detail. Each new level
+    // checks the open documents again, on the analysis threads: waiting
+    // for those checks to be traced keeps a late one out of the next phase.
     set_log_level(&mut editor, "debug");
-    log_traces(&mut editor);
+    editor.next_matching(traced("analysed and published", "c"));
     editor.open(&uri("d"), &text, 1);
-    editor.diagnostics(&uri("d"));
+    let trace = editor.next_matching(traced("analysed and published", "d"));
+    editor.next_matching(traced("workspace pass", "d"));
+    assert!(trace["params"].get("verbose").is_none(), "{trace}");
+
+    // Off, at debug: nothing.
+    editor.notify("$/setTrace", json!({"value": "off"}));
+    log_traces(&mut editor);
+    editor.open(&uri("e"), &text, 1);
+    editor.diagnostics(&uri("e"));
     assert_eq!(log_traces(&mut editor), Vec::<Value>::new());
     editor.shutdown();
 }

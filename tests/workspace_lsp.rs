@@ -184,35 +184,96 @@ fn the_server_checks_the_project_and_refreshes_when_files_change() {
     editor.shutdown();
 }
 
+/// The next `client/registerCapability` for the watchers, answered; the
+/// unregistration of the one before, if `replacing`, answered too.
+fn next_watchers(editor: &mut Editor, replacing: Option<&str>) -> (String, Vec<String>) {
+    let registration = editor.next_matching(|m| m["method"] == "client/registerCapability");
+    editor.send(json!({"jsonrpc": "2.0", "id": registration["id"], "result": null}));
+    let registered = &registration["params"]["registrations"][0];
+    assert_eq!(registered["method"], "workspace/didChangeWatchedFiles");
+    let id = registered["id"].as_str().unwrap().to_string();
+    assert_ne!(Some(id.as_str()), replacing, "a new set, a new id");
+    let globs = registered["registerOptions"]["watchers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["globPattern"].as_str().unwrap().to_string())
+        .collect();
+    if let Some(old) = replacing {
+        let gone = editor.next_matching(|m| m["method"] == "client/unregisterCapability");
+        editor.send(json!({"jsonrpc": "2.0", "id": gone["id"], "result": null}));
+        let unregistered = &gone["params"]["unregisterations"][0];
+        assert_eq!(unregistered["id"], old, "{gone}");
+        assert_eq!(unregistered["method"], "workspace/didChangeWatchedFiles");
+    }
+    (id, globs)
+}
+
+/// The watchers ask for what the server reads, and no more: the reports,
+/// the project files, git's index and HEAD, `conventions.json`, and the
+/// files the open reports name, by extension. Never `**/*`, which has a
+/// client send every change in the tree. Registered again, under a new
+/// id, as what the reports name changes.
 #[test]
-fn the_server_registers_its_watchers_when_the_client_allows() {
+fn the_server_watches_what_it_reads_and_registers_again_as_that_changes() {
+    let (project, text) = project();
+    project.write("notes/todo.txt", "later\n");
     let capabilities =
         json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}});
+    // No workspace folder: no report is found on disk, only the one opened.
     let mut editor = Editor::start_with_capabilities(
         env!("CARGO_BIN_EXE_report-lsp"),
         capable_client_with(capabilities),
         &[],
         Value::Null,
     );
-    let registration = loop {
-        let message = editor.next_message();
-        if message["method"] == "client/registerCapability" {
-            break message;
-        }
-    };
-    let registrations = &registration["params"]["registrations"][0];
-    assert_eq!(registrations["method"], "workspace/didChangeWatchedFiles");
-    let globs: Vec<&str> = registrations["registerOptions"]["watchers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|w| w["globPattern"].as_str().unwrap())
-        .collect();
+    let (first, globs) = next_watchers(&mut editor, None);
+    let mut always = [
+        "**/*.report.json",
+        "**/machine-report*.json",
+        "**/report-lsp.toml",
+        "**/pyproject.toml",
+        "**/conventions.json",
+        "**/.git/index",
+        "**/.git/HEAD",
+    ]
+    .map(String::from);
+    always.sort();
+    assert_eq!(globs, always);
+
+    // The report names two Markdown files: `**/*.md` joins.
+    let uri = uri_of(&project.report_path());
+    editor.open(&uri, &text, 1);
+    let (second, globs) = next_watchers(&mut editor, Some(&first));
+    assert!(globs.contains(&"**/*.md".to_string()), "{globs:?}");
     assert!(
-        globs.contains(&"**/.git/index") && globs.contains(&"**/.git/HEAD"),
+        always.iter().all(|g| globs.contains(&g.to_string())),
         "{globs:?}"
     );
-    editor.send(json!({"jsonrpc": "2.0", "id": registration["id"], "result": null}));
+    assert!(!globs.iter().any(|g| g == "**/*" || g == "**"), "{globs:?}");
+
+    // It names a text file too: `**/*.txt` joins.
+    let mut more: Value = serde_json::from_str(&text).unwrap();
+    more["shortlist"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!("notes/todo.txt"));
+    let more = serde_json::to_string_pretty(&more).unwrap();
+    editor.change(&uri, 2, json!([{"text": more}]));
+    editor.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let (third, globs) = next_watchers(&mut editor, Some(&second));
+    assert!(globs.contains(&"**/*.txt".to_string()), "{globs:?}");
+
+    // Closed, it names nothing: back to what is always watched.
+    editor.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let (_, globs) = next_watchers(&mut editor, Some(&third));
+    assert_eq!(globs, always);
     editor.shutdown();
 }
 
@@ -1151,6 +1212,59 @@ fn a_code_lens_compares_the_report_with_head_and_its_command_shows_the_whole_com
         "{title}"
     );
     editor.shutdown();
+}
+
+/// A report equal to HEAD's copy, as one opened from a commit to review
+/// it: the editor says the comparison from its own analysis (nothing is
+/// parsed again), and says what `report-lsp diff` says of the two texts,
+/// errors included.
+#[test]
+fn a_report_unchanged_since_head_says_what_diff_says_of_the_two() {
+    let (project, text) = project();
+    // Errors too: a tier the derivation refuses, and a hash that is no hash.
+    let broken = text.replacen("\"confirm\"", "\"auto\"", 1).replacen(
+        "\"expected_sha256\": \"",
+        "\"expected_sha256\": \"x",
+        1,
+    );
+    for text in [text, broken] {
+        std::fs::write(project.report_path(), &text).unwrap();
+        project.git(&["add", "-A"]);
+        project.git(&["commit", "-q", "-m", "the report"]);
+        let uri = uri_of(&project.report_path());
+        let capabilities = json!({"workspace": {"codeLens": {"refreshSupport": true}}});
+        let mut editor = Editor::start_with_capabilities(
+            env!("CARGO_BIN_EXE_report-lsp"),
+            capable_client_with(capabilities),
+            &[],
+            Value::Null,
+        );
+        editor.open(&uri, &text, 1);
+        answer_request(&mut editor, "workspace/codeLens/refresh");
+        let lens = since_head_lens(&mut editor, &uri);
+        assert_eq!(lens["command"]["title"], json!("since HEAD: no changes"));
+        let reply = editor.request(
+            "workspace/executeCommand",
+            json!({"command": "report-lsp.showDiffSinceHead", "arguments": lens["command"]["arguments"]}),
+        );
+        let shown = reply["result"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{reply}"));
+        editor.shutdown();
+
+        // `diff` of HEAD's copy, under the name the editor gives it.
+        let away = tempfile::tempdir().unwrap();
+        std::fs::write(away.path().join("HEAD:hygiene.report.json"), &text).unwrap();
+        std::fs::write(away.path().join("hygiene.report.json"), &text).unwrap();
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_report-lsp"))
+            .current_dir(away.path())
+            .args(["diff", "HEAD:hygiene.report.json", "hygiene.report.json"])
+            .output()
+            .unwrap();
+        let said = String::from_utf8(output.stdout).unwrap();
+        assert!(said.contains("no changes"), "{said}");
+        assert_eq!(shown, said);
+    }
 }
 
 /// The workspace checks' diagnostics are under the `maxDiagnostics` cap

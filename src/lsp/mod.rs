@@ -24,6 +24,7 @@ mod services;
 mod session;
 mod trace;
 pub mod transport;
+mod watchers;
 
 pub use handlers::code_action::FIX_ALL_KIND;
 

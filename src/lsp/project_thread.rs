@@ -28,7 +28,7 @@ use crate::project::Cache;
 use crate::project::files::resolved;
 use crate::project::overlay::{EditorText, lay};
 use crate::project::root::{self, Resolution};
-use crate::project::since_head::SinceHead;
+use crate::project::since_head::{Current, HeadCopy, SinceHead};
 
 /// What a check found for one generation of a report.
 pub struct WorkspaceResult {
@@ -48,7 +48,8 @@ pub struct FactsRead {
     pub uri: Uri,
     pub generation: u64,
     pub facts: WorkspaceFacts,
-    pub since_head: Option<(u64, Arc<SinceHead>)>,
+    /// HEAD's copy of the report, and the generation of the text compared.
+    pub since_head: Option<(u64, HeadCopy)>,
 }
 
 /// The editor's text of a target document, for one report naming it: laid
@@ -222,7 +223,7 @@ impl ProjectReader {
                         }
                     }
                     Request::Closed(uri) => {
-                        self.watched.remove(&uri);
+                        self.unwatch(&uri);
                         due.retain(|u| *u != uri);
                         reads.retain(|(u, _, _)| *u != uri);
                     }
@@ -302,6 +303,24 @@ impl ProjectReader {
         }
     }
 
+    /// Keeps the paths the report at `uri` reads under `root`, and tells the
+    /// client's watchers their globs.
+    fn watch(&mut self, uri: &Uri, root: &Path, facts: &WorkspaceFacts) {
+        let named = facts.files.keys().map(|key| Path::new(key.as_str()));
+        let globs = crate::lsp::watchers::globs_naming(named);
+        self.session.watched.open_report(uri, Some(globs));
+        self.watched.insert(
+            uri.clone(),
+            (root.to_path_buf(), watched_paths(root, facts)),
+        );
+    }
+
+    /// Forgets the paths the report at `uri` reads.
+    fn unwatch(&mut self, uri: &Uri) {
+        self.session.watched.open_report(uri, None);
+        self.watched.remove(uri);
+    }
+
     /// The reports that name one of `paths`, or whose root's git state or
     /// conventions they are.
     fn naming(&self, paths: &[PathBuf]) -> Vec<Uri> {
@@ -327,7 +346,7 @@ impl ProjectReader {
         // project is read, not even whether its root is there; what was
         // published is withdrawn by this empty result.
         if let Some(why) = settings.off {
-            self.watched.remove(uri);
+            self.unwatch(uri);
             let result = not_read(uri, generation, Vec::new(), why.to_string());
             return Some(Delivery::Result(result));
         }
@@ -394,12 +413,12 @@ impl ProjectReader {
             }
             // The settings changed since the check was asked.
             Read::Off(why) => {
-                self.watched.remove(uri);
+                self.unwatch(uri);
                 let result = not_read(uri, generation, Vec::new(), why.to_string());
                 return Some(Delivery::Result(result));
             }
             Read::Outside { said, why } => {
-                self.watched.remove(uri);
+                self.unwatch(uri);
                 return Some(Delivery::Result(not_read(uri, generation, vec![said], why)));
             }
         };
@@ -408,10 +427,7 @@ impl ProjectReader {
         let since_head = report
             .as_deref()
             .and_then(|file| self.since_head(uri, file));
-        self.watched.insert(
-            uri.clone(),
-            (found.to_path_buf(), watched_paths(found, &facts)),
-        );
+        self.watch(uri, found, &facts);
         Some(Delivery::Facts(Box::new(FactsRead {
             uri: uri.clone(),
             generation,
@@ -421,31 +437,48 @@ impl ProjectReader {
     }
 
     /// The open report's current text compared with HEAD's copy of `file`,
-    /// and the generation of that text. The comparison needs both texts
-    /// whole: the current one is analysed only when HEAD has a copy.
-    fn since_head(&self, uri: &Uri, file: &Path) -> Option<(u64, Arc<SinceHead>)> {
+    /// and the generation of that text. Where HEAD's copy is that text, the
+    /// editor says so from its own analysis; otherwise both are analysed.
+    fn since_head(&self, uri: &Uri, file: &Path) -> Option<(u64, HeadCopy)> {
         let (rope, generation) = {
             let documents = lock(&self.session.documents);
             let open = documents.get(uri).filter(|o| !o.document.out_of_sync)?;
             (open.document.rope.clone(), open.generation)
         };
-        let mut bytes = 0;
-        let compared = crate::project::since_head::since_head(file, || {
-            bytes = rope.len_bytes();
-            // Only counted: the comparison needs the facts, not the diagnostics.
-            let keep = report_core::diagnostic::Keep::at_most(0);
-            report_core::analyze_with(
-                Arc::new(rope.to_string()),
-                report_core::AnalysisOptions::keeping(keep),
-            )
-        });
-        // That analysis of a huge text is freed by now: the pages go back
-        // to the system.
-        if bytes >= TRIM_AFTER_BYTES {
+        let max_document_bytes = self.session.settings_at(file).max_document_bytes;
+        let current = Current {
+            is: |head: &[u8]| same_bytes(&rope, head),
+            analysed: rope.len_bytes() <= max_document_bytes,
+            analyse: || {
+                // Only counted: the comparison needs the facts, not the diagnostics.
+                let keep = report_core::diagnostic::Keep::at_most(0);
+                report_core::analyze_with(
+                    Arc::new(rope.to_string()),
+                    report_core::AnalysisOptions::keeping(keep),
+                )
+            },
+        };
+        let compared = crate::project::since_head::since_head(file, current);
+        // What it analysed of a huge text is freed by now: the pages go
+        // back to the system.
+        if rope.len_bytes() >= TRIM_AFTER_BYTES {
             super::memory::release_memory();
         }
-        Some((generation, Arc::new(compared?)))
+        Some((generation, compared?))
     }
+}
+
+/// Whether `bytes` are the rope's text, compared chunk by chunk.
+fn same_bytes(rope: &ropey::Rope, bytes: &[u8]) -> bool {
+    if rope.len_bytes() != bytes.len() {
+        return false;
+    }
+    let mut at = 0;
+    rope.chunks().all(|chunk| {
+        let same = bytes[at..at + chunk.len()] == *chunk.as_bytes();
+        at += chunk.len();
+        same
+    })
 }
 
 /// The editor's texts of the documents open under `root` that the report

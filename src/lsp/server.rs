@@ -116,7 +116,10 @@ impl LanguageServer for Server {
         self.client
             .log_message(lsp::MessageType::INFO, message)
             .await;
-        handlers::watched_files::register(&self.client, &self.session);
+        let store = &self.services.search.store;
+        self.session
+            .watched
+            .start(&self.client, &self.session, store);
         let refused =
             handlers::configuration::initialized(&self.client, &self.session, &self.services).await;
         self.warn(refused).await;
@@ -224,7 +227,19 @@ impl LanguageServer for Server {
             target_documents::SHOW_ENTRY => {
                 target_documents::show_entry(&self.client, params).await
             }
-            _ => handlers::code_action::execute_command(&self.session, &self.client, params).await,
+            handlers::inlay::ROLLUP => Ok(None),
+            handlers::code_action::APPLY_EDIT_COMMAND => {
+                handlers::code_action::execute_command(&self.session, &self.client, params).await
+            }
+            // Not one the server lists: nothing runs, and the client's user
+            // gets no error for a click (the log says why nothing happened).
+            other => {
+                tracing::warn!(
+                    command = other,
+                    "the server has no such command: nothing was run"
+                );
+                Ok(None)
+            }
         }
     }
 

@@ -1,10 +1,11 @@
-//! The client's trace: `$/setTrace` (and `trace` at `initialize`) turns it
-//! on or off, the `logLevel` setting says how much. While it is on,
-//! report-lsp's own `tracing` events at that level or above go to the
-//! client as `$/logTrace`; with `verbose`, the event's level, target and
-//! thread come as the notification's `verbose` text. What a user attaches to
-//! a bug report: each analysis, workspace pass and publication is timed at
-//! debug level.
+//! The client's trace: `$/setTrace` (and `trace` at `initialize`) says how
+//! much of report-lsp's own `tracing` events go to the client as
+//! `$/logTrace`. `messages`: those at the `logLevel` setting or above.
+//! `verbose`: those at debug level too, whatever `logLevel` says, each with
+//! its level, target and thread as the notification's `verbose` text: what
+//! a user attaches to a bug report (each analysis, workspace pass and
+//! publication is timed at debug level), with no second setting to find.
+//! `off`: none.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -90,9 +91,13 @@ impl<S: tracing::Subscriber> Layer<S> for ClientTrace {
     fn on_event(&self, event: &tracing::Event<'_>, _: Context<'_, S>) {
         let trace = TRACE.load(Ordering::Relaxed);
         let meta = event.metadata();
+        let level = match trace {
+            VERBOSE => LEVEL.load(Ordering::Relaxed).max(rank(LevelFilter::DEBUG)),
+            _ => LEVEL.load(Ordering::Relaxed),
+        };
         if trace == OFF
             || !crate::log::is_ours(meta.target())
-            || rank(LevelFilter::from_level(*meta.level())) > LEVEL.load(Ordering::Relaxed)
+            || rank(LevelFilter::from_level(*meta.level())) > level
         {
             return;
         }

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use report_core::Analysis;
-use report_core::report_diff::{self, render};
+use report_core::report_diff::{self, NotComparable, ReportDiff, Side, render};
 
 /// The comparison, as the lens and the command show it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -17,56 +17,118 @@ pub struct SinceHead {
     pub text: String,
 }
 
-/// The current text of the report at `file` (analysed by `current`, only
-/// when HEAD has a copy to compare it with) against HEAD's copy of `file`;
-/// None where there is nothing to compare with (no repository, no commit
-/// yet) or git's data cannot be read.
-pub fn since_head(file: &Path, current: impl FnOnce() -> Analysis) -> Option<SinceHead> {
+/// What reading HEAD's copy found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HeadCopy {
+    /// The two texts, compared.
+    Compared(SinceHead),
+    /// HEAD's copy is the current text, byte for byte: the editor says so
+    /// from the analysis it holds ([`unchanged`]), and nothing is parsed.
+    /// A report opened from a commit, as reviewed, is one.
+    Unchanged { head_name: String, name: String },
+}
+
+/// The current text of a report in the editor, as the comparison needs it.
+pub struct Current<Same, Analyse> {
+    /// Whether HEAD's bytes are the current text.
+    pub is: Same,
+    /// Whether the editor's analysis of the current text can say the
+    /// comparison (it is not too large to be analysed).
+    pub analysed: bool,
+    /// An analysis of the current text, made only when it is compared.
+    pub analyse: Analyse,
+}
+
+/// The current text of the report at `file` against HEAD's copy of
+/// `file`; None where there is nothing to compare with (no repository, no
+/// commit yet) or git's data cannot be read.
+pub fn since_head(
+    file: &Path,
+    current: Current<impl FnOnce(&[u8]) -> bool, impl FnOnce() -> Analysis>,
+) -> Option<HeadCopy> {
     let name = file.file_name()?.to_string_lossy().into_owned();
     let bytes = match super::git::file_at_head(file).ok()? {
         super::git::AtHead::NoCommit => return None,
         super::git::AtHead::Absent => {
-            return Some(SinceHead {
+            return Some(HeadCopy::Compared(SinceHead {
                 title: "since HEAD: a new file, not in HEAD".into(),
                 text: format!("{name} is not in HEAD's commit: everything in it is new.\n"),
-            });
+            }));
         }
         super::git::AtHead::TooLarge { bytes } => {
-            return Some(SinceHead {
+            return Some(HeadCopy::Compared(SinceHead {
                 title: "since HEAD: HEAD's copy is too large to compare".into(),
                 text: format!(
                     "HEAD's copy of {name} holds {bytes} bytes, more than the {} read at most: it is not compared.\n",
                     super::git::MAX_HEAD_BYTES
                 ),
-            });
+            }));
         }
         super::git::AtHead::Blob { bytes, .. } => bytes,
     };
+    let head_name = format!("HEAD:{name}");
+    let same = (current.is)(&bytes);
+    if same && current.analysed {
+        return Some(HeadCopy::Unchanged { head_name, name });
+    }
     // Only counted: the comparison needs the facts, not the diagnostics.
     let keep = report_core::diagnostic::Keep::at_most(0);
     let head = report_core::analyze_with(bytes, report_core::AnalysisOptions::keeping(keep));
-    let head_name = format!("HEAD:{name}");
-    let current = &current();
-    match report_diff::diff(&head, current) {
+    // One text: one analysis serves both sides.
+    let current = (!same).then(current.analyse);
+    let current = current.as_ref().unwrap_or(&head);
+    let compared = report_diff::diff(&head, current);
+    let generation = |name, analysis| render::Generation { name, analysis };
+    let text = |diff: &ReportDiff| {
+        render::human(
+            diff,
+            generation(&head_name, &head),
+            generation(&name, current),
+            false,
+        )
+    };
+    said(compared, &head_name, text).map(HeadCopy::Compared)
+}
+
+/// [`HeadCopy::Unchanged`] said from the editor's analysis of the text:
+/// `side` is its `diff_side`, None where it is not a report; `analysed`
+/// is false when the text was too large to be analysed.
+pub fn unchanged(
+    head_name: &str,
+    name: &str,
+    side: Option<Side>,
+    analysed: bool,
+) -> Option<SinceHead> {
+    if !analysed {
+        return Some(SinceHead {
+            title: "since HEAD: no changes".into(),
+            text: format!("{head_name} → {name}: no changes\n"),
+        });
+    }
+    // One text: where it is not a report, HEAD's copy is not one either.
+    let compared = side
+        .map(report_diff::unchanged)
+        .ok_or(NotComparable::OldIsNotAReport);
+    said(compared, head_name, |diff| {
+        render::human_unchanged(diff, head_name, name)
+    })
+}
+
+/// The lens's title and the command's text for a comparison.
+fn said(
+    compared: Result<ReportDiff, NotComparable>,
+    head_name: &str,
+    text: impl FnOnce(&ReportDiff) -> String,
+) -> Option<SinceHead> {
+    match compared {
         Ok(diff) => Some(SinceHead {
             title: format!("since HEAD: {}", diff.summary()),
-            text: render::human(
-                &diff,
-                render::Generation {
-                    name: &head_name,
-                    analysis: &head,
-                },
-                render::Generation {
-                    name: &name,
-                    analysis: current,
-                },
-                false,
-            ),
+            text: text(&diff),
         }),
-        Err(report_diff::NotComparable::OldIsNotAReport) => Some(SinceHead {
+        Err(NotComparable::OldIsNotAReport) => Some(SinceHead {
             title: "since HEAD: HEAD's copy is not a report".into(),
             text: format!("{head_name} is not a machine report: there is nothing to compare.\n"),
         }),
-        Err(report_diff::NotComparable::NewIsNotAReport) => None,
+        Err(NotComparable::NewIsNotAReport) => None,
     }
 }

@@ -58,6 +58,17 @@ impl ProjectFiles {
         lock(&self.folders).remove(folder).flatten()
     }
 
+    /// The report globs of the project files known, anchored at their
+    /// folders (absolute).
+    pub fn report_globs(&self) -> Vec<String> {
+        lock(&self.folders)
+            .values()
+            .flatten()
+            .filter_map(|file| file.values.files.as_ref())
+            .flat_map(|globs| globs.patterns().iter().cloned())
+            .collect()
+    }
+
     /// The files read since the last call.
     pub fn take_read(&self) -> Vec<Arc<ProjectFile>> {
         std::mem::take(&mut *lock(&self.read))

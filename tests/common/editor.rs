@@ -256,11 +256,42 @@ impl Editor {
     }
 
     fn start_command_in(
-        mut command: Command,
+        command: Command,
         capabilities: Value,
         options: Value,
         folders: Value,
     ) -> Editor {
+        let mut editor = Editor::spawn(command);
+        let init = editor.request(
+            "initialize",
+            json!({"processId": null, "rootUri": null, "workspaceFolders": folders, "capabilities": capabilities, "initializationOptions": options}),
+        );
+        assert_eq!(init["result"]["serverInfo"]["name"], "report-lsp");
+        editor.initialized = init;
+        editor.notify("initialized", json!({}));
+        editor
+    }
+
+    /// A session begun as sloppy clients begin it: `initialize` with a
+    /// string id, `null` where a member may be absent and members the
+    /// protocol does not have; `initialized` with no params at all.
+    pub fn start_sloppy(capabilities: Value) -> Editor {
+        let mut editor = Editor::spawn(Command::new(env!("CARGO_BIN_EXE_report-lsp")));
+        editor.send(json!({"jsonrpc": "2.0", "id": "init-1", "method": "initialize", "params": {
+            "processId": null, "rootUri": null, "rootPath": null, "workspaceFolders": null,
+            "clientInfo": {"name": "sloppy", "version": null, "x-build": 7},
+            "locale": null, "trace": null, "workDoneToken": null,
+            "initializationOptions": null, "capabilities": capabilities, "x-unknown": {"a": [1]},
+        }}));
+        let init = editor.next_matching(|m| m["id"] == "init-1");
+        assert_eq!(init["result"]["serverInfo"]["name"], "report-lsp", "{init}");
+        editor.initialized = init;
+        editor.send(json!({"jsonrpc": "2.0", "method": "initialized"}));
+        editor
+    }
+
+    /// The server started, before `initialize`.
+    fn spawn(mut command: Command) -> Editor {
         let mut child = command
             .arg("--stdio")
             .stdin(Stdio::piped())
@@ -323,7 +354,7 @@ impl Editor {
                 }
             }
         });
-        let mut editor = Editor {
+        Editor {
             child,
             stdin,
             messages,
@@ -335,15 +366,7 @@ impl Editor {
             conformance,
             checker: Some(checker),
             initialized: Value::Null,
-        };
-        let init = editor.request(
-            "initialize",
-            json!({"processId": null, "rootUri": null, "workspaceFolders": folders, "capabilities": capabilities, "initializationOptions": options}),
-        );
-        assert_eq!(init["result"]["serverInfo"]["name"], "report-lsp");
-        editor.initialized = init;
-        editor.notify("initialized", json!({}));
-        editor
+        }
     }
 
     /// The server's process id, for reading its memory figures.
@@ -640,10 +663,16 @@ impl Editor {
         );
     }
 
-    pub fn shutdown(mut self) {
-        let reply = self.request("shutdown", Value::Null);
+    pub fn shutdown(self) {
+        self.shutdown_with(Value::Null);
+    }
+
+    /// `shutdown` and `exit` each sent with `params`, which neither takes
+    /// (lsp-mode 8 sends `{}`): the server still ends cleanly.
+    pub fn shutdown_with(mut self, params: Value) {
+        let reply = self.request("shutdown", params.clone());
         assert!(reply.get("error").is_none(), "{reply}");
-        self.notify("exit", Value::Null);
+        self.notify("exit", params);
         let status = self.child.wait().unwrap();
         assert!(status.success(), "{status}");
         self.finish_checking(true);

@@ -303,6 +303,7 @@ impl Omitted {
         OmittedCount {
             count: clamp(self.len()),
             fixable: clamp(self.fixable()),
+            errors: clamp(self.count(Severity::Error)),
         }
     }
 
@@ -327,29 +328,38 @@ impl Omitted {
     }
 }
 
-/// How many diagnostics an analysis left out, and how many of them had a
-/// fix: what the per-entry analysis keeps of an [`Omitted`] (eight bytes an entry).
+/// How many diagnostics an analysis left out, how many of them had a fix,
+/// and how many were errors: what the per-entry analysis keeps of an
+/// [`Omitted`] (twelve bytes an entry).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct OmittedCount {
     pub count: u32,
     pub fixable: u32,
+    pub errors: u32,
 }
 
 impl OmittedCount {
     pub(crate) fn add(&mut self, other: OmittedCount) {
         self.count += other.count;
         self.fixable += other.fixable;
+        self.errors += other.errors;
     }
 
     pub(crate) fn remove(&mut self, other: OmittedCount) {
         self.count -= other.count;
         self.fixable -= other.fixable;
+        self.errors -= other.errors;
     }
 
     pub(crate) fn one(diagnostic: &Diagnostic) -> OmittedCount {
+        OmittedCount::of(diagnostic.severity, diagnostic.fix.is_some())
+    }
+
+    pub(crate) fn of(severity: Severity, fixable: bool) -> OmittedCount {
         OmittedCount {
             count: 1,
-            fixable: u32::from(diagnostic.fix.is_some()),
+            fixable: u32::from(fixable),
+            errors: u32::from(severity == Severity::Error),
         }
     }
 }

@@ -55,6 +55,11 @@ impl ReportGlobs {
         ReportGlobs::new(&anchored)
     }
 
+    /// The patterns, as given (anchored where [`ReportGlobs::under`] made them).
+    pub fn patterns(&self) -> &[String] {
+        &self.patterns
+    }
+
     /// True when `path` (any `/`-separated path, absolute or relative) matches a glob.
     pub fn matches(&self, path: &str) -> bool {
         // `**/x` must match a bare `x` too, so try the path below a root as well.
@@ -71,11 +76,16 @@ impl Default for ReportGlobs {
 /// A JSON document looks like a report when its top-level object has
 /// `schema_version` and at least one other envelope key.
 pub fn looks_like_report(root: Node<'_>) -> bool {
-    root.get("schema_version").is_some()
+    has_report_keys(|key| root.get(key).is_some())
+}
+
+/// [`looks_like_report`] of a top level that `has` the keys it has.
+pub(crate) fn has_report_keys(has: impl Fn(&str) -> bool) -> bool {
+    has("schema_version")
         && ENVELOPE_FIELDS
             .iter()
             .filter(|&&key| key != "schema_version")
-            .any(|key| root.get(key).is_some())
+            .any(|key| has(key))
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ use crate::lsp::project_thread::{
     Accepted, Delivery, FactsRead, ProjectThread, TargetText, WorkspaceResult, WorkspaceResults,
 };
 use crate::lsp::session::{Session, Settings, lock};
+use crate::project::since_head::{self, HeadCopy};
 
 /// How long a document's analysis thread waits for work before it frees
 /// what a repair retired: less than the pause between a person's keystrokes,
@@ -386,12 +387,26 @@ impl Analyser {
             "workspace checks"
         );
         let read = *read;
+        let since_head = read.since_head.and_then(|(generation, copy)| {
+            let said = match copy {
+                HeadCopy::Compared(said) => said,
+                HeadCopy::Unchanged { head_name, name } => {
+                    // Said from this analysis only if it is of the text compared.
+                    let host = (generation == state.generation).then_some(&state.host);
+                    let analysed =
+                        host.is_some_and(|h| h.status().bytes <= h.options().max_document_bytes);
+                    let side = host.and_then(|h| h.diff_side());
+                    since_head::unchanged(&head_name, &name, side, analysed)?
+                }
+            };
+            Some((generation, Arc::new(said)))
+        });
         let result = WorkspaceResult {
             uri: read.uri,
             generation: state.generation,
             diagnostics,
             facts: Arc::new(read.facts),
-            since_head: read.since_head,
+            since_head,
         };
         self.workspace_result(result);
         Ok(())

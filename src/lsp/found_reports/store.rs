@@ -164,6 +164,12 @@ impl State {
             .map(|(uri, _)| uri.clone())
     }
 
+    /// The files the reports found and not open name (the index by file's
+    /// paths: each under its root as found and as resolved).
+    pub fn named_files(&self) -> impl Iterator<Item = &Path> {
+        self.naming.keys().map(PathBuf::as_path)
+    }
+
     /// Keeps `found` for `uri`, and the files it names in the index by file.
     pub(super) fn put(&mut self, uri: Uri, found: Found) {
         self.unname(&uri);

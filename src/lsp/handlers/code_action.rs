@@ -183,8 +183,8 @@ pub async fn code_action(
 /// `workspace/executeCommand` of [`APPLY_EDIT_COMMAND`]: sends the fix's
 /// edit to the client to apply, if its text is still the one it was made for.
 ///
-/// A "command" here is a name, never a program: the one name is compared
-/// as a constant and its argument is only data, an edit the server made,
+/// A "command" here is a name, never a program: each name is compared as
+/// a constant (`server.rs`) and this one's argument is only data, an edit the server made,
 /// handed back to the client. Nothing a client, a report, the project or
 /// its git config names is started or looked up on `PATH`; the server
 /// starts no process at all (`tests/architecture.rs`,
@@ -194,12 +194,6 @@ pub async fn execute_command(
     client: &tower_lsp_server::Client,
     params: lsp::ExecuteCommandParams,
 ) -> Result<Option<serde_json::Value>> {
-    if params.command != APPLY_EDIT_COMMAND {
-        return Err(Error::invalid_params(format!(
-            "the server has no command {:?}",
-            params.command
-        )));
-    }
     let offered = params
         .arguments
         .first()

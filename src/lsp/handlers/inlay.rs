@@ -36,6 +36,9 @@ pub async fn inlay_hint(
         .await
 }
 
+/// The roll-up lens's command: display-only, it answers `null`.
+pub const ROLLUP: &str = "report-lsp.rollup";
+
 pub async fn code_lens(
     session: &Session,
     analysis: &AnalysisPool,
@@ -53,10 +56,12 @@ pub async fn code_lens(
                 .into_iter()
                 .map(|(range, title)| lsp::CodeLens {
                     range: positions.lsp_range(range),
-                    // A title only: nothing to run.
+                    // Shown for its title. Clients run a lens's command when
+                    // it is clicked (lsp-mode shows every lens clickable):
+                    // one the server lists, which does nothing.
                     command: Some(lsp::Command {
                         title,
-                        command: String::new(),
+                        command: ROLLUP.into(),
                         arguments: None,
                     }),
                     data: None,

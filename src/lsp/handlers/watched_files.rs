@@ -1,19 +1,14 @@
 //! The workspace checks' editor side: the folders the client names, the
-//! watcher registration (`workspace/didChangeWatchedFiles`, dynamically
-//! where the client allows it), changed files and saves, each handed to the
-//! workspace thread.
+//! changed files the client's watchers report (`lsp/watchers.rs` registers
+//! them) and saves, each handed to the workspace thread.
 
 use std::path::PathBuf;
 
-use tower_lsp_server::Client;
 use tower_lsp_server::ls_types as lsp;
 
 use crate::lsp::project_thread::ProjectThread;
 use crate::lsp::services::Services;
 use crate::lsp::session::{Session, lock};
-
-/// The registration's id, so a client can tell it apart.
-const REGISTRATION_ID: &str = "report-lsp/watched-files";
 
 /// `initialize`: the workspace folders (else `rootUri`).
 #[allow(deprecated)] // root_uri: older clients send only that.
@@ -33,40 +28,6 @@ pub fn initialize(projects: &ProjectThread, params: &lsp::InitializeParams) {
         );
     }
     *lock(&projects.folders) = folders;
-}
-
-/// `initialized`: registers the watchers when the client allows it. One
-/// registration covers every file of the workspace (the named paths, git's
-/// index and HEAD, conventions.json); the workspace thread keeps only the
-/// changes an open report names, so reports opened later need no new one.
-pub fn register(client: &Client, session: &Session) {
-    if !session.capabilities().watches_files {
-        return;
-    }
-    let watcher = |glob: &str| lsp::FileSystemWatcher {
-        glob_pattern: lsp::GlobPattern::String(glob.into()),
-        kind: None,
-    };
-    let options = lsp::DidChangeWatchedFilesRegistrationOptions {
-        watchers: vec![
-            watcher("**/*"),
-            watcher("**/.git/index"),
-            watcher("**/.git/HEAD"),
-        ],
-    };
-    let registration = lsp::Registration {
-        id: REGISTRATION_ID.into(),
-        method: "workspace/didChangeWatchedFiles".into(),
-        register_options: serde_json::to_value(options).ok(),
-    };
-    // Not awaited here: a client slow to answer must not hold up `initialized`.
-    let client = client.clone();
-    tokio::spawn(async move {
-        if let Err(error) = client.register_capability(vec![registration]).await {
-            eprintln!("report-lsp: the client refused the file watchers: {error}");
-            tracing::warn!("the client refused the file watchers: {error}");
-        }
-    });
 }
 
 /// `workspace/didChangeWatchedFiles`: rechecks the reports naming a

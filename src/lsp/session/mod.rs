@@ -41,6 +41,8 @@ pub struct Session {
     pub refresher: Option<Refresher>,
     /// The large messages being read and handled, which the search waits for.
     pub foreground: Arc<crate::lsp::foreground::Foreground>,
+    /// The globs of what the open reports name, and the client's watchers.
+    pub watched: crate::lsp::watchers::Watched,
 }
 
 /// What was settled at `initialize`: what the client can do, and how it
@@ -67,6 +69,7 @@ impl Session {
             publisher,
             refresher,
             foreground,
+            watched: Default::default(),
         }
     }
 
@@ -145,9 +148,21 @@ impl Session {
         }
         if changed {
             lock(&self.layered).clear();
+            self.watched.changed();
         }
         self.publish_project_files_read();
         changed
+    }
+
+    /// The report globs of the settings, each folder's, and the project
+    /// files' (anchored at their folders): what the client watches for reports.
+    pub fn report_globs(&self) -> Vec<String> {
+        let mut globs = self.settings().globs.patterns().to_vec();
+        for (_, settings) in lock(&self.folder_settings).iter() {
+            globs.extend(settings.globs.patterns().iter().cloned());
+        }
+        globs.extend(self.project_files.report_globs());
+        globs
     }
 
     /// Publishes the problems of the project files read since last time
@@ -156,7 +171,12 @@ impl Session {
     /// document opened, the search reading reports, new settings (and
     /// [`Session::project_files_changed`], a watched change).
     pub fn publish_project_files_read(&self) {
-        for file in self.project_files.take_read() {
+        let read = self.project_files.take_read();
+        if !read.is_empty() {
+            // Their report globs are watched too.
+            self.watched.changed();
+        }
+        for file in read {
             let encoding = self.capabilities().encoding;
             let index = report_core::text::LineIndex::new(&file.text);
             let position = |offset: usize| {
@@ -206,6 +226,7 @@ impl Session {
             .collect();
         *lock(&self.folder_settings) = folders;
         lock(&self.layered).clear();
+        self.watched.changed();
         refused
     }
 
@@ -217,6 +238,8 @@ impl Session {
         let refused = Arc::make_mut(&mut settings).apply(value);
         super::trace::set_level(settings.log_level);
         lock(&self.layered).clear();
+        drop(settings);
+        self.watched.changed();
         refused
     }
 

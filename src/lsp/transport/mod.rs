@@ -11,6 +11,7 @@
 
 mod framing;
 mod large;
+mod liberal;
 mod uri_repair;
 
 use std::sync::Arc;
@@ -351,7 +352,7 @@ where
             let busy = reader.busy();
             match message {
                 Incoming::Request(request) => {
-                    let request = match uri_repair::check(request) {
+                    let request = match uri_repair::check(liberal::accept(request)) {
                         uri_repair::Checked::Fine(request) => request,
                         uri_repair::Checked::Logged {
                             request,

@@ -28,7 +28,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::analysis::{self, Analysis};
 use crate::cancel::Wanted;
 use crate::clean_edit::{Combined, Targets};
-use crate::diagnostic::{Code, Diagnostic, Keep};
+use crate::diagnostic::{Code, Diagnostic, Keep, Severity};
 use crate::fix::TextEdit;
 use crate::fix_all::fix_all_edit;
 use crate::hover::{self, HoverInfo};
@@ -44,8 +44,9 @@ use crate::ide::{folding, navigation};
 use crate::incremental::Incremental;
 use crate::project_checks::{self, WorkspaceFacts};
 use crate::publication::{self, Own, Publication};
+use crate::report_diff;
 use crate::rollup::{self, Rollup};
-use crate::selection::looks_like_report;
+use crate::selection::{has_report_keys, looks_like_report};
 use crate::severities::Severities;
 use crate::text::{ByteEdit, SourceText, TextRange, changed_range, spans_most_of};
 use analysed::Analysed;
@@ -660,6 +661,26 @@ impl<T: SourceText> DocumentHost<T> {
         Some(rollup::rollup(
             self.analysed.index()?.entries.iter().copied(),
         ))
+    }
+
+    /// The report as one side of a comparison (`report_diff::side` of its
+    /// full analysis): its entries, its errors kept and left out, and its
+    /// roll-up. None where the comparison would find no report.
+    pub fn diff_side(&self) -> Option<report_diff::Side> {
+        let index = self.analysed.index()?;
+        let compared = match self.analysed.whole() {
+            Some(full) => full.root().is_some_and(looks_like_report),
+            None => has_report_keys(|key| index.member(key).is_some()),
+        };
+        if !compared {
+            return None;
+        }
+        let kept = self.analysed.count_where(|d| d.severity == Severity::Error);
+        Some(report_diff::Side {
+            entries: index.entries.len(),
+            errors: kept + self.analysed.omitted().errors as usize,
+            rollup: rollup::rollup(index.entries.iter().copied()),
+        })
     }
 
     /// Code lenses: the roll-up on the `entries` key.

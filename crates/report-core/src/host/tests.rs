@@ -983,3 +983,70 @@ fn the_project_request_is_made_once_a_text() {
     assert_eq!(*after, project_checks::request(&crate::analyze(&edited)));
     assert_ne!(*after, *first);
 }
+
+/// The editor says a report equal to HEAD's copy is unchanged from its own
+/// analysis (`diff_side`), parsing neither side: what it says must be what
+/// comparing the two texts says, errors left out by the cap included.
+#[test]
+fn an_unchanged_report_is_said_as_comparing_it_with_itself_says() {
+    let invalid = include_str!("../../../../examples/golden/invalid.report.json");
+    let valid = include_str!("../../../../examples/golden/valid.report.json");
+    let few = HostOptions {
+        max_diagnostics: 3,
+        ..REPORT
+    };
+    // Per entry, per entry with errors left out, and whole (a syntax error
+    // outside the entries).
+    let broken = valid.replacen("\"schema_version\"", "\"schema_version\" ::", 1);
+    // More problems than an analysis keeps (1,000): errors are counted too.
+    let many = report(2000, 1);
+    let few = HostOptions {
+        max_document_bytes: many.len(),
+        ..few
+    };
+    let cases = [
+        (valid.to_string(), REPORT),
+        (invalid.to_string(), REPORT),
+        (invalid.to_string(), few),
+        (many, few),
+        (broken, REPORT),
+    ];
+    let mut errors_left_out = 0;
+    for (text, options) in cases {
+        let mut host = DocumentHost::new(text.clone(), None, options);
+        host.settle();
+        errors_left_out += host.analysed.omitted().errors;
+        let full = analysis::analyze_with(
+            std::sync::Arc::new(text.clone()),
+            analysis::AnalysisOptions::keeping(Keep::at_most(0)),
+        );
+        let compared = report_diff::diff(&full, &full).expect("a report");
+        let side = host.diff_side().expect("a report");
+        assert_eq!(side, compared.new, "{}", &text[..60]);
+        let unchanged = report_diff::unchanged(side);
+        assert_eq!(unchanged, compared);
+        let generation = |name| report_diff::render::Generation {
+            name,
+            analysis: &full,
+        };
+        assert_eq!(
+            report_diff::render::human_unchanged(&unchanged, "HEAD:r.json", "r.json"),
+            report_diff::render::human(
+                &compared,
+                generation("HEAD:r.json"),
+                generation("r.json"),
+                false
+            ),
+        );
+    }
+    assert!(errors_left_out > 0, "no case left errors out");
+    // Where the comparison finds no report, neither does the host: not an
+    // object, or no envelope (the name still makes it a report here).
+    for text in ["[1]", r#"{"schema_version": "1.0"}"#, "{\"entries\": [] ::"] {
+        let mut host = DocumentHost::new(text.to_string(), None, REPORT);
+        host.settle();
+        let full = analysis::analyze(text);
+        assert!(report_diff::diff(&full, &full).is_err(), "{text}");
+        assert_eq!(host.diff_side(), None, "{text}");
+    }
+}

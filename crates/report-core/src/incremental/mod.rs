@@ -179,10 +179,7 @@ impl Incremental {
         let mut omitted = OmittedCount::default();
         for o in left_out.iter() {
             let i = slot_at(&slots, o.start as usize).expect("checked above");
-            let one = OmittedCount {
-                count: 1,
-                fixable: u32::from(o.fixable),
-            };
+            let one = OmittedCount::of(o.severity, o.fixable);
             slots[i].omitted.add(one);
             omitted.add(one);
         }

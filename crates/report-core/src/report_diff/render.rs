@@ -60,24 +60,7 @@ impl Paint {
 /// The whole comparison, grouped by array, with tier derivations.
 pub fn human(diff: &ReportDiff, old: Generation<'_>, new: Generation<'_>, color: bool) -> String {
     let paint = Paint { on: color };
-    let mut out = format!(
-        "{} → {}: {}\n",
-        old.name,
-        new.name,
-        paint.bold(&diff.summary())
-    );
-    out.push_str(&format!("  {}\n", token_line(diff)));
-    for (generation, side) in [(old, &diff.old), (new, &diff.new)] {
-        if side.errors > 0 {
-            out.push_str(&format!(
-                "  {} has {} error{} (`report-lsp check {}` shows them); what parses is compared\n",
-                generation.name,
-                grouped(side.errors as u64),
-                if side.errors == 1 { "" } else { "s" },
-                generation.name
-            ));
-        }
-    }
+    let mut out = head(diff, old.name, new.name, &paint);
     if !diff.envelope.is_empty() {
         out.push('\n');
         for change in &diff.envelope {
@@ -133,6 +116,29 @@ pub fn human(diff: &ReportDiff, old: Generation<'_>, new: Generation<'_>, color:
             for field in &change.fields {
                 out.push_str(&format!("      {}\n", field_line(field)));
             }
+        }
+    }
+    out
+}
+
+/// What [`human`] says of a comparison that found nothing, without either
+/// side's analysis (it names no item, so no line): see `super::unchanged`.
+pub fn human_unchanged(diff: &ReportDiff, old_name: &str, new_name: &str) -> String {
+    debug_assert!(diff.is_empty(), "only a comparison that found nothing");
+    head(diff, old_name, new_name, &Paint { on: false })
+}
+
+/// The summary, the token line, and each side's errors.
+fn head(diff: &ReportDiff, old_name: &str, new_name: &str, paint: &Paint) -> String {
+    let mut out = format!("{old_name} → {new_name}: {}\n", paint.bold(&diff.summary()));
+    out.push_str(&format!("  {}\n", token_line(diff)));
+    for (name, side) in [(old_name, &diff.old), (new_name, &diff.new)] {
+        if side.errors > 0 {
+            out.push_str(&format!(
+                "  {name} has {} error{} (`report-lsp check {name}` shows them); what parses is compared\n",
+                grouped(side.errors as u64),
+                if side.errors == 1 { "" } else { "s" },
+            ));
         }
     }
     out
