@@ -73,14 +73,38 @@ given them: each one's line and code, in the server's order."
                     (cons 'beg (lsp--position-to-point start)))))
           (gethash (lsp--fix-path-casing buffer-file-name) (lsp-diagnostics t))))
 
+(defun e2e-idle ()
+  "Run the idle timers due, as Emacs does when the user pauses: in
+--batch they never fire, and lsp-mode runs its work after a change
+\(`lsp-on-change-hook': the lenses asked for again) and flymake its
+checks on them."
+  (dolist (timer (copy-sequence timer-idle-list))
+    (when (memq timer timer-idle-list)
+      (timer-event-handler timer))))
+
+(defvar e2e-published (make-hash-table :test 'equal)
+  "The document version of each file's last diagnostics, by URI.")
+(advice-add 'lsp--on-diagnostics :before
+            (lambda (_workspace params)
+              (puthash (lsp-get params :uri) (lsp-get params :version) e2e-published)))
+
+(defun e2e-current-p ()
+  "Whether the last diagnostics of the buffer's file are for its text
+\(the server gives the version it analysed)."
+  (equal (gethash (lsp--buffer-uri) e2e-published) lsp--cur-version))
+
+(defun e2e-codes ()
+  "The line and code of each diagnostic lsp-mode holds for the buffer."
+  (mapcar (lambda (d) (list (assq 'line d) (assq 'code d))) (e2e-held)))
+
 (defun e2e-wait (what predicate)
-  "Wait up to 30 s for PREDICATE. In --batch flymake's idle timers never
-fire, and lsp-mode starts flymake again when the server registers its
-watchers: the loop pumps the process output and starts flymake itself
-in the buffer shown."
+  "Wait up to 30 s for PREDICATE, pumping the process output and running
+the idle timers. lsp-mode starts flymake again when the server registers
+its watchers: the loop starts flymake too, in the buffer shown."
   (let ((deadline (+ (float-time) 30)))
     (while (and (not (funcall predicate)) (< (float-time) deadline))
       (accept-process-output nil 0.2)
+      (e2e-idle)
       (when (bound-and-true-p flymake-mode)
         (flymake-start)))
     (unless (funcall predicate)
@@ -95,24 +119,17 @@ would once it is shown (its idle timer never fires in --batch)."
   (e2e-wait "lsp-mode connecting" (lambda () (and (bound-and-true-p lsp-managed-mode)
                                                   (lsp-workspaces)))))
 
-(defun e2e-goto (line needle)
-  "Point just after NEEDLE's first character on LINE (1-based)."
-  (goto-char (point-min))
-  (forward-line (1- line))
-  (search-forward needle (line-end-position))
-  (goto-char (1+ (match-beginning 0))))
-
 (defun e2e-hover ()
   "The text `lsp-describe-thing-at-point' shows."
   (lsp-describe-thing-at-point)
   (with-current-buffer "*lsp-help*" (buffer-substring-no-properties (point-min) (point-max))))
 
-(defun e2e-complete (line)
-  "On LINE's op_type, cut the value down to \"det\" and complete it
-with `completion-at-point' (lsp-mode's completion function): what it
-offered and the line it left."
-  (e2e-goto line "\"deterministic\"")
-  (forward-char (length "det"))
+(defun e2e-complete ()
+  "On the op_type before point, cut the value down to \"det\" and
+complete it with `completion-at-point' (lsp-mode's completion function):
+what it offered and the line it left."
+  (search-backward "\"op_type\": \"deterministic\"")
+  (forward-char (length "\"op_type\": \"det"))
   (delete-region (point) (+ (point) (length "erministic")))
   (let* ((capf (lsp-completion-at-point))
          (offered (all-completions "det" (nth 2 capf))))
@@ -150,13 +167,13 @@ action, run as a command): their titles."
          ;; Inside the wrong tier's value, where its diagnostic starts.
          (at (1+ (alist-get 'beg tier))))
     (e2e-record 'before (vconcat (e2e-diagnostics)))
-    (e2e-record 'held (vconcat (mapcar (lambda (d) (list (assq 'line d) (assq 'code d))) (e2e-held))))
+    (e2e-record 'held (vconcat (e2e-codes)))
     (unless tier (error "no tier-mismatch diagnostic"))
     (goto-char at)
     (e2e-record 'hover (e2e-hover))
     (e2e-record 'tier_line line)
-    ;; The entry's op_type, a few lines above its safety_tier.
-    (e2e-complete (- line 3))
+    ;; The entry's op_type, above its safety_tier.
+    (e2e-complete)
     ;; The quick fix at the wrong tier, chosen by its title.
     (goto-char at)
     (let* ((actions (lsp-code-actions-at-point))
@@ -169,10 +186,13 @@ action, run as a command): their titles."
     (save-buffer)
     (e2e-wait "the fixed diagnostic going away"
               (lambda ()
-                (not (seq-find (lambda (d) (and (equal (alist-get 'code d) "tier-mismatch")
+                (and (e2e-current-p)
+                     (not (seq-find (lambda (d) (and (equal (alist-get 'code d) "tier-mismatch")
                                                 (= (alist-get 'line d) line)))
-                               (e2e-held)))))
-    (e2e-wait "flymake showing it" (lambda () (= (length (e2e-diagnostics)) (length (e2e-held)))))
+                                    (e2e-held))))))
+    (e2e-wait "flymake showing them"
+              (lambda () (equal (mapcar (lambda (d) (alist-get 'line d)) (e2e-diagnostics))
+                                (mapcar (lambda (d) (alist-get 'line d)) (e2e-held)))))
     (e2e-record 'after (vconcat (e2e-diagnostics))))
   ;; Fix-all: the source action, its edit asked for by codeAction/resolve.
   (let ((tick (buffer-modified-tick)))
@@ -185,9 +205,8 @@ action, run as a command): their titles."
   "Visit REPORT_LSP_TARGET, which a report found in the folder names: the
 report server manages it, flymake shows the hint over the span the clean
 removes, and its lens is clicked."
-  (find-file (getenv "REPORT_LSP_TARGET"))
-  (e2e-record 'target_mode (symbol-name major-mode))
   (e2e-visit (getenv "REPORT_LSP_TARGET"))
+  (e2e-record 'target_mode (symbol-name major-mode))
   (e2e-record 'target_servers (vconcat (mapcar (lambda (w) (symbol-name (lsp--workspace-server-id w)))
                                                (lsp-workspaces))))
   (e2e-wait "the target's hint" (lambda () (flymake-diagnostics)))
