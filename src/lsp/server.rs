@@ -116,10 +116,10 @@ impl LanguageServer for Server {
         self.client
             .log_message(lsp::MessageType::INFO, message)
             .await;
-        let store = &self.services.search.store;
-        self.session
-            .watched
-            .start(&self.client, &self.session, store);
+        let store = self.services.search.store.clone();
+        let found_changes = store.subscribe();
+        let found = move || store.read(|state| super::watchers::globs_naming(state.named_files()));
+        super::watchers::start(&self.client, &self.session, found, found_changes);
         let refused =
             handlers::configuration::initialized(&self.client, &self.session, &self.services).await;
         self.warn(refused).await;
