@@ -5,8 +5,9 @@
 //! git's index and HEAD, `conventions.json`, and the files the reports
 //! name, one glob per extension (`**/*.md`): a few globs for thousands of
 //! files, and never `**/*`, which has a client send every change in the
-//! tree (a build's thousands of files) and lsp-mode ask whether to watch it
-//! all. The globs are registered again, under a new id, when what the
+//! tree (a build's thousands of files). The folders holding reports are
+//! watched by name: a client says a folder was deleted or renamed as the
+//! folder alone. The globs are registered again, under a new id, when what the
 //! reports name or the settings change.
 
 use std::collections::BTreeSet;
@@ -125,14 +126,6 @@ fn registration(id: &str, globs: &BTreeSet<String>) -> lsp::Registration {
 /// as a pattern (`*?[]{}`) matches any one character instead.
 pub fn glob_naming(path: &Path) -> Option<String> {
     let name = path.file_name()?.to_str()?;
-    let plain = |text: &str| -> String {
-        text.chars()
-            .map(|c| match c {
-                '*' | '?' | '[' | ']' | '{' | '}' => '?',
-                c => c,
-            })
-            .collect()
-    };
     // `.gitignore` is a name, not an extension.
     match name.rsplit_once('.') {
         Some((stem, extension)) if !stem.is_empty() && !extension.is_empty() => {
@@ -140,6 +133,41 @@ pub fn glob_naming(path: &Path) -> Option<String> {
         }
         _ => Some(format!("**/{}", plain(name))),
     }
+}
+
+/// The folders that hold `reports` below the workspace `folders`, each as
+/// `**/NAME`: a client reports a folder deleted or renamed as the folder
+/// alone, which no report glob matches, and its reports must be forgotten.
+pub fn folders_holding<'p>(
+    reports: impl IntoIterator<Item = &'p Path>,
+    folders: &[std::path::PathBuf],
+) -> BTreeSet<String> {
+    let mut globs = BTreeSet::new();
+    for report in reports {
+        let Some(folder) = folders.iter().find(|f| report.starts_with(f)) else {
+            continue;
+        };
+        for holding in report.ancestors().skip(1).take_while(|a| a != folder) {
+            globs.extend(
+                holding
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .map(|name| format!("**/{}", plain(name))),
+            );
+        }
+    }
+    globs
+}
+
+/// `text` with what the glob syntax reads as a pattern (`*?[]{}`) made
+/// to match any one character.
+fn plain(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '*' | '?' | '[' | ']' | '{' | '}' => '?',
+            c => c,
+        })
+        .collect()
 }
 
 /// [`glob_naming`] of each path.
@@ -179,5 +207,24 @@ mod tests {
         .into();
         assert_eq!(globs, expected);
         assert!(globs.iter().all(|g| g != "**/*"));
+    }
+
+    #[test]
+    fn the_folders_holding_reports_below_a_workspace_folder_are_watched_by_name() {
+        let folders = ["/w/一".into(), "/v".into()];
+        let globs = folders_holding(
+            [
+                "/w/一/reports/2026/a.report.json",
+                "/w/一/b.report.json",
+                "/v/x/[y]/c.report.json",
+                "/elsewhere/d/e.report.json",
+            ]
+            .map(Path::new),
+            &folders,
+        );
+        let expected: BTreeSet<String> = ["**/reports", "**/2026", "**/x", "**/?y?"]
+            .map(String::from)
+            .into();
+        assert_eq!(globs, expected);
     }
 }
