@@ -710,7 +710,8 @@ fn the_search_waits_for_a_large_message_and_leaves_the_report_being_opened_to_it
 
 /// A report found on disk, never opened, is watched for as an open one
 /// is: the files it names join the client's watchers by extension, so a
-/// change to one reaches the server.
+/// change to one reaches the server; the folders holding reports join by
+/// name, so their deletion does.
 #[test]
 fn the_files_a_found_report_names_are_watched_by_extension() {
     let project = Project::new();
@@ -731,6 +732,8 @@ fn the_files_a_found_report_names_are_watched_by_extension() {
         ],
         vec![],
     ));
+    // Another, deeper: a client says its folder was deleted as the folder alone.
+    project.write("old/2026/kept.report.json", &golden("valid.report.json"));
     let capabilities =
         json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}});
     let mut editor = Editor::start_in_folders_with(
@@ -753,11 +756,12 @@ fn the_files_a_found_report_names_are_watched_by_extension() {
                 .iter()
                 .map(|w| w["globPattern"].as_str().unwrap().to_string())
                 .collect();
-        if globs.iter().any(|g| g == "**/*.md") {
+        if globs.iter().any(|g| g == "**/*.md") && globs.iter().any(|g| g == "**/2026") {
             break globs;
         }
     };
     assert!(globs.iter().any(|g| g == "**/*.txt"), "{globs:?}");
+    assert!(globs.iter().any(|g| g == "**/old"), "{globs:?}");
     assert!(!globs.iter().any(|g| g == "**/*"), "{globs:?}");
     editor.shutdown();
 }

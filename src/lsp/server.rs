@@ -116,10 +116,21 @@ impl LanguageServer for Server {
         self.client
             .log_message(lsp::MessageType::INFO, message)
             .await;
-        let store = &self.services.search.store;
-        self.session
-            .watched
-            .start(&self.client, &self.session, store);
+        let store = self.services.search.store.clone();
+        let found_changes = store.subscribe();
+        let folders = self.services.projects.folders.clone();
+        // The store holds every report under the folders, open ones too.
+        let found = move || {
+            let folders = super::session::lock(&folders).clone();
+            store.read(|state| {
+                let reports = state.reports.values().filter(|f| !f.gone);
+                let paths = reports.map(|f| f.path.as_path());
+                let mut globs = super::watchers::folders_holding(paths, &folders);
+                globs.extend(super::watchers::globs_naming(state.named_files()));
+                globs
+            })
+        };
+        super::watchers::start(&self.client, &self.session, found, found_changes);
         let refused =
             handlers::configuration::initialized(&self.client, &self.session, &self.services).await;
         self.warn(refused).await;

@@ -5,20 +5,19 @@
 //! git's index and HEAD, `conventions.json`, and the files the reports
 //! name, one glob per extension (`**/*.md`): a few globs for thousands of
 //! files, and never `**/*`, which has a client send every change in the
-//! tree (a build's thousands of files) and lsp-mode ask whether to watch it
-//! all. The globs are registered again, under a new id, when what the
+//! tree (a build's thousands of files). The folders holding reports are
+//! watched by name: a client says a folder was deleted or renamed as the
+//! folder alone. The globs are registered again, under a new id, when what the
 //! reports name or the settings change.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use tower_lsp_server::Client;
-use tower_lsp_server::ls_types::{self as lsp, Uri};
+use tower_lsp_server::ls_types as lsp;
 
-use super::found_reports::Store;
-use super::session::{Session, lock};
+use super::session::Session;
 
 /// The globs of the files the server reads whatever the reports name.
 const ALWAYS: &[&str] = &[
@@ -33,100 +32,75 @@ const ALWAYS: &[&str] = &[
 /// old one is taken back, so no change falls between the two.
 const REGISTRATION_ID: &str = "report-lsp/watched-files";
 
-/// What the open reports name, as globs, and the task that registers
-/// them (the found reports' are read from the search's store).
-#[derive(Default)]
-pub struct Watched {
-    /// The globs of the files each open report names (`project_thread`).
-    open: Mutex<HashMap<Uri, BTreeSet<String>>>,
-    /// Told that the globs may have changed; none before `initialized`.
-    poke: Mutex<Option<tokio::sync::mpsc::UnboundedSender<()>>>,
-    started: AtomicBool,
-}
-
 /// How long a burst of changes is let settle before the globs are worked
 /// out again: the search puts each report it finds in the store.
 const SETTLE: std::time::Duration = std::time::Duration::from_millis(200);
 
-impl Watched {
-    /// The globs of the files the open report at `uri` names, or none when
-    /// it closed (None).
-    pub fn open_report(&self, uri: &Uri, globs: Option<BTreeSet<String>>) {
-        let changed = {
-            let mut open = lock(&self.open);
-            match globs {
-                Some(globs) => open.insert(uri.clone(), globs.clone()).as_ref() != Some(&globs),
-                None => open.remove(uri).is_some(),
-            }
-        };
-        if changed {
-            self.changed();
-        }
+/// `initialized`: registers the globs when the client allows it, and again
+/// each time they change: told by the session's [`Watched`], and by
+/// `found_changes`, the changes of the reports found on disk, whose named
+/// files' globs `found` gives.
+///
+/// [`Watched`]: super::session::Watched
+pub fn start(
+    client: &Client,
+    session: &Arc<Session>,
+    found: impl Fn() -> BTreeSet<String> + Send + 'static,
+    mut found_changes: tokio::sync::watch::Receiver<u64>,
+) {
+    if !session.capabilities().watches_files {
+        return;
     }
-
-    /// Something the globs come from changed (the settings, a project
-    /// file): they are worked out again, and registered if they differ.
-    pub fn changed(&self) {
-        if let Some(poke) = lock(&self.poke).as_ref() {
-            let _ = poke.send(());
-        }
+    let (poke, mut poked) = tokio::sync::mpsc::unbounded_channel();
+    if !session.watched.tell(poke) {
+        return;
     }
-
-    /// `initialized`: registers the globs when the client allows it, and
-    /// again each time they change.
-    pub fn start(&self, client: &Client, session: &Arc<Session>, store: &Arc<Store>) {
-        if !session.capabilities().watches_files || self.started.swap(true, Ordering::SeqCst) {
-            return;
-        }
-        let (poke, mut poked) = tokio::sync::mpsc::unbounded_channel();
-        *lock(&self.poke) = Some(poke);
-        let (client, session, store) = (client.clone(), session.clone(), store.clone());
-        let mut found = store.subscribe();
-        tokio::spawn(async move {
-            let mut registered: Option<(String, BTreeSet<String>)> = None;
-            let mut serial = 0u64;
-            loop {
-                let globs = wanted(&session, &store);
-                if registered.as_ref().map(|(_, g)| g) != Some(&globs) {
-                    serial += 1;
-                    let id = format!("{REGISTRATION_ID}-{serial}");
-                    match client
-                        .register_capability(vec![registration(&id, &globs)])
-                        .await
-                    {
-                        Ok(()) => {
-                            if let Some((old, _)) = registered.replace((id, globs)) {
-                                let gone = lsp::Unregistration {
-                                    id: old,
-                                    method: "workspace/didChangeWatchedFiles".into(),
-                                };
-                                let _ = client.unregister_capability(vec![gone]).await;
-                            }
-                        }
-                        Err(error) => {
-                            tracing::warn!("the client refused the file watchers: {error}");
+    let (client, session) = (client.clone(), session.clone());
+    tokio::spawn(async move {
+        let mut registered: Option<(String, BTreeSet<String>)> = None;
+        let mut serial = 0u64;
+        loop {
+            let globs = wanted(&session, found());
+            if registered.as_ref().map(|(_, g)| g) != Some(&globs) {
+                serial += 1;
+                let id = format!("{REGISTRATION_ID}-{serial}");
+                match client
+                    .register_capability(vec![registration(&id, &globs)])
+                    .await
+                {
+                    Ok(()) => {
+                        if let Some((old, _)) = registered.replace((id, globs)) {
+                            let gone = lsp::Unregistration {
+                                id: old,
+                                method: "workspace/didChangeWatchedFiles".into(),
+                            };
+                            let _ = client.unregister_capability(vec![gone]).await;
                         }
                     }
+                    Err(error) => {
+                        tracing::warn!("the client refused the file watchers: {error}");
+                    }
                 }
-                tokio::select! {
-                    poke = poked.recv() => if poke.is_none() { return },
-                    change = found.changed() => if change.is_err() { return },
-                }
-                // A burst of changes is one registration.
-                tokio::time::sleep(SETTLE).await;
-                while poked.try_recv().is_ok() {}
-                found.mark_unchanged();
             }
-        });
-    }
+            tokio::select! {
+                poke = poked.recv() => if poke.is_none() { return },
+                change = found_changes.changed() => if change.is_err() { return },
+            }
+            // A burst of changes is one registration.
+            tokio::time::sleep(SETTLE).await;
+            while poked.try_recv().is_ok() {}
+            found_changes.mark_unchanged();
+        }
+    });
 }
 
-/// Every glob the server wants watched now.
-fn wanted(session: &Session, store: &Store) -> BTreeSet<String> {
+/// Every glob the server wants watched now, `found` those of the files
+/// the reports found on disk name.
+fn wanted(session: &Session, found: BTreeSet<String>) -> BTreeSet<String> {
     let mut globs: BTreeSet<String> = ALWAYS.iter().map(|g| g.to_string()).collect();
     globs.extend(session.report_globs());
-    globs.extend(lock(&session.watched.open).values().flatten().cloned());
-    globs.extend(store.read(|state| globs_naming(state.named_files())));
+    globs.extend(session.watched.open_globs());
+    globs.extend(found);
     globs
 }
 
@@ -152,14 +126,6 @@ fn registration(id: &str, globs: &BTreeSet<String>) -> lsp::Registration {
 /// as a pattern (`*?[]{}`) matches any one character instead.
 pub fn glob_naming(path: &Path) -> Option<String> {
     let name = path.file_name()?.to_str()?;
-    let plain = |text: &str| -> String {
-        text.chars()
-            .map(|c| match c {
-                '*' | '?' | '[' | ']' | '{' | '}' => '?',
-                c => c,
-            })
-            .collect()
-    };
     // `.gitignore` is a name, not an extension.
     match name.rsplit_once('.') {
         Some((stem, extension)) if !stem.is_empty() && !extension.is_empty() => {
@@ -167,6 +133,41 @@ pub fn glob_naming(path: &Path) -> Option<String> {
         }
         _ => Some(format!("**/{}", plain(name))),
     }
+}
+
+/// The folders that hold `reports` below the workspace `folders`, each as
+/// `**/NAME`: a client reports a folder deleted or renamed as the folder
+/// alone, which no report glob matches, and its reports must be forgotten.
+pub fn folders_holding<'p>(
+    reports: impl IntoIterator<Item = &'p Path>,
+    folders: &[std::path::PathBuf],
+) -> BTreeSet<String> {
+    let mut globs = BTreeSet::new();
+    for report in reports {
+        let Some(folder) = folders.iter().find(|f| report.starts_with(f)) else {
+            continue;
+        };
+        for holding in report.ancestors().skip(1).take_while(|a| a != folder) {
+            globs.extend(
+                holding
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .map(|name| format!("**/{}", plain(name))),
+            );
+        }
+    }
+    globs
+}
+
+/// `text` with what the glob syntax reads as a pattern (`*?[]{}`) made
+/// to match any one character.
+fn plain(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '*' | '?' | '[' | ']' | '{' | '}' => '?',
+            c => c,
+        })
+        .collect()
 }
 
 /// [`glob_naming`] of each path.
@@ -206,5 +207,24 @@ mod tests {
         .into();
         assert_eq!(globs, expected);
         assert!(globs.iter().all(|g| g != "**/*"));
+    }
+
+    #[test]
+    fn the_folders_holding_reports_below_a_workspace_folder_are_watched_by_name() {
+        let folders = ["/w/一".into(), "/v".into()];
+        let globs = folders_holding(
+            [
+                "/w/一/reports/2026/a.report.json",
+                "/w/一/b.report.json",
+                "/v/x/[y]/c.report.json",
+                "/elsewhere/d/e.report.json",
+            ]
+            .map(Path::new),
+            &folders,
+        );
+        let expected: BTreeSet<String> = ["**/reports", "**/2026", "**/x", "**/?y?"]
+            .map(String::from)
+            .into();
+        assert_eq!(globs, expected);
     }
 }

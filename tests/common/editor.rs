@@ -571,15 +571,21 @@ impl Editor {
 
     /// Like [`Self::next_message`], waiting up to `limit`.
     pub fn next_message_within(&mut self, limit: Duration) -> Value {
+        let Some(message) = self.message_within(limit) else {
+            // A violation may be why (a frame that is not JSON is not handed on).
+            self.fail_on_violations();
+            panic!("the server answers within {limit:?}");
+        };
+        message
+    }
+
+    /// Like [`Self::next_message_within`], None when nothing comes in `limit`.
+    pub fn message_within(&mut self, limit: Duration) -> Option<Value> {
         self.fail_on_violations();
         loop {
-            let Ok(message) = self.messages.recv_timeout(limit) else {
-                // A violation may be why (a frame that is not JSON is not handed on).
-                self.fail_on_violations();
-                panic!("the server answers within {limit:?}");
-            };
+            let message = self.messages.recv_timeout(limit).ok()?;
             if message["method"] != "workspace/configuration" || message.get("id").is_none() {
-                return message;
+                return Some(message);
             }
             let items = message["params"]["items"].as_array().map_or(0, Vec::len);
             let answer: Vec<Value> = (0..items)
@@ -607,6 +613,28 @@ impl Editor {
             let message = self.next_message();
             if wanted(&message) {
                 return message;
+            }
+            self.backlog.push(message);
+        }
+    }
+
+    /// The next message `wanted` accepts within `limit`, from the backlog or
+    /// the wire; None when none comes. What it passes over is kept in the backlog.
+    pub fn next_matching_within(
+        &mut self,
+        limit: Duration,
+        wanted: impl Fn(&Value) -> bool,
+    ) -> Option<Value> {
+        self.fail_on_violations();
+        if let Some(i) = self.backlog.iter().position(&wanted) {
+            return Some(self.backlog.remove(i));
+        }
+        let deadline = Instant::now() + limit;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let message = self.message_within(left)?;
+            if wanted(&message) {
+                return Some(message);
             }
             self.backlog.push(message);
         }

@@ -96,25 +96,31 @@ pub async fn entries_naming(session: &Session, services: &Services, uri: &Uri) -
         .map(|(uri, _)| uri.clone())
         .collect();
     let folders = lock(&services.projects.folders).clone();
-    for report in reports {
+    // Every open report asked at once: each answers on its own thread.
+    let asked = reports.into_iter().map(|report| {
         let path = path.clone();
         let report_path = report.to_file_path().map(|p| p.into_owned());
         let folders = folders.clone();
-        let spans = services
-            .analysis
-            .query(&report, "targetDocument", move |state| {
-                let spans = state.spans_naming(&path, report_path.as_deref(), &folders);
-                if spans.is_empty() {
-                    return Ok(None);
-                }
-                let positions = state.positions(encoding);
-                let spans: Vec<(lsp::Range, TargetSpan)> = spans
-                    .into_iter()
-                    .map(|span| (positions.lsp_range(span.path_range), span))
-                    .collect();
-                Ok(Some(spans))
-            })
-            .await;
+        async move {
+            let spans = services
+                .analysis
+                .query(&report, "targetDocument", move |state| {
+                    let spans = state.spans_naming(&path, report_path.as_deref(), &folders);
+                    if spans.is_empty() {
+                        return Ok(None);
+                    }
+                    let positions = state.positions(encoding);
+                    let spans: Vec<(lsp::Range, TargetSpan)> = spans
+                        .into_iter()
+                        .map(|span| (positions.lsp_range(span.path_range), span))
+                        .collect();
+                    Ok(Some(spans))
+                })
+                .await;
+            (report, spans)
+        }
+    });
+    for (report, spans) in futures::future::join_all(asked).await {
         let Ok(Some(spans)) = spans else {
             continue;
         };

@@ -5,6 +5,7 @@
 
 mod capabilities;
 mod settings;
+mod watched;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -18,6 +19,7 @@ use crate::project_file::{ProjectFile, ProjectFiles};
 
 pub use capabilities::ResolvedClientCapabilities;
 pub use settings::{Settings, WorkspaceSettings};
+pub use watched::Watched;
 
 pub struct Session {
     pub documents: Mutex<HashMap<Uri, OpenDocument>>,
@@ -41,8 +43,8 @@ pub struct Session {
     pub refresher: Option<Refresher>,
     /// The large messages being read and handled, which the search waits for.
     pub foreground: Arc<crate::lsp::foreground::Foreground>,
-    /// The globs of what the open reports name, and the client's watchers.
-    pub watched: crate::lsp::watchers::Watched,
+    /// The globs of what the open reports name, for the client's watchers.
+    pub watched: Watched,
 }
 
 /// What was settled at `initialize`: what the client can do, and how it
