@@ -205,7 +205,7 @@ fn a_bare_client_gets_only_what_the_first_protocol_had() {
     assert!(offered.get("codeActionProvider").is_none(), "{offered}");
     assert_eq!(
         offered["executeCommandProvider"]["commands"],
-        json!(["report-lsp.showDiffSinceHead", "report-lsp.rollup"]),
+        json!(["report-lsp.showDiffSinceHead", "report-lsp.displayOnly"]),
         "{offered}"
     );
     assert_eq!(offered["renameProvider"], true, "{offered}");
@@ -341,7 +341,7 @@ fn each_capability_turned_off_degrades_its_feature_alone() {
                 a.initialize["capabilities"]["executeCommandProvider"]["commands"],
                 json!([
                     "report-lsp.showDiffSinceHead",
-                    "report-lsp.rollup",
+                    "report-lsp.displayOnly",
                     "report-lsp.applyEdit"
                 ])
             );
@@ -361,7 +361,7 @@ fn each_capability_turned_off_degrades_its_feature_alone() {
             assert!(actions.iter().all(|c| c["edit"].is_object()));
             assert_eq!(
                 a.initialize["capabilities"]["executeCommandProvider"]["commands"],
-                json!(["report-lsp.showDiffSinceHead", "report-lsp.rollup"])
+                json!(["report-lsp.showDiffSinceHead", "report-lsp.displayOnly"])
             );
         }),
         ("/textDocument/completion/completionItemKind", &|a| {

@@ -422,10 +422,11 @@ fn a_target_document_shows_its_entry_and_leads_to_it(nvim: &Path) {
             .position(|l| l.contains("\"entries\""))
             .unwrap();
     // 0.11 shows a document the server asks it to: the lens runs
-    // `report-lsp.showEntry`; 0.7 does not, and gets a title (definition leads there).
+    // `report-lsp.showEntry`; 0.7 does not, and gets a title (definition
+    // leads there) whose command does nothing.
     let command = match expected_path(&observed) {
         "vim.lsp.config" => "report-lsp.showEntry",
-        _ => "",
+        _ => "report-lsp.displayOnly",
     };
     assert_eq!(observed["lens_command"], command, "{observed}");
     assert_eq!(observed["jumped_to"], "机器-invalid.report.json");

@@ -238,7 +238,7 @@ impl LanguageServer for Server {
             target_documents::SHOW_ENTRY => {
                 target_documents::show_entry(&self.client, params).await
             }
-            handlers::inlay::ROLLUP => Ok(None),
+            handlers::inlay::DISPLAY_ONLY => Ok(None),
             handlers::code_action::APPLY_EDIT_COMMAND => {
                 handlers::code_action::execute_command(&self.session, &self.client, params).await
             }

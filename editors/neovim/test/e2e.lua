@@ -124,13 +124,13 @@ local ok, err = pcall(function()
       table.insert(out.hints, { line = d.lnum, end_line = d.end_lnum, severity = d.severity, message = d.message })
     end
     -- Run the lens on its line: the server asks Neovim to show the entry.
-    -- A Neovim that shows no document for a server (0.7) gets a title only:
-    -- go to definition leads there.
+    -- A Neovim that shows no document for a server (0.7) gets a title whose
+    -- command does nothing (run all the same, as a click runs it): go to
+    -- definition leads there.
     vim.api.nvim_win_set_cursor(0, { out.lenses[1].line + 1, 0 })
     out.lens_command = lenses[1].command and lenses[1].command.command
-    if out.lens_command ~= "" then
-      vim.lsp.codelens.run()
-    else
+    vim.lsp.codelens.run()
+    if out.lens_command ~= "report-lsp.showEntry" then
       vim.lsp.buf.definition()
     end
     assert(vim.wait(10000, function()

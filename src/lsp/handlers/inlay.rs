@@ -36,8 +36,10 @@ pub async fn inlay_hint(
         .await
 }
 
-/// The roll-up lens's command: display-only, it answers `null`.
-pub const ROLLUP: &str = "report-lsp.rollup";
+/// The command of a lens shown for its title only (the roll-up; a target
+/// document's where the client cannot be asked to show the entry): a
+/// client runs it when the lens is clicked, and it answers `null`.
+pub const DISPLAY_ONLY: &str = "report-lsp.displayOnly";
 
 pub async fn code_lens(
     session: &Session,
@@ -61,7 +63,7 @@ pub async fn code_lens(
                     // one the server lists, which does nothing.
                     command: Some(lsp::Command {
                         title,
-                        command: ROLLUP.into(),
+                        command: DISPLAY_ONLY.into(),
                         arguments: None,
                     }),
                     data: None,

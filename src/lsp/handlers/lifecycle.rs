@@ -4,7 +4,7 @@ use tower_lsp_server::ls_types as lsp;
 
 use super::clean_preview::{CLEAN_AUTO_KIND, CLEAN_ENTRY_KIND};
 use super::code_action::{APPLY_EDIT_COMMAND, FIX_ALL_KIND};
-use super::inlay::ROLLUP;
+use super::inlay::DISPLAY_ONLY;
 use super::since_head::SHOW_DIFF_SINCE_HEAD;
 use super::target_documents::SHOW_ENTRY;
 use crate::lsp::convert;
@@ -93,7 +93,7 @@ pub fn initialize(
             // The comparison with HEAD and the roll-up lens's always; fixes
             // as commands where code actions are.
             execute_command_provider: Some(lsp::ExecuteCommandOptions {
-                commands: [SHOW_DIFF_SINCE_HEAD, ROLLUP]
+                commands: [SHOW_DIFF_SINCE_HEAD, DISPLAY_ONLY]
                     .into_iter()
                     .chain(
                         (!capabilities.code_action_literals && capabilities.applies_edits)

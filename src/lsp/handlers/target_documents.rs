@@ -202,11 +202,11 @@ pub async fn code_lens(
                 range: lsp::Range::new(lsp::Position::new(line, 0), lsp::Position::new(line, 0)),
                 command: Some(lsp::Command {
                     title: title(named, stale(&named.span)),
-                    // Without `window/showDocument`, a title only: go to definition leads there.
-                    command: if shows {
-                        SHOW_ENTRY.into()
-                    } else {
-                        String::new()
+                    // Without `window/showDocument`, a title only (go to
+                    // definition leads there), with a command a click runs harmlessly.
+                    command: match shows {
+                        true => SHOW_ENTRY.into(),
+                        false => super::inlay::DISPLAY_ONLY.into(),
                     },
                     arguments: shows
                         .then(|| serde_json::to_value(location).ok())
