@@ -26,7 +26,8 @@
 //! when it gets there before the didOpen). `--git committed` opens the
 //! report as HEAD has it, as one reviewed from a commit; `--git changed`
 //! commits it, then opens it with one entry's tokens changed, as one
-//! generated since: the server compares it with HEAD's copy at the open.
+//! generated since: the server compares it with HEAD's copy at the open,
+//! and the open's figures run to that comparison's lens.
 
 use std::time::{Duration, Instant};
 
@@ -110,7 +111,14 @@ fn run(entries: usize, binaries: &[(String, String)], options: &Value, git: Opti
     let mut typed: Vec<Vec<Typed>> = vec![Vec::new(); binaries.len()];
     for _ in 0..RUNS {
         for (i, (_, binary)) in binaries.iter().enumerate() {
-            opens[i].push(open(binary, dir.path(), &uri, &text, options));
+            opens[i].push(open(
+                binary,
+                dir.path(),
+                &uri,
+                &text,
+                options,
+                git.is_some(),
+            ));
             typed[i].push(typing(binary, dir.path(), &uri, &text, options));
         }
     }
@@ -254,7 +262,14 @@ fn typing(binary: &str, folder: &std::path::Path, uri: &str, text: &str, options
 }
 
 /// Opens the report in a new server and waits for its workspace diagnostics.
-fn open(binary: &str, folder: &std::path::Path, uri: &str, text: &str, options: &Value) -> Open {
+fn open(
+    binary: &str,
+    folder: &std::path::Path,
+    uri: &str,
+    text: &str,
+    options: &Value,
+    git: bool,
+) -> Open {
     let mut editor = Editor::start_in_folders(binary, &[folder], options.clone());
     // Timed here: no checking thread on the cores.
     editor.stop_checking();
@@ -279,6 +294,16 @@ fn open(binary: &str, folder: &std::path::Path, uri: &str, text: &str, options: 
         );
     }
     let workspace = started.elapsed();
+    // In a repository, the comparison with HEAD is part of the open: its
+    // lens is waited for (some builds compare after the workspace
+    // publication), and the CPU and peak count it.
+    while git && !compared_with_head(&mut editor, uri) {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "no comparison with HEAD"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let figures = Open {
         cpu_ms: cpu_ms(editor.pid()) - idle,
         first_ms: first.unwrap().as_secs_f64() * 1000.0,
@@ -288,6 +313,19 @@ fn open(binary: &str, folder: &std::path::Path, uri: &str, text: &str, options: 
     };
     editor.shutdown();
     figures
+}
+
+/// Whether the report's lenses hold the comparison with HEAD.
+fn compared_with_head(editor: &mut Editor, uri: &str) -> bool {
+    let lenses = editor.request(
+        "textDocument/codeLens",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    lenses["result"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|lens| lens["command"]["command"] == "report-lsp.showDiffSinceHead")
 }
 
 /// The process's user and system CPU time so far, from /proc.
