@@ -296,8 +296,13 @@ fn open(
     let workspace = started.elapsed();
     // In a repository, the comparison with HEAD is part of the open: its
     // lens is waited for (some builds compare after the workspace
-    // publication), and the CPU and peak count it.
-    while git && !compared_with_head(&mut editor, uri) {
+    // publication), and the CPU and peak count it. Builds before it
+    // (ee158a0) list no such command.
+    let compares =
+        editor.initialized["result"]["capabilities"]["executeCommandProvider"]["commands"]
+            .as_array()
+            .is_some_and(|c| c.iter().any(|c| c == "report-lsp.showDiffSinceHead"));
+    while git && compares && !compared_with_head(&mut editor, uri) {
         assert!(
             started.elapsed() < Duration::from_secs(120),
             "no comparison with HEAD"
