@@ -1267,6 +1267,66 @@ fn a_report_unchanged_since_head_says_what_diff_says_of_the_two() {
     }
 }
 
+/// A big report changed since HEAD (over 4 MiB) is not compared at each
+/// check, which would analyse both texts whole, five times the text at
+/// once: the lens says it changed, and its command compares then, saying
+/// what `report-lsp diff` says of the two.
+#[test]
+fn a_big_report_changed_since_head_is_compared_when_the_lens_is_run() {
+    let project = Project::new();
+    let generated =
+        report_core::generate::generate_report(report_core::generate::GenerateOptions {
+            entries: 6_000,
+            seed: 5,
+            violation_every: 0,
+        });
+    let text = generated.replacen("\"/home/dev/monorepo\"", "\".\"", 1);
+    assert!(text.len() > 4 << 20, "{} bytes", text.len());
+    std::fs::write(project.report_path(), &text).unwrap();
+    project.commit_all();
+    // One entry's tokens changed since: as a regenerated report.
+    let at = text.find("\"raw_tokens\": ").unwrap();
+    let end = at + text[at..].find(',').unwrap();
+    let changed = format!("{}\"raw_tokens\": 777777{}", &text[..at], &text[end..]);
+    std::fs::write(project.report_path(), &changed).unwrap();
+    let uri = uri_of(&project.report_path());
+    let capabilities = json!({"workspace": {"codeLens": {"refreshSupport": true}}});
+    let mut editor = Editor::start_with_capabilities(
+        env!("CARGO_BIN_EXE_report-lsp"),
+        capable_client_with(capabilities),
+        &[],
+        Value::Null,
+    );
+    editor.open(&uri, &changed, 1);
+    answer_request(&mut editor, "workspace/codeLens/refresh");
+    let lens = since_head_lens(&mut editor, &uri);
+    assert_eq!(
+        lens["command"]["title"],
+        json!("since HEAD: changed (run to compare)")
+    );
+    let reply = editor.request(
+        "workspace/executeCommand",
+        json!({"command": "report-lsp.showDiffSinceHead", "arguments": lens["command"]["arguments"]}),
+    );
+    let shown = reply["result"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{reply}"))
+        .to_string();
+    editor.shutdown();
+
+    let away = tempfile::tempdir().unwrap();
+    std::fs::write(away.path().join("HEAD:hygiene.report.json"), &text).unwrap();
+    std::fs::write(away.path().join("hygiene.report.json"), &changed).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_report-lsp"))
+        .current_dir(away.path())
+        .args(["diff", "HEAD:hygiene.report.json", "hygiene.report.json"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8(output.stdout).unwrap();
+    assert!(said.contains("1 changed"), "{said}");
+    assert_eq!(shown, said);
+}
+
 /// The workspace checks' diagnostics are under the `maxDiagnostics` cap
 /// with the report's own: a report naming many missing files shows the
 /// cap's worth, the most severe first, and the summary counts the rest.

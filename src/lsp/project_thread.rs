@@ -438,7 +438,8 @@ impl ProjectReader {
 
     /// The open report's current text compared with HEAD's copy of `file`,
     /// and the generation of that text. Where HEAD's copy is that text, the
-    /// editor says so from its own analysis; otherwise both are analysed.
+    /// editor says so from its own analysis; otherwise both are analysed,
+    /// at each check only for a text under [`COMPARE_AT_EACH_CHECK_BYTES`].
     fn since_head(&self, uri: &Uri, file: &Path) -> Option<(u64, HeadCopy)> {
         let (rope, generation) = {
             let documents = lock(&self.session.documents);
@@ -446,26 +447,49 @@ impl ProjectReader {
             (open.document.rope.clone(), open.generation)
         };
         let max_document_bytes = self.session.settings_at(file).max_document_bytes;
-        let current = Current {
-            is: |head: &[u8]| same_bytes(&rope, head),
-            analysed: rope.len_bytes() <= max_document_bytes,
-            analyse: || {
-                // Only counted: the comparison needs the facts, not the diagnostics.
-                let keep = report_core::diagnostic::Keep::at_most(0);
-                report_core::analyze_with(
-                    Arc::new(rope.to_string()),
-                    report_core::AnalysisOptions::keeping(keep),
-                )
-            },
-        };
-        let compared = crate::project::since_head::since_head(file, current);
-        // What it analysed of a huge text is freed by now: the pages go
-        // back to the system.
-        if rope.len_bytes() >= TRIM_AFTER_BYTES {
-            super::memory::release_memory();
-        }
+        let host_says = rope.len_bytes() <= max_document_bytes;
+        let compare_now = rope.len_bytes() < COMPARE_AT_EACH_CHECK_BYTES;
+        let compared = compare_with_head(file, &rope, host_says, compare_now);
         Some((generation, compared?))
     }
+}
+
+/// A report's text up to which it is compared with HEAD's copy at each
+/// check; a larger one differing from HEAD's copy is compared when the
+/// lens's command asks. Comparing analyses both texts whole, about five
+/// times the text at once: past this, more than the open itself costs.
+pub const COMPARE_AT_EACH_CHECK_BYTES: usize = 4 << 20;
+
+/// The report `rope` (the text of `file`) against HEAD's copy of `file`:
+/// said [`HeadCopy::Unchanged`] where they are the same and `host_says`
+/// (the editor's analysis says it), and compared now unless the two
+/// differ and not `compare_now`.
+pub fn compare_with_head(
+    file: &Path,
+    rope: &ropey::Rope,
+    host_says: bool,
+    compare_now: bool,
+) -> Option<HeadCopy> {
+    let current = Current {
+        is: |head: &[u8]| same_bytes(rope, head),
+        analysed: host_says,
+        compare_now,
+        analyse: || {
+            // Only counted: the comparison needs the facts, not the diagnostics.
+            let keep = report_core::diagnostic::Keep::at_most(0);
+            report_core::analyze_with(
+                Arc::new(rope.to_string()),
+                report_core::AnalysisOptions::keeping(keep),
+            )
+        },
+    };
+    let compared = crate::project::since_head::since_head(file, current);
+    // What it analysed of a huge text is freed by now: the pages go back
+    // to the system.
+    if rope.len_bytes() >= TRIM_AFTER_BYTES {
+        super::memory::release_memory();
+    }
+    compared
 }
 
 /// Whether `bytes` are the rope's text, compared chunk by chunk.

@@ -13,8 +13,9 @@ use report_core::report_diff::{self, NotComparable, ReportDiff, Side, render};
 pub struct SinceHead {
     /// One line, for the lens.
     pub title: String,
-    /// The whole comparison, as `report-lsp diff` prints it.
-    pub text: String,
+    /// The whole comparison, as `report-lsp diff` prints it; None where it
+    /// is made when the command asks ([`HeadCopy::Differs`]).
+    pub text: Option<String>,
 }
 
 /// What reading HEAD's copy found.
@@ -22,6 +23,9 @@ pub struct SinceHead {
 pub enum HeadCopy {
     /// The two texts, compared.
     Compared(SinceHead),
+    /// HEAD's copy differs from a text too large to compare at every
+    /// check (see [`Current::compare_now`]): compared when the command asks.
+    Differs,
     /// HEAD's copy is the current text, byte for byte: the editor says so
     /// from the analysis it holds ([`unchanged`]), and nothing is parsed.
     /// A report opened from a commit, as reviewed, is one.
@@ -35,6 +39,10 @@ pub struct Current<Same, Analyse> {
     /// Whether the editor's analysis of the current text can say the
     /// comparison (it is not too large to be analysed).
     pub analysed: bool,
+    /// Whether two different texts are compared now. The comparison
+    /// analyses both whole, about five times the text at once: for a big
+    /// report that is more than its open costs, so it waits for the command.
+    pub compare_now: bool,
     /// An analysis of the current text, made only when it is compared.
     pub analyse: Analyse,
 }
@@ -52,16 +60,18 @@ pub fn since_head(
         super::git::AtHead::Absent => {
             return Some(HeadCopy::Compared(SinceHead {
                 title: "since HEAD: a new file, not in HEAD".into(),
-                text: format!("{name} is not in HEAD's commit: everything in it is new.\n"),
+                text: Some(format!(
+                    "{name} is not in HEAD's commit: everything in it is new.\n"
+                )),
             }));
         }
         super::git::AtHead::TooLarge { bytes } => {
             return Some(HeadCopy::Compared(SinceHead {
                 title: "since HEAD: HEAD's copy is too large to compare".into(),
-                text: format!(
+                text: Some(format!(
                     "HEAD's copy of {name} holds {bytes} bytes, more than the {} read at most: it is not compared.\n",
                     super::git::MAX_HEAD_BYTES
-                ),
+                )),
             }));
         }
         super::git::AtHead::Blob { bytes, .. } => bytes,
@@ -70,6 +80,9 @@ pub fn since_head(
     let same = (current.is)(&bytes);
     if same && current.analysed {
         return Some(HeadCopy::Unchanged { head_name, name });
+    }
+    if !same && !current.compare_now {
+        return Some(HeadCopy::Differs);
     }
     // Only counted: the comparison needs the facts, not the diagnostics.
     let keep = report_core::diagnostic::Keep::at_most(0);
@@ -90,6 +103,14 @@ pub fn since_head(
     said(compared, &head_name, text).map(HeadCopy::Compared)
 }
 
+/// [`HeadCopy::Differs`] as the lens says it; its command compares.
+pub fn differs() -> SinceHead {
+    SinceHead {
+        title: "since HEAD: changed (run to compare)".into(),
+        text: None,
+    }
+}
+
 /// [`HeadCopy::Unchanged`] said from the editor's analysis of the text:
 /// `side` is its `diff_side`, None where it is not a report; `analysed`
 /// is false when the text was too large to be analysed.
@@ -102,7 +123,7 @@ pub fn unchanged(
     if !analysed {
         return Some(SinceHead {
             title: "since HEAD: no changes".into(),
-            text: format!("{head_name} → {name}: no changes\n"),
+            text: Some(format!("{head_name} → {name}: no changes\n")),
         });
     }
     // One text: where it is not a report, HEAD's copy is not one either.
@@ -123,11 +144,13 @@ fn said(
     match compared {
         Ok(diff) => Some(SinceHead {
             title: format!("since HEAD: {}", diff.summary()),
-            text: text(&diff),
+            text: Some(text(&diff)),
         }),
         Err(NotComparable::OldIsNotAReport) => Some(SinceHead {
             title: "since HEAD: HEAD's copy is not a report".into(),
-            text: format!("{head_name} is not a machine report: there is nothing to compare.\n"),
+            text: Some(format!(
+                "{head_name} is not a machine report: there is nothing to compare.\n"
+            )),
         }),
         Err(NotComparable::NewIsNotAReport) => None,
     }

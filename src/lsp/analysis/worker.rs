@@ -390,6 +390,7 @@ impl Analyser {
         let since_head = read.since_head.and_then(|(generation, copy)| {
             let said = match copy {
                 HeadCopy::Compared(said) => said,
+                HeadCopy::Differs => since_head::differs(),
                 HeadCopy::Unchanged { head_name, name } => {
                     // Said from this analysis only if it is of the text compared.
                     let host = (generation == state.generation).then_some(&state.host);

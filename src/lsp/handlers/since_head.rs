@@ -8,6 +8,8 @@ use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types as lsp;
 
 use crate::lsp::analysis::{AnalysisPool, DocState};
+use crate::lsp::project_thread::compare_with_head;
+use crate::project::since_head::HeadCopy;
 
 /// The lens's command: its one argument is the document's URI; its result,
 /// the comparison as `report-lsp diff` prints it.
@@ -42,15 +44,41 @@ pub async fn show(
         .first()
         .and_then(|a| serde_json::from_value(a.clone()).ok())
         .ok_or_else(|| Error::invalid_params("the command's argument is not a document URI"))?;
-    let text = analysis
+    let asked = analysis
         .query(&uri, "showDiffSinceHead", |state| {
-            Ok(state.since_head.as_ref().map(|(_, s)| s.text.clone()))
+            Ok(state.since_head.as_ref().map(|(_, s)| match &s.text {
+                Some(text) => Asked::Said(text.clone()),
+                None => Asked::Compare(state.host.text().0.clone()),
+            }))
         })
         .await?;
+    let text = match asked {
+        Some(Asked::Said(text)) => Some(text),
+        // A big report: compared now, off the message loop.
+        Some(Asked::Compare(rope)) => {
+            let file = uri.to_file_path().map(|p| p.into_owned());
+            let compare = move || {
+                let compared = compare_with_head(file.as_deref()?, &rope, false, true)?;
+                match compared {
+                    HeadCopy::Compared(said) => said.text,
+                    HeadCopy::Unchanged { .. } | HeadCopy::Differs => None,
+                }
+            };
+            tokio::task::spawn_blocking(compare).await.ok().flatten()
+        }
+        None => None,
+    };
     match text {
         Some(text) => Ok(Some(serde_json::Value::String(text))),
         None => Err(Error::invalid_params(
             "the document has no comparison with HEAD (not in a git repository, no commit yet, or not checked yet)",
         )),
     }
+}
+
+/// What the document's state holds of the comparison.
+enum Asked {
+    Said(String),
+    /// Not made yet: the text to compare.
+    Compare(ropey::Rope),
 }
