@@ -1243,25 +1243,10 @@ fn a_report_unchanged_since_head_says_what_diff_says_of_the_two() {
         answer_request(&mut editor, "workspace/codeLens/refresh");
         let lens = since_head_lens(&mut editor, &uri);
         assert_eq!(lens["command"]["title"], json!("since HEAD: no changes"));
-        let reply = editor.request(
-            "workspace/executeCommand",
-            json!({"command": "report-lsp.showDiffSinceHead", "arguments": lens["command"]["arguments"]}),
-        );
-        let shown = reply["result"]
-            .as_str()
-            .unwrap_or_else(|| panic!("{reply}"));
+        let shown = run_since_head_lens(&mut editor, &lens);
         editor.shutdown();
-
         // `diff` of HEAD's copy, under the name the editor gives it.
-        let away = tempfile::tempdir().unwrap();
-        std::fs::write(away.path().join("HEAD:hygiene.report.json"), &text).unwrap();
-        std::fs::write(away.path().join("hygiene.report.json"), &text).unwrap();
-        let output = std::process::Command::new(env!("CARGO_BIN_EXE_report-lsp"))
-            .current_dir(away.path())
-            .args(["diff", "HEAD:hygiene.report.json", "hygiene.report.json"])
-            .output()
-            .unwrap();
-        let said = String::from_utf8(output.stdout).unwrap();
+        let said = diff_says(&text, &text);
         assert!(said.contains("no changes"), "{said}");
         assert_eq!(shown, said);
     }
@@ -1304,27 +1289,35 @@ fn a_big_report_changed_since_head_is_compared_when_the_lens_is_run() {
         lens["command"]["title"],
         json!("since HEAD: changed (run to compare)")
     );
+    let shown = run_since_head_lens(&mut editor, &lens);
+    editor.shutdown();
+    let said = diff_says(&text, &changed);
+    assert!(said.contains("1 changed"), "{said}");
+    assert_eq!(shown, said);
+}
+
+/// The since-HEAD lens's command run: the comparison it answers.
+fn run_since_head_lens(editor: &mut Editor, lens: &Value) -> String {
     let reply = editor.request(
         "workspace/executeCommand",
         json!({"command": "report-lsp.showDiffSinceHead", "arguments": lens["command"]["arguments"]}),
     );
-    let shown = reply["result"]
-        .as_str()
-        .unwrap_or_else(|| panic!("{reply}"))
-        .to_string();
-    editor.shutdown();
+    let shown = reply["result"].as_str();
+    shown.unwrap_or_else(|| panic!("{reply}")).to_string()
+}
 
+/// What `report-lsp diff` says of HEAD's copy `head` and the report
+/// `now`, under the names the editor gives them.
+fn diff_says(head: &str, now: &str) -> String {
     let away = tempfile::tempdir().unwrap();
-    std::fs::write(away.path().join("HEAD:hygiene.report.json"), &text).unwrap();
-    std::fs::write(away.path().join("hygiene.report.json"), &changed).unwrap();
+    std::fs::write(away.path().join("HEAD:hygiene.report.json"), head).unwrap();
+    std::fs::write(away.path().join("hygiene.report.json"), now).unwrap();
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_report-lsp"))
         .current_dir(away.path())
         .args(["diff", "HEAD:hygiene.report.json", "hygiene.report.json"])
         .output()
         .unwrap();
-    let said = String::from_utf8(output.stdout).unwrap();
-    assert!(said.contains("1 changed"), "{said}");
-    assert_eq!(shown, said);
+    String::from_utf8(output.stdout).unwrap()
 }
 
 /// The workspace checks' diagnostics are under the `maxDiagnostics` cap
