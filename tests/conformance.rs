@@ -799,6 +799,9 @@ fn a_sloppy_client_is_served_as_it_meant() {
     capabilities["x-experimental-thing"] = json!({"on": true});
     capabilities["textDocument"]["hover"]["x-unknown"] = json!(null);
     let mut editor = Editor::start_sloppy(capabilities);
+    // `initialized` without params was taken: its handler said so.
+    let ready = editor.log_message();
+    assert!(ready.contains("ready"), "{ready}");
     let text = golden("invalid.report.json");
     editor.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
         "textDocument": {"uri": URI, "languageId": "json", "version": 1, "text": text, "x-extra": 1},

@@ -306,6 +306,10 @@ impl ProjectReader {
     /// Keeps the paths the report at `uri` reads under `root`, and tells the
     /// client's watchers their globs.
     fn watch(&mut self, uri: &Uri, root: &Path, facts: &WorkspaceFacts) {
+        // Closed while it was read: its globs are not kept.
+        if !lock(&self.session.documents).contains_key(uri) {
+            return;
+        }
         let named = facts.files.keys().map(|key| Path::new(key.as_str()));
         let globs = crate::lsp::watchers::globs_naming(named);
         self.session.watched.open_report(uri, Some(globs));
@@ -446,10 +450,8 @@ impl ProjectReader {
             let open = documents.get(uri).filter(|o| !o.document.out_of_sync)?;
             (open.document.rope.clone(), open.generation)
         };
-        let max_document_bytes = self.session.settings_at(file).max_document_bytes;
-        let host_says = rope.len_bytes() <= max_document_bytes;
         let compare_now = rope.len_bytes() < COMPARE_AT_EACH_CHECK_BYTES;
-        let compared = compare_with_head(file, &rope, host_says, compare_now);
+        let compared = compare_with_head(file, &rope, compare_now);
         Some((generation, compared?))
     }
 }
@@ -461,18 +463,11 @@ impl ProjectReader {
 pub const COMPARE_AT_EACH_CHECK_BYTES: usize = 4 << 20;
 
 /// The report `rope` (the text of `file`) against HEAD's copy of `file`:
-/// said [`HeadCopy::Unchanged`] where they are the same and `host_says`
-/// (the editor's analysis says it), and compared now unless the two
-/// differ and not `compare_now`.
-pub fn compare_with_head(
-    file: &Path,
-    rope: &ropey::Rope,
-    host_says: bool,
-    compare_now: bool,
-) -> Option<HeadCopy> {
+/// [`HeadCopy::Unchanged`] where they are the same, and compared now
+/// unless they differ and not `compare_now`.
+pub fn compare_with_head(file: &Path, rope: &ropey::Rope, compare_now: bool) -> Option<HeadCopy> {
     let current = Current {
         is: |head: &[u8]| same_bytes(rope, head),
-        analysed: host_says,
         compare_now,
         analyse: || {
             // Only counted: the comparison needs the facts, not the diagnostics.

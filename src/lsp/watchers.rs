@@ -20,7 +20,10 @@ use tower_lsp_server::ls_types as lsp;
 use super::session::Session;
 
 /// The globs of the files the server reads whatever the reports name.
+/// Every JSON file: the search takes one whose content is a report's, by
+/// any name (the report globs that name JSON files need nothing more).
 const ALWAYS: &[&str] = &[
+    "**/*.json",
     "**/report-lsp.toml",
     "**/pyproject.toml",
     "**/conventions.json",
@@ -31,6 +34,9 @@ const ALWAYS: &[&str] = &[
 /// The registrations' id, numbered: a new set is registered before the
 /// old one is taken back, so no change falls between the two.
 const REGISTRATION_ID: &str = "report-lsp/watched-files";
+
+/// How long the client is waited for to answer a registration.
+const ANSWER_WITHIN: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// How long a burst of changes is let settle before the globs are worked
 /// out again: the search puts each report it finds in the store.
@@ -64,10 +70,15 @@ pub fn start(
             if registered.as_ref().map(|(_, g)| g) != Some(&globs) {
                 serial += 1;
                 let id = format!("{REGISTRATION_ID}-{serial}");
-                match client
-                    .register_capability(vec![registration(&id, &globs)])
-                    .await
-                {
+                let asked = client.register_capability(vec![registration(&id, &globs)]);
+                // A client that never answers does not stop the next registration.
+                let answered = tokio::time::timeout(ANSWER_WITHIN, asked).await;
+                let answered = answered.unwrap_or_else(|_| {
+                    Err(tower_lsp_server::jsonrpc::Error::new(
+                        tower_lsp_server::jsonrpc::ErrorCode::RequestCancelled,
+                    ))
+                });
+                match answered {
                     Ok(()) => {
                         if let Some((old, _)) = registered.replace((id, globs)) {
                             let gone = lsp::Unregistration {
@@ -98,7 +109,7 @@ pub fn start(
 /// the reports found on disk name.
 fn wanted(session: &Session, found: BTreeSet<String>) -> BTreeSet<String> {
     let mut globs: BTreeSet<String> = ALWAYS.iter().map(|g| g.to_string()).collect();
-    globs.extend(session.report_globs());
+    globs.extend(session.report_globs().iter().filter_map(|g| report_glob(g)));
     globs.extend(session.watched.open_globs());
     globs.extend(found);
     globs
@@ -170,6 +181,36 @@ fn plain(text: &str) -> String {
         .collect()
 }
 
+/// A report glob of the settings or a project file as the client gets
+/// it: none for one that names JSON files (`**/*.json` covers them), and a
+/// character `globset::escape` wrote as `[c]` (a project file's folder
+/// anchors its globs) as `?`, which every client's glob syntax reads.
+fn report_glob(pattern: &str) -> Option<String> {
+    if pattern.ends_with(".json") {
+        return None;
+    }
+    let mut out = String::new();
+    let mut rest = pattern;
+    while let Some(c) = rest.chars().next() {
+        let escaped = rest.strip_prefix('[').and_then(|r| {
+            let mut chars = r.chars();
+            let inner = chars.next()?;
+            (chars.next() == Some(']') && "*?[]{}".contains(inner)).then_some(inner)
+        });
+        match escaped {
+            Some(_) => {
+                out.push('?');
+                rest = &rest[3..];
+            }
+            None => {
+                out.push(c);
+                rest = &rest[c.len_utf8()..];
+            }
+        }
+    }
+    Some(out)
+}
+
 /// [`glob_naming`] of each path.
 pub fn globs_naming<'p>(paths: impl IntoIterator<Item = &'p Path>) -> BTreeSet<String> {
     paths.into_iter().filter_map(glob_naming).collect()
@@ -207,6 +248,19 @@ mod tests {
         .into();
         assert_eq!(globs, expected);
         assert!(globs.iter().all(|g| g != "**/*"));
+    }
+
+    #[test]
+    fn a_report_glob_goes_to_the_client_unescaped_or_not_at_all_when_json_covers_it() {
+        assert_eq!(report_glob("**/*.report.json"), None);
+        assert_eq!(report_glob("**/*.report"), Some("**/*.report".into()));
+        let globs =
+            report_core::selection::ReportGlobs::under("/w/[项目] {a}/", &["out/*.rep"]).unwrap();
+        let anchored = &globs.patterns()[0];
+        assert_eq!(
+            report_glob(anchored),
+            Some("/w/?项目? ?a?/out/*.rep".into())
+        );
     }
 
     #[test]

@@ -36,9 +36,6 @@ pub enum HeadCopy {
 pub struct Current<Same, Analyse> {
     /// Whether HEAD's bytes are the current text.
     pub is: Same,
-    /// Whether the editor's analysis of the current text can say the
-    /// comparison (it is not too large to be analysed).
-    pub analysed: bool,
     /// Whether two different texts are compared now. The comparison
     /// analyses both whole, about five times the text at once: for a big
     /// report that is more than its open costs, so it waits for the command.
@@ -78,7 +75,9 @@ pub fn since_head(
     };
     let head_name = format!("HEAD:{name}");
     let same = (current.is)(&bytes);
-    if same && current.analysed {
+    // The same text: said from the editor's analysis, or without one
+    // (see [`unchanged`]); nothing is parsed.
+    if same {
         return Some(HeadCopy::Unchanged { head_name, name });
     }
     if !same && !current.compare_now {
@@ -87,9 +86,7 @@ pub fn since_head(
     // Only counted: the comparison needs the facts, not the diagnostics.
     let keep = report_core::diagnostic::Keep::at_most(0);
     let head = report_core::analyze_with(bytes, report_core::AnalysisOptions::keeping(keep));
-    // One text: one analysis serves both sides.
-    let current = (!same).then(current.analyse);
-    let current = current.as_ref().unwrap_or(&head);
+    let current = &(current.analyse)();
     let compared = report_diff::diff(&head, current);
     let generation = |name, analysis| render::Generation { name, analysis };
     let text = |diff: &ReportDiff| {

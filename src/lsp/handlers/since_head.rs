@@ -9,7 +9,7 @@ use tower_lsp_server::ls_types as lsp;
 
 use crate::lsp::analysis::{AnalysisPool, DocState};
 use crate::lsp::project_thread::compare_with_head;
-use crate::project::since_head::HeadCopy;
+use crate::project::since_head::{self, HeadCopy};
 
 /// The lens's command: its one argument is the document's URI; its result,
 /// the comparison as `report-lsp diff` prints it.
@@ -54,17 +54,24 @@ pub async fn show(
         .await?;
     let text = match asked {
         Some(Asked::Said(text)) => Some(text),
-        // A big report: compared now, off the message loop.
+        // A big report: compared now, off the message loop. A lens was
+        // offered, so a click gets an answer, not an error to pop up.
         Some(Asked::Compare(rope)) => {
             let file = uri.to_file_path().map(|p| p.into_owned());
             let compare = move || {
-                let compared = compare_with_head(file.as_deref()?, &rope, false, true)?;
+                let compared = compare_with_head(file.as_deref()?, &rope, true)?;
                 match compared {
                     HeadCopy::Compared(said) => said.text,
-                    HeadCopy::Unchanged { .. } | HeadCopy::Differs => None,
+                    HeadCopy::Unchanged { head_name, name } => {
+                        since_head::unchanged(&head_name, &name, None, false)?.text
+                    }
+                    HeadCopy::Differs => None,
                 }
             };
-            tokio::task::spawn_blocking(compare).await.ok().flatten()
+            let said = tokio::task::spawn_blocking(compare).await.ok().flatten();
+            Some(said.unwrap_or_else(|| {
+                "The report could not be compared with HEAD's copy now: its text is not a report, or git's data cannot be read.\n".into()
+            }))
         }
         None => None,
     };
