@@ -168,8 +168,18 @@ fn committed(
     text: String,
     changed: bool,
 ) -> String {
+    // The developer's `git`, on a repository this bench just made, with
+    // nothing configured anywhere able to name a program for it to run: no
+    // system or global config (a filter, fsmonitor, pager or signing
+    // program named there), no template (its hooks), no hooks, no
+    // attributes outside the repository. The server under test never runs
+    // git; only this bench does, to make its scratch repository.
     let git = |args: &[&str]| {
         let status = std::process::Command::new("git")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_TEMPLATE_DIR", "")
+            .env("GIT_ATTR_NOSYSTEM", "1")
             .arg("-C")
             .arg(folder)
             .args(["-c", "user.name=bench", "-c", "user.email=bench@localhost"])
@@ -178,6 +188,12 @@ fn committed(
                 "commit.gpgsign=false",
                 "-c",
                 "core.hooksPath=/dev/null",
+            ])
+            .args([
+                "-c",
+                "core.fsmonitor=false",
+                "-c",
+                "core.attributesFile=/dev/null",
             ])
             .args(args)
             .status()

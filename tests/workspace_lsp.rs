@@ -1232,17 +1232,7 @@ fn a_report_unchanged_since_head_says_what_diff_says_of_the_two() {
         std::fs::write(project.report_path(), &text).unwrap();
         project.git(&["add", "-A"]);
         project.git(&["commit", "-q", "-m", "the report"]);
-        let uri = uri_of(&project.report_path());
-        let capabilities = json!({"workspace": {"codeLens": {"refreshSupport": true}}});
-        let mut editor = Editor::start_with_capabilities(
-            env!("CARGO_BIN_EXE_report-lsp"),
-            capable_client_with(capabilities),
-            &[],
-            Value::Null,
-        );
-        editor.open(&uri, &text, 1);
-        answer_request(&mut editor, "workspace/codeLens/refresh");
-        let lens = since_head_lens(&mut editor, &uri);
+        let (mut editor, lens) = opened_with_its_since_head_lens(&project, &text);
         assert_eq!(lens["command"]["title"], json!("since HEAD: no changes"));
         let shown = run_since_head_lens(&mut editor, &lens);
         editor.shutdown();
@@ -1275,17 +1265,7 @@ fn a_big_report_changed_since_head_is_compared_when_the_lens_is_run() {
     let end = at + text[at..].find(',').unwrap();
     let changed = format!("{}\"raw_tokens\": 777777{}", &text[..at], &text[end..]);
     std::fs::write(project.report_path(), &changed).unwrap();
-    let uri = uri_of(&project.report_path());
-    let capabilities = json!({"workspace": {"codeLens": {"refreshSupport": true}}});
-    let mut editor = Editor::start_with_capabilities(
-        env!("CARGO_BIN_EXE_report-lsp"),
-        capable_client_with(capabilities),
-        &[],
-        Value::Null,
-    );
-    editor.open(&uri, &changed, 1);
-    answer_request(&mut editor, "workspace/codeLens/refresh");
-    let lens = since_head_lens(&mut editor, &uri);
+    let (mut editor, lens) = opened_with_its_since_head_lens(&project, &changed);
     assert_eq!(
         lens["command"]["title"],
         json!("since HEAD: changed (run to compare)")
@@ -1295,6 +1275,23 @@ fn a_big_report_changed_since_head_is_compared_when_the_lens_is_run() {
     let said = diff_says(&text, &changed);
     assert!(said.contains("1 changed"), "{said}");
     assert_eq!(shown, said);
+}
+
+/// The project's report opened with `text` in a server that redraws its
+/// lenses when asked, and the since-HEAD lens once its comparison came.
+fn opened_with_its_since_head_lens(project: &Project, text: &str) -> (Editor, Value) {
+    let uri = uri_of(&project.report_path());
+    let capabilities = json!({"workspace": {"codeLens": {"refreshSupport": true}}});
+    let mut editor = Editor::start_with_capabilities(
+        env!("CARGO_BIN_EXE_report-lsp"),
+        capable_client_with(capabilities),
+        &[],
+        Value::Null,
+    );
+    editor.open(&uri, text, 1);
+    answer_request(&mut editor, "workspace/codeLens/refresh");
+    let lens = since_head_lens(&mut editor, &uri);
+    (editor, lens)
 }
 
 /// The since-HEAD lens's command run: the comparison it answers.
