@@ -229,12 +229,11 @@ fn the_server_watches_what_it_reads_and_registers_again_as_that_changes() {
     );
     let (first, globs) = next_watchers(&mut editor, None);
     // Every JSON file (a report may be one by its content), which holds
-    // the default report globs.
+    // the default report globs and `conventions.json`.
     let mut always = [
         "**/*.json",
         "**/report-lsp.toml",
         "**/pyproject.toml",
-        "**/conventions.json",
         "**/.git/index",
         "**/.git/HEAD",
     ]
@@ -421,7 +420,10 @@ fn a_bare_client_is_asked_nothing_while_the_project_is_checked() {
 
 /// The document links once the workspace check has found the root.
 fn links_when_rooted(editor: &mut Editor, uri: &str) -> Vec<Value> {
-    for _ in 0..100 {
+    // Up to 20 s: the root is resolved by the workspace pass, which a
+    // loaded machine (CI beside other builds) may take seconds to run.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while std::time::Instant::now() < deadline {
         let reply = editor.request(
             "textDocument/documentLink",
             json!({"textDocument": {"uri": uri}}),

@@ -1,10 +1,10 @@
 //! The file watchers the client is asked for
 //! (`workspace/didChangeWatchedFiles`, registered dynamically where the
-//! client allows it). Only what the server reads: the reports (the report
-//! globs of the settings and of the project files), the project files,
-//! git's index and HEAD, `conventions.json`, and the files the reports
-//! name, one glob per extension (`**/*.md`): a few globs for thousands of
-//! files, and never `**/*`, which has a client send every change in the
+//! client allows it). Only what the server reads: every JSON file (a
+//! report, by its name or its content; `conventions.json`) and the report
+//! globs that name other files, the project files, git's index and HEAD,
+//! and the files the reports name, one glob per extension (`**/*.md`): a
+//! few globs for thousands of files, and never `**/*`, which has a client send every change in the
 //! tree (a build's thousands of files). The folders holding reports are
 //! watched by name: a client says a folder was deleted or renamed as the
 //! folder alone. The globs are registered again, under a new id, when what the
@@ -21,12 +21,12 @@ use super::session::Session;
 
 /// The globs of the files the server reads whatever the reports name.
 /// Every JSON file: the search takes one whose content is a report's, by
-/// any name (the report globs that name JSON files need nothing more).
+/// any name (the report globs that name JSON files, and
+/// `conventions.json`, need nothing more).
 const ALWAYS: &[&str] = &[
     "**/*.json",
     "**/report-lsp.toml",
     "**/pyproject.toml",
-    "**/conventions.json",
     "**/.git/index",
     "**/.git/HEAD",
 ];
@@ -51,7 +51,7 @@ const SETTLE: std::time::Duration = std::time::Duration::from_millis(200);
 pub fn start(
     client: &Client,
     session: &Arc<Session>,
-    found: impl Fn() -> BTreeSet<String> + Send + 'static,
+    found: impl Fn() -> BTreeSet<String> + Send + Sync + 'static,
     mut found_changes: tokio::sync::watch::Receiver<u64>,
 ) {
     if !session.capabilities().watches_files {
@@ -61,12 +61,15 @@ pub fn start(
     if !session.watched.tell(poke) {
         return;
     }
-    let (client, session) = (client.clone(), session.clone());
+    let (client, session, found) = (client.clone(), session.clone(), Arc::new(found));
     tokio::spawn(async move {
         let mut registered: Option<(String, BTreeSet<String>)> = None;
         let mut serial = 0u64;
         loop {
-            let globs = wanted(&session, found());
+            // A walk of every found report's named files: off the runtime.
+            let found = found.clone();
+            let found = tokio::task::spawn_blocking(move || found()).await;
+            let globs = wanted(&session, found.unwrap_or_default());
             if registered.as_ref().map(|(_, g)| g) != Some(&globs) {
                 serial += 1;
                 let id = format!("{REGISTRATION_ID}-{serial}");
