@@ -101,6 +101,34 @@ enum Command {
         #[arg(long)]
         exit_code: bool,
     },
+    /// Sum up a report for a reviewer: tokens by category, op and lifetime,
+    /// what runs without a prompt and what waits for approval and why, the
+    /// largest savings, savings by folder and file, problems by invariant,
+    /// the project's live facts when it is here, and the change since an
+    /// earlier generation. Writes nothing. Exit status: 0, or 2 when a file
+    /// cannot be read or is not a report.
+    Summary {
+        /// The report (or - for standard input).
+        report: PathBuf,
+        #[arg(long, value_enum, default_value_t = SummaryFormatArg::Text)]
+        format: SummaryFormatArg,
+        /// An earlier generation to compare with: a file, or HEAD for git's
+        /// committed copy of the report (read in-process; ./HEAD names a file).
+        #[arg(long, value_name = "OLD")]
+        since: Option<PathBuf>,
+        /// How many of the largest savings, folders and files to list.
+        #[arg(long, default_value_t = report_core::summary::DEFAULT_TOP)]
+        top: usize,
+        /// The project root (default: scan.project_root).
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+        /// Read this project file instead of looking for one, as `check --config`.
+        #[arg(long, value_name = "FILE", conflicts_with = "isolated")]
+        config: Option<PathBuf>,
+        /// Read no project file, as `check --isolated`.
+        #[arg(long)]
+        isolated: bool,
+    },
     /// Explain a diagnostic code: the invariant it enforces, with a failing and a passing example.
     Explain {
         /// A code as diagnostics show it, e.g. `tier-mismatch`.
@@ -131,6 +159,14 @@ enum FormatArg {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
+enum SummaryFormatArg {
+    Text,
+    Markdown,
+    Json,
+    Html,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
 enum DiffFormatArg {
     /// What changed, grouped by array, with tier derivations.
     Human,
@@ -268,6 +304,42 @@ fn main() -> ExitCode {
                 exit_code,
             };
             ExitCode::from(cli::run_diff(
+                &options,
+                &mut std::io::stdin().lock(),
+                &mut out(),
+                &mut err(),
+            ))
+        }
+        Some(Command::Summary {
+            report,
+            format,
+            since,
+            top,
+            root,
+            config,
+            isolated,
+        }) => {
+            let options = cli::SummaryCommand {
+                report,
+                format: match format {
+                    SummaryFormatArg::Text => cli::SummaryFormat::Text,
+                    SummaryFormatArg::Markdown => cli::SummaryFormat::Markdown,
+                    SummaryFormatArg::Json => cli::SummaryFormat::Json,
+                    SummaryFormatArg::Html => cli::SummaryFormat::Html,
+                },
+                since: since.map(|p| match p.as_os_str() == "HEAD" {
+                    true => cli::SinceArg::Head,
+                    false => cli::SinceArg::File(p),
+                }),
+                top,
+                root,
+                project_file: match (config, isolated) {
+                    (Some(file), _) => cli::ProjectFileChoice::Given(file),
+                    (None, true) => cli::ProjectFileChoice::Isolated,
+                    (None, false) => cli::ProjectFileChoice::Nearest,
+                },
+            };
+            ExitCode::from(cli::run_summary(
                 &options,
                 &mut std::io::stdin().lock(),
                 &mut out(),

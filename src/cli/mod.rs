@@ -14,6 +14,7 @@ mod outcome;
 mod preview;
 mod project;
 mod sarif;
+mod summary;
 mod targets;
 mod terminal;
 
@@ -28,6 +29,7 @@ pub use explain::run_explain;
 pub use outcome::{Failure, FileResult, Outcome, Summary};
 pub(crate) use outcome::{all_diagnostics, one_based, one_based_range};
 pub use project::ProjectFileChoice;
+pub use summary::{SinceArg, SummaryCommand, SummaryFormat, run_summary};
 pub use terminal::{auto_color, print};
 
 /// Exit codes, as a compiler's.

@@ -35,6 +35,7 @@ pub mod rollup;
 pub mod schema;
 pub mod selection;
 pub mod severities;
+pub mod summary;
 pub mod syntax;
 pub mod text;
 pub mod tier;

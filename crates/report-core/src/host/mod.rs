@@ -48,6 +48,7 @@ use crate::report_diff;
 use crate::rollup::{self, Rollup};
 use crate::selection::{has_report_keys, looks_like_report};
 use crate::severities::Severities;
+use crate::summary;
 use crate::text::{ByteEdit, SourceText, TextRange, changed_range, spans_most_of};
 use analysed::Analysed;
 use parked::{Parked, Repair};
@@ -681,6 +682,18 @@ impl<T: SourceText> DocumentHost<T> {
             errors: kept + self.analysed.omitted().errors as usize,
             rollup: rollup::rollup(index.entries.iter().copied()),
         })
+    }
+
+    /// The reviewer's summary of the whole report (see `summary`), with the
+    /// project's facts and the workspace checks' diagnostics when it is at
+    /// hand, and the comparison with an earlier generation, named.
+    pub fn summary(
+        &self,
+        options: summary::SummaryOptions,
+        at_hand: Option<summary::AtHand<'_>>,
+        since: Option<(&str, &report_diff::ReportDiff)>,
+    ) -> Option<summary::Summary> {
+        summary::summarize(self.snapshot(), options, at_hand, since)
     }
 
     /// Code lenses: the roll-up on the `entries` key.

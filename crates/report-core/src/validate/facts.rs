@@ -146,6 +146,9 @@ static NO_SUMMARY: EntrySummary = EntrySummary {
     raw_tokens: None,
     injection: None,
     weighted_tokens: None,
+    op_type: None,
+    kind: None,
+    lifetime: None,
 };
 
 /// An entry's classification and token estimate as far as they are valid:
@@ -160,12 +163,20 @@ pub struct EntrySummary {
     pub raw_tokens: Option<(u64, InEntry)>,
     pub injection: Option<crate::schema::InjectionFrequency>,
     pub weighted_tokens: Option<f64>,
+    /// `op_type`, `exact_edit.kind` and the lifecycle's `lifetime` (the
+    /// entry's, else its exact edit's) as far as they are valid: what the
+    /// reviewer's summary groups by.
+    pub op_type: Option<crate::schema::OpType>,
+    pub kind: Option<crate::schema::EditKind>,
+    pub lifetime: Option<crate::schema::Lifetime>,
 }
 
 impl EntrySummary {
     /// Reads what is valid of an entry object; checks report the rest.
     pub(crate) fn of(entry: Node<'_>) -> EntrySummary {
-        use crate::schema::{CategoryClass, CategorySubtype, EditKind, InjectionFrequency};
+        use crate::schema::{
+            CategoryClass, CategorySubtype, EditKind, InjectionFrequency, Lifetime, OpType,
+        };
         fn text(node: Option<Node<'_>>) -> Option<&str> {
             node.and_then(Node::as_str)
         }
@@ -195,6 +206,11 @@ impl EntrySummary {
                     Value::Number(raw) => raw.parse().ok(),
                     _ => None,
                 }),
+            op_type: text(entry.get("op_type")).and_then(OpType::parse),
+            kind: kind.and_then(EditKind::parse),
+            lifetime: text(entry.lookup("/lifecycle/lifetime"))
+                .or(text(entry.lookup("/exact_edit/lifecycle/lifetime")))
+                .and_then(Lifetime::parse),
         }
     }
 }
