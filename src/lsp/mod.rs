@@ -50,6 +50,7 @@ pub fn run() -> std::io::Result<transport::End> {
             server::Server::invalid_message,
         )
         .custom_method(STATUS_METHOD, server::Server::status)
+        .custom_method(handlers::summary::SUMMARY_METHOD, server::Server::summary)
         .custom_method("$/setTrace", server::Server::set_trace)
         .finish();
         transport::serve(

@@ -56,6 +56,15 @@ impl Server {
         handlers::status::status(&self.session, &self.services.analysis, params).await
     }
 
+    /// `report-lsp/summary`: the reviewer's view of a whole report.
+    pub async fn summary(
+        &self,
+        params: handlers::summary::SummaryParams,
+    ) -> Result<serde_json::Value> {
+        let folders = super::session::lock(&self.services.projects.folders).clone();
+        handlers::summary::summary(&self.session, &self.services.analysis, folders, params).await
+    }
+
     /// `$/setTrace`: whether the server's log goes to the client as `$/logTrace`.
     pub async fn set_trace(&self, params: lsp::SetTraceParams) {
         super::trace::set_trace(params.value);
@@ -239,6 +248,11 @@ impl LanguageServer for Server {
                 target_documents::show_entry(&self.client, params).await
             }
             handlers::inlay::DISPLAY_ONLY => Ok(None),
+            handlers::summary::SUMMARY_COMMAND => {
+                let folders = super::session::lock(&self.services.projects.folders).clone();
+                handlers::summary::command(&self.session, &self.services.analysis, folders, params)
+                    .await
+            }
             handlers::code_action::APPLY_EDIT_COMMAND => {
                 handlers::code_action::execute_command(&self.session, &self.client, params).await
             }

@@ -108,8 +108,39 @@ const TEMPLATES: &[Template] = &[
     },
 ];
 
+/// What the generator wrote for one entry: the manifest a test sums to
+/// know a report's totals by construction, without reading it back.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GeneratedEntry {
+    pub path: String,
+    pub class: &'static str,
+    pub subtype: &'static str,
+    pub op: &'static str,
+    pub op_type: &'static str,
+    /// `exact_edit.kind` as written (a violation writes an unknown one).
+    pub kind: Option<&'static str>,
+    pub lifetime: Option<&'static str>,
+    pub recorded_tier: &'static str,
+    /// What `derive_safety_tier` gives from the text, by the template's
+    /// characterization: `confirm` for a generative, destructive or
+    /// irreversible op, and for a lifecycle op whose evidence the text
+    /// cannot prove (git's state and the age are unknown).
+    pub derived_tier: &'static str,
+    /// Whether the recorded tier is one the derivation allows: a
+    /// scanner-proven delete may record either.
+    pub agrees: bool,
+    pub raw_tokens: u64,
+    pub weighted_tokens: f64,
+}
+
 /// Generates a report as pretty-printed JSON (two-space indentation, `\n` line ends).
 pub fn generate_report(options: GenerateOptions) -> String {
+    generate_with_manifest(options).0
+}
+
+/// [`generate_report`] and what it wrote of each entry.
+pub fn generate_with_manifest(options: GenerateOptions) -> (String, Vec<GeneratedEntry>) {
+    let mut manifest = Vec::with_capacity(options.entries);
     let mut rng = fastrand::Rng::with_seed(options.seed);
     let mut shortlist = String::new();
     let mut entries = String::new();
@@ -239,16 +270,51 @@ pub fn generate_report(options: GenerateOptions) -> String {
             write!(entries, "        \"expected_sha256\": \"{sha}\"\n      }}").unwrap();
         }
         write!(entries, "\n    }}").unwrap();
+        let lifecycle_op = matches!(template.op, "delete" | "extract-then-delete");
+        let derived_tier = match template.deterministic
+            && !lifecycle_op
+            && !template.is_destructive
+            && template.is_reversible
+        {
+            true => "auto",
+            false => "confirm",
+        };
+        manifest.push(GeneratedEntry {
+            path,
+            class: template.class,
+            subtype: template.subtype,
+            op: template.op,
+            op_type: if template.deterministic {
+                "deterministic"
+            } else {
+                "generative"
+            },
+            kind: template.deterministic.then(|| match (violation, i % 3) {
+                (true, 1) => "rename",
+                _ => template.op,
+            }),
+            lifetime: match template.op {
+                "delete" => Some("temporary"),
+                "extract-then-delete" => Some("delete-once-served"),
+                _ => None,
+            },
+            recorded_tier: tier,
+            derived_tier,
+            agrees: tier == derived_tier || template.op == "delete",
+            raw_tokens: u64::from(raw),
+            weighted_tokens: f64::from(raw / 10) + 0.5,
+        });
     }
     let candidates = if candidates.is_empty() {
         "[]".to_string()
     } else {
         format!("[\n{}\n  ]", candidates.join(",\n"))
     };
-    format!(
+    let text = format!(
         "{{\n  \"schema_version\": \"1.0\",\n  \"tool_version\": \"doc-hygiene 0.4.2\",\n  \"generated_at\": \"2026-11-29T18:42:07Z\",\n  \"scan\": {{\"project_root\": \"/home/dev/monorepo\", \"scope_globs\": [\"**/*.md\"], \"excluded_dirs\": [\".git\", \"node_modules\"], \"files_scanned\": {}}},\n  \"shortlist\": [\n{shortlist}\n  ],\n  \"entries\": [\n{entries}\n  ],\n  \"promotion_candidates\": {candidates}\n}}\n",
         options.entries * 3
-    )
+    );
+    (text, manifest)
 }
 
 #[cfg(test)]

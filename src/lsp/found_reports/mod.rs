@@ -9,6 +9,7 @@
 
 mod scan;
 mod store;
+mod summary;
 mod targets;
 
 use std::path::PathBuf;
@@ -20,6 +21,7 @@ use super::progress::ProgressClient;
 use super::session::Session;
 use store::Request;
 pub use store::{Found, FoundSymbol, Search, Store};
+pub use summary::summary_from_disk;
 
 /// What the message loop holds: a queue to the thread, and the store it fills.
 #[derive(Clone)]

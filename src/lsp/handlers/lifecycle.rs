@@ -6,6 +6,7 @@ use super::clean_preview::{CLEAN_AUTO_KIND, CLEAN_ENTRY_KIND};
 use super::code_action::{APPLY_EDIT_COMMAND, FIX_ALL_KIND};
 use super::inlay::DISPLAY_ONLY;
 use super::since_head::SHOW_DIFF_SINCE_HEAD;
+use super::summary::SUMMARY_COMMAND;
 use super::target_documents::SHOW_ENTRY;
 use crate::lsp::convert;
 use crate::lsp::session::{ResolvedClientCapabilities, Session};
@@ -90,10 +91,10 @@ pub fn initialize(
                 (false, true) => Some(lsp::CodeActionProviderCapability::Simple(true)),
                 (false, false) => None,
             },
-            // The comparison with HEAD and the roll-up lens's always; fixes
+            // The comparison with HEAD, the roll-up lens's and the summary always; fixes
             // as commands where code actions are.
             execute_command_provider: Some(lsp::ExecuteCommandOptions {
-                commands: [SHOW_DIFF_SINCE_HEAD, DISPLAY_ONLY]
+                commands: [SHOW_DIFF_SINCE_HEAD, DISPLAY_ONLY, SUMMARY_COMMAND]
                     .into_iter()
                     .chain(
                         (!capabilities.code_action_literals && capabilities.applies_edits)

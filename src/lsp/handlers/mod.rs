@@ -15,6 +15,7 @@ pub mod navigation;
 pub mod outline;
 pub mod since_head;
 pub mod status;
+pub mod summary;
 pub mod target_documents;
 pub mod text_sync;
 pub mod watched_files;

@@ -669,11 +669,7 @@ impl<T: SourceText> DocumentHost<T> {
     /// roll-up. None where the comparison would find no report.
     pub fn diff_side(&self) -> Option<report_diff::Side> {
         let index = self.analysed.index()?;
-        let compared = match self.analysed.whole() {
-            Some(full) => full.root().is_some_and(looks_like_report),
-            None => has_report_keys(|key| index.member(key).is_some()),
-        };
-        if !compared {
+        if !self.reads_as_a_report() {
             return None;
         }
         let kept = self.analysed.count_where(|d| d.severity == Severity::Error);
@@ -693,7 +689,20 @@ impl<T: SourceText> DocumentHost<T> {
         at_hand: Option<summary::AtHand<'_>>,
         since: Option<(&str, &report_diff::ReportDiff)>,
     ) -> Option<summary::Summary> {
+        if !self.reads_as_a_report() {
+            return None;
+        }
         summary::summarize(self.snapshot(), options, at_hand, since)
+    }
+
+    /// Whether the text reads as a report by its content (`looks_like_report`),
+    /// whatever its name: what the comparison and the summary need.
+    fn reads_as_a_report(&self) -> bool {
+        match (self.analysed.whole(), self.analysed.index()) {
+            (Some(full), _) => full.root().is_some_and(looks_like_report),
+            (None, Some(index)) => has_report_keys(|key| index.member(key).is_some()),
+            (None, None) => false,
+        }
     }
 
     /// Code lenses: the roll-up on the `entries` key.

@@ -16,7 +16,6 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::diagnostic::{Code, Diagnostic, Severity};
 use crate::host::snapshot::Snapshot;
-use crate::paths::key_segments;
 use crate::project_checks::WorkspaceFacts;
 use crate::report_diff::ReportDiff;
 use crate::schema::{CategoryClass, CategorySubtype, EditKind, Lifetime, OpType, SafetyTier};
@@ -272,6 +271,58 @@ pub struct Summary {
     pub since: Option<Since>,
 }
 
+impl Summary {
+    /// Every entry the summary names (a group's first, a large saving),
+    /// each once, in document order: what a client links to.
+    pub fn named_entries(&self) -> Vec<EntryRef> {
+        let mut out: Vec<EntryRef> = Vec::new();
+        let mut add = |group: &Group| {
+            out.extend(group.first.clone());
+            for part in &group.parts {
+                out.extend(part.first.clone());
+            }
+        };
+        for group in [
+            &self.total,
+            &self.queue.auto,
+            &self.queue.confirm,
+            &self.queue.underived,
+        ] {
+            add(group);
+        }
+        for groups in [
+            &self.by_class,
+            &self.by_op_type,
+            &self.by_kind,
+            &self.by_lifetime,
+            &self.queue.reasons,
+        ] {
+            groups.iter().for_each(&mut add);
+        }
+        for top in [&self.by_folder, &self.by_file] {
+            top.shown.iter().for_each(&mut add);
+        }
+        for pair in &self.tiers.pairs {
+            add(&pair.group);
+        }
+        if let Some(live) = &self.live {
+            for group in [&live.stale, &live.missing, &live.dirty, &live.untracked] {
+                add(group);
+            }
+            for shift in &live.tier_shifts {
+                add(&shift.group);
+            }
+        }
+        if let Some(since) = &self.since {
+            add(&since.added);
+        }
+        out.extend(self.largest.iter().map(|s| s.entry.clone()));
+        out.sort_by_key(|e| e.index);
+        out.dedup_by_key(|e| e.index);
+        out
+    }
+}
+
 /// What the summary is asked with besides the report.
 #[derive(Clone, Copy, Debug)]
 pub struct SummaryOptions {
@@ -306,6 +357,9 @@ pub(crate) fn summarize(
     if !document.is_report() {
         return None;
     }
+    // Facts of no project (no root found, nothing read) are no project at hand.
+    let at_hand = at_hand.filter(|h| h.facts.root.is_some() || h.facts.not_read.is_some());
+    let read = at_hand.filter(|h| h.facts.not_read.is_none());
     let entries = &index.entries;
     let mut summary = Summary {
         entries: entries.len(),
@@ -334,7 +388,6 @@ pub(crate) fn summarize(
         .map(|l| Group::new(l.as_str()))
         .collect();
     let mut no_lifetime = Group::new(NONE_KEY);
-    let mut folders: HashMap<String, Group> = HashMap::new();
     let mut files: HashMap<String, Group> = HashMap::new();
     let mut pairs: BTreeMap<(u8, u8, u8, bool), TierPair> = BTreeMap::new();
     let mut reasons: HashMap<String, Group> = HashMap::new();
@@ -344,7 +397,7 @@ pub(crate) fn summarize(
         underived: Group::new("underived"),
         ..Queue::default()
     };
-    let live_tiers = at_hand.map(|h| live_derivations(document, h.facts));
+    let live_tiers = read.map(|h| live_derivations(document, h.facts));
     queue.basis = Some(match live_tiers {
         Some(_) => Basis::Live,
         None => Basis::Text,
@@ -407,17 +460,6 @@ pub(crate) fn summarize(
             None => no_lifetime.add(entry),
         }
         if let Some((path, _)) = &entry.path {
-            let mut segments = key_segments(path);
-            let first = segments.next().unwrap_or("");
-            let folder = match segments.next() {
-                Some(_) => format!("{first}/"),
-                None if path.ends_with('/') => format!("{first}/"),
-                None => "./".to_string(),
-            };
-            folders
-                .entry(folder)
-                .or_insert_with_key(|k| Group::new(k.clone()))
-                .add(entry);
             files
                 .entry(crate::paths::path_key(path))
                 .or_insert_with_key(|k| Group::new(k.clone()))
@@ -480,7 +522,7 @@ pub(crate) fn summarize(
                 .add(entry);
         }
     }
-    if let (Some(live), Some(at_hand)) = (&mut live, at_hand) {
+    if let (Some(live), Some(at_hand)) = (&mut live, read) {
         live_facts(live, entries, at_hand);
         live.tier_shifts = shifts.into_values().collect();
     }
@@ -534,7 +576,7 @@ pub(crate) fn summarize(
             }
         })
         .collect();
-    summary.by_folder = top(folders, options.top, "folders");
+    summary.by_folder = top(folders(&files), options.top, "folders");
     summary.by_file = top(files, options.top, "files");
     summary.problems = problems(document, at_hand.map(|h| h.diagnostics));
     summary.live = live;
@@ -563,6 +605,46 @@ fn tier_rank(tier: Option<SafetyTier>) -> u8 {
 fn keep_largest(largest: &mut Vec<(u64, usize)>, top: usize) {
     largest.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     largest.truncate(top);
+}
+
+/// The files' groups summed by folder: the top-level folders, or, where
+/// every path shares its first folders (`docs/`), the first level below
+/// them that tells paths apart. A file at that level or above counts as
+/// its own folder's (`./`, `docs/`).
+fn folders(files: &HashMap<String, Group>) -> HashMap<String, Group> {
+    const DEEPEST: usize = 4;
+    let folder = |key: &str, depth: usize| -> String {
+        let segments: Vec<&str> = key.split('/').filter(|s| !s.is_empty()).collect();
+        // A folder entry (`tmp/`) is a folder itself; a file's folder is all but its name.
+        let folders = match key.ends_with('/') {
+            true => segments.len(),
+            false => segments.len().saturating_sub(1),
+        };
+        match folders.min(depth) {
+            0 => "./".to_string(),
+            n => format!("{}/", segments[..n].join("/")),
+        }
+    };
+    let mut depth = 1;
+    let mut out = HashMap::new();
+    while depth <= DEEPEST {
+        out = HashMap::new();
+        for (key, group) in files {
+            let name = folder(key, depth);
+            let summed = out.entry(name.clone()).or_insert_with(|| Group::new(name));
+            summed.absorb(group);
+            if let Some(first) = &group.first
+                && summed.first.as_ref().is_none_or(|f| f.index > first.index)
+            {
+                summed.first = Some(first.clone());
+            }
+        }
+        if out.len() > 1 || files.len() <= 1 {
+            break;
+        }
+        depth += 1;
+    }
+    out
 }
 
 /// The `n` groups with the most raw tokens, the rest summed.

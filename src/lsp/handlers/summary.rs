@@ -1,0 +1,192 @@
+//! `report-lsp/summary` (and the `report-lsp.summary` command, for clients
+//! that only run commands): the reviewer's view of a whole report
+//! (`report_core::summary`) as Markdown, text, HTML or JSON, with the
+//! range of every entry it names, so that a client can link to them. An
+//! open report is summed up on its analysis thread from the analysis it
+//! holds, with its last workspace check's facts; one that is not open (a
+//! report over VS Code's 50 MB sync limit) is read from disk off the
+//! message loop, as the found reports are.
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use tower_lsp_server::jsonrpc::{Error, Result};
+use tower_lsp_server::ls_types as lsp;
+
+use report_core::summary::{self, AtHand, Summary, SummaryOptions};
+use report_core::text::TextRange;
+
+use crate::lsp::analysis::AnalysisPool;
+use crate::lsp::convert::Positions;
+use crate::lsp::found_reports::summary_from_disk;
+use crate::lsp::session::Session;
+
+pub const SUMMARY_METHOD: &str = "report-lsp/summary";
+/// The command form: its arguments are the document's URI and, optionally,
+/// the format.
+pub const SUMMARY_COMMAND: &str = "report-lsp.summary";
+
+/// What the client asks for.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    Markdown,
+    Text,
+    Html,
+    Json,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SummaryParams {
+    pub uri: lsp::Uri,
+    /// Markdown by default where the client reads Markdown, else text.
+    #[serde(default)]
+    pub format: Option<Format>,
+    /// How many largest savings, folders and files are listed.
+    #[serde(default)]
+    pub top: Option<usize>,
+}
+
+/// The answer: `{format, content, entries: [{index, range}], fromDisk}`;
+/// `content` is a string, or an object for JSON.
+pub async fn summary(
+    session: &Session,
+    analysis: &AnalysisPool,
+    folders: Vec<std::path::PathBuf>,
+    params: SummaryParams,
+) -> Result<Value> {
+    let client = session.capabilities();
+    let format = params.format.unwrap_or(match client.hover_markdown {
+        true => Format::Markdown,
+        false => Format::Text,
+    });
+    let options = SummaryOptions {
+        top: params.top.unwrap_or(summary::DEFAULT_TOP).clamp(1, 1000),
+    };
+    let uri = params.uri;
+    let name = crate::lsp::convert::uri_path(&uri);
+    let shown = name.clone();
+    let open = analysis
+        .query_latest(&uri, "summary", move |state, workspace| {
+            let at_hand = state.workspace.as_deref().map(|facts| AtHand {
+                facts,
+                diagnostics: workspace,
+            });
+            let Some(summary) = state.host.summary(options, at_hand, None) else {
+                return Ok(None);
+            };
+            let positions = state.positions(client.encoding);
+            Ok(Some(answer(&summary, format, &shown, &positions, false)))
+        })
+        .await;
+    match open {
+        Ok(Some(answer)) => Ok(answer),
+        Ok(None) => Err(Error::invalid_params(format!(
+            "{name} is not a machine report: there is nothing to sum up"
+        ))),
+        // Not open: read from disk, as an unopened report is.
+        Err(_) => {
+            let settings = session.settings_for(&uri);
+            let Some(path) = uri.to_file_path().map(|p| p.into_owned()) else {
+                return Err(Error::invalid_params(
+                    "the document is neither open nor a file",
+                ));
+            };
+            let read = move || {
+                summary_from_disk(
+                    &path,
+                    &folders,
+                    &settings,
+                    options,
+                    |summary, text, index| {
+                        let positions = Positions::indexed(text, index, client.encoding);
+                        answer(summary, format, &name, &positions, true)
+                    },
+                )
+            };
+            match tokio::task::spawn_blocking(read).await {
+                Ok(Ok(answer)) => Ok(answer),
+                Ok(Err(why)) => Err(Error::invalid_params(why)),
+                Err(_) => Err(Error::internal_error()),
+            }
+        }
+    }
+}
+
+/// `workspace/executeCommand` of [`SUMMARY_COMMAND`].
+pub async fn command(
+    session: &Session,
+    analysis: &AnalysisPool,
+    folders: Vec<std::path::PathBuf>,
+    params: lsp::ExecuteCommandParams,
+) -> Result<Option<Value>> {
+    let uri: lsp::Uri = params
+        .arguments
+        .first()
+        .and_then(|a| serde_json::from_value(a.clone()).ok())
+        .ok_or_else(|| {
+            Error::invalid_params("the command's first argument is not a document URI")
+        })?;
+    let format = match params.arguments.get(1) {
+        None | Some(Value::Null) => None,
+        Some(value) => Some(serde_json::from_value(value.clone()).map_err(|_| {
+            Error::invalid_params("the format is one of markdown, text, html, json")
+        })?),
+    };
+    let params = SummaryParams {
+        uri,
+        format,
+        top: None,
+    };
+    summary(session, analysis, folders, params).await.map(Some)
+}
+
+/// The summary in `format`, with the range of each entry it names.
+fn answer(
+    summary: &Summary,
+    format: Format,
+    name: &str,
+    positions: &Positions<'_>,
+    from_disk: bool,
+) -> Value {
+    let words = |range: TextRange| format!("line {}", positions.position(range.start).line + 1);
+    let place = |range: TextRange| {
+        let mut map = Map::new();
+        map.insert(
+            "range".into(),
+            serde_json::to_value(positions.lsp_range(range)).unwrap_or(Value::Null),
+        );
+        map
+    };
+    let (format_name, content) = match format {
+        Format::Markdown => (
+            "markdown",
+            Value::String(summary::render::markdown(summary, name, &words)),
+        ),
+        Format::Text => (
+            "text",
+            Value::String(summary::render::text(summary, name, &words)),
+        ),
+        Format::Html => (
+            "html",
+            Value::String(summary::html::html(summary, name, &words)),
+        ),
+        Format::Json => ("json", summary::json::to_json(summary, &place)),
+    };
+    let entries: Vec<Value> = summary
+        .named_entries()
+        .into_iter()
+        .map(|entry| {
+            json!({
+                "index": entry.index,
+                "range": positions.lsp_range(entry.range),
+            })
+        })
+        .collect();
+    json!({
+        "format": format_name,
+        "content": content,
+        "entries": entries,
+        "fromDisk": from_disk,
+    })
+}
