@@ -116,7 +116,9 @@ fn summarize(options: &SummaryCommand, stdin: &mut dyn Read) -> Result<String, S
         Some(SinceArg::Head) => {
             let path =
                 report_path.ok_or("--since HEAD needs the report's file, not standard input")?;
-            match file_at_head(path).map_err(|why| format!("{name}: HEAD's copy: {why}"))? {
+            // HEAD's copy is found from the file's folder: a bare name has none.
+            let path = std::path::absolute(path).map_err(|e| format!("{name}: {e}"))?;
+            match file_at_head(&path).map_err(|why| format!("{name}: HEAD's copy: {why}"))? {
                 AtHead::Blob { bytes, .. } => Some((
                     "HEAD".to_string(),
                     report_core::analyze_with(bytes, AnalysisOptions::default()),

@@ -2,6 +2,8 @@
 //! summary, a pull request comment or an editor's scratch buffer. Both are
 //! made of the same sections and tables, so they say the same.
 
+use unicode_width::UnicodeWidthStr;
+
 use super::{Basis, Group, Summary, Top};
 use crate::rollup::grouped;
 use crate::schema::SafetyTier;
@@ -26,8 +28,9 @@ pub fn markdown(summary: &Summary, name: &str, place: Place<'_>) -> String {
     write(summary, name, place, Style::Markdown)
 }
 
-/// A table: its header and rows; columns after the first are numbers,
-/// aligned right, unless `left` says how many are text.
+/// A table: its header and rows. The first `left` columns and a `first`
+/// column (an entry's name) are text, aligned left; the others numbers,
+/// aligned right.
 struct Table {
     header: Vec<&'static str>,
     left: usize,
@@ -47,12 +50,16 @@ impl Table {
         self.rows.push(cells);
     }
 
+    fn is_text(&self, column: usize) -> bool {
+        column < self.left || self.header[column] == "first"
+    }
+
     fn write(&self, out: &mut String, style: Style) {
         match style {
             Style::Markdown => {
                 out.push_str(&format!("| {} |\n|", self.header.join(" | ")));
                 for i in 0..self.header.len() {
-                    out.push_str(if i < self.left { "---|" } else { "---:|" });
+                    out.push_str(if self.is_text(i) { "---|" } else { "---:|" });
                 }
                 out.push('\n');
                 for row in &self.rows {
@@ -64,8 +71,8 @@ impl Table {
                 let width = |i: usize| {
                     self.rows
                         .iter()
-                        .map(|r| r[i].chars().count())
-                        .chain([self.header[i].chars().count()])
+                        .map(|r| r[i].width())
+                        .chain([self.header[i].width()])
                         .max()
                         .unwrap_or(0)
                 };
@@ -73,11 +80,11 @@ impl Table {
                 let line = |cells: &[String]| {
                     let mut line = String::from("  ");
                     for (i, cell) in cells.iter().enumerate() {
-                        let pad = widths[i] - cell.chars().count();
+                        let pad = widths[i] - cell.width();
                         if i > 0 {
                             line.push_str("  ");
                         }
-                        if i < self.left {
+                        if self.is_text(i) {
                             line.push_str(cell);
                             if i + 1 < cells.len() {
                                 line.push_str(&" ".repeat(pad));
@@ -221,7 +228,6 @@ fn write(summary: &Summary, name: &str, place: Place<'_>, style: Style) -> Strin
                 first(style, group, place),
             ]);
         }
-        table.left = 1;
         table.write(&mut out, style);
     }
 
