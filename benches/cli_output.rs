@@ -14,6 +14,9 @@
 //! `check` of one and a fresh process that reads and parses both, and the
 //! comparison alone in this process, on the two analyses.
 //!
+//! Then `summary` of the same valid reports, as text and HTML and
+//! `--since` another generation, beside `check` of each.
+//!
 //! `cargo bench --bench cli_output` (`REPORT_LSP_BENCH_BIN=path` times
 //! another build). Prints the median of 5 runs of each.
 
@@ -77,7 +80,42 @@ fn main() {
         );
     }
     check_beside_the_floor(&binary, dir.path());
+    summary_beside_check(&binary, dir.path());
     diff_beside_the_floor(&binary, dir.path());
+}
+
+/// `summary` of the valid reports `check_beside_the_floor` wrote, as text
+/// and as HTML (its size too), beside `check` of the same file in the same
+/// run; at 50 000 entries also `--since` the 1 000-entry report's
+/// generation (a second file read and compared).
+fn summary_beside_check(binary: &str, dir: &Path) {
+    for entries in [1_000, 10_000, 50_000] {
+        let file = dir.join(format!("valid_{entries}.report.json"));
+        let run = |args: &[&str]| {
+            median_of(5, || {
+                let mut command = Command::new(binary);
+                command.args(args).arg(&file);
+                command.stdout(Stdio::null());
+                (command, Some(0))
+            })
+        };
+        let check = run(&["check", "--color", "never"]);
+        let text = run(&["summary"]);
+        let html = run(&["summary", "--format", "html"]);
+        let page = Command::new(binary)
+            .args(["summary", "--format", "html"])
+            .arg(&file)
+            .output()
+            .unwrap()
+            .stdout
+            .len();
+        let since = dir.join("valid_1000.report.json");
+        let since = run(&["summary", "--since", since.to_str().unwrap()]);
+        println!(
+            "cli_summary entries={entries} check={check:.1}ms summary_text={text:.1}ms summary_html={html:.1}ms summary_since_1k={since:.1}ms html_bytes={page} summary_over_check={:.2}",
+            text / check
+        );
+    }
 }
 
 /// `check` of a valid report of each size, beside a fresh process that

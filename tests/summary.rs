@@ -357,3 +357,43 @@ fn the_server_answers_the_clis_summary_for_open_and_unopened_reports() {
     assert_eq!(status["result"]["entries"], 12, "{status}");
     editor.shutdown();
 }
+
+/// An open report in a git project: the server's summary is the CLI's
+/// `--since HEAD`, live facts and all, the comparison the one the
+/// since-HEAD lens was made from (no second reading of HEAD's copy).
+#[test]
+fn the_server_sums_up_an_open_report_with_its_project_and_head_as_the_cli_does() {
+    let project = project_at_hand();
+    let mut report: Value =
+        serde_json::from_str(&std::fs::read_to_string(project.report_path()).unwrap()).unwrap();
+    let mut added = report["entries"][3].clone();
+    added["token_estimate"]["raw_tokens"] = json!(7);
+    report["entries"].as_array_mut().unwrap().push(added);
+    let text = project.write_report(&report);
+    let cli = stdout(&summary_args(&project, &["--since", "HEAD", "--format", "json"]));
+    let cli: Value = serde_json::from_str(&cli).unwrap();
+    assert_eq!(cli["since"]["added"]["entries"], 1, "{}", cli["since"]);
+    let capabilities = json!({"workspace": {"codeLens": {"refreshSupport": true}}});
+    let mut editor = Editor::start_with_capabilities(
+        env!("CARGO_BIN_EXE_report-lsp"),
+        common::editor::capable_client_with(capabilities),
+        &[],
+        Value::Null,
+    );
+    let uri = common::file_uri(&project.report_path());
+    editor.open(&uri, &text, 1);
+    // The comparison with HEAD has arrived when the lenses are redrawn.
+    let refresh = editor.next_matching(|m| m["method"] == "workspace/codeLens/refresh");
+    editor.send(json!({"jsonrpc": "2.0", "id": refresh["id"], "result": null}));
+    let reply = editor.request("report-lsp/summary", json!({"uri": uri, "format": "json"}));
+    let content = &reply["result"]["content"];
+    assert_eq!(without_places(content), without_places(&cli), "{reply}");
+    // The added entry's link is the entry's place in the open text.
+    let index = content["since"]["added"]["first_entry"]["index"].as_u64().unwrap() as usize;
+    let start = report_core::analyze(&text).entries[index].range.start;
+    assert_eq!(
+        content["since"]["added"]["first_entry"]["range"]["start"],
+        common::lsp_position(&text, start)
+    );
+    editor.shutdown();
+}

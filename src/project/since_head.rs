@@ -4,22 +4,26 @@
 //! nothing the repository names runs.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use report_core::Analysis;
 use report_core::report_diff::{self, NotComparable, ReportDiff, Side, render};
 
 /// The comparison, as the lens and the command show it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SinceHead {
     /// One line, for the lens.
     pub title: String,
     /// The whole comparison, as `report-lsp diff` prints it; None where it
     /// is made when the command asks ([`HeadCopy::Differs`]).
     pub text: Option<String>,
+    /// The comparison itself, for the summary's change since HEAD; None
+    /// where there is none (not compared, HEAD's copy no report).
+    pub diff: Option<Arc<ReportDiff>>,
 }
 
 /// What reading HEAD's copy found.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum HeadCopy {
     /// The two texts, compared.
     Compared(SinceHead),
@@ -60,6 +64,7 @@ pub fn since_head(
                 text: Some(format!(
                     "{name} is not in HEAD's commit: everything in it is new.\n"
                 )),
+                diff: None,
             }));
         }
         super::git::AtHead::TooLarge { bytes } => {
@@ -69,6 +74,7 @@ pub fn since_head(
                     "HEAD's copy of {name} holds {bytes} bytes, more than the {} read at most: it is not compared.\n",
                     super::git::MAX_HEAD_BYTES
                 )),
+                diff: None,
             }));
         }
         super::git::AtHead::Blob { bytes, .. } => bytes,
@@ -105,6 +111,7 @@ pub fn differs() -> SinceHead {
     SinceHead {
         title: "since HEAD: changed (run to compare)".into(),
         text: None,
+        diff: None,
     }
 }
 
@@ -121,6 +128,7 @@ pub fn unchanged(
         return Some(SinceHead {
             title: "since HEAD: no changes".into(),
             text: Some(format!("{head_name} → {name}: no changes\n")),
+            diff: None,
         });
     }
     // One text: where it is not a report, HEAD's copy is not one either.
@@ -142,12 +150,14 @@ fn said(
         Ok(diff) => Some(SinceHead {
             title: format!("since HEAD: {}", diff.summary()),
             text: Some(text(&diff)),
+            diff: Some(Arc::new(diff)),
         }),
         Err(NotComparable::OldIsNotAReport) => Some(SinceHead {
             title: "since HEAD: HEAD's copy is not a report".into(),
             text: Some(format!(
                 "{head_name} is not a machine report: there is nothing to compare.\n"
             )),
+            diff: None,
         }),
         Err(NotComparable::NewIsNotAReport) => None,
     }

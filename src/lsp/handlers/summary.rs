@@ -3,7 +3,8 @@
 //! (`report_core::summary`) as Markdown, text, HTML or JSON, with the
 //! range of every entry it names, so that a client can link to them. An
 //! open report is summed up on its analysis thread from the analysis it
-//! holds, with its last workspace check's facts; one that is not open (a
+//! holds, with its last workspace check's facts and comparison with HEAD;
+//! one that is not open (a
 //! report over VS Code's 50 MB sync limit) is read from disk off the
 //! message loop, as the found reports are.
 
@@ -72,9 +73,23 @@ pub async fn summary(
                 facts,
                 diagnostics: workspace,
             });
-            let Some(summary) = state.host.summary(options, at_hand, None) else {
+            // The comparison with HEAD the last workspace check made (see
+            // `since_head`): a report over 4 MiB that differs has none.
+            let since = state.since_head.as_ref().and_then(|(generation, said)| {
+                let name = match *generation == state.generation {
+                    true => "HEAD",
+                    false => "HEAD (as of the last save)",
+                };
+                Some((name, said.diff.clone()?, *generation == state.generation))
+            });
+            let diff = since.as_ref().map(|(name, diff, _)| (*name, diff.as_ref()));
+            let Some(mut summary) = state.host.summary(options, at_hand, diff) else {
                 return Ok(None);
             };
+            // Where the text changed since, the added entries' places are gone.
+            if let (Some(said), Some((_, _, false))) = (&mut summary.since, &since) {
+                said.added.first = None;
+            }
             let positions = state.positions(client.encoding);
             Ok(Some(answer(&summary, format, &shown, &positions, false)))
         })
