@@ -25,6 +25,16 @@ pub fn initialize(
     let result = lsp::InitializeResult {
         capabilities: lsp::ServerCapabilities {
             position_encoding: Some(convert::encoding_kind(capabilities.encoding)),
+            // The requests of our own, for a client to find: the summary
+            // (Markdown by default where the client reads Markdown).
+            experimental: Some(serde_json::json!({
+                "reportLsp": {
+                    "summary": {
+                        "method": super::summary::SUMMARY_METHOD,
+                        "formats": ["markdown", "text", "html", "json"],
+                    },
+                },
+            })),
             text_document_sync: Some(lsp::TextDocumentSyncCapability::Options(
                 lsp::TextDocumentSyncOptions {
                     open_close: Some(true),

@@ -390,7 +390,7 @@ pub(crate) fn summarize(
     let mut no_lifetime = Group::new(NONE_KEY);
     let mut files: HashMap<String, Group> = HashMap::new();
     let mut pairs: BTreeMap<(u8, u8, u8, bool), TierPair> = BTreeMap::new();
-    let mut reasons: HashMap<String, Group> = HashMap::new();
+    let mut reasons: HashMap<Option<crate::tier::Step>, Group> = HashMap::new();
     let mut queue = Queue {
         auto: Group::new("auto"),
         confirm: Group::new("confirm"),
@@ -501,9 +501,10 @@ pub(crate) fn summarize(
             Some(d) if d.tier == SafetyTier::Auto => queue.auto.add(entry),
             Some(d) => {
                 queue.confirm.add(entry);
+                // Keyed by the deciding step: its words are made once a group.
                 reasons
-                    .entry(d.reason())
-                    .or_insert_with_key(|k| Group::new(k.clone()))
+                    .entry(d.deciding_rule())
+                    .or_insert_with(|| Group::new(d.reason()))
                     .add(entry);
             }
             None => queue.underived.add(entry),
