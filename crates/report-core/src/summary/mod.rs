@@ -431,7 +431,7 @@ pub(crate) fn summarize(
         if facts.weighted_tokens.is_some() {
             summary.weighted += 1;
         }
-        match facts.class.map(|c| class_at(c)) {
+        match facts.class.map(class_at) {
             Some(c) => {
                 classes[c].add(entry);
                 if let Some(subtype) = facts.subtype.filter(|s| s.class() == facts.class.unwrap())
