@@ -370,7 +370,10 @@ fn the_server_sums_up_an_open_report_with_its_project_and_head_as_the_cli_does()
     added["token_estimate"]["raw_tokens"] = json!(7);
     report["entries"].as_array_mut().unwrap().push(added);
     let text = project.write_report(&report);
-    let cli = stdout(&summary_args(&project, &["--since", "HEAD", "--format", "json"]));
+    let cli = stdout(&summary_args(
+        &project,
+        &["--since", "HEAD", "--format", "json"],
+    ));
     let cli: Value = serde_json::from_str(&cli).unwrap();
     assert_eq!(cli["since"]["added"]["entries"], 1, "{}", cli["since"]);
     let capabilities = json!({"workspace": {"codeLens": {"refreshSupport": true}}});
@@ -389,7 +392,9 @@ fn the_server_sums_up_an_open_report_with_its_project_and_head_as_the_cli_does()
     let content = &reply["result"]["content"];
     assert_eq!(without_places(content), without_places(&cli), "{reply}");
     // The added entry's link is the entry's place in the open text.
-    let index = content["since"]["added"]["first_entry"]["index"].as_u64().unwrap() as usize;
+    let index = content["since"]["added"]["first_entry"]["index"]
+        .as_u64()
+        .unwrap() as usize;
     let start = report_core::analyze(&text).entries[index].range.start;
     assert_eq!(
         content["since"]["added"]["first_entry"]["range"]["start"],

@@ -289,7 +289,7 @@ pub fn generate_with_manifest(options: GenerateOptions) -> (String, Vec<Generate
             } else {
                 "generative"
             },
-            kind: template.deterministic.then(|| match (violation, i % 3) {
+            kind: template.deterministic.then_some(match (violation, i % 3) {
                 (true, 1) => "rename",
                 _ => template.op,
             }),
