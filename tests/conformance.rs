@@ -199,13 +199,17 @@ fn a_bare_client_gets_only_what_the_first_protocol_had() {
     let bare = session(json!({}));
     let offered = &bare.initialize["capabilities"];
     // No code actions (no literals, no applyEdit to run a command): the
-    // commands are the comparison with HEAD, which answers with text, and
-    // the roll-up lens's, which does nothing; and the
+    // commands are the comparison with HEAD, which answers with text, the
+    // roll-up lens's, which does nothing, and the summary's; and the
     // plain rename capability (it never asks prepareRename).
     assert!(offered.get("codeActionProvider").is_none(), "{offered}");
     assert_eq!(
         offered["executeCommandProvider"]["commands"],
-        json!(["report-lsp.showDiffSinceHead", "report-lsp.displayOnly"]),
+        json!([
+            "report-lsp.showDiffSinceHead",
+            "report-lsp.displayOnly",
+            "report-lsp.summary"
+        ]),
         "{offered}"
     );
     assert_eq!(offered["renameProvider"], true, "{offered}");
@@ -342,6 +346,7 @@ fn each_capability_turned_off_degrades_its_feature_alone() {
                 json!([
                     "report-lsp.showDiffSinceHead",
                     "report-lsp.displayOnly",
+                    "report-lsp.summary",
                     "report-lsp.applyEdit"
                 ])
             );
@@ -361,7 +366,11 @@ fn each_capability_turned_off_degrades_its_feature_alone() {
             assert!(actions.iter().all(|c| c["edit"].is_object()));
             assert_eq!(
                 a.initialize["capabilities"]["executeCommandProvider"]["commands"],
-                json!(["report-lsp.showDiffSinceHead", "report-lsp.displayOnly"])
+                json!([
+                    "report-lsp.showDiffSinceHead",
+                    "report-lsp.displayOnly",
+                    "report-lsp.summary"
+                ])
             );
         }),
         ("/textDocument/completion/completionItemKind", &|a| {

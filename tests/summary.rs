@@ -323,15 +323,20 @@ fn the_server_answers_the_clis_summary_for_open_and_unopened_reports() {
     assert!(entries.iter().any(|e| e["index"] == after_emoji));
     // Markdown by default for a client that reads it; each format asked.
     for (format, has) in [
-        ("markdown", "## Report summary"),
-        ("text", "Report summary: "),
-        ("html", "<html"),
+        ("markdown", "13 185 raw tokens"),
+        ("text", "13 185 raw tokens"),
+        ("html", "data-value=\"13185\""),
     ] {
         let reply = editor.request("report-lsp/summary", json!({"uri": uri, "format": format}));
         let content = reply["result"]["content"].as_str().unwrap();
         assert!(content.contains(has), "{format}: {content}");
-        assert!(content.contains("13 185 raw tokens"), "{format}");
+        assert_eq!(reply["result"]["format"], format);
     }
+    let reply = editor.request("report-lsp/summary", json!({"uri": uri}));
+    assert_eq!(
+        reply["result"]["format"], "markdown",
+        "the client reads Markdown"
+    );
     let command = editor.request(
         "workspace/executeCommand",
         json!({"command": "report-lsp.summary", "arguments": [uri, "markdown"]}),
@@ -355,6 +360,24 @@ fn the_server_answers_the_clis_summary_for_open_and_unopened_reports() {
     }
     let status = editor.request("report-lsp/status", json!({"uri": uri}));
     assert_eq!(status["result"]["entries"], 12, "{status}");
+    editor.shutdown();
+}
+
+/// A client that announces no Markdown gets text by default.
+#[test]
+fn a_bare_client_gets_text() {
+    let dir = golden_with_earlier();
+    let uri = common::file_uri(&dir.path().join("old.json"));
+    let mut editor = Editor::start_with_capabilities(
+        env!("CARGO_BIN_EXE_report-lsp"),
+        json!({}),
+        &[],
+        Value::Null,
+    );
+    let reply = editor.request("report-lsp/summary", json!({"uri": uri}));
+    assert_eq!(reply["result"]["format"], "text", "{reply}");
+    let content = reply["result"]["content"].as_str().unwrap();
+    assert!(content.starts_with("Report summary: "), "{content}");
     editor.shutdown();
 }
 
