@@ -521,7 +521,18 @@ async function main() {
   await unopenedItem.click({ button: "right" });
   const menuItem = page.locator(".context-view .monaco-menu .action-item", { hasText: "Report summary" });
   await menuItem.first().waitFor({ timeout: 10000 });
-  await menuItem.first().click();
+  // A click while the menu is still settling can be lost (the item stays
+  // highlighted, the menu open): the item is hovered, which focuses it, and
+  // taken with Enter, again while the menu stays.
+  await waitFor("the context menu's Report summary taken", 15000, async () => {
+    if (!(await menuItem.first().isVisible().catch(() => false))) {
+      return true;
+    }
+    await menuItem.first().hover();
+    await page.keyboard.press("Enter");
+    await new Promise((r) => setTimeout(r, 500));
+    return !(await menuItem.first().isVisible().catch(() => false));
+  });
   const frame = await summaryFrame(page);
   const total = numberPattern(summaryExpected.rawTokens);
   const entriesLine = new RegExp(`\\b${summaryExpected.entries} entries\\b`);
