@@ -8,6 +8,9 @@
 //! carrying the problems, no `publishDiagnostics`); a missing server (from the
 //! start, or set while it runs) gives one message naming `reportLsp.path`,
 //! and the JSON server then lists the problems of the contributed schema.
+//! "Report summary" shows the numbers of `report-lsp summary` in a webview
+//! (from the Explorer, for a report read from disk), its entry link moves
+//! the cursor to the entry, and an edit shows in it.
 //! Needs `REPORT_LSP_CODE_SERVER` (the code-server binary) and the packaged
 //! `editors/vscode/report-lsp-linux-x64.vsix` (or `REPORT_LSP_VSIX`), which `.ci/run`
 //! provides; skipped without them locally, a failure when `CI` is set. The
@@ -91,6 +94,52 @@ fn run_e2e(script: &str, shots: &str, envs: &[(&str, std::ffi::OsString)], scree
     }
 }
 
+/// `report-lsp summary --format json` of `text` (written in `dir`).
+fn summary_json(text: &str, dir: &std::path::Path, name: &str) -> serde_json::Value {
+    let file = dir.join(name);
+    std::fs::write(&file, text).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_report-lsp"))
+        .args(["summary", "--format", "json"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "report-lsp summary: {out:?}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// What the e2e's "Report summary" checks, for the unopened report's
+/// `text`: its entries and raw tokens (from `report-lsp summary`), the
+/// largest saving's entry and its 1-based place, and a place where typing
+/// "1" before the first `raw_tokens` value makes the total
+/// `editedRawTokens`.
+fn summary_expected(text: &str, dir: &std::path::Path) -> serde_json::Value {
+    let summary = summary_json(text, dir, "summary-before.json");
+    let entry = &summary["largest"][0]["entry"];
+    let key = "\"raw_tokens\": ";
+    let at = text.find(key).expect("a raw_tokens value") + key.len();
+    let line = text[..at].matches('\n').count() + 1;
+    let col = text[..at]
+        .rsplit('\n')
+        .next()
+        .unwrap()
+        .encode_utf16()
+        .count()
+        + 1;
+    let edited_text = format!("{}1{}", &text[..at], &text[at..]);
+    let edited = summary_json(&edited_text, dir, "summary-after.json");
+    assert_ne!(
+        edited["total"]["raw_tokens"], summary["total"]["raw_tokens"],
+        "the edit changes the total"
+    );
+    serde_json::json!({
+        "entries": summary["entries"],
+        "rawTokens": summary["total"]["raw_tokens"],
+        "entry": {"index": entry["index"], "line": entry["line"], "col": entry["column"]},
+        "edit": {"line": line, "col": col},
+        "editedRawTokens": edited["total"]["raw_tokens"],
+    })
+}
+
 /// `value` as an environment variable's value.
 fn os(value: impl AsRef<std::ffi::OsStr>) -> std::ffi::OsString {
     value.as_ref().to_os_string()
@@ -149,6 +198,8 @@ fn packaged_extension_in_code_server_lists_problems_fixes_and_hovers() {
     let target_file = unopened_dir.path().join("target.md");
     std::fs::write(&target_file, target_text).unwrap();
 
+    let summary = summary_expected(&unopened_text, unopened_dir.path());
+
     let expected = serde_json::to_string(&expected).unwrap();
     let unopened_expected = serde_json::to_string(&unopened_expected).unwrap();
     run_e2e(
@@ -163,6 +214,7 @@ fn packaged_extension_in_code_server_lists_problems_fixes_and_hovers() {
             ("REPORT_LSP_TARGET_REPORT", os(&target_report)),
             ("REPORT_LSP_TARGET_FILE", os(&target_file)),
             ("REPORT_LSP_UNOPENED_EXPECTED", os(unopened_expected)),
+            ("REPORT_LSP_SUMMARY", os(summary.to_string())),
         ],
         &[
             "vscode-missing-server.png",
@@ -170,6 +222,8 @@ fn packaged_extension_in_code_server_lists_problems_fixes_and_hovers() {
             "vscode-after-quick-fix.png",
             "vscode-target-document.png",
             "vscode-clean-preview.png",
+            "vscode-summary.png",
+            "vscode-summary-after-edit.png",
             "vscode-server-gone.png",
         ],
     );

@@ -7,7 +7,8 @@
 // schema only while report-lsp is not running, so nothing is shown twice.
 // In a restricted (untrusted) workspace the server's workspace checks are
 // off (it reads nothing of the project, and its hover says why); they are
-// turned on when the user trusts the workspace.
+// turned on when the user trusts the workspace. "Report summary" shows the
+// server's summary of a report in a webview beside it (summaryPanel.ts).
 
 import { accessSync, chmodSync, constants, existsSync, readFileSync } from "node:fs";
 import * as path from "node:path";
@@ -38,6 +39,7 @@ import {
 } from "./config";
 import { BUNDLED_SCHEMA, JSON_EXTENSION, SCHEMA_SCHEME, SCHEMA_URL, SchemaSwitch } from "./schema";
 import { stopQuietly } from "./stopping";
+import { SHOW_SUMMARY, SummaryPanels } from "./summaryPanel";
 
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
@@ -46,6 +48,8 @@ let current: Settings = {};
 let setKeys: string[] = [];
 let extensionPath = "";
 let schema: SchemaSwitch;
+/** The "Report summary" panels (they ask the current client). */
+let summaries: SummaryPanels | undefined;
 
 /**
  * The `reportLsp` settings the user set (for `scope`, a workspace folder):
@@ -193,6 +197,9 @@ async function start(): Promise<void> {
   started.onDidChangeState(({ newState }) => {
     if (client === started) {
       schema.set(newState === State.Running ? "running" : newState === State.Starting ? "starting" : "stopped");
+      if (newState !== State.Starting) {
+        summaries?.serverChanged();
+      }
     }
   });
   try {
@@ -215,6 +222,7 @@ async function stop(): Promise<void> {
     await stopQuietly(stopping, (line) => output.appendLine(line));
   }
   schema.set("stopped");
+  summaries?.serverChanged();
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
@@ -250,6 +258,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("reportLsp.restart", async () => {
       await stop();
       await start();
+    }),
+    (summaries = new SummaryPanels(
+      () => client,
+      (line) => output.appendLine(line),
+    )),
+    // The Explorer passes the file's URI (a report VS Code does not sync, over 50 MB, too).
+    vscode.commands.registerCommand(SHOW_SUMMARY, (argument?: unknown) => {
+      const uri = summaries?.target(argument);
+      if (!uri) {
+        void vscode.window.showInformationMessage("Report summary: open a report first, or pick one in the Explorer.");
+        return;
+      }
+      summaries?.show(uri);
     }),
     vscode.commands.registerCommand("reportLsp.status", async () => {
       const document = vscode.window.activeTextEditor?.document;

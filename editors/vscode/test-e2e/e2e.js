@@ -10,6 +10,10 @@
 //   REPORT_LSP_VSIX         the packaged extension (default ../report-lsp-linux-x64.vsix)
 //   REPORT_LSP_REPORT       the report to open (default the invalid golden example)
 //   REPORT_LSP_EXPECTED     JSON list of {line (1-based), code}: what Problems must list
+//   REPORT_LSP_SUMMARY      JSON {entries, rawTokens, entry: {index, line, col}, edit: {line, col},
+//                           editedRawTokens}: the unopened report's summary (from
+//                           `report-lsp summary --format json`), an entry to follow, and a
+//                           place where typing "1" makes the total editedRawTokens
 //   REPORT_LSP_SCREENSHOTS  folder for the screenshots kept as evidence (default a temporary one)
 //   CHROMIUM                the browser (default /usr/bin/chromium)
 //
@@ -23,9 +27,13 @@
 // schema; the hover on a wrong safety_tier shows the derivation trace; the
 // quick fix picked from Ctrl+. applies and its problem goes away; the
 // diagnostics came through pulls (the server's status and VS Code's trace
-// say so, and no publishDiagnostics was sent); (3) with the
+// say so, and no publishDiagnostics was sent); "Report summary" from the
+// Explorer's context menu shows the unopened report's summary (read from
+// disk) in a webview, an entry link in it moves the cursor to that entry,
+// and a digit typed into the report shows in the summary; (3) with the
 // setting changed to another missing binary while the server runs, one
-// message, and the JSON server's problems again. Everything runs on
+// message, the JSON server's problems again, and the summary panel says
+// the server is not running. Everything runs on
 // 127.0.0.1, with all editor state in a
 // temporary folder; code-server runs in its own process group (setsid) and
 // only that group is ended.
@@ -65,6 +73,8 @@ const reportName = "machine.report.json";
 const unopened = process.env.REPORT_LSP_UNOPENED;
 const unopenedExpected = JSON.parse(process.env.REPORT_LSP_UNOPENED_EXPECTED || "null");
 const unopenedName = "未开 🚀.report.json";
+// The unopened report's summary, and what an edit makes of it.
+const summaryExpected = JSON.parse(process.env.REPORT_LSP_SUMMARY || "null");
 // A report whose project is the workspace, and the Markdown file it names:
 // the lens, the faded span and the clean's refactor preview.
 const targetReport = process.env.REPORT_LSP_TARGET_REPORT;
@@ -102,6 +112,43 @@ async function assertOnlyServer(page, what) {
   return all;
 }
 
+/**
+ * A number as a summary may print it: its digits, the groups of three
+ * apart or not ("13 185", "13,185", "13185").
+ */
+function numberPattern(n) {
+  const digits = String(n);
+  const groups = [];
+  for (let end = digits.length; end > 0; end -= 3) {
+    groups.unshift(digits.slice(Math.max(0, end - 3), end));
+  }
+  return new RegExp(`(?<![\\d.,])${groups.join("[\\s\\u00a0\\u202f,]?")}(?![\\d])`);
+}
+
+/** The frame of the summary webview (code-server nests it in two iframes), once it shows a summary. */
+async function summaryFrame(page) {
+  return waitFor("the summary webview", 30000, async () => {
+    for (const frame of page.frames()) {
+      try {
+        if ((await frame.locator("main#summary").count()) > 0) {
+          return frame;
+        }
+      } catch {
+        // a frame going away
+      }
+    }
+    return null;
+  });
+}
+
+/** What the summary webview shows: its note and the summary's text. */
+async function summaryText(frame) {
+  return frame.evaluate(() => ({
+    note: document.getElementById("note")?.hidden ? "" : document.getElementById("note")?.textContent ?? "",
+    text: document.getElementById("summary")?.innerText ?? "",
+  }));
+}
+
 /** What the extension's output channel ("Report LSP") holds, from VS Code's log of it. */
 function outputChannel() {
   return filesNamed(temp, "Report LSP.log")
@@ -117,6 +164,7 @@ async function main() {
   assert.ok(unopened && Array.isArray(unopenedExpected), "REPORT_LSP_UNOPENED and its expected problems");
   fs.copyFileSync(unopened, path.join(workspace, unopenedName));
   assert.ok(targetReport && targetFile, "REPORT_LSP_TARGET_REPORT and REPORT_LSP_TARGET_FILE");
+  assert.ok(summaryExpected && summaryExpected.entry && summaryExpected.edit, "REPORT_LSP_SUMMARY");
   fs.copyFileSync(targetReport, path.join(workspace, targetName));
   fs.mkdirSync(path.join(workspace, "docs"), { recursive: true });
   fs.copyFileSync(targetFile, path.join(workspace, "docs", targetDoc));
@@ -460,6 +508,96 @@ async function main() {
     "discarded: the target is as it was",
   );
 
+  // "Report summary" (issue 46): the unopened report's, from the Explorer's
+  // context menu (the way to a report over 50 MB that VS Code never hands
+  // to the extension), read from disk by the server; in a webview beside,
+  // showing the numbers of `report-lsp summary`. A click on an entry link
+  // (`data-entry`) opens the report with the cursor on that entry. Typed
+  // into, the report's summary follows the edit. The command palette's
+  // "Report summary" on the report reveals the same panel.
+  const summaryStarted = Date.now();
+  await page.keyboard.press("Escape");
+  const unopenedItem = page.locator(".explorer-folders-view").getByRole("treeitem", { name: unopenedName, exact: true });
+  await unopenedItem.click({ button: "right" });
+  const menuItem = page.locator(".context-view .monaco-menu .action-item", { hasText: "Report summary" });
+  await menuItem.first().waitFor({ timeout: 10000 });
+  // A click while the menu is still settling can be lost (the item stays
+  // highlighted, the menu open): the item is hovered, which focuses it, and
+  // taken with Enter, again while the menu stays.
+  await waitFor("the context menu's Report summary taken", 15000, async () => {
+    if (!(await menuItem.first().isVisible().catch(() => false))) {
+      return true;
+    }
+    await menuItem.first().hover();
+    await page.keyboard.press("Enter");
+    await new Promise((r) => setTimeout(r, 500));
+    return !(await menuItem.first().isVisible().catch(() => false));
+  });
+  const frame = await summaryFrame(page);
+  const total = numberPattern(summaryExpected.rawTokens);
+  const entriesLine = new RegExp(`\\b${summaryExpected.entries} entries\\b`);
+  const fromDisk = await waitFor(`the summary of ${unopenedName} read from disk`, 30000, async () => {
+    const shown = await summaryText(frame);
+    return entriesLine.test(shown.text) && total.test(shown.text) && shown.note.startsWith("Read from disk") ? shown : null;
+  });
+  // The report's own tab (the summary's is named after it too).
+  const reportTab = (selector) => page.locator(selector, { hasText: unopenedName }).filter({ hasNotText: "Summary:" });
+  assert.equal(await reportTab(".tabs-container .tab").count(), 0, "summed up from disk: no editor on the report");
+  const summaryShot = path.join(shots, "vscode-summary.png");
+  await page.screenshot({ path: summaryShot });
+  log(`Report summary of ${unopenedName} (read from disk): "${fromDisk.text.split("\n").find((l) => entriesLine.test(l))}"; screenshot ${summaryShot}`);
+
+  // An entry link: the page's own, or, while the server's page has none,
+  // one added here, as the page would have it.
+  const { index, line: entryLine, col: entryCol } = summaryExpected.entry;
+  let link = frame.locator(`[data-entry="${index}"]`);
+  if ((await link.count()) === 0) {
+    log(`the summary page has no link to entries[${index}]: one added by the test`);
+    await frame.evaluate((i) => {
+      const a = document.createElement("a");
+      a.href = "#";
+      a.dataset.entry = String(i);
+      a.textContent = `entries[${i}]`;
+      document.getElementById("summary").prepend(a);
+    }, index);
+    link = frame.locator(`[data-entry="${index}"]`);
+  }
+  await link.first().click();
+  await reportTab(".tabs-container .tab.active").waitFor({ timeout: 30000 });
+  const cursor = page.locator('[id="status.editor.selection"]');
+  const at = `Ln ${entryLine}, Col ${entryCol}`;
+  await waitFor(`the cursor on entries[${index}] (${at})`, 15000, async () =>
+    ((await cursor.first().textContent().catch(() => "")) ?? "").includes(at),
+  );
+  log(`the link to entries[${index}] opened ${unopenedName} at ${at}`);
+
+  // Typed into: the summary follows (now from the open document).
+  await page.keyboard.press("Control+G");
+  await page.keyboard.type(`${summaryExpected.edit.line}:${summaryExpected.edit.col}`);
+  await page.keyboard.press("Enter");
+  const edited = numberPattern(summaryExpected.editedRawTokens);
+  const typed = Date.now();
+  await page.keyboard.type("1");
+  const followed = await waitFor("the summary after the edit", 15000, async () => {
+    const shown = await summaryText(frame);
+    return edited.test(shown.text) && shown.note === "" ? shown : null;
+  });
+  const afterEdit = Date.now() - typed;
+  const editShot = path.join(shots, "vscode-summary-after-edit.png");
+  await page.screenshot({ path: editShot });
+  log(`after typing, the summary shows ${summaryExpected.editedRawTokens} raw tokens within ${afterEdit} ms; screenshot ${editShot}`);
+  assert.ok(!followed.note, "the edited report's summary is not read from disk");
+
+  // The command palette, on the report: the same panel, no second one.
+  await page.keyboard.press("F1");
+  await page.keyboard.type("Report LSP: Report summary");
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: "Report summary" }).first().waitFor({ timeout: 10000 });
+  await page.keyboard.press("Enter");
+  await new Promise((r) => setTimeout(r, 1000));
+  const summaryTabs = await page.locator(".tabs-container .tab", { hasText: `Summary: ${unopenedName}` }).count();
+  assert.equal(summaryTabs, 1, "one summary panel per report");
+  log(`"Report summary" from the palette reveals the same panel; the summary part took ${Date.now() - summaryStarted} ms`);
+
   // 3. A server that stops (reportLsp.path changed to a missing file while it
   // runs): one message, and the JSON server takes over with the full schema.
   const missingLater = path.join(temp, "gone-report-lsp");
@@ -469,10 +607,14 @@ async function main() {
   assert.ok(wrongTier, "a second tier-mismatch is left after the fix");
   const laterSchema = await schemaFinds(wrongTier.line);
   assert.deepEqual(await problems(page, null), [], "no problems from the stopped server");
+  // The summary panel says the server is gone, and throws nothing.
+  await waitFor("the summary panel saying the server is not running", 15000, async () =>
+    /not running/.test((await summaryText(frame)).note),
+  );
   const goneShot = path.join(shots, "vscode-server-gone.png");
   await page.screenshot({ path: goneShot });
   log(`server gone: one message: ${laterMessage}; the JSON server lists ${laterSchema.length} problems`);
-  console.log(`screenshots: ${missingShot} ${hoverShot} ${fixShot} ${targetShot} ${previewShot} ${goneShot}`);
+  console.log(`screenshots: ${missingShot} ${hoverShot} ${fixShot} ${targetShot} ${previewShot} ${summaryShot} ${editShot} ${goneShot}`);
 }
 
 main()
