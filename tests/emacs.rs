@@ -20,6 +20,12 @@
 //!   lsp-mode's IO log holds no error response, and no message Emacs
 //!   showed says that something failed, timed out or erred.
 //!
+//! In both, `report-lsp-summary` (`editors/emacs/report-lsp-summary.el`)
+//! shows the report's summary, line for line what `report-lsp summary
+//! --format markdown` gives for the editor's text, in a read-only
+//! markdown-mode buffer; in a buffer no server serves it says why there is
+//! none, and (eglot) in the Markdown file the server's refusal.
+//!
 //! Each is skipped when Emacs or its client is missing locally; a failure
 //! when `CI` is set.
 
@@ -161,6 +167,57 @@ fn assert_the_tier_fixed(observed: &Value, file: &Path) -> String {
     saved
 }
 
+/// What `report-lsp-summary` showed for the report `named`, whose text in
+/// the editor is the file `text`: a read-only Markdown buffer holding, line
+/// for line, what `report-lsp summary --format markdown` gives for that
+/// text, under the heading that names the report by its path (the server
+/// names it by its URI's); the open document's, not read from disk.
+fn assert_the_summary(summary: &Value, text: &Path, named: &Path) {
+    let cli = Command::new(env!("CARGO_BIN_EXE_report-lsp"))
+        .args(["summary", "--format", "markdown"])
+        .arg(text)
+        .output()
+        .unwrap();
+    assert!(cli.status.success(), "{cli:?}");
+    let markdown = String::from_utf8(cli.stdout).unwrap();
+    let heading = format!("## Report summary: `{}`", named.display());
+    let mut expected: Vec<&str> = markdown.trim_end().lines().collect();
+    expected[0] = &heading;
+    // The totals: "N entries, M raw tokens (...)".
+    assert!(
+        expected[2].contains(" entries, ") && expected[2].contains(" raw tokens"),
+        "{markdown}"
+    );
+    let shown: Vec<&str> = summary["text"]
+        .as_str()
+        .unwrap()
+        .trim_end()
+        .lines()
+        .collect();
+    assert_eq!(shown, expected, "{summary}");
+    assert_eq!(
+        summary["buffer"],
+        format!(
+            "*report-lsp summary: {}*",
+            named.file_name().unwrap().to_str().unwrap()
+        )
+    );
+    assert_eq!(summary["mode"], "markdown-mode", "{summary}");
+    assert_eq!(summary["read_only"], true, "{summary}");
+    assert_eq!(summary["from_disk"], false, "{summary}");
+    assert!(summary["entries"].as_u64().unwrap() > 0, "{summary}");
+}
+
+/// `report-lsp-summary` in a buffer no server serves: a `user-error`
+/// saying so.
+fn assert_no_summary_without_a_server(observed: &Value) {
+    let said = observed["scratch_summary"].as_str().unwrap();
+    assert!(
+        said.starts_with("report-lsp: no report-lsp server serves this buffer"),
+        "{observed}"
+    );
+}
+
 #[test]
 fn eglot_shows_the_diagnostics_and_applies_a_code_action() {
     if !emacs_with(
@@ -194,6 +251,17 @@ fn eglot_shows_the_diagnostics_and_applies_a_code_action() {
 
     assert_eq!(observed["target_managed"], true, "{observed}");
     assert_the_target_shows_its_hint(&observed);
+
+    // The summary of the report as saved, fixed; the Markdown file is no
+    // report: the server's refusal, as a user error.
+    assert_the_summary(&observed["summary"], &folder.file, &folder.file);
+    let refused = observed["target_summary"]["user_error"].as_str().unwrap();
+    assert!(
+        refused.starts_with("report-lsp: no summary: ")
+            && refused.contains("is not a machine report"),
+        "{observed}"
+    );
+    assert_no_summary_without_a_server(&observed);
 }
 
 #[test]
@@ -277,6 +345,9 @@ fn lsp_mode_shows_hovers_completes_fixes_runs_lenses_and_shuts_down() {
 
     assert_eq!(observed["target_servers"], json!(["report-lsp"]));
     assert_the_target_shows_its_hint(&observed);
+    // The summary of the report's text after fix-all (unsaved).
+    assert_the_summary(&observed["summary"], &fixed, &folder.file);
+    assert_no_summary_without_a_server(&observed);
     assert_eq!(observed["shut_down"], true);
 
     // What went over the wire, as lsp-mode's IO log has it.

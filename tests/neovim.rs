@@ -5,8 +5,10 @@
 //! `lsp/report_lsp.lua`). Each sees the diagnostics at their exact
 //! positions, hovers the trace, applies the tier fix, saves, and runs
 //! fix-all from the menu; settings reach the server; a missing server gives
-//! one message and a usable buffer. A Neovim that is missing skips its tests
-//! locally and fails them when `CI` is set.
+//! one message and a usable buffer; `:ReportLspSummary` opens the report's
+//! summary in a Markdown scratch buffer, whose `gd` leads to an entry. A
+//! Neovim that is missing skips its tests locally and fails them when `CI`
+//! is set.
 
 mod common;
 
@@ -450,4 +452,139 @@ fn debian_neovim_shows_a_target_documents_lens_and_runs_it_to_the_entry() {
 fn neovim_0_11_shows_a_target_documents_lens_and_runs_it_to_the_entry() {
     let Some(nvim) = neovim_0_11() else { return };
     a_target_document_shows_its_entry_and_leads_to_it(&nvim);
+}
+
+/// `:ReportLspSummary` on a copy of the valid golden report: a scratch
+/// buffer in a split holding, line for line, the Markdown
+/// `report-lsp summary --format markdown` gives for the same file (the
+/// server names the report by its path, as the command line given that
+/// path does); `gd` on its first `entries[N]` line leads to that entry in
+/// the report; run again, the same buffer; in a buffer no server serves
+/// and in a Markdown file that is no report, a message and no Lua error.
+fn the_summary_opens_in_a_scratch_buffer(nvim: &Path) {
+    let workspace = Workspace::new();
+    let report = workspace.dir.path().join("机器-valid.report.json");
+    let valid = std::fs::read_to_string(common::golden_dir().join("valid.report.json")).unwrap();
+    std::fs::write(&report, &valid).unwrap();
+    let notes = workspace.dir.path().join("notes.md");
+    std::fs::write(&notes, "# Notes\n\nNo report here.\n").unwrap();
+    let observed = run(
+        nvim,
+        &workspace,
+        "summary",
+        &[
+            ("REPORT_LSP_FILE", report.to_str().unwrap()),
+            ("REPORT_LSP_TARGET", notes.to_str().unwrap()),
+        ],
+    );
+    assert!(observed["error"].is_null(), "{observed}");
+    assert_eq!(observed["command_exists"], true, "{observed}");
+
+    // The Markdown, as the command line gives it for the same path.
+    let cli = Command::new(env!("CARGO_BIN_EXE_report-lsp"))
+        .args(["summary", "--format", "markdown"])
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert!(cli.status.success(), "{cli:?}");
+    let markdown = String::from_utf8(cli.stdout).unwrap();
+    let expected: Vec<&str> = markdown.trim_end().lines().collect();
+    assert_eq!(
+        expected[0],
+        format!("## Report summary: `{}`", report.display())
+    );
+    assert_eq!(
+        expected[2],
+        "12 entries, 13 185 raw tokens (840 weighted, 4 entries weighted)"
+    );
+    let summary = &observed["summary"];
+    let lines: Vec<&str> = summary["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    let shown: Vec<&str> = {
+        let end = lines
+            .iter()
+            .rposition(|l| !l.is_empty())
+            .map_or(0, |i| i + 1);
+        lines[..end].to_vec()
+    };
+    assert_eq!(shown, expected, "{observed}");
+
+    // A scratch buffer of its own, in a split beside the report.
+    assert_eq!(
+        summary["name"], "report-summary://机器-valid.report.json",
+        "{observed}"
+    );
+    assert_eq!(summary["filetype"], "markdown");
+    assert_eq!(summary["buftype"], "nofile");
+    assert_eq!(summary["bufhidden"], "wipe");
+    assert_eq!(summary["swapfile"], false);
+    assert_eq!(summary["modifiable"], false);
+    assert_eq!(summary["windows"], 2);
+    assert_eq!(summary["report_shown"], true);
+
+    // gd on the first line naming an entry: the entry's opening brace in
+    // the report (its line is the one the summary names, too).
+    let from = observed["jump_from"].as_str().unwrap();
+    let (_, rest) = from.split_once("entries[").unwrap();
+    let (index, rest) = rest.split_once(']').unwrap();
+    let index: usize = index.parse().unwrap();
+    let named_line: usize = rest
+        .split_once("(line ")
+        .and_then(|(_, r)| r.split_once(')'))
+        .map(|(n, _)| n.parse().unwrap())
+        .unwrap();
+    let entries = valid
+        .lines()
+        .position(|l| l.contains("\"entries\""))
+        .unwrap();
+    let entry_line = valid
+        .lines()
+        .enumerate()
+        .skip(entries)
+        .filter(|(_, l)| *l == "    {")
+        .nth(index)
+        .map(|(i, _)| i)
+        .unwrap();
+    assert_eq!(observed["jumped_to_report"], true, "{observed}");
+    assert_eq!(observed["jumped_to"], "机器-valid.report.json");
+    assert_eq!(observed["cursor_line"], entry_line, "{observed}");
+    assert_eq!(observed["cursor_col"], 4, "{observed}");
+    assert_eq!(named_line, entry_line + 1);
+    assert_eq!(observed["summary_still_open"], true, "{observed}");
+
+    // Asked again: the same buffer, shown in its window, no third one.
+    assert_eq!(observed["again_same_buffer"], true, "{observed}");
+    assert_eq!(observed["again_windows"], 2, "{observed}");
+
+    // No server: a message (a warning), no Lua error.
+    let messages = observed["messages"].as_str().unwrap();
+    assert!(
+        messages.contains("report-lsp: no report-lsp server is attached to this buffer"),
+        "{messages}"
+    );
+    assert!(!messages.contains("E5108"), "{messages}");
+    // A Markdown file the server serves, which is no report: its refusal.
+    let refused = observed["target_messages"].as_str().unwrap();
+    assert!(
+        refused.contains("report-lsp: no summary:") && refused.contains("is not a machine report"),
+        "{refused}"
+    );
+    assert!(!refused.contains("E5108"), "{refused}");
+    assert_eq!(observed["target_windows"], 3, "{observed}");
+}
+
+#[test]
+fn debian_neovim_opens_the_summary_in_a_scratch_buffer() {
+    let Some(nvim) = debian_neovim() else { return };
+    the_summary_opens_in_a_scratch_buffer(&nvim);
+}
+
+#[test]
+fn neovim_0_11_opens_the_summary_in_a_scratch_buffer() {
+    let Some(nvim) = neovim_0_11() else { return };
+    the_summary_opens_in_a_scratch_buffer(&nvim);
 }

@@ -8,11 +8,15 @@
 ;; waits for the diagnostics, asks for the code actions at the first wrong
 ;; safety_tier, applies the tier fix, waits for its diagnostic to go, then
 ;; visits the Markdown file REPORT_LSP_TARGET another report names (its
-;; hint), and writes what it saw as JSON to REPORT_LSP_OUT.
+;; hint), runs `report-lsp-summary' (editors/emacs/report-lsp-summary.el)
+;; in the report, in the Markdown file and in a buffer no server serves,
+;; and writes what it saw as JSON to REPORT_LSP_OUT.
 
 (require 'eglot)
 (require 'json)
 (require 'subr-x)
+(load (expand-file-name "../report-lsp-summary.el"
+                        (file-name-directory (or load-file-name buffer-file-name))))
 
 ;; The setup of editors/README.md (Emacs 28: derived from js-mode).
 (define-derived-mode machine-report-mode js-mode "Report")
@@ -101,8 +105,33 @@ clean removes."
                                        (cons 'text (flymake-diagnostic-text d))))
                                (flymake-diagnostics)))))
 
+(defun e2e-summary-of (file)
+  "Run `report-lsp-summary' in FILE's buffer: what it shows, or the
+message of its `user-error'."
+  (with-current-buffer (find-file-noselect file)
+    (condition-case err
+        (with-current-buffer (call-interactively #'report-lsp-summary)
+          (list (cons 'buffer (buffer-name))
+                (cons 'mode (symbol-name major-mode))
+                (cons 'read_only (and buffer-read-only t))
+                (cons 'from_disk (if (eq (report-lsp-summary--get report-lsp-summary-answer :fromDisk) t) t :json-false))
+                (cons 'entries (length (report-lsp-summary--get report-lsp-summary-answer :entries)))
+                (cons 'text (buffer-substring-no-properties (point-min) (point-max)))))
+      (user-error (list (cons 'user_error (error-message-string err)))))))
+
+(defun e2e-summary ()
+  "The report's summary; in the Markdown file (served, no report) and in a
+buffer no server serves, the reason there is none."
+  (e2e-record 'summary (e2e-summary-of (getenv "REPORT_LSP_FILE")))
+  (e2e-record 'target_summary (e2e-summary-of (getenv "REPORT_LSP_TARGET")))
+  (e2e-record 'scratch_summary
+              (with-current-buffer (get-buffer-create "*scratch*")
+                (condition-case err
+                    (progn (report-lsp-summary) "shown")
+                  (user-error (error-message-string err))))))
+
 (condition-case err
-    (progn (e2e-run) (e2e-target))
+    (progn (e2e-run) (e2e-target) (e2e-summary))
   (error (e2e-record 'error (error-message-string err))))
 (with-temp-file (getenv "REPORT_LSP_OUT")
   (insert (json-encode e2e-out)))

@@ -10,7 +10,9 @@
 ;; safety_tier; completes an op_type; applies the tier's quick fix and
 ;; waits for its diagnostic to go; runs fix-all (resolved); clicks every
 ;; lens lsp-mode shows; visits the Markdown file REPORT_LSP_TARGET another
-;; report names (its hint, its lens clicked); shuts the workspace down; and
+;; report names (its hint, its lens clicked); runs `report-lsp-summary'
+;; (editors/emacs/report-lsp-summary.el) in the report and in a buffer no
+;; server serves; shuts the workspace down; and
 ;; writes what it saw as JSON to REPORT_LSP_OUT, with every message of
 ;; lsp-mode's IO log and every line Emacs showed as a message.
 
@@ -29,6 +31,8 @@
 ;; (lsp-mode's lens, completion and diagnostics parts load through them).
 (package-activate-all)
 (load (expand-file-name "../lsp-mode-setup.el"
+                        (file-name-directory (or load-file-name buffer-file-name))))
+(load (expand-file-name "../report-lsp-summary.el"
                         (file-name-directory (or load-file-name buffer-file-name))))
 
 (setq make-backup-files nil)
@@ -217,6 +221,24 @@ removes, and its lens is clicked."
                                (flymake-diagnostics))))
   (e2e-record 'target_lenses (e2e-click-lenses)))
 
+(defun e2e-summary ()
+  "`report-lsp-summary' in the report: what it shows; in a buffer no
+server serves, the reason there is none."
+  (with-current-buffer (find-file-noselect (getenv "REPORT_LSP_FILE"))
+    (with-current-buffer (call-interactively #'report-lsp-summary)
+      (e2e-record 'summary
+                  (list (cons 'buffer (buffer-name))
+                        (cons 'mode (symbol-name major-mode))
+                        (cons 'read_only (and buffer-read-only t))
+                        (cons 'from_disk (if (eq (report-lsp-summary--get report-lsp-summary-answer :fromDisk) t) t :json-false))
+                        (cons 'entries (length (report-lsp-summary--get report-lsp-summary-answer :entries)))
+                        (cons 'text (buffer-substring-no-properties (point-min) (point-max)))))))
+  (e2e-record 'scratch_summary
+              (with-current-buffer (get-buffer-create "*scratch*")
+                (condition-case err
+                    (progn (report-lsp-summary) "shown")
+                  (user-error (error-message-string err))))))
+
 (defun e2e-shutdown ()
   "Shut the workspace down with `lsp-workspace-shutdown': the server is
 asked to (shutdown), then told to (exit), and its process ends."
@@ -247,7 +269,7 @@ any."
              (ewoc-collect lsp--log-io-ewoc #'always)))))
 
 (condition-case err
-    (progn (e2e-run) (e2e-target) (e2e-shutdown))
+    (progn (e2e-run) (e2e-target) (e2e-summary) (e2e-shutdown))
   (error (e2e-record 'error (error-message-string err))))
 (e2e-record 'log (e2e-io-log))
 (e2e-record 'messages (vconcat (reverse e2e-messages)))

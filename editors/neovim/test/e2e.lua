@@ -14,6 +14,10 @@
 --             its code lenses and hints, runs the first lens and records where it leads
 --   symbols   setup(), then vim.lsp.buf.workspace_symbol(REPORT_LSP_QUERY) once the server has found
 --             REPORT_LSP_SYMBOLS symbols; records the quickfix list it fills
+--   summary   setup(), then :ReportLspSummary on the report: records the scratch buffer it opens
+--             (lines, options, name), presses gd on its first `entries[N]` line and records
+--             where it leads, then runs the command in a buffer no server serves, and in
+--             the Markdown file REPORT_LSP_TARGET beside the report, and records the messages
 -- writes what it observed as JSON to REPORT_LSP_OUT, and quits.
 
 local out = {}
@@ -88,6 +92,72 @@ local ok, err = pcall(function()
       })
     end
     out.quickfix_open = vim.fn.getqflist({ winid = 0 }).winid ~= 0
+    return
+  end
+
+  if mode == "summary" then
+    assert(vim.wait(15000, function()
+      return #buffer_clients(bufnr) > 0
+    end, 50), "no client for the report within 15 s")
+    local report_name = vim.api.nvim_buf_get_name(bufnr)
+    out.command_exists = vim.fn.exists(":ReportLspSummary") == 2
+    vim.cmd("ReportLspSummary")
+    assert(vim.wait(15000, function()
+      return vim.api.nvim_get_current_buf() ~= bufnr and vim.b.report_lsp_summary ~= nil
+    end, 50), "no summary buffer within 15 s")
+    local summary = vim.api.nvim_get_current_buf()
+    out.summary = {
+      name = vim.api.nvim_buf_get_name(summary),
+      lines = vim.api.nvim_buf_get_lines(summary, 0, -1, false),
+      filetype = vim.bo[summary].filetype,
+      buftype = vim.bo[summary].buftype,
+      bufhidden = vim.bo[summary].bufhidden,
+      swapfile = vim.bo[summary].swapfile,
+      modifiable = vim.bo[summary].modifiable,
+      windows = #vim.api.nvim_tabpage_list_wins(0),
+      report_shown = vim.fn.bufwinid(bufnr) ~= -1,
+    }
+    -- gd on the first line naming an entry, its cursor at the line's start:
+    -- the entry in the report.
+    for i, line in ipairs(out.summary.lines) do
+      if line:find("entries%[%d+%]") then
+        vim.api.nvim_win_set_cursor(0, { i, 0 })
+        out.jump_from = line
+        break
+      end
+    end
+    vim.cmd("normal gd")
+    out.jumped_to = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(0), ":t")
+    out.jumped_to_report = vim.api.nvim_buf_get_name(0) == report_name
+    out.cursor_line = vim.api.nvim_win_get_cursor(0)[1] - 1
+    out.cursor_col = vim.api.nvim_win_get_cursor(0)[2]
+    out.summary_still_open = vim.api.nvim_buf_is_valid(summary) and vim.fn.bufwinid(summary) ~= -1
+    -- Again: the same buffer, shown where it is, no new window.
+    vim.cmd("ReportLspSummary")
+    vim.wait(15000, function()
+      return vim.api.nvim_get_current_buf() == summary
+    end, 50)
+    out.again_same_buffer = vim.api.nvim_get_current_buf() == summary
+    out.again_windows = #vim.api.nvim_tabpage_list_wins(0)
+    -- In a buffer no server serves: a message, no Lua error.
+    vim.cmd("new")
+    vim.cmd("messages clear")
+    vim.cmd("ReportLspSummary")
+    out.messages = vim.fn.execute("messages")
+    -- In a Markdown file the server serves (REPORT_LSP_TARGET, beside the
+    -- report) but which is no report: the server's refusal, as a message.
+    vim.cmd("edit " .. vim.fn.fnameescape(os.getenv("REPORT_LSP_TARGET")))
+    local target = vim.api.nvim_get_current_buf()
+    assert(vim.wait(15000, function()
+      return #buffer_clients(target) > 0
+    end, 50), "the Markdown file was not attached within 15 s")
+    vim.cmd("messages clear")
+    vim.cmd("ReportLspSummary")
+    vim.wait(15000, function()
+      return vim.fn.execute("messages"):find("report-lsp:", 1, true) ~= nil
+    end, 50)
+    out.target_messages = vim.fn.execute("messages")
+    out.target_windows = #vim.api.nvim_tabpage_list_wins(0)
     return
   end
 

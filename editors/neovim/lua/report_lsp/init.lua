@@ -13,6 +13,9 @@
 --
 -- Works on Neovim 0.7 (vim.lsp.start_client + vim.lsp.buf_attach_client) and
 -- on Neovim 0.11+ (vim.lsp.config + vim.lsp.enable).
+--
+-- Commands (plugin/report_lsp.lua defines them, and setup() again):
+--   :ReportLspSummary   the report's summary, as Markdown, in a scratch buffer
 
 local M = {}
 
@@ -33,8 +36,12 @@ local function file_name(bufnr)
   return vim.api.nvim_buf_get_name(bufnr)
 end
 
---- Whether the buffer's file name matches one of the report patterns.
+--- Whether the buffer's file name matches one of the report patterns
+--- (a buffer that is not a file's, such as a summary, never does).
 function M.is_report_buffer(bufnr)
+  if vim.bo[bufnr].buftype ~= "" then
+    return false
+  end
   local tail = vim.fn.fnamemodify(file_name(bufnr), ":t")
   for _, pattern in ipairs(M.options.patterns) do
     if vim.fn.match(tail, vim.fn.glob2regpat(pattern)) ~= -1 then
@@ -47,6 +54,9 @@ end
 --- Whether the buffer is a document a report may name (Markdown): the
 --- server shows the reports' entries on it.
 function M.is_target_buffer(bufnr)
+  if vim.bo[bufnr].buftype ~= "" then
+    return false
+  end
   return vim.bo[bufnr].filetype == "markdown" or file_name(bufnr):match("%.md$") ~= nil
 end
 
@@ -172,8 +182,16 @@ function M.attach(bufnr)
   return id
 end
 
+--- Defines the user commands.
+function M.create_commands()
+  vim.api.nvim_create_user_command("ReportLspSummary", function()
+    require("report_lsp.summary").open(0)
+  end, { desc = "report-lsp: the report's summary (report-lsp/summary), as Markdown, in a scratch buffer" })
+end
+
 function M.setup(opts)
   M.options = vim.tbl_deep_extend("force", vim.deepcopy(defaults), opts or {})
+  M.create_commands()
   warned_missing = false
   local group = vim.api.nvim_create_augroup("report_lsp", { clear = true })
 
