@@ -4,6 +4,7 @@
 //! and git, in-process), an earlier generation when `--since` names one,
 //! and writes nothing.
 
+use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -12,7 +13,7 @@ use report_core::host::{DocumentHost, HostOptions};
 use report_core::project_checks::WorkspaceFacts;
 use report_core::report_diff::{self, NotComparable};
 use report_core::summary::{self, AtHand, SummaryOptions};
-use report_core::text::{Encoding, LineIndex, TextRange};
+use report_core::text::TextRange;
 use report_core::{Analysis, AnalysisOptions};
 use serde_json::{Map, Value};
 
@@ -105,7 +106,16 @@ fn summarize(options: &SummaryCommand, stdin: &mut dyn Read) -> Result<String, S
         max_document_bytes: usize::MAX,
         max_diagnostics: settings.max,
     };
-    let analysis = report_core::host::analyze_file(bytes, host_options, None);
+    // As `check` analyses one file: its entries checked on two threads.
+    let analysis = report_core::analyze_with(
+        bytes,
+        AnalysisOptions {
+            checks: report_core::EntryChecks::TwoThreads,
+            ..AnalysisOptions::keeping(report_core::diagnostic::Keep::at_most(
+                host_options.kept_diagnostics(),
+            ))
+        },
+    );
     let since = match &options.since {
         None => None,
         Some(SinceArg::File(path)) => {
@@ -153,7 +163,7 @@ fn summarize(options: &SummaryCommand, stdin: &mut dyn Read) -> Result<String, S
         .map(|f| report_core::project_checks::check(&analysis, f))
         .unwrap_or_default();
     let text = analysis.text.clone();
-    let host = DocumentHost::from_analysis(analysis, host_options, Arc::clone);
+    let host = DocumentHost::of_whole(analysis, host_options, Arc::clone);
     let at_hand = facts.as_ref().map(|facts| AtHand {
         facts,
         diagnostics: &workspace,
@@ -165,12 +175,8 @@ fn summarize(options: &SummaryCommand, stdin: &mut dyn Read) -> Result<String, S
             diff.as_ref().map(|(n, d)| (*n, d)),
         )
         .ok_or_else(|| not_a_report(&name))?;
-    let lines = LineIndex::new(&text);
-    // As `check` prints positions: 1-based, columns in UTF-16 units.
-    let line = |range: TextRange| {
-        let p = lines.line_col(&text, range.start, Encoding::Utf16);
-        (p.line + 1, p.col + 1)
-    };
+    let places = places(&text, &summary);
+    let line = |range: TextRange| places.get(&range.start).copied().unwrap_or((1, 1));
     let words = |range: TextRange| format!("line {}", line(range).0);
     let place = |range: TextRange| {
         let (line, column) = line(range);
@@ -190,6 +196,47 @@ fn summarize(options: &SummaryCommand, stdin: &mut dyn Read) -> Result<String, S
         }
         SummaryFormat::Html => summary::html::html(&summary, &name, &words),
     })
+}
+
+/// The line and column of each place the summary names, as `check` prints
+/// positions (1-based, columns in UTF-16 units), found in one pass over
+/// the text up to the last: a line index of a 40 MB report for a few dozen
+/// places would cost more than the summary.
+fn places(text: &str, summary: &summary::Summary) -> HashMap<usize, (u32, u32)> {
+    let mut offsets: Vec<usize> = summary
+        .named_entries()
+        .iter()
+        .map(|e| e.range.start)
+        .chain(
+            summary
+                .problems
+                .invariants
+                .iter()
+                .flat_map(|i| i.codes.iter().map(|c| c.first.start)),
+        )
+        .map(|o| o.min(text.len()))
+        .collect();
+    offsets.sort_unstable();
+    offsets.dedup();
+    let mut out = HashMap::with_capacity(offsets.len());
+    let (mut line, mut line_start) = (1u32, 0usize);
+    // Line ends as the core's `LineIndex` takes them: `\n`, `\r\n`, `\r`.
+    let bytes = text.as_bytes();
+    let mut newlines = memchr::memchr2_iter(b'\n', b'\r', bytes)
+        .filter(|&i| !(bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n')))
+        .peekable();
+    for offset in offsets {
+        while let Some(&at) = newlines.peek().filter(|&&at| at < offset) {
+            line += 1;
+            line_start = at + 1;
+            newlines.next();
+        }
+        let column = text
+            .get(line_start..offset)
+            .map_or(0, |s| s.encode_utf16().count());
+        out.insert(offset, (line, column as u32 + 1));
+    }
+    out
 }
 
 /// The project's facts as `check` reads them, when its root is here.

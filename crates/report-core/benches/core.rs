@@ -49,6 +49,14 @@ impl report_core::text::SourceText for Rope {
     }
 }
 
+fn options_for_whole() -> report_core::host::HostOptions {
+    report_core::host::HostOptions {
+        name_matches: true,
+        max_document_bytes: usize::MAX,
+        max_diagnostics: 100_000,
+    }
+}
+
 fn benches(c: &mut Criterion) {
     for &entries in SIZES {
         let text = report(entries, 0);
@@ -144,6 +152,23 @@ fn benches(c: &mut Criterion) {
             b.iter(|| host.completions(root_key))
         });
         group.bench_function("host_symbols", |b| b.iter(|| host.symbols()));
+        // The reviewer's summary from the host's analysis, and from a whole
+        // one (the CLI's), rendered as text.
+        let options = report_core::summary::SummaryOptions::default();
+        group.bench_function("host_summary", |b| {
+            b.iter(|| host.summary(options, None, None))
+        });
+        let whole = report_core::host::DocumentHost::of_whole(
+            report_core::analyze(&text),
+            options_for_whole(),
+            |t| t.to_string(),
+        );
+        group.bench_function("whole_summary_text", |b| {
+            b.iter(|| {
+                let summary = whole.summary(options, None, None).unwrap();
+                report_core::summary::render::text(&summary, "r", &|_| String::new())
+            })
+        });
         // Edits through the host, each with its publication (the capped
         // diagnostics a server sends), then undone: a keystroke in a middle
         // entry, a copy of an entry whose path the shortlist lacks, and a

@@ -330,14 +330,36 @@ impl<T: SourceText> DocumentHost<T> {
     }
 
     /// Keeps a full analysis of the text, per entry when it has that form.
-    fn adopt(&mut self, analysis: Analysis, was_report: bool) {
-        // Once taken for a report, a document stays one while a syntax error
-        // may hide what it is: until it parses intact as something else.
-        let is_report = self.options.name_matches
+    /// A host for one look at a full analysis (the CLI's summary, of a
+    /// file analysed as `check` analyses it): kept whole, with nothing
+    /// made per entry, which only edits would repay.
+    pub fn of_whole(
+        analysis: Analysis,
+        options: HostOptions,
+        text: impl FnOnce(&Arc<String>) -> T,
+    ) -> DocumentHost<T> {
+        let mut host = DocumentHost::holding(text(&analysis.text), options);
+        host.full_analyses += 1;
+        host.analysed = match host.takes_for_a_report(&analysis, false) {
+            true => Analysed::Whole(analysis),
+            false => Analysed::NotAReport(analysis),
+        };
+        host
+    }
+
+    /// Whether `analysis` is taken for a report's. Once taken for one, a
+    /// document stays one while a syntax error may hide what it is: until
+    /// it parses intact as something else.
+    fn takes_for_a_report(&self, analysis: &Analysis, was_report: bool) -> bool {
+        self.options.name_matches
             || analysis.root().is_some_and(|root| {
                 looks_like_report(root) || (was_report && (root.is_broken() || root.is_error()))
             })
-            || (was_report && analysis.root().is_none());
+            || (was_report && analysis.root().is_none())
+    }
+
+    fn adopt(&mut self, analysis: Analysis, was_report: bool) {
+        let is_report = self.takes_for_a_report(&analysis, was_report);
         self.full_analyses += 1;
         if !is_report {
             self.analysed = Analysed::NotAReport(analysis);

@@ -12,6 +12,7 @@ pub mod json;
 pub mod render;
 
 use std::cell::RefCell;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use crate::diagnostic::{Code, Diagnostic, Severity};
@@ -388,9 +389,9 @@ pub(crate) fn summarize(
         .map(|l| Group::new(l.as_str()))
         .collect();
     let mut no_lifetime = Group::new(NONE_KEY);
-    let mut files: HashMap<String, Group> = HashMap::new();
+    let mut files: Keyed<'_> = Keyed::with_capacity_and_hasher(entries.len(), FIXED);
     let mut pairs: BTreeMap<(u8, u8, u8, bool), TierPair> = BTreeMap::new();
-    let mut reasons: HashMap<Option<crate::tier::Step>, Group> = HashMap::new();
+    let mut reasons: HashMap<Option<crate::tier::Step>, Group, _> = HashMap::with_hasher(FIXED);
     let mut queue = Queue {
         auto: Group::new("auto"),
         confirm: Group::new("confirm"),
@@ -460,10 +461,9 @@ pub(crate) fn summarize(
             None => no_lifetime.add(entry),
         }
         if let Some((path, _)) = &entry.path {
-            files
-                .entry(crate::paths::path_key(path))
-                .or_insert_with_key(|k| Group::new(k.clone()))
-                .add(entry);
+            // Most paths are their own key, and most files named once: a
+            // key is written out only when it is new.
+            files.entry(file_key(path)).or_default().add(entry);
         }
         if let Some((raw, _)) = facts.raw_tokens {
             largest.push((raw, at));
@@ -608,55 +608,109 @@ fn keep_largest(largest: &mut Vec<(u64, usize)>, top: usize) {
     largest.truncate(top);
 }
 
-/// The files' groups summed by folder: the top-level folders, or, where
-/// every path shares its first folders (`docs/`), the first level below
-/// them that tells paths apart. A file at that level or above counts as
-/// its own folder's (`./`, `docs/`).
-fn folders(files: &HashMap<String, Group>) -> HashMap<String, Group> {
-    const DEEPEST: usize = 4;
-    let folder = |key: &str, depth: usize| -> String {
-        let segments: Vec<&str> = key.split('/').filter(|s| !s.is_empty()).collect();
-        // A folder entry (`tmp/`) is a folder itself; a file's folder is all but its name.
-        let folders = match key.ends_with('/') {
-            true => segments.len(),
-            false => segments.len().saturating_sub(1),
-        };
-        match folders.min(depth) {
-            0 => "./".to_string(),
-            n => format!("{}/", segments[..n].join("/")),
+/// Groups by a key borrowed from the facts where it can be, hashed the
+/// same way in every run (the sums' order, and so their last bits, too).
+type Keyed<'a> = HashMap<Cow<'a, str>, Group, foldhash::fast::FixedState>;
+const FIXED: foldhash::fast::FixedState = foldhash::fast::FixedState::with_seed(0);
+
+/// A path's key as compared (`paths::path_key`), borrowed where the path
+/// is written as its key already (no `./`, no empty segment).
+fn file_key(path: &str) -> Cow<'_, str> {
+    // One pass over the bytes (a path is short: searching it segment by
+    // segment cost more than the rest of the summary).
+    let bytes = path.as_bytes();
+    let mut start = 0;
+    let mut plain = true;
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'/' {
+            let segment = &bytes[start..i];
+            plain &= !segment.is_empty() && segment != b".";
+            start = i + 1;
         }
-    };
-    let mut depth = 1;
-    let mut out = HashMap::new();
-    while depth <= DEEPEST {
-        out = HashMap::new();
-        for (key, group) in files {
-            let name = folder(key, depth);
-            let summed = out.entry(name.clone()).or_insert_with(|| Group::new(name));
-            summed.absorb(group);
-            if let Some(first) = &group.first
-                && summed.first.as_ref().is_none_or(|f| f.index > first.index)
-            {
-                summed.first = Some(first.clone());
+    }
+    plain &= &bytes[start..] != b".";
+    match plain {
+        true => Cow::Borrowed(path),
+        false => Cow::Owned(crate::paths::path_key(path)),
+    }
+}
+
+/// The folder of a file's key at `depth`: its first `depth` folders, fewer
+/// where it has fewer (a folder's key, `tmp/`, is a folder itself), `./` at
+/// the top. Every `/` closes a folder: a file's name has none after it.
+fn folder_at(key: &str, depth: usize) -> &str {
+    let mut seen = 0;
+    let mut last = None;
+    for (i, &b) in key.as_bytes().iter().enumerate() {
+        if b == b'/' {
+            seen += 1;
+            last = Some(i);
+            if seen == depth {
+                break;
             }
         }
-        if out.len() > 1 || files.len() <= 1 {
+    }
+    match last {
+        Some(i) => &key[..=i],
+        None => "./",
+    }
+}
+
+/// The files' groups summed by folder: the top-level folders, or, where
+/// every path shares its first folders (`docs/`), the first level below
+/// them that tells paths apart.
+fn folders<'a>(files: &'a Keyed<'_>) -> Keyed<'a> {
+    const DEEPEST: usize = 4;
+    let mut depth = 1;
+    while depth < DEEPEST {
+        let mut first = None;
+        let one = files.keys().all(|key| {
+            let folder = folder_at(key, depth);
+            *first.get_or_insert(folder) == folder
+        });
+        if !one || files.len() <= 1 {
             break;
         }
         depth += 1;
+    }
+    let mut out = Keyed::with_hasher(FIXED);
+    for (key, group) in files {
+        let summed = out.entry(Cow::Borrowed(folder_at(key, depth))).or_default();
+        summed.absorb(group);
+        if let Some(first) = &group.first
+            && summed.first.as_ref().is_none_or(|f| f.index > first.index)
+        {
+            summed.first = Some(first.clone());
+        }
     }
     out
 }
 
 /// The `n` groups with the most raw tokens, the rest summed.
-fn top(groups: HashMap<String, Group>, n: usize, what: &str) -> Top {
-    let mut groups: Vec<Group> = groups.into_values().collect();
-    groups.sort_by(|a, b| {
-        b.raw_tokens
-            .cmp(&a.raw_tokens)
-            .then(b.entries.cmp(&a.entries))
-            .then_with(|| a.key.cmp(&b.key))
-    });
+fn top(groups: Keyed<'_>, n: usize, what: &str) -> Top {
+    let mut groups: Vec<(Cow<'_, str>, Group)> = groups.into_iter().collect();
+    let order = |a: &(Cow<'_, str>, Group), b: &(Cow<'_, str>, Group)| {
+        b.1.raw_tokens
+            .cmp(&a.1.raw_tokens)
+            .then(b.1.entries.cmp(&a.1.entries))
+            .then_with(|| a.0.cmp(&b.0))
+    };
+    // Only the first `n` are ordered; the rest are summed as they come.
+    if groups.len() > n && n > 0 {
+        groups.select_nth_unstable_by(n - 1, order);
+        groups[..n].sort_by(order);
+    } else {
+        groups.sort_by(order);
+    }
+    let mut groups: Vec<Group> = groups
+        .into_iter()
+        .enumerate()
+        .map(|(i, (key, group))| Group {
+            // Keys written out for those shown alone.
+            key: if i < n { key.into_owned() } else { String::new() },
+            ..group
+        })
+        .collect();
     let count = groups.len();
     let rest = (count > n).then(|| {
         let mut rest = Group::new(format!("{} more {what}", count - n));
@@ -732,26 +786,59 @@ fn severity_at(severity: Severity) -> usize {
 /// entries: `derive_safety_tier` with its path's git state and its
 /// evidence as read today (each such entry parsed in place for its
 /// served path; the others are not read).
-fn live_derivations(document: Snapshot<'_>, facts: &WorkspaceFacts) -> HashMap<usize, Derivation> {
+fn live_derivations(
+    document: Snapshot<'_>,
+    facts_read: &WorkspaceFacts,
+) -> HashMap<usize, Derivation> {
     let mut out = HashMap::new();
     let Some(index) = document.index() else {
         return out;
     };
-    for (at, entry) in index.entries.iter().enumerate() {
-        let is_lifecycle = entry
+    let is_lifecycle = |entry: &EntryFacts| {
+        entry
             .tier
             .as_ref()
-            .is_some_and(|t| t.derivation.inputs.lifecycle.is_some());
-        if !is_lifecycle {
-            continue;
+            .is_some_and(|t| t.derivation.inputs.lifecycle.is_some())
+    };
+    fn derive(
+        out: &mut HashMap<usize, Derivation>,
+        facts: &WorkspaceFacts,
+        at: usize,
+        node: crate::syntax::Node<'_>,
+        entry_facts: &EntryFacts,
+    ) {
+        if let Some(live) = crate::project_checks::live_derivation(facts, node, Some(entry_facts)) {
+            out.insert(at, live.derivation);
         }
-        document.entry_starting(entry.range.start, |node, entry_facts, _| {
-            if let Some(live) =
-                crate::project_checks::live_derivation(facts, node, Some(entry_facts))
-            {
-                out.insert(at, live.derivation);
+    }
+    match document.per_entry() {
+        // Each lifecycle entry parsed in place, found by its start.
+        Some(_) => {
+            for (at, entry) in index.entries.iter().enumerate() {
+                if is_lifecycle(entry) {
+                    document.entry_starting(entry.range.start, |node, facts, _| {
+                        derive(&mut out, facts_read, at, node, facts)
+                    });
+                }
             }
-        });
+        }
+        // The whole tree's entries, read once in order, each with its facts.
+        None => {
+            if let Some(tree) = document.report_tree() {
+                tree.each_entry(|node, facts, _| {
+                    if let Some(facts) = facts.filter(|f| is_lifecycle(f)) {
+                        // Facts are kept one per entry, in order.
+                        let at = match index.entries.get(facts.index) {
+                            Some(e) if std::ptr::eq(*e, facts) => facts.index,
+                            _ => (index.entries.iter())
+                                .position(|e| std::ptr::eq(*e, facts))
+                                .unwrap_or(facts.index),
+                        };
+                        derive(&mut out, facts_read, at, node, facts);
+                    }
+                });
+            }
+        }
     }
     out
 }

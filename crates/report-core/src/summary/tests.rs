@@ -414,3 +414,56 @@ fn a_text_that_is_no_report_has_no_summary() {
         );
     }
 }
+
+#[test]
+fn paths_are_grouped_by_their_key_and_folder() {
+    for (path, key, borrowed) in [
+        ("docs/a.md", "docs/a.md", true),
+        ("tmp/", "tmp/", true),
+        ("README.md", "README.md", true),
+        ("./docs//a.md", "docs/a.md", false),
+        ("docs/./a.md", "docs/a.md", false),
+        ("/docs/a.md", "docs/a.md", false),
+    ] {
+        let got = file_key(path);
+        assert_eq!(got, key, "{path}");
+        assert_eq!(matches!(got, Cow::Borrowed(_)), borrowed, "{path}");
+    }
+    for (key, depth, folder) in [
+        ("docs/a.md", 1, "docs/"),
+        ("docs/a.md", 2, "docs/"),
+        ("docs/area-1/n.md", 2, "docs/area-1/"),
+        ("docs/area-1/n.md", 1, "docs/"),
+        ("tmp/", 1, "tmp/"),
+        ("a/b/", 3, "a/b/"),
+        ("README.md", 1, "./"),
+    ] {
+        assert_eq!(folder_at(key, depth), folder, "{key} at {depth}");
+    }
+}
+
+/// The live tiers of a whole analysis (the CLI's) are those of the same
+/// report kept per entry (the editor's).
+#[test]
+fn a_whole_analysis_and_a_per_entry_one_sum_up_alike_with_the_project_at_hand() {
+    let (text, manifest) = generated(200, 0);
+    let mut git = GitFacts::default();
+    for entry in manifest.iter().filter(|e| e.op == "delete") {
+        git.insert(&entry.path, true, Worktree::Clean);
+    }
+    let facts = WorkspaceFacts {
+        root: Some("/p".into()),
+        git: Some(git),
+        ..WorkspaceFacts::default()
+    };
+    let at_hand = AtHand {
+        facts: &facts,
+        diagnostics: &[],
+    };
+    let per_entry = DocumentHost::new(text.clone(), None, OPTIONS);
+    let whole = DocumentHost::of_whole(crate::analyze(&text), OPTIONS, |t| t.to_string());
+    let options = SummaryOptions::default();
+    let one = per_entry.summary(options, Some(at_hand), None).unwrap();
+    assert_eq!(one, whole.summary(options, Some(at_hand), None).unwrap());
+    assert!(one.live.unwrap().git_read_for > 10);
+}
