@@ -244,7 +244,11 @@ fn since_head_compares_with_gits_copy_read_in_process() {
 fn what_cannot_be_summed_up_says_why_with_status_2() {
     let dir = golden_with_earlier();
     std::fs::write(dir.path().join("not.json"), "{\"a\": 1}").unwrap();
-    let cases: [(&[&str], &str); 5] = [
+    let utf8 = common::golden_dir().join("invalid/01-invalid-utf8.report.json");
+    std::fs::copy(utf8, dir.path().join("latin1.json")).unwrap();
+    let cases: [(&[&str], &str); 7] = [
+        (&["latin1.json"], "latin1.json is not UTF-8 (invalid-utf8)"),
+        (&["-", "--since", "-"], "only one of REPORT and --since"),
         (&["not.json"], "not.json is not a machine report"),
         (&["absent.json"], "absent.json: cannot read"),
         (
@@ -352,6 +356,8 @@ fn the_server_answers_the_clis_summary_for_open_and_unopened_reports() {
     editor.open(&other, "{\"a\": [1, 2]}", 1);
     for params in [
         json!({"uri": other}),
+        // Not open and no file: nothing is read for it.
+        json!({"uri": "untitled:Untitled-1"}),
         json!({"uri": uri, "format": "pdf"}),
         json!({"uri": common::file_uri(&dir.path().join("gone.json"))}),
     ] {
@@ -423,5 +429,21 @@ fn the_server_sums_up_an_open_report_with_its_project_and_head_as_the_cli_does()
         content["since"]["added"]["first_entry"]["range"]["start"],
         common::lsp_position(&text, start)
     );
+    // Edited, not saved: the comparison is the saved text's, said so, its
+    // counts its own, and its link (to a place in that text) left out.
+    let last = report_core::analyze(&text).entries.last().unwrap().range;
+    let before = text[..last.start].trim_end().trim_end_matches(',').len();
+    let change = json!([{
+        "range": {"start": common::lsp_position(&text, before), "end": common::lsp_position(&text, last.end)},
+        "text": ""
+    }]);
+    editor.change(&uri, 2, change);
+    let reply = editor.request("report-lsp/summary", json!({"uri": uri, "format": "json"}));
+    let content = &reply["result"]["content"];
+    assert_eq!(content["entries"], 5, "{reply}");
+    let since = &content["since"];
+    assert_eq!(since["name"], "HEAD (as of the last save)", "{since}");
+    assert_eq!(since["new_entries"], 6, "{since}");
+    assert_eq!(since["added"]["first_entry"], Value::Null, "{since}");
     editor.shutdown();
 }

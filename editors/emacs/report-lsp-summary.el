@@ -44,6 +44,10 @@ FORMAT; the answer, or a `user-error' saying why there is none."
     (condition-case err
         (cond
          (eglot
+          ;; Edits eglot holds back (it sends them after a pause) first, so
+          ;; that the summary is of the text in the buffer.
+          (when (fboundp 'eglot--signal-textDocument/didChange)
+            (eglot--signal-textDocument/didChange))
           (jsonrpc-request eglot :report-lsp/summary
                            (list :uri (plist-get (eglot--TextDocumentIdentifier) :uri)
                                  :format format)))

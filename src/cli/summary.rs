@@ -90,6 +90,11 @@ fn not_a_report(name: &str) -> String {
 }
 
 fn summarize(options: &SummaryCommand, stdin: &mut dyn Read) -> Result<String, String> {
+    if options.report.as_os_str() == STDIN_PATH
+        && matches!(&options.since, Some(SinceArg::File(p)) if p.as_os_str() == STDIN_PATH)
+    {
+        return Err("only one of REPORT and --since can be standard input (-)".into());
+    }
     let (name, bytes) = read(&options.report, stdin)?;
     let report_path = (options.report.as_os_str() != STDIN_PATH).then_some(&options.report);
     let mut failures = Vec::new();
@@ -163,6 +168,8 @@ fn summarize(options: &SummaryCommand, stdin: &mut dyn Read) -> Result<String, S
         .map(|f| report_core::project_checks::check(&analysis, f))
         .unwrap_or_default();
     let text = analysis.text.clone();
+    let invalid_utf8 =
+        (analysis.diagnostics.iter()).any(|d| d.code == report_core::diagnostic::Code::InvalidUtf8);
     let host = DocumentHost::of_whole(analysis, host_options, Arc::clone);
     let at_hand = facts.as_ref().map(|facts| AtHand {
         facts,
@@ -174,7 +181,12 @@ fn summarize(options: &SummaryCommand, stdin: &mut dyn Read) -> Result<String, S
             at_hand,
             diff.as_ref().map(|(n, d)| (*n, d)),
         )
-        .ok_or_else(|| not_a_report(&name))?;
+        .ok_or_else(|| match invalid_utf8 {
+            true => {
+                format!("{name} is not UTF-8 (invalid-utf8): `report-lsp check {name}` says where")
+            }
+            false => not_a_report(&name),
+        })?;
     let places = places(&text, &summary);
     let line = |range: TextRange| places.get(&range.start).copied().unwrap_or((1, 1));
     let words = |range: TextRange| format!("line {}", line(range).0);

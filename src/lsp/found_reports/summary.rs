@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use report_core::host::{DocumentHost, HostOptions, analyze_file};
+use report_core::project_checks::WorkspaceFacts;
 use report_core::summary::{AtHand, Summary, SummaryOptions};
 use report_core::text::LineIndex;
 
@@ -48,13 +49,17 @@ pub fn summary_from_disk<T>(
         &mut crate::project::Cache::default(),
         &mut |_, _| {},
     );
+    // As an open report's workspace facts are: what was read, or why
+    // nothing was (the checks off, a root outside the workspace, which
+    // says so among the problems too).
     let (facts, workspace) = match read {
         Read::Facts { facts, .. } => {
             let workspace = host.workspace_check(&facts, None);
             (Some(facts), workspace)
         }
-        Read::Outside { said, .. } => (None, vec![said]),
-        Read::Off(_) | Read::NoRoot => (None, Vec::new()),
+        Read::Outside { said, why } => (Some(not_read(why)), vec![said]),
+        Read::Off(why) => (Some(not_read(why.to_string())), Vec::new()),
+        Read::NoRoot => (None, Vec::new()),
     };
     let at_hand = facts.as_ref().map(|facts| AtHand {
         facts,
@@ -66,4 +71,11 @@ pub fn summary_from_disk<T>(
     let text = host.text();
     let index = LineIndex::new(text);
     Ok(render(&summary, text, &index))
+}
+
+fn not_read(why: String) -> WorkspaceFacts {
+    WorkspaceFacts {
+        not_read: Some(why),
+        ..WorkspaceFacts::default()
+    }
 }

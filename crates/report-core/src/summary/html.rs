@@ -839,7 +839,10 @@ impl Page<'_> {
     }
 
     fn tiers(&mut self, summary: &Summary) {
-        self.section("tiers", "Recorded tiers against derived");
+        self.section(
+            "tiers",
+            "Recorded tiers against those derived from the report's text",
+        );
         self.para(&match summary.tiers.disagree {
             0 => "Every recorded tier is one <code>derive_safety_tier</code> allows.".to_string(),
             n => format!(
@@ -855,7 +858,7 @@ impl Page<'_> {
                 let derived = match (pair.derived, pair.open) {
                     (Some(SafetyTier::Confirm), true) => {
                         format!(
-                            "{} <span class=\"muted\">(auto once git is known)</span>",
+                            "{} <span class=\"muted\">(auto possible with facts the report does not hold)</span>",
                             chip(pair.derived)
                         )
                     }
@@ -873,10 +876,10 @@ impl Page<'_> {
                         Cell::Html(chip(pair.recorded)),
                         Cell::Html(derived),
                         Cell::Html(
-                            if pair.agrees {
-                                "yes"
-                            } else {
-                                "<strong>no</strong>"
+                            match (pair.recorded, pair.derived, pair.agrees) {
+                                (None, _, _) | (_, None, _) => "–",
+                                (_, _, true) => "yes",
+                                (_, _, false) => "<strong>no</strong>",
                             }
                             .into(),
                         ),
@@ -1159,7 +1162,7 @@ impl Page<'_> {
                         ("changed", since.changed as i128, "changed"),
                         (
                             "net",
-                            summary.entries as i128 - since.old_entries as i128,
+                            since.new_entries as i128 - since.old_entries as i128,
                             "bar",
                         ),
                     ],
@@ -1211,7 +1214,7 @@ impl Page<'_> {
                 cells: vec![
                     Cell::Html("changed".into()),
                     Cell::Number("entries", since.changed as i128),
-                    Cell::Html(String::new()),
+                    Cell::Signed("raw_tokens", since.changed_delta()),
                 ],
             },
         ];
@@ -1225,7 +1228,7 @@ impl Page<'_> {
             (
                 "now",
                 "now".to_string(),
-                summary.entries,
+                since.new_entries,
                 since.new_raw_tokens,
             ),
         ] {
@@ -1246,7 +1249,7 @@ impl Page<'_> {
                 Cell::Html("<strong>net</strong>".into()),
                 Cell::Signed(
                     "entries",
-                    summary.entries as i128 - since.old_entries as i128,
+                    since.new_entries as i128 - since.old_entries as i128,
                 ),
                 Cell::Signed("raw_tokens", since.raw_delta()),
             ],

@@ -180,6 +180,8 @@ fn since(since: &Since, place: Place<'_>) -> Value {
             "entries": n,
         })).collect::<Vec<_>>(),
         "old_entries": since.old_entries,
+        "new_entries": since.new_entries,
+        "changed_raw_delta": i64::try_from(since.changed_delta()).unwrap_or(i64::MAX),
         "old_raw_tokens": since.old_raw_tokens,
         "new_raw_tokens": since.new_raw_tokens,
         "raw_delta": i64::try_from(since.raw_delta()).unwrap_or(i64::MAX),

@@ -65,8 +65,8 @@ impl Group {
         if let Some((raw, _)) = summary.raw_tokens {
             self.raw_tokens = self.raw_tokens.saturating_add(raw);
         }
-        if let Some(weighted) = summary.weighted_tokens.filter(|w| w.is_finite()) {
-            self.weighted_tokens += weighted;
+        if let Some(weighted) = valid_weight(summary.weighted_tokens) {
+            self.weighted_tokens = (self.weighted_tokens + weighted).min(MAX_WEIGHTED);
         }
         if self.first.is_none() {
             self.first = Some(EntryRef {
@@ -79,8 +79,19 @@ impl Group {
     fn absorb(&mut self, other: &Group) {
         self.entries += other.entries;
         self.raw_tokens = self.raw_tokens.saturating_add(other.raw_tokens);
-        self.weighted_tokens += other.weighted_tokens;
+        self.weighted_tokens = (self.weighted_tokens + other.weighted_tokens).min(MAX_WEIGHTED);
     }
+}
+
+/// The largest sum of weighted tokens told exactly (2^53): past it, a sum
+/// is held there, so that every format shows the same number.
+pub const MAX_WEIGHTED: f64 = 9_007_199_254_740_992.0;
+
+/// A `weighted_tokens` the summary counts: a finite, non-negative number
+/// (the check does not bound it; a token count below zero or past every
+/// float is no saving).
+fn valid_weight(weighted: Option<f64>) -> Option<f64> {
+    weighted.filter(|w| w.is_finite() && *w >= 0.0)
 }
 
 /// The largest groups by raw tokens, and the others summed in one.
@@ -117,7 +128,8 @@ pub struct TierPair {
     /// The derivation waits on git facts the text does not hold: `auto`
     /// is possible once they are known, `confirm` until then.
     pub open: bool,
-    /// The recorded tier is one the derivation allows.
+    /// The recorded tier is one the derivation allows (false where no
+    /// valid tier is recorded, or none can be derived).
     pub agrees: bool,
     pub group: Group,
 }
@@ -127,7 +139,9 @@ pub struct TierPair {
 pub struct Tiers {
     /// Each combination found, the disagreeing ones first.
     pub pairs: Vec<TierPair>,
-    /// Entries whose recorded tier the derivation does not allow.
+    /// Entries whose recorded tier the derivation does not allow
+    /// (`tier-mismatch`); those with no valid tier recorded, or none
+    /// derivable, are in `pairs` but not here.
     pub disagree: usize,
 }
 
@@ -231,12 +245,22 @@ pub struct Since {
     pub old_raw_tokens: u64,
     pub new_raw_tokens: u64,
     pub old_entries: usize,
+    /// The entries of the text compared: the report's now, or, where it
+    /// was edited since the comparison (the editor's since HEAD, as of the
+    /// last save), the text compared then.
+    pub new_entries: usize,
 }
 
 impl Since {
     /// New minus old raw tokens.
     pub fn raw_delta(&self) -> i128 {
         i128::from(self.new_raw_tokens) - i128::from(self.old_raw_tokens)
+    }
+
+    /// The tokens of the entries matched in both that changed: what the
+    /// added and gone entries leave of the delta.
+    pub fn changed_delta(&self) -> i128 {
+        self.raw_delta() - i128::from(self.added.raw_tokens) + i128::from(self.gone.raw_tokens)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -347,6 +371,9 @@ pub struct AtHand<'a> {
 /// The key of an entry without the field a group reads.
 pub const NONE_KEY: &str = "(none)";
 
+/// The file and the folder of entries without a valid `path`.
+pub const NO_PATH: &str = "(no path)";
+
 /// The summary of `document`; None when it is no report.
 pub(crate) fn summarize(
     document: Snapshot<'_>,
@@ -441,7 +468,7 @@ pub(crate) fn summarize(
         if facts.raw_tokens.is_some() {
             summary.counted += 1;
         }
-        if facts.weighted_tokens.is_some() {
+        if valid_weight(facts.weighted_tokens).is_some() {
             summary.weighted += 1;
         }
         match facts.class.map(class_at) {
@@ -472,11 +499,10 @@ pub(crate) fn summarize(
             }
             None => no_lifetime.add(entry),
         }
-        if let Some((path, _)) = &entry.path {
-            // Most paths are their own key, and most files named once: a
-            // key is written out only when it is new.
-            files.entry(file_key(path)).or_default().add(entry);
-        }
+        // Most paths are their own key, and most files named once: a key
+        // is written out only for a path written otherwise.
+        let key = (entry.path.as_ref()).map_or(Cow::Borrowed(NO_PATH), |(path, _)| file_key(path));
+        files.entry(key).or_default().add(entry);
         if let Some((raw, _)) = facts.raw_tokens {
             largest.push((raw, at));
             if largest.len() >= options.top.saturating_mul(8).max(64) {
@@ -488,7 +514,8 @@ pub(crate) fn summarize(
         let recorded = check.and_then(|t| t.recorded);
         let derived = check.map(|t| t.derivation.tier);
         let open = check.is_some_and(|t| t.possible.len() > 1);
-        let agrees = check.is_none_or(|t| t.agrees());
+        // No valid tier recorded (absent, or not a tier) agrees with nothing.
+        let agrees = check.is_some_and(|t| t.recorded.is_some() && t.agrees());
         let key = (
             u8::from(agrees),
             tier_rank(recorded),
@@ -551,7 +578,7 @@ pub(crate) fn summarize(
     summary.tiers = Tiers {
         disagree: pairs
             .values()
-            .filter(|p| !p.agrees)
+            .filter(|p| !p.agrees && p.recorded.is_some() && p.derived.is_some())
             .map(|p| p.group.entries)
             .sum(),
         pairs: pairs.into_values().collect(),
@@ -651,6 +678,9 @@ fn file_key(path: &str) -> Cow<'_, str> {
 /// where it has fewer (a folder's key, `tmp/`, is a folder itself), `./` at
 /// the top. Every `/` closes a folder: a file's name has none after it.
 fn folder_at(key: &str, depth: usize) -> &str {
+    if key == NO_PATH {
+        return NO_PATH;
+    }
     let mut seen = 0;
     let mut last = None;
     for (i, &b) in key.as_bytes().iter().enumerate() {
@@ -676,7 +706,7 @@ fn folders<'a>(files: &'a Keyed<'_>) -> Keyed<'a> {
     let mut depth = 1;
     while depth < DEEPEST {
         let mut first = None;
-        let one = files.keys().all(|key| {
+        let one = files.keys().filter(|k| *k != NO_PATH).all(|key| {
             let folder = folder_at(key, depth);
             *first.get_or_insert(folder) == folder
         });
@@ -729,7 +759,10 @@ fn top(groups: Keyed<'_>, n: usize, what: &str) -> Top {
         .collect();
     let count = groups.len();
     let rest = (count > n).then(|| {
-        let mut rest = Group::new(format!("{} more {what}", count - n));
+        let mut rest = Group::new(format!(
+            "{} more {what}",
+            crate::rollup::grouped((count - n) as u64)
+        ));
         for group in &groups[n..] {
             rest.absorb(group);
         }
@@ -956,6 +989,7 @@ fn since_of(name: &str, diff: &ReportDiff) -> Since {
         old_raw_tokens: diff.old.rollup.raw_total,
         new_raw_tokens: diff.new.rollup.raw_total,
         old_entries: diff.old.entries,
+        new_entries: diff.new.entries,
     }
 }
 

@@ -123,11 +123,50 @@ fn para(out: &mut String, style: Style, text: &str) {
     }
 }
 
+/// A string from the report as shown: its control characters escaped (a
+/// line break would split a table's row), and in Markdown a code span
+/// fenced by more backticks than it holds in a row, so that nothing in it
+/// is read as Markdown or HTML (a pull request comment would fetch an
+/// image it named).
 fn code(style: Style, text: &str) -> String {
+    let text = plain(text);
     match style {
-        Style::Markdown => format!("`{}`", text.replace('`', "'")),
-        Style::Text => text.to_string(),
+        Style::Markdown => {
+            let mut longest = 0;
+            let mut run = 0;
+            for c in text.chars() {
+                run = if c == '`' { run + 1 } else { 0 };
+                longest = longest.max(run);
+            }
+            let fence = "`".repeat(longest + 1);
+            // A span starting or ending in a backtick, or empty, is padded.
+            let pad = text.is_empty() || text.starts_with('`') || text.ends_with('`');
+            match pad {
+                true => format!("{fence} {text} {fence}"),
+                false => format!("{fence}{text}{fence}"),
+            }
+        }
+        Style::Text => text,
     }
+}
+
+/// `text` with its control characters escaped (`\n`, `\u{7}`).
+pub(crate) fn plain(text: &str) -> String {
+    match text.chars().any(char::is_control) {
+        false => text.to_string(),
+        true => text
+            .chars()
+            .map(|c| match c.is_control() {
+                true => c.escape_debug().to_string(),
+                false => c.to_string(),
+            })
+            .collect(),
+    }
+}
+
+/// `n thing` or `n things`, `n` grouped.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{} {}", grouped(n as u64), if n == 1 { one } else { many })
 }
 
 /// Weighted tokens as a whole number, or a dash when no entry has any.
@@ -163,25 +202,29 @@ fn write(summary: &Summary, name: &str, place: Place<'_>, style: Style) -> Strin
     let any_weighted = summary.weighted > 0;
     let total = summary.total.raw_tokens;
     match style {
-        Style::Markdown => out.push_str(&format!("## Report summary: `{name}`\n\n")),
-        Style::Text => out.push_str(&format!("Report summary: {name}\n\n")),
+        Style::Markdown => out.push_str(&format!("## Report summary: {}\n\n", code(style, name))),
+        Style::Text => out.push_str(&format!("Report summary: {}\n\n", plain(name))),
     }
     let mut line = format!(
-        "{} entries, {} raw tokens",
-        grouped(summary.entries as u64),
+        "{}, {} raw tokens",
+        count(summary.entries, "entry", "entries"),
         grouped(total)
     );
     if any_weighted {
         line.push_str(&format!(
-            " ({} weighted, {} entries weighted)",
+            " ({} weighted, {} weighted)",
             weighted(&summary.total, true),
-            grouped(summary.weighted as u64)
+            count(summary.weighted, "entry", "entries")
         ));
     }
     if summary.counted < summary.entries {
+        let missing = summary.entries - summary.counted;
         line.push_str(&format!(
-            "; {} entries have no valid raw_tokens",
-            grouped((summary.entries - summary.counted) as u64)
+            "; {} no valid raw_tokens",
+            match missing {
+                1 => "1 entry has".to_string(),
+                n => format!("{} entries have", grouped(n as u64)),
+            }
         ));
     }
     para(&mut out, style, &line);
@@ -280,7 +323,11 @@ fn write(summary: &Summary, name: &str, place: Place<'_>, style: Style) -> Strin
         table.write(&mut out, style);
     }
 
-    heading(&mut out, style, "Recorded tiers against derived");
+    heading(
+        &mut out,
+        style,
+        "Recorded tiers against those derived from the report's text",
+    );
     para(
         &mut out,
         style,
@@ -305,13 +352,21 @@ fn write(summary: &Summary, name: &str, place: Place<'_>, style: Style) -> Strin
     );
     for pair in &summary.tiers.pairs {
         let derived = match (pair.derived, pair.open) {
-            (Some(SafetyTier::Confirm), true) => "confirm (auto once git is known)".to_string(),
-            (tier, _) => tier_name(tier).to_string(),
+            (Some(SafetyTier::Confirm), true) => {
+                "confirm (auto possible with facts the report does not hold)".to_string()
+            }
+            (Some(tier), _) => tier.as_str().to_string(),
+            (None, _) => "not derivable".to_string(),
+        };
+        let agrees = match (pair.recorded, pair.derived, pair.agrees) {
+            (None, _, _) | (_, None, _) => "–",
+            (_, _, true) => "yes",
+            (_, _, false) => "no",
         };
         table.row(vec![
-            tier_name(pair.recorded).into(),
+            pair.recorded.map_or("no valid tier", |t| t.as_str()).into(),
             derived,
-            if pair.agrees { "yes" } else { "no" }.into(),
+            agrees.into(),
             grouped(pair.group.entries as u64),
             grouped(pair.group.raw_tokens),
             first(style, &pair.group, place),
@@ -326,7 +381,7 @@ fn write(summary: &Summary, name: &str, place: Place<'_>, style: Style) -> Strin
             table.row(vec![
                 entry_name(style, saving.entry.index, saving.entry.range, place),
                 code(style, &saving.path),
-                saving.op.clone(),
+                code(style, &saving.op),
                 tier_name(saving.tier).into(),
                 grouped(saving.raw_tokens),
             ]);
@@ -350,10 +405,10 @@ fn write(summary: &Summary, name: &str, place: Place<'_>, style: Style) -> Strin
         &mut out,
         style,
         &format!(
-            "{} errors, {} warnings, {} others.",
-            grouped(problems.errors as u64),
-            grouped(problems.warnings as u64),
-            grouped(problems.others as u64)
+            "{}, {}, {}.",
+            count(problems.errors, "error", "errors"),
+            count(problems.warnings, "warning", "warnings"),
+            count(problems.others, "other", "others")
         ),
     );
     if !problems.invariants.is_empty() {
@@ -395,7 +450,7 @@ fn write(summary: &Summary, name: &str, place: Place<'_>, style: Style) -> Strin
                 let mut table = Table::new(vec!["fact", "entries", "raw tokens", "first"], 1);
                 for (label, group) in [
                     ("stale (file changed since the check)", &live.stale),
-                    ("missing (path does not exist)", &live.missing),
+                    ("entries whose path is missing", &live.missing),
                     ("dirty (uncommitted changes)", &live.dirty),
                     ("untracked by git", &live.untracked),
                 ] {
@@ -457,14 +512,14 @@ fn write(summary: &Summary, name: &str, place: Place<'_>, style: Style) -> Strin
             table.row(vec![
                 "changed".into(),
                 grouped(since.changed as u64),
-                String::new(),
+                signed(since.changed_delta()),
             ]);
             table.row(vec![
                 "total".into(),
                 format!(
                     "{} → {}",
                     grouped(since.old_entries as u64),
-                    grouped(summary.entries as u64)
+                    grouped(since.new_entries as u64)
                 ),
                 signed(since.raw_delta()),
             ]);
@@ -510,9 +565,15 @@ fn first(style: Style, group: &Group, place: Place<'_>) -> String {
 
 fn top_table(out: &mut String, style: Style, column: &'static str, top: &Top, total: u64) {
     let mut table = Table::new(vec![column, "entries", "raw tokens", "share"], 1);
-    for group in top.shown.iter().chain(top.rest.as_ref()) {
+    for (group, rest) in
+        (top.shown.iter().map(|g| (g, false))).chain(top.rest.iter().map(|g| (g, true)))
+    {
         table.row(vec![
-            code(style, &group.key),
+            // A path in code; the rest's words as they are.
+            match rest || group.key == super::NO_PATH {
+                true => group.key.clone(),
+                false => code(style, &group.key),
+            },
             grouped(group.entries as u64),
             grouped(group.raw_tokens),
             percent(group.raw_tokens, total),

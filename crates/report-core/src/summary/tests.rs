@@ -467,3 +467,113 @@ fn a_whole_analysis_and_a_per_entry_one_sum_up_alike_with_the_project_at_hand() 
     assert_eq!(one, whole.summary(options, Some(at_hand), None).unwrap());
     assert!(one.live.unwrap().git_read_for > 10);
 }
+
+/// A generative entry of `op`, `path`, `raw` tokens, recording `tier`, with
+/// `weighted` tokens (JSON text) where given.
+fn generative(op: &str, path: &str, raw: u64, tier: &str, weighted: Option<&str>) -> String {
+    let weighted = weighted.map_or(String::new(), |w| {
+        format!(r#", "injection_frequency": "on-demand", "weighted_tokens": {w}"#)
+    });
+    format!(
+        r#"{{"path": {path}, "category": {{"class": "bloat", "subtype": "distill"}}, "signals": [],
+      "op": {op}, "op_type": "generative", "is_destructive": false, "is_reversible": true, "safety_tier": "{tier}",
+      "token_estimate": {{"raw_tokens": {raw}{weighted}}}}}"#,
+        op = serde_json::to_string(op).unwrap(),
+        path = serde_json::to_string(path).unwrap(),
+    )
+}
+
+fn with_entries(entries: &[String]) -> String {
+    crate::fixture::report_with_entry(&entries.join(",\n    "))
+}
+
+#[test]
+fn a_recorded_value_that_is_no_tier_agrees_with_nothing_and_is_no_mismatch() {
+    let text = with_entries(&[
+        generative("distill", "docs/a.md", 5, "manual", None),
+        generative("distill", "docs/a.md", 7, "auto", None),
+    ]);
+    let summary = summary_of(&text);
+    // The `auto` one is a mismatch; the `manual` one is `unknown-safety-tier`.
+    assert_eq!(summary.tiers.disagree, 1);
+    let none = summary
+        .tiers
+        .pairs
+        .iter()
+        .find(|p| p.recorded.is_none())
+        .unwrap();
+    assert_eq!((none.agrees, none.group.raw_tokens), (false, 5));
+    let text = render::text(&summary, "r", &|_| String::new());
+    let row = text.lines().find(|l| l.contains("no valid tier")).unwrap();
+    assert!(row.contains(" – "), "{row}");
+}
+
+#[test]
+fn weights_below_zero_or_past_exact_sums_show_one_number_everywhere() {
+    let text = with_entries(&[
+        generative("distill", "docs/a.md", 1, "confirm", Some("1e308")),
+        generative("distill", "docs/a.md", 1, "confirm", Some("1e308")),
+        generative("distill", "docs/a.md", 1, "confirm", Some("-7.5")),
+    ]);
+    let summary = summary_of(&text);
+    assert_eq!(summary.weighted, 2, "a negative weight is no saving");
+    assert_eq!(summary.total.weighted_tokens, MAX_WEIGHTED);
+    let json = json::to_json(&summary, &|_| serde_json::Map::new());
+    assert_eq!(json["total"]["weighted_tokens"], 9_007_199_254_740_992.0);
+    let text = render::text(&summary, "r", &|_| String::new());
+    assert!(text.contains("9 007 199 254 740 992 weighted"), "{text}");
+    let page = html::html(&summary, "r", &|_| String::new());
+    assert!(page.contains("data-value=\"9007199254740992\""));
+}
+
+#[test]
+fn markdown_from_the_report_stays_in_code_and_a_line_break_in_its_row() {
+    let op = "![t](https://tracker.invalid/p.png) <img src=x> ``x``";
+    let path = "docs/a\nb.md";
+    let text = with_entries(&[generative(op, path, 9, "confirm", None)]);
+    let summary = summary_of(&text);
+    let markdown = render::markdown(&summary, "n`a|me", &|_| String::new());
+    // Every table row is one line; the op and path are code spans fenced
+    // past their own backticks, the line break shown escaped.
+    for line in markdown.lines().filter(|l| l.contains("tracker.invalid")) {
+        assert!(line.starts_with('|'), "{line}");
+        assert!(
+            line.contains("``` ![t](https://tracker.invalid/p.png) <img src=x> ``x`` ```"),
+            "{line}"
+        );
+    }
+    assert!(markdown.contains("`docs/a\\nb.md`"), "{markdown}");
+    assert!(
+        markdown.starts_with("## Report summary: `n`a|me`")
+            || markdown.starts_with("## Report summary: ``n`a|me``"),
+        "{markdown}"
+    );
+    let text = render::text(&summary, "r", &|_| String::new());
+    assert!(text.contains("docs/a\\nb.md"), "{text}");
+}
+
+#[test]
+fn entries_without_a_path_are_their_own_file_and_folder() {
+    let mut no_path = generative("distill", "x", 4, "confirm", None);
+    no_path = no_path.replace(r#""path": "x", "#, "");
+    let text = with_entries(&[
+        no_path,
+        generative("distill", "docs/a.md", 6, "confirm", None),
+    ]);
+    let summary = summary_of(&text);
+    assert_eq!(summary.entries, 2, "{text}");
+    let keys = |top: &Top| -> Vec<(String, u64)> {
+        top.shown
+            .iter()
+            .map(|g| (g.key.clone(), g.raw_tokens))
+            .collect()
+    };
+    assert_eq!(
+        keys(&summary.by_file),
+        [("docs/a.md".to_string(), 6), (NO_PATH.to_string(), 4)]
+    );
+    assert_eq!(
+        keys(&summary.by_folder),
+        [("docs/".to_string(), 6), (NO_PATH.to_string(), 4)]
+    );
+}
