@@ -143,10 +143,16 @@ async function summaryFrame(page) {
 
 /** What the summary webview shows: its note and the summary's text. */
 async function summaryText(frame) {
-  return frame.evaluate(() => ({
-    note: document.getElementById("note")?.hidden ? "" : document.getElementById("note")?.textContent ?? "",
-    text: document.getElementById("summary")?.innerText ?? "",
-  }));
+  return frame.evaluate(() => {
+    // The page's headline numbers, exact, from their cells' data-value.
+    const value = (id) => Number(document.getElementById(id)?.dataset.value ?? NaN);
+    return {
+      note: document.getElementById("note")?.hidden ? "" : document.getElementById("note")?.textContent ?? "",
+      text: document.getElementById("summary")?.innerText ?? "",
+      entries: value("total-entries"),
+      rawTokens: value("total-raw-tokens"),
+    };
+  });
 }
 
 /** What the extension's output channel ("Report LSP") holds, from VS Code's log of it. */
@@ -535,17 +541,17 @@ async function main() {
   });
   const frame = await summaryFrame(page);
   const total = numberPattern(summaryExpected.rawTokens);
-  const entriesLine = new RegExp(`\\b${summaryExpected.entries} entries\\b`);
   const fromDisk = await waitFor(`the summary of ${unopenedName} read from disk`, 30000, async () => {
     const shown = await summaryText(frame);
-    return entriesLine.test(shown.text) && total.test(shown.text) && shown.note.startsWith("Read from disk") ? shown : null;
+    const numbers = shown.entries === summaryExpected.entries && shown.rawTokens === summaryExpected.rawTokens;
+    return numbers && total.test(shown.text) && shown.note.startsWith("Read from disk") ? shown : null;
   });
   // The report's own tab (the summary's is named after it too).
   const reportTab = (selector) => page.locator(selector, { hasText: unopenedName }).filter({ hasNotText: "Summary:" });
   assert.equal(await reportTab(".tabs-container .tab").count(), 0, "summed up from disk: no editor on the report");
   const summaryShot = path.join(shots, "vscode-summary.png");
   await page.screenshot({ path: summaryShot });
-  log(`Report summary of ${unopenedName} (read from disk): "${fromDisk.text.split("\n").find((l) => entriesLine.test(l))}"; screenshot ${summaryShot}`);
+  log(`Report summary of ${unopenedName} (read from disk): ${fromDisk.entries} entries, ${fromDisk.rawTokens} raw tokens; screenshot ${summaryShot}`);
 
   // An entry link: the page's own (the largest saving's).
   const { index, line: entryLine, col: entryCol } = summaryExpected.entry;
@@ -569,7 +575,7 @@ async function main() {
   await page.keyboard.type("1");
   const followed = await waitFor("the summary after the edit", 15000, async () => {
     const shown = await summaryText(frame);
-    return edited.test(shown.text) && shown.note === "" ? shown : null;
+    return shown.rawTokens === summaryExpected.editedRawTokens && edited.test(shown.text) && shown.note === "" ? shown : null;
   });
   const afterEdit = Date.now() - typed;
   const editShot = path.join(shots, "vscode-summary-after-edit.png");
