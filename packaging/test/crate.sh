@@ -48,8 +48,10 @@ for file in invariants.md LICENSE-MIT LICENSE-APACHE; do
   tar xzOf "$target/package/report-core-$version.crate" "report-core-$version/$file" | cmp -s - "$file" ||
     fail "report-core's $file differs from the repository's"
 done
-if grep -E '/(tests|benches|editors|fuzz|packaging|\.ci|\.github)/|/tests\.rs$|\.expected$' "$work/lsp" "$work/core"; then
-  fail "a package holds tests, fixtures, editors or packaging (above)"
+# Nor the RustSec snapshot the supply-chain check reads (it lives outside
+# the checkout, and its copies in temporary folders).
+if grep -E '/(tests|benches|editors|fuzz|packaging|\.ci|\.github)/|/tests\.rs$|\.expected$|advisory-db|RUSTSEC-|/deny\.toml$' "$work/lsp" "$work/core"; then
+  fail "a package holds tests, fixtures, editors, packaging or advisories (above)"
 fi
 pass "the packages hold the sources, the licences and the README, and no tests or fixtures"
 

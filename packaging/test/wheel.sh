@@ -97,6 +97,10 @@ for file in pyproject.toml Cargo.toml Cargo.lock README.md LICENSE-MIT LICENSE-A
   examples/golden/valid.report.json; do
   contains "$work/sdist-files" "report_lsp-$version/$file" "the sdist's files"
 done
+# The RustSec snapshot the supply-chain check reads is never packaged.
+if grep -E 'advisory-db|RUSTSEC-' "$work/sdist-files" "$work/files"; then
+  fail "the sdist or the wheel holds advisories (above)"
+fi
 # maturin's venv is the build backend (which runs its maturin from PATH).
 # A target folder of its own: the sdist's report-lsp is another package than
 # the workspace's, whose binary it would otherwise overwrite.

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The dependencies we ship, checked offline: cargo-deny applies deny.toml
+# (no known advisory, allowed licences only, crates only from the crates
+# registry) to Cargo.lock and fuzz/Cargo.lock, and cargo-audit reads the
+# dependency list that `cargo auditable` embedded in a release binary.
+#
+#   bash packaging/test/supply-chain.sh check [BINARY]
+#       both lock files; with BINARY, also its embedded list (what .ci/run runs)
+#   bash packaging/test/supply-chain.sh deny [CARGO-DENY OPTIONS...]
+#       one `cargo deny check` with our policy and database (tests/supply_chain.rs
+#       runs it on planted copies, to show that each check can fail)
+#
+# Needs REPORT_LSP_CARGO_DENY and REPORT_LSP_CARGO_AUDIT, the two tools'
+# binaries (.ci/run installs them). The advisories come from a RustSec
+# snapshot, REPORT_LSP_ADVISORY_DB (default ../shared/advisory-db beside the
+# checkout), which is never fetched, changed or packaged: cargo-deny wants a
+# git checkout of the database, so each run commits a copy of it in a
+# temporary folder.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+deny_bin="${REPORT_LSP_CARGO_DENY:?REPORT_LSP_CARGO_DENY: the cargo-deny binary}"
+audit_bin="${REPORT_LSP_CARGO_AUDIT:?REPORT_LSP_CARGO_AUDIT: the cargo-audit binary}"
+db="${REPORT_LSP_ADVISORY_DB:-../shared/advisory-db}"
+if [ ! -d "$db/crates" ]; then
+  echo "no RustSec advisory database at $db (set REPORT_LSP_ADVISORY_DB)" >&2
+  exit 2
+fi
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+# cargo-deny reads <db-path>/advisory-db-<hash of the URL in deny.toml> and
+# asks git for its commit's date; the copy is committed at the snapshot's
+# date, so the check's answer does not depend on the day it runs.
+prepare_db() {
+  local copy="$work/dbs/advisory-db-3157b0e258782691"
+  mkdir -p "$work/dbs"
+  cp -R "$db" "$copy"
+  rm -rf "$copy/.git"
+  local date
+  date="$(sed -n 's/.*(\([0-9]\{4\}-[0-9]\{2\}-[0-9]\{2\}\)).*/\1/p' "$db/SNAPSHOT.md" 2>/dev/null | head -n 1)"
+  date="${date:-1970-01-01}T00:00:00Z"
+  (
+    cd "$copy"
+    git init -q
+    git add -A
+    GIT_AUTHOR_DATE="$date" GIT_COMMITTER_DATE="$date" \
+      git -c user.name=snapshot -c user.email=snapshot@localhost -c commit.gpgsign=false \
+      commit -q -m "RustSec advisory database snapshot"
+  )
+  # deny.toml, with its db-path pointing at the copy.
+  sed "s|^db-path = .*|db-path = \"$work/dbs\"|" deny.toml >"$work/deny.toml"
+  if ! grep -q "^db-path = \"$work/dbs\"" "$work/deny.toml"; then
+    echo "deny.toml: no db-path line to point at the snapshot" >&2
+    exit 2
+  fi
+}
+
+# One cargo-deny run, offline and --locked: a lock file that does not match
+# its manifests fails instead of being rewritten.
+deny() {
+  "$deny_bin" --offline --locked --workspace --config "$work/deny.toml" --color never "$@" \
+    check --hide-inclusion-graph
+}
+
+case "${1:-}" in
+  deny)
+    shift
+    prepare_db
+    deny "$@"
+    ;;
+  check)
+    binary="${2:-}"
+    prepare_db
+    "$deny_bin" --version
+    # Every platform's packages, so that cargo metadata runs offline below.
+    cargo fetch --locked --quiet
+    cargo fetch --locked --quiet --manifest-path fuzz/Cargo.toml
+    for manifest in Cargo.toml fuzz/Cargo.toml; do
+      echo "cargo deny: ${manifest%Cargo.toml}Cargo.lock"
+      deny --manifest-path "$manifest"
+    done
+    if [ -n "$binary" ]; then
+      "$audit_bin" --version
+      # cargo-audit reads the snapshot as it is (no git needed); --stale
+      # accepts its age, --no-fetch keeps it offline.
+      "$audit_bin" audit --db "$db" --no-fetch --stale --color never bin "$binary"
+    fi
+    ;;
+  *)
+    echo "usage: supply-chain.sh check [BINARY] | deny [CARGO-DENY OPTIONS...]" >&2
+    exit 2
+    ;;
+esac
