@@ -32,8 +32,11 @@ start=$SECONDS
 second="$target_dir/$TARGET/release/report-lsp"
 [ -f "$second" ] || second="$second.exe"
 
-first_sum="$(sha256sum "$binary" | cut -d ' ' -f 1)"
-second_sum="$(sha256sum "$second" | cut -d ' ' -f 1)"
+sum() {
+  if command -v sha256sum >/dev/null; then sha256sum "$1"; else shasum -a 256 "$1"; fi | cut -d ' ' -f 1
+}
+first_sum="$(sum "$binary")"
+second_sum="$(sum "$second")"
 echo "first build:  $first_sum  $binary"
 echo "second build: $second_sum  $second ($((SECONDS - start)) s, from $clone)"
 if [ "$first_sum" != "$second_sum" ]; then
