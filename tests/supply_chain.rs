@@ -329,13 +329,9 @@ fn the_release_binary_carries_its_dependency_list() {
         return;
     }
     let binary = binary.unwrap();
-    let db = std::env::var_os("REPORT_LSP_ADVISORY_DB")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(ROOT).join("../shared/advisory-db"));
-    let output = Command::new(std::env::var_os("REPORT_LSP_CARGO_AUDIT").unwrap())
-        .args(["audit", "--no-fetch", "--stale", "--json", "--db"])
-        .arg(&db)
-        .arg("bin")
+    let output = Command::new("bash")
+        .arg(Path::new(ROOT).join("packaging/test/supply-chain.sh"))
+        .args(["audit", "--json", "bin"])
         .arg(&binary)
         .output()
         .unwrap();

@@ -9,21 +9,30 @@
 #   bash packaging/test/supply-chain.sh deny [CARGO-DENY OPTIONS...]
 #       one `cargo deny check` with our policy and database (tests/supply_chain.rs
 #       runs it on planted copies, to show that each check can fail)
+#   bash packaging/test/supply-chain.sh audit [CARGO-AUDIT OPTIONS...]
+#       one `cargo audit` with the database
 #
 # Needs REPORT_LSP_CARGO_DENY and REPORT_LSP_CARGO_AUDIT, the two tools'
 # binaries (.ci/run installs them). The advisories come from a RustSec
-# snapshot, REPORT_LSP_ADVISORY_DB (default ../shared/advisory-db beside the
-# checkout), which is never fetched, changed or packaged: cargo-deny wants a
-# git checkout of the database, so each run commits a copy of it in a
-# temporary folder.
+# snapshot, REPORT_LSP_ADVISORY_DB, else the first shared/advisory-db found
+# beside the checkout or a folder above it (../shared/advisory-db). It is
+# never fetched, changed or packaged: cargo-deny wants a git checkout of the
+# database, so each run commits a copy of it in a temporary folder.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 deny_bin="${REPORT_LSP_CARGO_DENY:?REPORT_LSP_CARGO_DENY: the cargo-deny binary}"
 audit_bin="${REPORT_LSP_CARGO_AUDIT:?REPORT_LSP_CARGO_AUDIT: the cargo-audit binary}"
-db="${REPORT_LSP_ADVISORY_DB:-../shared/advisory-db}"
+db="${REPORT_LSP_ADVISORY_DB:-}"
+if [ -z "$db" ]; then
+  above="$(cd .. && pwd)"
+  while [ ! -d "$above/shared/advisory-db/crates" ] && [ "$above" != / ]; do
+    above="$(dirname "$above")"
+  done
+  db="$above/shared/advisory-db"
+fi
 if [ ! -d "$db/crates" ]; then
-  echo "no RustSec advisory database at $db (set REPORT_LSP_ADVISORY_DB)" >&2
+  echo "no RustSec advisory database (../shared/advisory-db, or set REPORT_LSP_ADVISORY_DB)" >&2
   exit 2
 fi
 
@@ -70,6 +79,12 @@ case "${1:-}" in
     prepare_db
     deny "$@"
     ;;
+  audit)
+    shift
+    # cargo-audit reads the snapshot as it is (no git needed); --stale
+    # accepts its age, --no-fetch keeps it offline.
+    "$audit_bin" audit --db "$db" --no-fetch --stale "$@"
+    ;;
   check)
     binary="${2:-}"
     prepare_db
@@ -83,13 +98,12 @@ case "${1:-}" in
     done
     if [ -n "$binary" ]; then
       "$audit_bin" --version
-      # cargo-audit reads the snapshot as it is (no git needed); --stale
-      # accepts its age, --no-fetch keeps it offline.
+      echo "cargo audit bin: $binary"
       "$audit_bin" audit --db "$db" --no-fetch --stale --color never bin "$binary"
     fi
     ;;
   *)
-    echo "usage: supply-chain.sh check [BINARY] | deny [CARGO-DENY OPTIONS...]" >&2
+    echo "usage: supply-chain.sh check [BINARY] | deny [CARGO-DENY OPTIONS...] | audit [CARGO-AUDIT OPTIONS...]" >&2
     exit 2
     ;;
 esac
