@@ -42,7 +42,8 @@ fn packaged_commit() -> Option<String> {
     (sha1.len() == 40).then(|| sha1[..7].to_string())
 }
 
-/// `git rev-parse --short HEAD`, or None without git or outside a checkout.
+/// HEAD's commit, its first 7 characters, or None without git or outside a
+/// checkout.
 /// Reruns when HEAD moves: HEAD itself (a branch switch) and the branch's
 /// ref (a commit), wherever this checkout (perhaps a worktree) keeps them.
 ///
@@ -68,7 +69,10 @@ fn git_commit() -> Option<String> {
         let text = String::from_utf8(output.stdout).ok()?;
         (output.status.success() && !text.trim().is_empty()).then(|| text.trim().to_string())
     };
-    let commit = git(&["rev-parse", "--short", "HEAD"])?;
+    // Always 7 characters: git's own abbreviation grows with the repository
+    // (and differs between a shallow and a full clone), which would make
+    // two builds of one commit differ.
+    let commit = git(&["rev-parse", "HEAD"])?.get(..7)?.to_string();
     for path in ["HEAD", "packed-refs"] {
         if let Some(file) = git(&["rev-parse", "--git-path", path]) {
             println!("cargo:rerun-if-changed={file}");

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The release build of the report-lsp binary: what the release workflow
 # runs on each platform's runner, what .ci/run bundles in its npm package
-# and .vsix, and what packaging/test/reproducible.sh builds twice.
+# and .vsix, and what packaging/test/reproducible.sh builds again to compare.
 #
 #   TARGET=<rust triple> [ZIG_TARGET=<triple>.2.17] bash packaging/release-build.sh
 #
@@ -21,8 +21,8 @@
 #   and make cargo rebuild every dependency.)
 # - Time: nothing embeds the build's date; SOURCE_DATE_EPOCH is the
 #   commit's, for any tool that would read it.
-# - Commit: build.rs embeds `git rev-parse --short HEAD`, the same for every
-#   clone of one commit.
+# - Commit: build.rs embeds HEAD's first 7 characters, the same for every
+#   clone of one commit, shallow or not.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -38,12 +38,17 @@ fn text(output: &Output) -> String {
 /// One `cargo deny check` with the project's policy and the offline
 /// database, exactly as `.ci/run` runs it.
 fn deny(args: &[&str]) -> Output {
-    Command::new("bash")
+    script(&["deny"], args).output().unwrap()
+}
+
+/// `packaging/test/supply-chain.sh MODE ARGS...`.
+fn script(mode: &[&str], args: &[&str]) -> Command {
+    let mut command = Command::new("bash");
+    command
         .arg(Path::new(ROOT).join("packaging/test/supply-chain.sh"))
-        .arg("deny")
-        .args(args)
-        .output()
-        .unwrap()
+        .args(mode)
+        .args(args);
+    command
 }
 
 /// A copy of the checkout's tracked files (the workspace as committed, with
@@ -195,6 +200,8 @@ fn a_vulnerable_version_planted_in_the_lock_fails() {
     assert!(all.contains("bans ok, licenses ok, sources ok"), "{all}");
 }
 
+/// One of ours and five dependencies, each under a licence the policy does
+/// not take, among them one allowed only for other crates.
 #[test]
 fn a_licence_we_do_not_accept_fails() {
     if !tools() {
@@ -207,16 +214,26 @@ fn a_licence_we_do_not_accept_fails() {
         "license.workspace = true",
         "license = \"GPL-3.0-only\"",
     );
-    // And a dependency's, as its registry metadata would give it.
+    // Dependencies', as their registry metadata would give them.
+    let planted = [
+        ("ropey", "SSPL-1.0"),
+        ("memchr", "AGPL-3.0-only"),
+        ("serde", "MPL-2.0"),
+        ("tokio", "LGPL-2.1-or-later"),
+        // Allowed for foldhash and zlib-rs alone.
+        ("itoa", "Zlib"),
+    ];
     let metadata = metadata(copy.path());
     let mut value: serde_json::Value = serde_json::from_str(&metadata).unwrap();
-    let ropey = value["packages"]
-        .as_array_mut()
-        .unwrap()
-        .iter_mut()
-        .find(|p| p["name"] == "ropey")
-        .unwrap();
-    ropey["license"] = "SSPL-1.0".into();
+    for (name, licence) in planted {
+        let package = value["packages"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .find(|p| p["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} in the metadata: plant in another crate"));
+        package["license"] = licence.into();
+    }
     let path = copy.path().join("metadata.json");
     std::fs::write(&path, value.to_string()).unwrap();
 
@@ -228,11 +245,76 @@ fn a_licence_we_do_not_accept_fails() {
     ]);
     let all = text(&output);
     assert!(!output.status.success(), "{all}");
-    assert!(all.contains("error[rejected]"), "{all}");
-    assert!(all.contains("GPL-3.0-only"), "{all}");
-    assert!(all.contains("SSPL-1.0"), "{all}");
+    let rejected: Vec<&str> = all.split("error[rejected]").skip(1).collect();
+    assert_eq!(rejected.len(), 1 + planted.len(), "{all}");
+    // Each refusal names its crate's manifest and the licence refused.
+    let ours = ("crates/report-core/Cargo.toml".to_owned(), "GPL-3.0-only");
+    let theirs = planted
+        .iter()
+        .map(|&(name, licence)| (format!("/{name}-"), licence));
+    for (manifest, licence) in std::iter::once(ours).chain(theirs) {
+        assert!(
+            rejected.iter().any(
+                |block| block.contains(&manifest) && block.contains(&format!("├ {licence} - "))
+            ),
+            "{manifest} under {licence} was not refused: {all}"
+        );
+    }
     assert!(all.contains("licenses FAILED"), "{all}");
     assert!(all.contains("sources ok"), "{all}");
+}
+
+/// Advisories that are not vulnerabilities fail too: a copy of the
+/// database with an unmaintained and an unsound advisory planted against
+/// two crates we use.
+#[test]
+fn an_unmaintained_or_unsound_crate_fails() {
+    if !tools() {
+        return;
+    }
+    let found = script(&["db"], &[]).output().unwrap();
+    assert!(found.status.success(), "{}", text(&found));
+    let db = PathBuf::from(String::from_utf8(found.stdout).unwrap().trim());
+    let copy = tempfile::tempdir().unwrap();
+    let planted_db = copy.path().join("advisory-db");
+    let cp = Command::new("cp")
+        .arg("-R")
+        .arg(&db)
+        .arg(&planted_db)
+        .output()
+        .unwrap();
+    assert!(cp.status.success(), "{}", text(&cp));
+    for (id, name, kind) in [
+        ("RUSTSEC-2099-0001", "memchr", "unmaintained"),
+        ("RUSTSEC-2099-0002", "itoa", "unsound"),
+    ] {
+        let folder = planted_db.join("crates").join(name);
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(
+            folder.join(format!("{id}.md")),
+            format!(
+                "```toml\n[advisory]\nid = \"{id}\"\npackage = \"{name}\"\ndate = \"2099-01-01\"\n\
+                 informational = \"{kind}\"\n\n[versions]\npatched = []\n```\n\n\
+                 # `{name}` is {kind} (planted by tests/supply_chain.rs)\n\nNot a real advisory.\n"
+            ),
+        )
+        .unwrap();
+    }
+    let output = script(&["deny"], &[])
+        .env("REPORT_LSP_ADVISORY_DB", &planted_db)
+        .output()
+        .unwrap();
+    let all = text(&output);
+    assert!(!output.status.success(), "{all}");
+    assert!(
+        all.contains("error[unmaintained]: `memchr` is unmaintained"),
+        "{all}"
+    );
+    assert!(all.contains("error[unsound]: `itoa` is unsound"), "{all}");
+    assert!(
+        all.contains("advisories FAILED, bans ok, licenses ok, sources ok"),
+        "{all}"
+    );
 }
 
 #[test]
@@ -329,10 +411,7 @@ fn the_release_binary_carries_its_dependency_list() {
         return;
     }
     let binary = binary.unwrap();
-    let output = Command::new("bash")
-        .arg(Path::new(ROOT).join("packaging/test/supply-chain.sh"))
-        .args(["audit", "--json", "bin"])
-        .arg(&binary)
+    let output = script(&["audit", "--json", "bin"], &[binary.to_str().unwrap()])
         .output()
         .unwrap();
     let all = text(&output);

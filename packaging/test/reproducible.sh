@@ -2,7 +2,8 @@
 # Whether the release build is reproducible: BINARY, built from this checkout
 # by packaging/release-build.sh, must be byte for byte the binary that a
 # second build of the same sources gives, made later, from a clone at another
-# path, into another target folder.
+# path, into another target folder; and name none of those folders, nor
+# cargo's home.
 #
 #   bash packaging/test/reproducible.sh BINARY TARGET-DIR
 #
@@ -46,3 +47,16 @@ if [ "$first_sum" != "$second_sum" ]; then
   exit 1
 fi
 echo "reproducible: the two builds are identical"
+
+# Identical builds on one machine could still both hold this machine's paths
+# (one cargo home, one user), which a build elsewhere would not: none of the
+# folders either build used may be named in the binary.
+leaks=0
+for folder in "${CARGO_HOME:-$HOME/.cargo}" "$PWD" "$clone" "$target_dir" "$(dirname "$(dirname "$(dirname "$binary")")")" "$HOME"; do
+  if strings -n 6 "$binary" | grep -F -q "$folder"; then
+    echo "the binary names a folder of this machine: $folder" >&2
+    leaks=1
+  fi
+done
+[ "$leaks" = 0 ] || exit 1
+echo "reproducible: no folder of this machine is named in the binary"

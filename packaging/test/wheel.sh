@@ -64,6 +64,26 @@ if grep -v "^report_lsp-$version\.d" "$work/files"; then
   fail "files outside the wheel's .data and .dist-info (above) would land in site-packages"
 fi
 python3 -m zipfile -e "$wheel" "$work/unpacked"
+# maturin builds the wheel's binary itself, not with cargo auditable: the
+# wheel carries its dependency list as an SBOM instead, which must name the
+# crates of Cargo.lock, version for version.
+python3 - "$work/unpacked/$info/sboms/report-lsp.cyclonedx.json" Cargo.lock <<'EOF' || fail "the wheel's SBOM"
+import json
+import sys
+import tomllib
+
+bom = json.load(open(sys.argv[1], encoding="utf-8"))
+assert bom["bomFormat"] == "CycloneDX", bom["bomFormat"]
+assert bom["metadata"]["component"]["name"] == "report-lsp", bom["metadata"]["component"]
+with open(sys.argv[2], "rb") as lock:
+    locked = {(p["name"], p["version"]) for p in tomllib.load(lock)["package"]}
+listed = {(c["name"], c["version"]) for c in bom["components"]}
+assert listed <= locked, f"not in Cargo.lock: {sorted(listed - locked)}"
+names = {name for name, _ in listed}
+for shipped in ["report-core", "tower-lsp-server", "tokio", "serde_json", "ropey", "jsonc-parser"]:
+    assert shipped in names, f"{shipped} is not in the SBOM"
+print(f"the wheel's SBOM: CycloneDX {bom['specVersion']}, {len(listed)} crates, all in Cargo.lock")
+EOF
 metadata="$work/unpacked/$info/METADATA"
 contains "$metadata" "License-Expression: MIT OR Apache-2.0" "METADATA"
 contains "$metadata" "Description-Content-Type: text/markdown" "METADATA"
