@@ -133,6 +133,45 @@ fn shipped_sources(dir: &std::path::Path, out: &mut Vec<(String, String)>) {
     }
 }
 
+/// What in `text` starts a thread.
+fn thread_starts(text: &str) -> Vec<&'static str> {
+    let code = code_of(text);
+    [
+        "thread::spawn",
+        "thread::scope",
+        "thread::Builder",
+        "spawn_scoped",
+    ]
+    .into_iter()
+    .filter(|start| code.contains(start))
+    .collect()
+}
+
+/// The core starts no thread: it also runs where there are none
+/// (WebAssembly), and a caller with threads lends them (`RunAll`).
+#[test]
+fn the_core_starts_no_thread() {
+    let core = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/report-core/src");
+    let mut sources = Vec::new();
+    shipped_sources(&core, &mut sources);
+    assert!(sources.len() > 50, "{} core sources", sources.len());
+    let starting: Vec<_> = sources
+        .iter()
+        .map(|(path, text)| (path, thread_starts(text)))
+        .filter(|(_, starts)| !starts.is_empty())
+        .collect();
+    assert!(starting.is_empty(), "the core starts threads: {starting:?}");
+    // The scan finds what it looks for.
+    assert_eq!(
+        thread_starts("let t = std::thread::Builder::new().spawn_scoped(s, f);"),
+        ["thread::Builder", "spawn_scoped"]
+    );
+    assert_eq!(
+        thread_starts("// std::thread::scope(|s| ...)"),
+        Vec::<&str>::new()
+    );
+}
+
 #[test]
 fn nothing_shipped_starts_a_process() {
     // The server and CLI, and the core they are built on.

@@ -75,14 +75,19 @@ pub fn run_check(
         })
         .collect();
     projects.problems(&mut failures);
-    // One file: its entries' checks take both halves of the pool's cores.
+    // One file: its entries' checks in a chunk per core of the pool.
     // Several: the pool runs one file a thread already.
+    let pool = analysis_pool();
+    let runner = OnPool(&pool);
     let checks = match targets.len() {
-        1 => EntryChecks::TwoThreads,
+        1 => EntryChecks::Parallel {
+            runner: &runner,
+            chunks: pool.current_num_threads(),
+        },
         _ => EntryChecks::OneThread,
     };
     // Files are analysed in parallel; results keep the targets' order, so output is stable.
-    let outcomes: Vec<Result<Option<Checked>, Failure>> = analysis_pool().install(|| {
+    let outcomes: Vec<Result<Option<Checked>, Failure>> = pool.install(|| {
         use rayon::prelude::*;
         targets
             .par_iter()
@@ -298,6 +303,20 @@ pub(super) fn analysis_pool() -> rayon::ThreadPool {
         .expect("the analysis threads start")
 }
 
+/// Runs the core's jobs (an analysis's chunks of entries) on the pool's
+/// threads: the core starts none of its own.
+pub(super) struct OnPool<'p>(pub &'p rayon::ThreadPool);
+
+impl report_core::RunAll for OnPool<'_> {
+    fn run_all<'s>(&self, jobs: Vec<Box<dyn FnOnce() + Send + 's>>) {
+        self.0.scope(|scope| {
+            for job in jobs {
+                scope.spawn(move |_| job());
+            }
+        });
+    }
+}
+
 /// A file read and analysed, before any fixing.
 pub(crate) struct Checked {
     pub path: String,
@@ -312,7 +331,7 @@ fn check_file(
     path: &Path,
     only_if_report: bool,
     keep: Keep,
-    checks: EntryChecks,
+    checks: EntryChecks<'_>,
 ) -> Result<Option<Checked>, Failure> {
     let (read, bytes) = match fix::ReadFile::read(path) {
         Ok(read) => read,

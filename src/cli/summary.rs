@@ -111,11 +111,16 @@ fn summarize(options: &SummaryCommand, stdin: &mut dyn Read) -> Result<String, S
         max_document_bytes: usize::MAX,
         max_diagnostics: settings.max,
     };
-    // As `check` analyses one file: its entries checked on two threads.
+    // As `check` analyses one file: its entries in a chunk per core.
+    let pool = super::check::analysis_pool();
+    let runner = super::check::OnPool(&pool);
     let analysis = report_core::analyze_with(
         bytes,
         AnalysisOptions {
-            checks: report_core::EntryChecks::TwoThreads,
+            checks: report_core::EntryChecks::Parallel {
+                runner: &runner,
+                chunks: pool.current_num_threads(),
+            },
             ..AnalysisOptions::keeping(report_core::diagnostic::Keep::at_most(
                 host_options.kept_diagnostics(),
             ))

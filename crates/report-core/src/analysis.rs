@@ -93,7 +93,7 @@ impl From<Vec<u8>> for Input {
 #[derive(Clone, Copy, Debug)]
 pub struct AnalysisOptions<'a> {
     pub keep: Keep,
-    pub checks: EntryChecks,
+    pub checks: EntryChecks<'a>,
     /// Asked now and then by the parser and the checks: when it says no,
     /// the analysis unwinds with `cancel::Cancelled` (see `cancel`).
     pub wanted: Option<Wanted<'a>>,

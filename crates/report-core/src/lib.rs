@@ -47,4 +47,4 @@ mod fixture;
 pub use analysis::{
     ANALYSIS_STACK_BYTES, Analysis, AnalysisOptions, Input, analyze, analyze_with, too_large,
 };
-pub use validate::EntryChecks;
+pub use validate::{EntryChecks, RunAll};

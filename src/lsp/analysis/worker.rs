@@ -280,6 +280,9 @@ impl Analyser {
             publication_ms = crate::log::millis(started.elapsed() - analysed),
             "analysed and published"
         );
+        // After the publication: an open or a new shortlist builds its
+        // near-miss index here rather than in the first edit that needs it.
+        state.host.index_near_misses();
         if trim {
             release_memory();
         }

@@ -411,6 +411,17 @@ impl<T: SourceText> DocumentHost<T> {
         }
     }
 
+    /// Builds now what the next edits would otherwise build at their first
+    /// need: the shortlist's near-miss index, which an entry whose path the
+    /// shortlist lacks asks for (about 20 ms at 50 000 paths, once per
+    /// shortlist). The server calls it after publishing, so that neither
+    /// the first diagnostics nor a keystroke wait for it.
+    pub fn index_near_misses(&self) {
+        if let Analysed::PerEntry(incremental) = &self.analysed {
+            incremental.index_near_misses();
+        }
+    }
+
     /// Whether no entry lags (see [`DocumentHost::settle`]).
     pub fn is_settled(&self) -> bool {
         self.analysed

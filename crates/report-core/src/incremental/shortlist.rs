@@ -35,6 +35,14 @@ pub(super) enum NotSpliced {
 }
 
 impl Incremental {
+    /// Builds the shortlist's near-miss index ahead of its first need (see
+    /// [`DocumentHost::index_near_misses`](crate::DocumentHost::index_near_misses)).
+    pub fn index_near_misses(&self) {
+        if let Some(shortlist) = &self.shortlist {
+            shortlist.index_near_misses();
+        }
+    }
+
     /// An edit inside the shortlist array that replaces whole items and the
     /// separators between them (items added, deleted, pasted, changed): the
     /// items it touches are to be replaced, at the update, by the text from

@@ -25,7 +25,7 @@ pub(crate) use shortlist::{Item as ShortlistItem, Shortlist, check_item_alone, c
 pub(crate) use sink::{Sink, missing_key_range, relative_path_problem, same_json};
 
 use crate::cancel::Wanted;
-use crate::diagnostic::{Code, Diagnostic, Keep, Omitted};
+use crate::diagnostic::{Code, Collector, Diagnostic, Keep, Omitted};
 use crate::syntax::Node;
 use crate::text::{Shift, TextRange};
 
@@ -82,61 +82,94 @@ impl TopMember {
 }
 
 /// Where the entries' checks run: the caller's choice.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EntryChecks {
+/// Where the entries' checks run. The core starts no thread (it also runs
+/// where there are none, as WebAssembly): a caller with threads lends them.
+#[derive(Clone, Copy, Default)]
+pub enum EntryChecks<'a> {
     /// On the calling thread.
+    #[default]
     OneThread,
-    /// From [`SPLIT_FROM_ENTRIES`] entries, the second half on a scoped
-    /// thread: each entry's checks read the entry alone, and at 50 000
-    /// entries they take about 100 ms of one core. For a process that ends
-    /// after (`check` of one file): glibc keeps the heap of the thread that
-    /// made the entries' facts when they are freed, so a server that closes
-    /// the document would not get that memory back.
-    TwoThreads,
+    /// From [`SPLIT_FROM_ENTRIES`] entries, in `chunks` runs of consecutive
+    /// entries handed to `runner` together, then joined in order: each
+    /// entry's checks read the entry alone, and at 50 000 entries they take
+    /// about 100 ms of one core. (The server does not: glibc keeps the heap
+    /// of the thread that made the entries' facts when they are freed, so
+    /// a document closed would not give that memory back.)
+    Parallel {
+        runner: &'a dyn RunAll,
+        chunks: usize,
+    },
 }
 
-/// From how many entries [`EntryChecks::TwoThreads`] splits them.
+impl std::fmt::Debug for EntryChecks<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EntryChecks::OneThread => f.write_str("OneThread"),
+            EntryChecks::Parallel { chunks, .. } => write!(f, "Parallel {{ chunks: {chunks} }}"),
+        }
+    }
+}
+
+/// Runs jobs that depend on nothing of each other, at once or in turn: what
+/// a caller with threads lends the core. Each job runs exactly once, and
+/// `run_all` returns when all have; a job that panics is resumed by it.
+pub trait RunAll: Sync {
+    fn run_all<'s>(&self, jobs: Vec<Box<dyn FnOnce() + Send + 's>>);
+}
+
+/// A run of entries checked: their facts, and which of them a syntax
+/// error broke.
+type Checked = (Vec<EntryFacts>, Vec<usize>);
+
+/// From how many entries [`EntryChecks::Parallel`] splits them.
 const SPLIT_FROM_ENTRIES: usize = 4096;
 
 /// Each entry's checks and facts, and which entries a syntax error broke
-/// (in order). From `split_from` entries the second half is checked on a
-/// scoped thread into a sink of its own, merged after: the cap keeps the
-/// best-ranked diagnostics of both, as one pass would. Where no thread can
-/// be started, one pass does it all.
+/// (in order). From `split_from` entries with a runner, they are checked in
+/// chunks, each into a sink of its own, absorbed in order after: the cap
+/// keeps the best-ranked diagnostics of all, as one pass would.
 fn check_entries(
     sink: &mut Sink<'_>,
     items: &[Node<'_>],
+    split: Option<(&dyn RunAll, usize)>,
     split_from: usize,
     wanted: Option<Wanted<'_>>,
 ) -> (Vec<EntryFacts>, Vec<usize>) {
-    if items.len() < split_from.max(2) {
+    let chunks = match split {
+        Some((runner, chunks)) if chunks >= 2 && items.len() >= split_from.max(2) => {
+            Some((runner, chunks.min(items.len())))
+        }
+        _ => None,
+    };
+    let Some((runner, chunks)) = chunks else {
         return check_entry_run(sink, items, 0, wanted);
-    }
-    let (first, second) = items.split_at(items.len() / 2);
+    };
     let (text, keep) = (sink.text, sink.out.keep());
-    std::thread::scope(|scope| {
-        // The stack every analysis thread gets: an entry's checks recurse
-        // (two lifecycles compared, hundreds of levels deep).
-        let later = std::thread::Builder::new()
-            .name("entry-checks".into())
-            .stack_size(crate::ANALYSIS_STACK_BYTES)
-            .spawn_scoped(scope, move || {
+    let size = items.len().div_ceil(chunks);
+    let mut results: Vec<Option<(Checked, Collector)>> =
+        (0..items.len().div_ceil(size)).map(|_| None).collect();
+    let jobs: Vec<Box<dyn FnOnce() + Send + '_>> = results
+        .iter_mut()
+        .zip(items.chunks(size))
+        .enumerate()
+        .map(|(nth, (result, chunk))| {
+            Box::new(move || {
                 let mut own = Sink::new(text, keep);
-                let checked = check_entry_run(&mut own, second, first.len(), wanted);
-                (checked, own.out)
-            });
-        let Ok(later) = later else {
-            return check_entry_run(sink, items, 0, wanted);
-        };
-        let (mut entries, mut broken) = check_entry_run(sink, first, 0, wanted);
-        let ((more, more_broken), out) = later
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                let checked = check_entry_run(&mut own, chunk, nth * size, wanted);
+                *result = Some((checked, own.out));
+            }) as Box<dyn FnOnce() + Send + '_>
+        })
+        .collect();
+    runner.run_all(jobs);
+    let mut entries = Vec::with_capacity(items.len());
+    let mut broken = Vec::new();
+    for result in results {
+        let ((more, more_broken), out) = result.expect("run_all runs every job");
         entries.extend(more);
         broken.extend(more_broken);
         sink.out.absorb(out);
-        (entries, broken)
-    })
+    }
+    (entries, broken)
 }
 
 /// The checks of `items`, the first of them entry `first`.
@@ -174,7 +207,7 @@ pub fn validate_with(
     text: &str,
     root: Node<'_>,
     keep: Keep,
-    checks: EntryChecks,
+    checks: EntryChecks<'_>,
     wanted: Option<Wanted<'_>>,
 ) -> Validation {
     // A broken text that does not even look like a report: nothing certain to say.
@@ -204,11 +237,11 @@ pub fn validate_with(
         .into_iter()
         .flatten()
         .collect();
-    let split_from = match checks {
-        EntryChecks::OneThread => usize::MAX,
-        EntryChecks::TwoThreads => SPLIT_FROM_ENTRIES,
+    let split = match checks {
+        EntryChecks::OneThread => None,
+        EntryChecks::Parallel { runner, chunks } => Some((runner, chunks)),
     };
-    let (entries, broken) = check_entries(&mut sink, &items, split_from, wanted);
+    let (entries, broken) = check_entries(&mut sink, &items, split, SPLIT_FROM_ENTRIES, wanted);
     let intact = |entry: &&EntryFacts| broken.binary_search(&entry.index).is_err();
     // A broken shortlist may have held any path.
     if let Some(shortlist) = &shortlist
@@ -379,11 +412,35 @@ pub(crate) fn check_entry_alone(
 mod tests {
     use super::*;
 
-    /// The entries' checks split over two threads give what one pass gives:
-    /// the same facts, broken entries, kept diagnostics and counts, under a
-    /// cap that each half alone would fill.
+    /// Runs the jobs in reverse order, one after the other: the join must
+    /// not depend on when each chunk ran.
+    struct Backwards;
+    impl RunAll for Backwards {
+        fn run_all<'s>(&self, jobs: Vec<Box<dyn FnOnce() + Send + 's>>) {
+            for job in jobs.into_iter().rev() {
+                job();
+            }
+        }
+    }
+
+    /// Runs each job on a thread of its own, as a caller with threads does.
+    struct Threads;
+    impl RunAll for Threads {
+        fn run_all<'s>(&self, jobs: Vec<Box<dyn FnOnce() + Send + 's>>) {
+            std::thread::scope(|scope| {
+                for job in jobs {
+                    scope.spawn(job);
+                }
+            });
+        }
+    }
+
+    /// The entries' checks split into chunks (run in any order, on any
+    /// thread) give what one pass gives: the same facts, broken entries,
+    /// kept diagnostics and counts, under a cap that each chunk alone would
+    /// fill.
     #[test]
-    fn entries_checked_in_two_halves_give_what_one_pass_gives() {
+    fn entries_checked_in_chunks_give_what_one_pass_gives() {
         let generated = crate::generate::generate_report(crate::generate::GenerateOptions {
             entries: 41,
             seed: 7,
@@ -400,9 +457,9 @@ mod tests {
             let parse = crate::syntax::parse(&text);
             let root = parse.root().unwrap();
             let items: Vec<Node<'_>> = root.get("entries").unwrap().items().unwrap().collect();
-            let run = |split_from: usize| {
+            let run = |split: Option<(&dyn RunAll, usize)>| {
                 let mut sink = Sink::new(&text, keep);
-                let (entries, broken) = check_entries(&mut sink, &items, split_from, None);
+                let (entries, broken) = check_entries(&mut sink, &items, split, 2, None);
                 let (mut kept, omitted) = sink.out.finish();
                 kept.sort_by(Diagnostic::order);
                 let mut at: Vec<_> = omitted
@@ -412,17 +469,24 @@ mod tests {
                 at.sort();
                 (entries, broken, kept, at)
             };
-            let (one_pass, halves) = (run(usize::MAX), run(2));
+            let one_pass = run(None);
             assert_eq!(one_pass.1.len(), 2, "two broken entries: {:?}", one_pass.1);
             assert!(!one_pass.2.is_empty(), "{keep:?}: nothing kept");
             if keep == Keep::at_most(7) {
                 assert_eq!(one_pass.2.len(), 7, "the cap is reached");
                 assert!(!one_pass.3.is_empty(), "and some are left out");
             }
-            assert!(
-                one_pass == halves,
-                "{keep:?}: one pass and two halves differ"
-            );
+            // Two chunks up to more chunks than entries (one entry each).
+            for chunks in [2, 3, 5, 41, 100] {
+                for runner in [&Backwards as &dyn RunAll, &Threads] {
+                    assert!(
+                        one_pass == run(Some((runner, chunks))),
+                        "{keep:?}: one pass and {chunks} chunks differ"
+                    );
+                }
+            }
+            // One chunk, or too few entries to split: the calling thread alone.
+            assert!(one_pass == run(Some((&Backwards, 1))));
         }
     }
 }

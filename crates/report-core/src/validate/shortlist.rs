@@ -128,15 +128,26 @@ impl Shortlist {
         self.paths.keys().map(|p| &**p)
     }
 
-    fn near_miss(&self, path: &str) -> Option<&str> {
-        let loose = self.loose.get_or_init(|| {
+    /// The paths of each loose form, built at the first need.
+    fn loose(&self) -> &HashMap<String, Vec<Arc<str>>> {
+        self.loose.get_or_init(|| {
             let mut loose: HashMap<String, Vec<Arc<str>>> = HashMap::new();
             for path in self.paths.keys() {
                 loose.entry(normalize(path)).or_default().push(path.clone());
             }
             loose
-        });
-        let paths = loose.get(&normalize(path))?;
+        })
+    }
+
+    /// Builds the near-miss index now (about 20 ms at 50 000 paths), so
+    /// that the first entry whose path the shortlist lacks does not wait
+    /// for it. Nothing when it is built.
+    pub fn index_near_misses(&self) {
+        self.loose();
+    }
+
+    fn near_miss(&self, path: &str) -> Option<&str> {
+        let paths = self.loose().get(&normalize(path))?;
         paths
             .iter()
             .min_by_key(|p| self.paths.get(&***p).copied().unwrap_or(usize::MAX))
@@ -443,6 +454,34 @@ mod tests {
     use expect_test::expect;
 
     use crate::fixture::{fixes_at, report_with_entry};
+
+    /// Built ahead (as the server does after publishing), the near-miss
+    /// index answers as the one built at the first miss.
+    #[test]
+    fn the_near_miss_index_built_ahead_answers_as_at_need() {
+        use crate::diagnostic::Keep;
+        use crate::validate::sink::Sink;
+        let text = r#"{"shortlist": ["Docs/A.md", "./docs/b.md/", "docs/c.md", "docs/a.md"]}"#;
+        let parse = crate::syntax::parse(text);
+        let node = parse.root().unwrap().get("shortlist").unwrap();
+        let at_need = super::check_shortlist(&mut Sink::new(text, Keep::ALL), node);
+        let ahead = at_need.clone();
+        assert!(
+            ahead.loose.get().is_none(),
+            "not built before it is asked for"
+        );
+        ahead.index_near_misses();
+        assert!(ahead.loose.get().is_some(), "built ahead");
+        for path in ["DOCS/a.md", "docs/b.md", "./Docs/C.md/", "docs/d.md"] {
+            assert_eq!(ahead.near_miss(path), at_need.near_miss(path), "{path}");
+        }
+        assert_eq!(
+            ahead.near_miss("DOCS/a.md"),
+            Some("Docs/A.md"),
+            "the first occurrence"
+        );
+        assert_eq!(ahead.near_miss("docs/d.md"), None);
+    }
 
     #[test]
     fn missing_path_is_appended_to_the_shortlist_in_its_style() {
