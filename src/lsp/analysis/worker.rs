@@ -280,9 +280,12 @@ impl Analyser {
             publication_ms = crate::log::millis(started.elapsed() - analysed),
             "analysed and published"
         );
-        // After the publication: an open or a new shortlist builds its
-        // near-miss index here rather than in the first edit that needs it.
-        state.host.index_near_misses();
+        // A shortlist an edit replaced (an open's is built with it) gets its
+        // near-miss index once the publication is out and nothing waits,
+        // rather than in the first edit that needs it.
+        if self.waiting.load(Ordering::SeqCst) == 0 {
+            state.host.index_near_misses();
+        }
         if trim {
             release_memory();
         }

@@ -146,6 +146,12 @@ impl Shortlist {
         self.loose();
     }
 
+    /// Whether the near-miss index is built.
+    #[cfg(test)]
+    pub(crate) fn near_misses_indexed(&self) -> bool {
+        self.loose.get().is_some()
+    }
+
     fn near_miss(&self, path: &str) -> Option<&str> {
         let paths = self.loose().get(&normalize(path))?;
         paths
