@@ -413,8 +413,8 @@ impl<T: SourceText> DocumentHost<T> {
 
     /// Builds now what the next edits would otherwise build at their first
     /// need: the shortlist's near-miss index, which an entry whose path the
-    /// shortlist lacks asks for (a few milliseconds at 50 000 paths, once
-    /// per shortlist). An open builds it with the document; a shortlist an
+    /// shortlist lacks asks for (about 20 ms at 50 000 paths, once per
+    /// shortlist). An open builds it with the document; a shortlist an
     /// edit replaced has none until this is called (the server calls it
     /// after publishing, when nothing waits). Nothing when it is built.
     pub fn index_near_misses(&self) {

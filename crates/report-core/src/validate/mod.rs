@@ -81,9 +81,9 @@ impl TopMember {
     }
 }
 
-/// Where the entries' checks run: the caller's choice.
-/// Where the entries' checks run. The core starts no thread (it also runs
-/// where there are none, as WebAssembly): a caller with threads lends them.
+/// Where the entries' checks run: the caller's choice. The core starts no
+/// thread (it also runs where there are none, as WebAssembly): a caller
+/// with threads lends them.
 #[derive(Clone, Copy, Default)]
 pub enum EntryChecks<'a> {
     /// On the calling thread.
@@ -134,7 +134,7 @@ fn check_entries(
     split: Option<(&dyn RunAll, usize)>,
     split_from: usize,
     wanted: Option<Wanted<'_>>,
-) -> (Vec<EntryFacts>, Vec<usize>) {
+) -> Checked {
     let chunks = match split {
         Some((runner, chunks)) if chunks >= 2 && items.len() >= split_from.max(2) => {
             Some((runner, chunks.min(items.len())))
@@ -178,7 +178,7 @@ fn check_entry_run(
     items: &[Node<'_>],
     first: usize,
     wanted: Option<Wanted<'_>>,
-) -> (Vec<EntryFacts>, Vec<usize>) {
+) -> Checked {
     let mut entries = Vec::with_capacity(items.len());
     let mut broken = Vec::new();
     for (index, &item) in (first..).zip(items) {
