@@ -67,6 +67,35 @@ fn the_golden_invalid_report_in_its_own_project_has_the_same_problems_in_every_v
     assert!(open_summary.is_none() && found_summary.is_none());
 }
 
+/// A report large enough that `check` checks its entries in chunks on its
+/// pool's threads (4 096 entries and more), while the server checks them on
+/// one: the same problems in every view, with the cap cutting through them
+/// (a project file's) and without it.
+#[test]
+fn a_report_checked_in_chunks_has_the_same_problems_in_every_view() {
+    let project = Project::new();
+    let text = report_core::generate::generate_report(report_core::generate::GenerateOptions {
+        entries: 5_000,
+        seed: 12,
+        violation_every: 7,
+    });
+    let rel = "hygiene.report.json";
+    project.write(rel, &text);
+    let check = sorted(check_view(project.path(), rel));
+    assert!(
+        check.diagnostics.len() >= 500,
+        "{}",
+        check.diagnostics.len()
+    );
+    assert_eq!(check.left_out, 0);
+    the_other_views_are(&project, rel, &check);
+    project.write("report-lsp.toml", "max-diagnostics = 250\n");
+    let capped = sorted(check_view(project.path(), rel));
+    assert_eq!(capped.diagnostics.len(), 250);
+    assert_eq!(capped.left_out, check.diagnostics.len() - 250);
+    the_other_views_are(&project, rel, &capped);
+}
+
 /// A project file's cap holds the workspace checks' diagnostics in every
 /// view: the same 40 (the first in document order, all warnings), and the
 /// same count left out. `check` used to list all 200, the unopened report
