@@ -65,12 +65,17 @@ prepare_db() {
 }
 
 # One cargo-deny run, offline and --locked: a lock file that does not match
-# its manifests fails instead of being rewritten.
-# The two lock files share one policy: an exception one of them never
-# needs is no news.
+# its manifests fails instead of being rewritten. The two lock files share
+# one policy, so a licence exception one of them never needs is no news.
 deny() {
   "$deny_bin" --offline --locked --workspace --config "$work/deny.toml" --color never "$@" \
     check --hide-inclusion-graph --allow license-exception-not-encountered
+}
+
+# One cargo-audit run. It reads the snapshot as it is (no git needed);
+# --stale accepts its age, --no-fetch keeps it offline.
+audit() {
+  "$audit_bin" audit --db "$db" --no-fetch --stale --color never "$@"
 }
 
 case "${1:-}" in
@@ -84,9 +89,7 @@ case "${1:-}" in
     ;;
   audit)
     shift
-    # cargo-audit reads the snapshot as it is (no git needed); --stale
-    # accepts its age, --no-fetch keeps it offline.
-    "$audit_bin" audit --db "$db" --no-fetch --stale "$@"
+    audit "$@"
     ;;
   check)
     binary="${2:-}"
@@ -102,7 +105,7 @@ case "${1:-}" in
     if [ -n "$binary" ]; then
       "$audit_bin" --version
       echo "cargo audit bin: $binary"
-      "$audit_bin" audit --db "$db" --no-fetch --stale --color never bin "$binary"
+      audit bin "$binary"
     fi
     ;;
   *)
