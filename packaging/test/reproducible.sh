@@ -51,8 +51,14 @@ echo "reproducible: the two builds are identical"
 # Identical builds on one machine could still both hold this machine's paths
 # (one cargo home, one user), which a build elsewhere would not: none of the
 # folders either build used may be named in the binary.
+# (Absolute folders only: BINARY may be given relative, as the release
+# workflow does, and "." would match anything.)
 leaks=0
-for folder in "${CARGO_HOME:-$HOME/.cargo}" "$PWD" "$clone" "$target_dir" "$(dirname "$(dirname "$(dirname "$binary")")")" "$HOME"; do
+for folder in "${CARGO_HOME:-$HOME/.cargo}" "$PWD" "$clone" "$target_dir" "${CARGO_TARGET_DIR:-$PWD/target}" "$HOME"; do
+  case "$folder" in
+    /?*) ;;
+    *) continue ;;
+  esac
   if strings -n 6 "$binary" | grep -F -q "$folder"; then
     echo "the binary names a folder of this machine: $folder" >&2
     leaks=1
