@@ -17,13 +17,17 @@ case "${1:-60}" in
 esac
 export RUSTC_BOOTSTRAP=1
 
-targets="analyze_and_fix line_index rope_changes incremental_equivalence"
+targets="analyze_and_fix line_index rope_changes incremental_equivalence parallel_equivalence"
 for target in $targets; do
   mkdir -p "fuzz/corpus/$target" "fuzz/found/$target"
   # Every input that ever found a bug stays a seed for good.
   find "fuzz/found/$target" -type f ! -name '*.md' -exec cp {} "fuzz/corpus/$target/" \;
 done
 cp examples/golden/*.json examples/golden/invalid/*.json fuzz/corpus/analyze_and_fix/
+# Two bytes first (how many pieces, how small), then a report.
+for report in examples/golden/*.json examples/golden/invalid/*.json; do
+  { printf '\007\001'; cat "$report"; } >"fuzz/corpus/parallel_equivalence/$(basename "$report")"
+done
 
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT

@@ -112,14 +112,25 @@ fn the_binary_links_no_crate_that_starts_git_programs() {
     }
 }
 
-/// The code of `src/` before its test module, file by file.
+/// The code of `src/` before its test module, file by file: not the
+/// test files (`tests.rs`, and the core's `fixture.rs`, which its lib.rs
+/// compiles for tests only).
 fn shipped_sources(dir: &std::path::Path, out: &mut Vec<(String, String)>) {
+    let core_lib =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/report-core/src/lib.rs");
+    let lib = std::fs::read_to_string(&core_lib).unwrap();
+    assert!(
+        lib.contains("#[cfg(test)]\nmod fixture;"),
+        "the core's fixture.rs is compiled for tests only"
+    );
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         if path.is_dir() {
             shipped_sources(&path, out);
         } else if path.extension().is_some_and(|e| e == "rs")
-            && path.file_name().is_some_and(|n| n != "tests.rs")
+            && path
+                .file_name()
+                .is_some_and(|n| n != "tests.rs" && n != "fixture.rs")
         {
             let text = std::fs::read_to_string(&path).unwrap();
             // `mod tests {` only: a `mod tests;` declaration (host/, ide/,

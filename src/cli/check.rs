@@ -8,7 +8,7 @@ use std::path::Path;
 use report_core::diagnostic::{Diagnostic, Keep};
 use report_core::publication::{self, Own};
 use report_core::selection::looks_like_report;
-use report_core::{Analysis, EntryChecks};
+use report_core::{Analysis, Threads};
 
 use super::project::{FileSettings, Projects};
 use super::targets::{Source, display_path, find_targets};
@@ -75,16 +75,16 @@ pub fn run_check(
         })
         .collect();
     projects.problems(&mut failures);
-    // One file: its entries' checks in a chunk per core of the pool.
-    // Several: the pool runs one file a thread already.
+    // One file: parsed and its entries checked in a chunk per core of the
+    // pool. Several: the pool runs one file a thread already.
     let pool = analysis_pool();
     let runner = OnPool(&pool);
-    let checks = match targets.len() {
-        1 => EntryChecks::Parallel {
+    let threads = match targets.len() {
+        1 => Threads::Parallel {
             runner: &runner,
             chunks: pool.current_num_threads(),
         },
-        _ => EntryChecks::OneThread,
+        _ => Threads::OneThread,
     };
     // Files are analysed in parallel; results keep the targets' order, so output is stable.
     let outcomes: Vec<Result<Option<Checked>, Failure>> = pool.install(|| {
@@ -101,13 +101,13 @@ pub fn run_check(
                         bytes,
                         report_core::AnalysisOptions {
                             keep,
-                            checks,
+                            threads,
                             wanted: None,
                         },
                     ),
                 })),
                 Source::File { only_if_report } => {
-                    check_file(&target.path, only_if_report, keep, checks)
+                    check_file(&target.path, only_if_report, keep, threads)
                 }
             })
             .collect()
@@ -189,7 +189,12 @@ pub fn run_check(
             EXIT_INVALID
         };
     }
-    outcome.exit_code(options.fail_at)
+    let code = outcome.exit_code(options.fail_at);
+    // Freeing a large report's analysis value by value takes longer than
+    // the exit, which returns the memory whole: a thread does it, which
+    // the exit does not wait for.
+    std::thread::spawn(move || drop(outcome));
+    code
 }
 
 /// What `check` shows of a file: its own diagnostics and the workspace
@@ -331,7 +336,7 @@ fn check_file(
     path: &Path,
     only_if_report: bool,
     keep: Keep,
-    checks: EntryChecks<'_>,
+    threads: Threads<'_>,
 ) -> Result<Option<Checked>, Failure> {
     let (read, bytes) = match fix::ReadFile::read(path) {
         Ok(read) => read,
@@ -349,7 +354,7 @@ fn check_file(
         bytes,
         report_core::AnalysisOptions {
             keep,
-            checks,
+            threads,
             wanted: None,
         },
     );

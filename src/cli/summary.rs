@@ -111,13 +111,13 @@ fn summarize(options: &SummaryCommand, stdin: &mut dyn Read) -> Result<String, S
         max_document_bytes: usize::MAX,
         max_diagnostics: settings.max,
     };
-    // As `check` analyses one file: its entries in a chunk per core.
+    // As `check` analyses one file: in a chunk per core.
     let pool = super::check::analysis_pool();
     let runner = super::check::OnPool(&pool);
     let analysis = report_core::analyze_with(
         bytes,
         AnalysisOptions {
-            checks: report_core::EntryChecks::Parallel {
+            threads: report_core::Threads::Parallel {
                 runner: &runner,
                 chunks: pool.current_num_threads(),
             },

@@ -5,9 +5,10 @@ use std::sync::{Arc, OnceLock};
 
 use crate::cancel::Wanted;
 use crate::diagnostic::{self, Code, Collector, Diagnostic, Keep, Omitted};
+use crate::parallel::Threads;
 use crate::syntax::{self, Node, Parse, SyntaxErrorKind};
 use crate::text::{LineIndex, TextRange};
-use crate::validate::{self, EntryChecks, EntryFacts};
+use crate::validate::{self, EntryFacts};
 
 /// The stack a thread running [`analyze`] should have. Parsing is
 /// iterative; what still recurses (comparing lifecycle objects) is bounded by
@@ -89,11 +90,11 @@ impl From<Vec<u8>> for Input {
 }
 
 /// How [`analyze_with`] analyses: which diagnostics it keeps (and counts
-/// the others), and where the entries are checked.
+/// the others), and on which threads it parses and checks.
 #[derive(Clone, Copy, Debug)]
 pub struct AnalysisOptions<'a> {
     pub keep: Keep,
-    pub checks: EntryChecks<'a>,
+    pub threads: Threads<'a>,
     /// Asked now and then by the parser and the checks: when it says no,
     /// the analysis unwinds with `cancel::Cancelled` (see `cancel`).
     pub wanted: Option<Wanted<'a>>,
@@ -103,7 +104,7 @@ impl Default for AnalysisOptions<'_> {
     fn default() -> Self {
         AnalysisOptions {
             keep: Keep::DEFAULT,
-            checks: EntryChecks::OneThread,
+            threads: Threads::OneThread,
             wanted: None,
         }
     }
@@ -131,16 +132,16 @@ pub fn analyze_with(input: impl Into<Input>, options: AnalysisOptions<'_>) -> An
 fn analyze_text(text: Arc<String>, options: AnalysisOptions<'_>) -> Analysis {
     let AnalysisOptions {
         keep,
-        checks,
+        threads,
         wanted,
     } = options;
-    let parse = syntax::parse_unless_cancelled(text.clone(), 0, wanted);
+    let parse = syntax::parse_unless_cancelled(text.clone(), 0, wanted, threads.lent());
     let mut entries = Vec::new();
     let mut cross = None;
     let mut out = Collector::new(keep);
     let mut omitted = Omitted::default();
     if let Some(root) = parse.root() {
-        let validation = validate::validate_with(&text, root, keep, checks, wanted);
+        let validation = validate::validate_with(&text, root, keep, threads, wanted);
         omitted = validation.omitted;
         out.kept = validation.diagnostics;
         entries = validation.entries;

@@ -1,4 +1,46 @@
-//! Test fixtures: a small report around one entry, and `$0` cursor markers.
+//! Test fixtures: a small report around one entry, `$0` cursor markers,
+//! and runners for the jobs the core hands a caller with threads.
+
+use crate::parallel::RunAll;
+
+/// Runs the jobs in reverse order, one after the other: a join must not
+/// depend on when each job ran.
+pub struct Backwards;
+
+impl RunAll for Backwards {
+    fn run_all<'s>(&self, jobs: Vec<Box<dyn FnOnce() + Send + 's>>) {
+        for job in jobs.into_iter().rev() {
+            job();
+        }
+    }
+}
+
+/// Runs each job on a thread of its own, as a caller with threads does,
+/// and resumes the first panic with its own payload (as rayon does).
+pub struct OnThreads;
+
+impl RunAll for OnThreads {
+    fn run_all<'s>(&self, jobs: Vec<Box<dyn FnOnce() + Send + 's>>) {
+        let panics: Vec<_> = std::thread::scope(|scope| {
+            let running: Vec<_> = jobs.into_iter().map(|job| scope.spawn(job)).collect();
+            running.into_iter().filter_map(|t| t.join().err()).collect()
+        });
+        if let Some(payload) = panics.into_iter().next() {
+            std::panic::resume_unwind(payload);
+        }
+    }
+}
+
+/// Runs the jobs in order, one after the other.
+pub struct InOrder;
+
+impl RunAll for InOrder {
+    fn run_all<'s>(&self, jobs: Vec<Box<dyn FnOnce() + Send + 's>>) {
+        for job in jobs {
+            job();
+        }
+    }
+}
 
 /// Removes the `$0` marker from `text` and returns the text and its offset.
 pub fn cursor(text: &str) -> (String, usize) {

@@ -3,7 +3,7 @@
 //! Everything here is plain data over byte offsets; no protocol types, no
 //! I/O. The CLI and the language server (the `report-lsp` crate) translate
 //! to and from it. ARCHITECTURE.md at the repository root says which module
-//! may know what; in short, from the bottom up: `text`, `cancel`, `syntax`, `schema`,
+//! may know what; in short, from the bottom up: `text`, `cancel`, `parallel`, `syntax`, `schema`,
 //! `fix` (edits) and `diagnostic`, `tier`, `validate`, `analysis`,
 //! `entry_text`, `incremental`, `envelope_text`, `publication` (what every
 //! view shows of the diagnostics), what a feature reads of a
@@ -27,6 +27,7 @@ pub mod hover;
 pub mod ide;
 pub mod incremental;
 pub mod json_schema;
+pub mod parallel;
 pub mod paths;
 pub mod project_checks;
 pub mod publication;
@@ -47,4 +48,4 @@ mod fixture;
 pub use analysis::{
     ANALYSIS_STACK_BYTES, Analysis, AnalysisOptions, Input, analyze, analyze_with, too_large,
 };
-pub use validate::{EntryChecks, RunAll};
+pub use parallel::{RunAll, Threads};

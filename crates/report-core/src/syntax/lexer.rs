@@ -139,6 +139,11 @@ impl<'a> Tokens<'a> {
         }
     }
 
+    /// Leaves the current token to be scanned again.
+    pub(super) fn unscan(&mut self) {
+        self.pos = self.start;
+    }
+
     /// Ends the current token at `end`, where the next scan starts.
     pub(super) fn skip_to(&mut self, end: usize) {
         self.pos = end;

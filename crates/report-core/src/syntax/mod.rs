@@ -33,8 +33,11 @@
 //! - `parser`: the grammar, a state machine over the stack of open containers;
 //! - [`recovery`]: what the parser does at an error that makes it guess, and
 //!   what other modules may rely on about it;
+//! - `chunks`: a large text parsed in pieces on the threads a caller
+//!   lends, into the tree one parse in order gives ([`parse_split`]);
 //! - `tests`: the parser's tests, text in, tree and errors out.
 
+mod chunks;
 mod error;
 mod lexer;
 mod parser;
@@ -49,13 +52,14 @@ use std::sync::Arc;
 pub use error::{MAX_NESTING_DEPTH, MAX_SYNTAX_ERRORS, SyntaxError, SyntaxErrorKind};
 pub use tree::{JsonType, Member, Node, Tree, Value};
 
+use crate::parallel::RunAll;
 use crate::text::TextRange;
 use parser::Parser;
 
 /// A parse: the tree and every syntax error found. The tree is there for
 /// any text holding at least one token; where the text is broken it holds
 /// [`Value::Error`] nodes and [`Node::is_broken`] containers.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Parse {
     pub tree: Option<Tree>,
     pub errors: Vec<SyntaxError>,
@@ -81,28 +85,73 @@ pub fn parse_shared(text: Arc<String>) -> Parse {
 /// objects of a larger document (one entry of a report sits inside two), so
 /// that the nesting limit counts as it would in the whole document.
 pub fn parse_nested(text: Arc<String>, enclosing: usize) -> Parse {
-    parse_unless_cancelled(text, enclosing, None)
+    parse_unless_cancelled(text, enclosing, None, None)
 }
 
-/// [`parse_nested`], asking `wanted` now and then (see `cancel`).
+/// [`parse_shared`]'s parse, with the text cut into about `chunks` pieces
+/// of at least `min_chunk_bytes`, parsed as jobs of `runner` and joined:
+/// the tree and the errors are exactly those of one parse in order (see
+/// the `chunks` module for why).
+pub fn parse_split(
+    text: Arc<String>,
+    runner: &dyn RunAll,
+    chunks: usize,
+    min_chunk_bytes: usize,
+) -> Parse {
+    parse_with(text, 0, None, Some((runner, chunks, min_chunk_bytes))).0
+}
+
+/// [`parse_nested`], asking `wanted` now and then (see `cancel`), in
+/// pieces on `split`'s runner when it lends one and the text is large.
 pub(crate) fn parse_unless_cancelled(
     text: Arc<String>,
     enclosing: usize,
     wanted: Option<crate::cancel::Wanted<'_>>,
+    split: Option<(&dyn RunAll, usize)>,
 ) -> Parse {
+    let split = split.map(|(runner, chunks)| (runner, chunks, chunks::MIN_CHUNK_BYTES));
+    parse_with(text, enclosing, wanted, split).0
+}
+
+/// The parse, and how many pieces after the first were parsed apart and taken.
+fn parse_with(
+    text: Arc<String>,
+    enclosing: usize,
+    wanted: Option<crate::cancel::Wanted<'_>>,
+    split: Option<(&dyn RunAll, usize, usize)>,
+) -> (Parse, usize) {
     if text.len() >= u32::MAX as usize {
-        return Parse {
-            tree: None,
-            errors: vec![SyntaxError {
-                kind: SyntaxErrorKind::TooLarge,
-                range: TextRange::empty(0),
-            }],
+        let error = SyntaxError {
+            kind: SyntaxErrorKind::TooLarge,
+            range: TextRange::empty(0),
         };
+        return (
+            Parse {
+                tree: None,
+                errors: vec![error],
+            },
+            0,
+        );
     }
     let mut parser = Parser::new(&text);
     parser.depth_limit = MAX_NESTING_DEPTH.saturating_sub(enclosing);
     parser.wanted = wanted;
-    parser.run();
+    // Pieces start inside an array of the root object: only a whole document is cut.
+    let cuts = match split {
+        Some((runner, chunks, min_bytes)) if enclosing == 0 => {
+            Some((runner, chunks::find_cuts(&text, chunks, min_bytes)))
+        }
+        _ => None,
+    };
+    let taken = match cuts {
+        Some((runner, cuts)) if !cuts.is_empty() => {
+            chunks::parse_in_chunks(&mut parser, runner, &cuts)
+        }
+        _ => {
+            parser.run();
+            0
+        }
+    };
     let Parser {
         mut records,
         escaped_values,
@@ -117,17 +166,19 @@ pub(crate) fn parse_unless_cancelled(
                 range: TextRange::new(0, text.len()),
             });
         }
-        return Parse { tree: None, errors };
+        return (Parse { tree: None, errors }, taken);
     }
     // Large vectors live in their own mapping, so shrinking is a remap, not a copy.
     records.shrink_to_fit();
-    Parse {
-        tree: Some(Tree {
-            text: text.clone(),
-            records,
-            escaped_values,
-            escaped_keys,
-        }),
+    let tree = Tree {
+        text: text.clone(),
+        records,
+        escaped_values,
+        escaped_keys,
+    };
+    let parse = Parse {
+        tree: Some(tree),
         errors,
-    }
+    };
+    (parse, taken)
 }

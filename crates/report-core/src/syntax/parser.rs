@@ -137,6 +137,30 @@ pub(super) struct Parser<'a> {
     pub(super) depth_limit: usize,
     /// Asked every [`ASK_EVERY_TOKENS`] tokens (see `cancel`).
     pub(super) wanted: Option<Wanted<'a>>,
+    /// Something was reported or marked broken: a chunk that guessed is
+    /// not taken (`chunks`), its text is parsed again in order.
+    pub(super) guessed: bool,
+    /// [`Parser::run_from`] stops before the first token that starts here
+    /// or later ([`Stop::AtCut`]); `usize::MAX` for never.
+    pub(super) stop_at: usize,
+    /// A chunk's: with this many containers open, a `]` closes the array
+    /// the chunk lies in, which is not the chunk's to close
+    /// ([`Stop::AtClose`]); `usize::MAX` for never, as in a whole document.
+    pub(super) close_at_depth: usize,
+}
+
+/// Why [`Parser::run_from`] returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Stop {
+    /// The text ended and what was open is closed: the parse is complete.
+    Done,
+    /// The next token starts at or after `stop_at`: it is left to scan,
+    /// and this is what the grammar expects of it.
+    AtCut(Expect),
+    /// A chunk's: the next token is the `]` of the array it lies in, left to scan.
+    AtClose(Expect),
+    /// A chunk's: the text ended, and nothing was closed.
+    Ended(Expect),
 }
 
 /// How often the parser asks whether it is still wanted: about every
@@ -148,12 +172,17 @@ const LINEAR_KEYS: usize = 16;
 
 impl<'a> Parser<'a> {
     pub(super) fn new(text: &'a str) -> Parser<'a> {
+        Parser::for_bytes(text, text.len())
+    }
+
+    /// A parser over `text` that expects to parse about `bytes` of it.
+    pub(super) fn for_bytes(text: &'a str, bytes: usize) -> Parser<'a> {
         Parser {
             text,
             tokens: Tokens::new(text),
             // A pretty-printed report holds about one value per 25 to 30 bytes;
             // the vector grows past this and is shrunk to fit at the end.
-            records: Vec::with_capacity(text.len() / 24),
+            records: Vec::with_capacity(bytes / 24),
             stack: Vec::new(),
             keys: Vec::new(),
             pending_key: None,
@@ -173,6 +202,9 @@ impl<'a> Parser<'a> {
             closed_root: None,
             depth_limit: MAX_NESTING_DEPTH,
             wanted: None,
+            guessed: false,
+            stop_at: usize::MAX,
+            close_at_depth: usize::MAX,
         }
     }
 
@@ -184,6 +216,7 @@ impl<'a> Parser<'a> {
         kind: impl FnOnce() -> SyntaxErrorKind,
         breaks: bool,
     ) {
+        self.guessed = true;
         if breaks {
             self.broke();
         }
@@ -220,7 +253,12 @@ impl<'a> Parser<'a> {
     }
 
     pub(super) fn run(&mut self) {
-        let mut expect = Expect::Value { after_comma: false };
+        self.run_from(Expect::Value { after_comma: false });
+    }
+
+    /// Parses on from the current token, expecting `expect` of it, to the
+    /// end of the text or the first [`Stop`].
+    pub(super) fn run_from(&mut self, mut expect: Expect) -> Stop {
         let mut until_asked = ASK_EVERY_TOKENS;
         loop {
             until_asked -= 1;
@@ -229,10 +267,18 @@ impl<'a> Parser<'a> {
                 crate::cancel::check(self.wanted);
             }
             let tok = self.tokens.scan();
+            if self.tokens.range().start >= self.stop_at {
+                self.tokens.unscan();
+                return Stop::AtCut(expect);
+            }
+            if tok == Tok::CloseBracket && self.stack.len() == self.close_at_depth {
+                self.tokens.unscan();
+                return Stop::AtClose(expect);
+            }
             self.token_reported = false;
             if expect == Expect::Skip {
                 if tok == Tok::Eof {
-                    return;
+                    return Stop::Done;
                 }
                 continue;
             }
@@ -250,8 +296,11 @@ impl<'a> Parser<'a> {
                 continue;
             }
             if tok == Tok::Eof {
+                if self.close_at_depth != usize::MAX {
+                    return Stop::Ended(expect);
+                }
                 self.finish(expect);
-                return;
+                return Stop::Done;
             }
             let mut steps = 0;
             expect = loop {

@@ -55,6 +55,7 @@ impl<'a> Parser<'a> {
     /// Marks the open containers broken (those already marked have their
     /// outer ones marked too).
     pub(super) fn broke(&mut self) {
+        self.guessed = true;
         for frame in self.stack.iter().rev() {
             let flags = &mut self.records[frame.index as usize].flags;
             if *flags & BROKEN != 0 {

@@ -57,7 +57,7 @@ pub(super) const NO_KEY: u32 = u32::MAX;
 
 /// One value. `subtree_end` is the index after its last descendant, so its
 /// first child is the next record and each child's `subtree_end` is the next sibling.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Record {
     pub(super) start: u32,
     pub(super) end: u32,
@@ -82,7 +82,7 @@ pub(super) const KEY_BROKEN: u8 = 4;
 pub(super) const REPEATED_KEYS: u8 = 8;
 
 /// A parsed JSON document: the text and its values.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Tree {
     pub(super) text: Arc<String>,
     pub(super) records: Vec<Record>,

@@ -26,6 +26,7 @@ pub(crate) use sink::{Sink, missing_key_range, relative_path_problem, same_json}
 
 use crate::cancel::Wanted;
 use crate::diagnostic::{Code, Collector, Diagnostic, Keep, Omitted};
+use crate::parallel::{RunAll, Threads};
 use crate::syntax::Node;
 use crate::text::{Shift, TextRange};
 
@@ -81,86 +82,64 @@ impl TopMember {
     }
 }
 
-/// Where the entries' checks run: the caller's choice. The core starts no
-/// thread (it also runs where there are none, as WebAssembly): a caller
-/// with threads lends them.
-#[derive(Clone, Copy, Default)]
-pub enum EntryChecks<'a> {
-    /// On the calling thread.
-    #[default]
-    OneThread,
-    /// From [`SPLIT_FROM_ENTRIES`] entries, in `chunks` runs of consecutive
-    /// entries handed to `runner` together, then joined in order: each
-    /// entry's checks read the entry alone, and at 50 000 entries they take
-    /// about 100 ms of one core. (The server does not: glibc keeps the heap
-    /// of the thread that made the entries' facts when they are freed, so
-    /// a document closed would not give that memory back.)
-    Parallel {
-        runner: &'a dyn RunAll,
-        chunks: usize,
-    },
-}
-
-impl std::fmt::Debug for EntryChecks<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            EntryChecks::OneThread => f.write_str("OneThread"),
-            EntryChecks::Parallel { chunks, .. } => write!(f, "Parallel {{ chunks: {chunks} }}"),
-        }
-    }
-}
-
-/// Runs jobs that depend on nothing of each other, at once or in turn: what
-/// a caller with threads lends the core. Each job runs exactly once, and
-/// `run_all` returns when all have; a job that panics is resumed by it.
-pub trait RunAll: Sync {
-    fn run_all<'s>(&self, jobs: Vec<Box<dyn FnOnce() + Send + 's>>);
-}
-
 /// A run of entries checked: their facts, and which of them a syntax
 /// error broke.
 type Checked = (Vec<EntryFacts>, Vec<usize>);
 
-/// From how many entries [`EntryChecks::Parallel`] splits them.
+/// From how many entries [`Threads::Parallel`] splits them.
 const SPLIT_FROM_ENTRIES: usize = 4096;
 
-/// Each entry's checks and facts, and which entries a syntax error broke
-/// (in order). From `split_from` entries with a runner, they are checked in
-/// chunks, each into a sink of its own, absorbed in order after: the cap
-/// keeps the best-ranked diagnostics of all, as one pass would.
-fn check_entries(
-    sink: &mut Sink<'_>,
+/// How many runs of entries each lent thread gets: runs of about equal
+/// work, so that the thread that also checks the shortlist does not end last.
+const RUNS_PER_THREAD: usize = 4;
+
+/// `side` (the checks of the rest of the report), then each entry's
+/// checks and facts, and which entries a syntax error broke (in order).
+/// From `split_from` entries with a runner, `side` and the entries in
+/// `runs` runs are checked as jobs, each into a sink of its own, absorbed
+/// in that order after: the cap keeps the best-ranked diagnostics of all,
+/// as one pass would.
+fn check_entries<'t, A: Send>(
+    sink: &mut Sink<'t>,
     items: &[Node<'_>],
     split: Option<(&dyn RunAll, usize)>,
     split_from: usize,
     wanted: Option<Wanted<'_>>,
-) -> Checked {
-    let chunks = match split {
-        Some((runner, chunks)) if chunks >= 2 && items.len() >= split_from.max(2) => {
-            Some((runner, chunks.min(items.len())))
+    side: impl FnOnce(&mut Sink<'t>) -> A + Send,
+) -> (A, Checked) {
+    let runs = match split {
+        Some((runner, runs)) if runs >= 2 && items.len() >= split_from.max(2) => {
+            Some((runner, runs.min(items.len())))
         }
         _ => None,
     };
-    let Some((runner, chunks)) = chunks else {
-        return check_entry_run(sink, items, 0, wanted);
+    let Some((runner, runs)) = runs else {
+        let aside = side(sink);
+        return (aside, check_entry_run(sink, items, 0, wanted));
     };
     let (text, keep) = (sink.text, sink.out.keep());
-    let size = items.len().div_ceil(chunks);
+    let size = items.len().div_ceil(runs);
+    let mut aside = None;
     let mut results: Vec<Option<(Checked, Collector)>> =
         (0..items.len().div_ceil(size)).map(|_| None).collect();
-    let jobs: Vec<Box<dyn FnOnce() + Send + '_>> = results
-        .iter_mut()
-        .zip(items.chunks(size))
-        .enumerate()
-        .map(|(nth, (result, chunk))| {
+    let mut jobs: Vec<Box<dyn FnOnce() + Send + '_>> = Vec::with_capacity(results.len() + 1);
+    let aside_slot = &mut aside;
+    jobs.push(Box::new(move || {
+        let mut own = Sink::new(text, keep);
+        *aside_slot = Some((side(&mut own), own.out));
+    }));
+    jobs.extend(results.iter_mut().zip(items.chunks(size)).enumerate().map(
+        |(nth, (result, run))| {
             Box::new(move || {
                 let mut own = Sink::new(text, keep);
-                let checked = check_entry_run(&mut own, chunk, nth * size, wanted);
+                let checked = check_entry_run(&mut own, run, nth * size, wanted);
                 *result = Some((checked, own.out));
             }) as Box<dyn FnOnce() + Send + '_>
-        })
-        .collect();
+        },
+    ));
     runner.run_all(jobs);
+    let (aside, out) = aside.expect("run_all runs every job");
+    sink.out.absorb(out);
     let mut entries = Vec::with_capacity(items.len());
     let mut broken = Vec::new();
     for result in results {
@@ -169,7 +148,7 @@ fn check_entries(
         broken.extend(more_broken);
         sink.out.absorb(out);
     }
-    (entries, broken)
+    (aside, (entries, broken))
 }
 
 /// The checks of `items`, the first of them entry `first`.
@@ -198,16 +177,16 @@ fn check_entry_run(
 /// field that a syntax error broke ([`Node::is_broken`]) loses its checks,
 /// and the checks across entries say nothing they cannot know because of it.
 pub fn validate(text: &str, root: Node<'_>, keep: Keep) -> Validation {
-    validate_with(text, root, keep, EntryChecks::OneThread, None)
+    validate_with(text, root, keep, Threads::OneThread, None)
 }
 
-/// Like [`validate`], with the entries' checks where `checks` says.
+/// Like [`validate`], with the entries' checks where `threads` says.
 /// `wanted` is asked now and then (see `cancel`).
 pub fn validate_with(
     text: &str,
     root: Node<'_>,
     keep: Keep,
-    checks: EntryChecks<'_>,
+    threads: Threads<'_>,
     wanted: Option<Wanted<'_>>,
 ) -> Validation {
     // A broken text that does not even look like a report: nothing certain to say.
@@ -224,24 +203,31 @@ pub fn validate_with(
             ..Validation::default()
         };
     };
-    let shortlist = report
-        .shortlist
-        .map(|node| shortlist::check_shortlist(&mut sink, node));
-    let candidates = report
-        .promotion_candidates
-        .map(|node| promotion::check_candidates(&mut sink, node))
-        .unwrap_or_default();
     let items: Vec<Node<'_>> = report
         .entries
         .and_then(Node::items)
         .into_iter()
         .flatten()
         .collect();
-    let split = match checks {
-        EntryChecks::OneThread => None,
-        EntryChecks::Parallel { runner, chunks } => Some((runner, chunks)),
-    };
-    let (entries, broken) = check_entries(&mut sink, &items, split, SPLIT_FROM_ENTRIES, wanted);
+    let runs = threads
+        .lent()
+        .map(|(runner, threads)| (runner, threads * RUNS_PER_THREAD));
+    let (shortlist, candidates) = (report.shortlist, report.promotion_candidates);
+    let ((shortlist, candidates, members), (entries, broken)) = check_entries(
+        &mut sink,
+        &items,
+        runs,
+        SPLIT_FROM_ENTRIES,
+        wanted,
+        |sink| {
+            let shortlist = shortlist.map(|node| shortlist::check_shortlist(sink, node));
+            let candidates = candidates
+                .map(|node| promotion::check_candidates(sink, node))
+                .unwrap_or_default();
+            // Counting a large array's items reads a record per item: here, beside the entries.
+            (shortlist, candidates, top_members(root))
+        },
+    );
     let intact = |entry: &&EntryFacts| broken.binary_search(&entry.index).is_err();
     // A broken shortlist may have held any path.
     if let Some(shortlist) = &shortlist
@@ -279,7 +265,7 @@ pub fn validate_with(
         cross: report.entries.is_some().then(|| CrossEntry {
             shortlist,
             candidates,
-            members: top_members(root),
+            members,
         }),
     }
 }
@@ -411,29 +397,7 @@ pub(crate) fn check_entry_alone(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Runs the jobs in reverse order, one after the other: the join must
-    /// not depend on when each chunk ran.
-    struct Backwards;
-    impl RunAll for Backwards {
-        fn run_all<'s>(&self, jobs: Vec<Box<dyn FnOnce() + Send + 's>>) {
-            for job in jobs.into_iter().rev() {
-                job();
-            }
-        }
-    }
-
-    /// Runs each job on a thread of its own, as a caller with threads does.
-    struct Threads;
-    impl RunAll for Threads {
-        fn run_all<'s>(&self, jobs: Vec<Box<dyn FnOnce() + Send + 's>>) {
-            std::thread::scope(|scope| {
-                for job in jobs {
-                    scope.spawn(job);
-                }
-            });
-        }
-    }
+    use crate::fixture::{Backwards, OnThreads};
 
     /// The entries' checks split into chunks (run in any order, on any
     /// thread) give what one pass gives: the same facts, broken entries,
@@ -452,6 +416,9 @@ mod tests {
             let at = text.match_indices("\"op_type\": ").nth(nth).unwrap().0;
             text.replace_range(at..at + 12, "\"op_type\" ");
         }
+        // Problems in the shortlist too, which is checked beside the entries.
+        let shortlist = text.find("\"shortlist\": [").unwrap() + 14;
+        text.insert_str(shortlist, "\"/abs.md\", 3, \"a/../b.md\", ");
         let middle = crate::text::TextRange::new(text.len() / 3, text.len() * 2 / 3);
         for keep in [Keep::at_most(7), Keep::ALL, Keep::touching(middle)] {
             let parse = crate::syntax::parse(&text);
@@ -459,7 +426,13 @@ mod tests {
             let items: Vec<Node<'_>> = root.get("entries").unwrap().items().unwrap().collect();
             let run = |split: Option<(&dyn RunAll, usize)>| {
                 let mut sink = Sink::new(&text, keep);
-                let (entries, broken) = check_entries(&mut sink, &items, split, 2, None);
+                let side = |sink: &mut Sink<'_>| {
+                    let shortlist = root.get("shortlist").unwrap();
+                    shortlist::check_shortlist(sink, shortlist).find("a/../b.md")
+                };
+                let (found, (entries, broken)) =
+                    check_entries(&mut sink, &items, split, 2, None, side);
+                assert!(found.is_some());
                 let (mut kept, omitted) = sink.out.finish();
                 kept.sort_by(Diagnostic::order);
                 let mut at: Vec<_> = omitted
@@ -478,7 +451,7 @@ mod tests {
             }
             // Two chunks up to more chunks than entries (one entry each).
             for chunks in [2, 3, 5, 41, 100] {
-                for runner in [&Backwards as &dyn RunAll, &Threads] {
+                for runner in [&Backwards as &dyn RunAll, &OnThreads] {
                     assert!(
                         one_pass == run(Some((runner, chunks))),
                         "{keep:?}: one pass and {chunks} chunks differ"

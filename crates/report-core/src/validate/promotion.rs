@@ -3,7 +3,7 @@
 
 // foldhash: keys are paths and member names of the report, hashed by the
 // hundred thousand; its seeds are random per process.
-use foldhash::{HashMap, HashMapExt};
+use foldhash::HashMap;
 
 use super::facts::EntryFacts;
 use super::sink::{Place, Sink};
@@ -128,12 +128,18 @@ pub(super) fn judge_all(
     if candidates.is_empty() {
         return;
     }
-    let mut by_path: HashMap<&str, (bool, &EntryFacts)> = HashMap::new();
+    // Only the entries a candidate names: a few, among tens of thousands.
+    let mut by_path: HashMap<&str, Option<(bool, &EntryFacts)>> = candidates
+        .iter()
+        .map(|candidate| (candidate.path(), None))
+        .collect();
     for entry in entries {
-        if let Some((path, _)) = &entry.path {
-            let named = by_path.entry(path).or_insert((false, entry));
+        if let Some((path, _)) = &entry.path
+            && let Some(named) = by_path.get_mut(path.as_str())
+        {
+            let named = named.get_or_insert((false, entry));
             named.0 |= classifier_judged(entry);
         }
     }
-    judge(candidates, |path| by_path.get(path).copied(), out);
+    judge(candidates, |path| by_path.get(path).copied().flatten(), out);
 }

@@ -1,0 +1,553 @@
+//! A large text parsed on several threads, into the tree one parse in
+//! order gives (`parse_in_chunks`).
+//!
+//! A report is an object whose big member is an array of independent
+//! entries, so the text is cut at a few places where an array's item seems
+//! to start: a `{` right after `}` and `,` (`find_cuts`; no parse needed,
+//! and a guess, as a `},{` may lie in a string). The first piece is parsed
+//! by the document's own parser from the start; each other one, on another
+//! job, by a parser started as if inside an array that is a member of the
+//! root object, having just read `},` (`Chunk::parse`).
+//!
+//! A chunk is taken (`Parser::adopt`) only where the guess proves right:
+//! the document's parser, having read up to the cut, is exactly where the
+//! chunk started (an item of an array in the root, right after `},`, at
+//! the same offsets), and the chunk parsed without reporting or guessing
+//! anything, ending where the next chunk starts, at its array's `]` or at
+//! the end of the text. A clean chunk's records depend on nothing but its
+//! tokens and that state, so taking it gives the records a parse in order
+//! would have written. Any other chunk is dropped, and the document's
+//! parser reads its text itself, up to the next cut: errors, recovery and
+//! limits stay the one parser's, in order, as everywhere else.
+
+use foldhash::HashMap;
+
+use super::lexer::Tok;
+use super::parser::{Expect, Frame, NO_CHILD, Parser, Quiet, Stop};
+use super::tree::{Kind, Record};
+use crate::parallel::RunAll;
+
+/// Below this a piece is not worth a job: about a millisecond of parsing.
+pub(super) const MIN_CHUNK_BYTES: usize = 512 << 10;
+
+/// How far past its target a cut is looked for.
+const CUT_WINDOW: usize = 64 << 10;
+
+/// Where a chunk starts: at the `{` of what seems an array's next item.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Cut {
+    /// The `{`.
+    at: usize,
+    /// After the `,` before it, and after the `}` before that: where a
+    /// parse in order would have its last token and last value end.
+    comma_end: usize,
+    brace_end: usize,
+}
+
+/// Up to `chunks - 1` cuts, in order, splitting `text` into runs of about
+/// equal size and at least `min_bytes` each.
+pub(super) fn find_cuts(text: &str, chunks: usize, min_bytes: usize) -> Vec<Cut> {
+    let bytes = text.as_bytes();
+    let min_bytes = min_bytes.max(1);
+    let chunks = chunks.min(bytes.len() / min_bytes);
+    let mut cuts: Vec<Cut> = Vec::new();
+    for k in 1..chunks {
+        let target = bytes.len() / chunks * k;
+        let from = cuts.last().map_or(0, |c| c.at + min_bytes).max(target);
+        if bytes.len().saturating_sub(from) < min_bytes {
+            break;
+        }
+        if let Some(cut) = cut_near(bytes, from) {
+            cuts.push(cut);
+        }
+    }
+    cuts
+}
+
+/// The best cut in the window from `from`: `}`, `,` and `{` with only
+/// whitespace between, and of those the least indented `{`, most likely an
+/// item of the outermost array (the report's entries) rather than of an
+/// array inside one.
+fn cut_near(bytes: &[u8], from: usize) -> Option<Cut> {
+    let window = &bytes[from..bytes.len().min(from + CUT_WINDOW)];
+    let mut best: Option<(usize, Cut)> = None;
+    for i in memchr::memchr_iter(b'{', window) {
+        let at = from + i;
+        let Some(cut) = after_brace_and_comma(bytes, at) else {
+            continue;
+        };
+        let line_start = bytes[..at]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |n| n + 1);
+        let indent = match bytes[line_start..at]
+            .iter()
+            .all(|&b| b == b' ' || b == b'\t')
+        {
+            true => at - line_start,
+            // `},{` in a line: an array written on one line.
+            false => usize::MAX,
+        };
+        if best.is_none_or(|(least, _)| indent < least) {
+            best = Some((indent, cut));
+        }
+    }
+    best.map(|(_, cut)| cut)
+}
+
+/// The cut at the `{` at `at`, if only whitespace, a `,`, whitespace and
+/// a `}` come before it.
+fn after_brace_and_comma(bytes: &[u8], at: usize) -> Option<Cut> {
+    let before = |end: usize| {
+        bytes[..end]
+            .iter()
+            .rposition(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+    };
+    let comma = before(at).filter(|&c| bytes[c] == b',')?;
+    let brace = before(comma).filter(|&b| bytes[b] == b'}')?;
+    Some(Cut {
+        at,
+        comma_end: comma + 1,
+        brace_end: brace + 1,
+    })
+}
+
+/// One piece parsed on its own, from a [`Cut`] to where it stopped.
+pub(super) struct Chunk {
+    /// A stand-in for the array the piece lies in, then the piece's values.
+    records: Vec<Record>,
+    escaped_values: HashMap<u32, Box<str>>,
+    escaped_keys: HashMap<u32, Box<str>>,
+    stop: Stop,
+    /// Where the parse stopped: the next token, not scanned.
+    pos: usize,
+    /// It reported or guessed nothing, and stopped in its array.
+    clean: bool,
+    /// The array's last two items in the piece (`NO_CHILD` if none).
+    last_child: u32,
+    prev_child: u32,
+    prev: Tok,
+    last_end: usize,
+    value_end: usize,
+    /// 0 if the piece has no colon.
+    colon_end: usize,
+}
+
+impl Chunk {
+    /// Parses `text` from `cut` up to `end`, as inside an array that is a
+    /// member of the root object, with `depth_limit` the document's.
+    pub(super) fn parse(
+        text: &str,
+        cut: Cut,
+        end: usize,
+        depth_limit: usize,
+        wanted: Option<crate::cancel::Wanted<'_>>,
+    ) -> Chunk {
+        let mut parser = Parser::for_bytes(text, end.min(text.len()) - cut.at);
+        parser.records.push(Record {
+            start: cut.at as u32,
+            end: cut.at as u32,
+            key_start: super::tree::NO_KEY,
+            key_end: super::tree::NO_KEY,
+            subtree_end: 1,
+            kind: Kind::Array,
+            value_escaped: false,
+            key_escaped: false,
+            flags: 0,
+        });
+        parser.stack.push(Frame {
+            index: 0,
+            is_object: false,
+            keys_base: 0,
+            key_set: None,
+            last_child: NO_CHILD,
+            prev_child: NO_CHILD,
+            errors: 0,
+        });
+        parser.open_arrays = 1;
+        // The root object and this array are open in the document; here only the array.
+        parser.depth_limit = depth_limit.saturating_sub(1);
+        parser.wanted = wanted;
+        parser.stop_at = end;
+        parser.close_at_depth = 1;
+        parser.prev = Tok::Comma;
+        parser.last_end = cut.comma_end;
+        parser.value_end = cut.brace_end;
+        parser.tokens.skip_to(cut.at);
+        let stop = parser.run_from(Expect::Value { after_comma: true });
+        // A broken piece may close the array it stands in.
+        let (last_child, prev_child) = parser
+            .stack
+            .first()
+            .map_or((NO_CHILD, NO_CHILD), |f| (f.last_child, f.prev_child));
+        Chunk {
+            clean: !parser.guessed
+                && parser.errors.is_empty()
+                && parser.stack.len() == 1
+                && parser.quiet == Quiet::No,
+            last_child,
+            prev_child,
+            stop,
+            pos: parser.tokens.pos,
+            prev: parser.prev,
+            last_end: parser.last_end,
+            value_end: parser.value_end,
+            colon_end: parser.colon_end,
+            records: parser.records,
+            escaped_values: parser.escaped_values,
+            escaped_keys: parser.escaped_keys,
+        }
+    }
+}
+
+impl Parser<'_> {
+    /// Whether this parser, stopped at `cut`, is where a [`Chunk`] from it
+    /// started: expecting an item of an array that is a member of the root
+    /// object, right after `},`, at the same offsets.
+    fn is_at(&self, cut: Cut, expect: Expect) -> bool {
+        expect == (Expect::Value { after_comma: true })
+            && self.tokens.pos == cut.at
+            && self.stack.len() == 2
+            && self.stack[0].is_object
+            && !self.stack[1].is_object
+            && self.pending_key.is_none()
+            && self.prev == Tok::Comma
+            && self.last_end == cut.comma_end
+            && self.value_end == cut.brace_end
+            && self.quiet == Quiet::No
+    }
+
+    /// Takes a clean chunk that starts where this parser stands: its values
+    /// become the current array's next items, its state this parser's.
+    fn adopt(&mut self, chunk: Chunk) -> Stop {
+        // The chunk's first record stands for the array; its next is this one's next.
+        let offset = self.records.len() as u32 - 1;
+        self.records
+            .extend(chunk.records[1..].iter().map(|r| Record {
+                subtree_end: r.subtree_end + offset,
+                ..*r
+            }));
+        let rebased = |(index, text): (u32, Box<str>)| (index + offset, text);
+        self.escaped_values
+            .extend(chunk.escaped_values.into_iter().map(rebased));
+        self.escaped_keys
+            .extend(chunk.escaped_keys.into_iter().map(rebased));
+        let frame = self.stack.last_mut().expect("inside the array");
+        match (chunk.prev_child, chunk.last_child) {
+            (_, NO_CHILD) => {}
+            (NO_CHILD, last) => {
+                frame.prev_child = frame.last_child;
+                frame.last_child = last + offset;
+            }
+            (prev, last) => {
+                frame.prev_child = prev + offset;
+                frame.last_child = last + offset;
+            }
+        }
+        self.prev = chunk.prev;
+        self.last_end = chunk.last_end;
+        self.value_end = chunk.value_end;
+        if chunk.colon_end != 0 {
+            self.colon_end = chunk.colon_end;
+        }
+        self.tokens.skip_to(chunk.pos);
+        chunk.stop
+    }
+}
+
+/// Runs `parser` over its whole text, the pieces after `cuts` parsed as
+/// jobs of `runner` beside the first, then taken in order where they prove
+/// right and parsed again in order where not. Returns how many were taken.
+pub(super) fn parse_in_chunks(parser: &mut Parser<'_>, runner: &dyn RunAll, cuts: &[Cut]) -> usize {
+    let text = parser.text;
+    let depth_limit = parser.depth_limit;
+    let wanted = parser.wanted;
+    let mut chunks: Vec<Option<Chunk>> = cuts.iter().map(|_| None).collect();
+    let mut first = None;
+    parser.stop_at = cuts.first().map_or(usize::MAX, |c| c.at);
+    {
+        let mut jobs: Vec<Box<dyn FnOnce() + Send + '_>> = Vec::with_capacity(cuts.len() + 1);
+        let main = &mut *parser;
+        let first = &mut first;
+        jobs.push(Box::new(move || {
+            *first = Some(main.run_from(Expect::Value { after_comma: false }));
+        }));
+        for (i, slot) in chunks.iter_mut().enumerate() {
+            let cut = cuts[i];
+            let end = cuts.get(i + 1).map_or(usize::MAX, |c| c.at);
+            jobs.push(Box::new(move || {
+                *slot = Some(Chunk::parse(text, cut, end, depth_limit, wanted));
+            }));
+        }
+        runner.run_all(jobs);
+    }
+    let mut stop = first.expect("every job ran");
+    let mut taken = 0;
+    for (i, chunk) in chunks.into_iter().enumerate() {
+        // A piece taken ended its array: on in order to the next cut.
+        if let Stop::AtClose(expect) | Stop::Ended(expect) = stop {
+            parser.stop_at = cuts[i].at;
+            stop = parser.run_from(expect);
+        }
+        let Stop::AtCut(expect) = stop else {
+            break;
+        };
+        let chunk = chunk.expect("every job ran");
+        if chunk.clean && parser.is_at(cuts[i], expect) {
+            stop = parser.adopt(chunk);
+            taken += 1;
+        } else {
+            drop(chunk);
+            parser.stop_at = cuts.get(i + 1).map_or(usize::MAX, |c| c.at);
+            stop = parser.run_from(expect);
+        }
+    }
+    parser.stop_at = usize::MAX;
+    match stop {
+        Stop::Done => {}
+        Stop::AtCut(expect) | Stop::AtClose(expect) | Stop::Ended(expect) => {
+            parser.run_from(expect);
+        }
+    }
+    taken
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::fixture::{Backwards, InOrder, OnThreads};
+    use crate::generate::{GenerateOptions, generate_report};
+    use crate::syntax::tests::PIECES;
+    use crate::syntax::{Parse, parse_shared, parse_with};
+
+    fn report(entries: usize, seed: u64) -> String {
+        generate_report(GenerateOptions {
+            entries,
+            seed,
+            violation_every: 4,
+        })
+    }
+
+    /// The parse in pieces, and how many pieces were taken.
+    fn in_pieces(text: &str, runner: &dyn RunAll, chunks: usize, min: usize) -> (Parse, usize) {
+        parse_with(
+            Arc::new(text.to_string()),
+            0,
+            None,
+            Some((runner, chunks, min)),
+        )
+    }
+
+    /// Every runner, every number of pieces: the parse in order, exactly.
+    fn assert_same_parse(text: &str, chunks: usize, min: usize) -> usize {
+        let whole = parse_shared(Arc::new(text.to_string()));
+        let mut taken = Vec::new();
+        for runner in [&InOrder as &dyn RunAll, &Backwards, &OnThreads] {
+            let (split, n) = in_pieces(text, runner, chunks, min);
+            assert_eq!(
+                split.errors, whole.errors,
+                "{chunks} pieces of {min}+ bytes"
+            );
+            assert!(
+                split == whole,
+                "{chunks} pieces of {min}+ bytes: another tree\n{text}"
+            );
+            taken.push(n);
+        }
+        assert!(taken.iter().all(|&n| n == taken[0]), "{taken:?}");
+        taken[0]
+    }
+
+    #[test]
+    fn cuts_fall_before_the_entries_of_a_pretty_report() {
+        let text = report(300, 1);
+        let cuts = find_cuts(&text, 6, 1);
+        assert_eq!(cuts.len(), 5);
+        let entries_at = text.find("\"entries\": [").unwrap();
+        let candidates_at = text.find("\"promotion_candidates\"").unwrap();
+        for pair in cuts.windows(2) {
+            assert!(pair[0].at < pair[1].at);
+        }
+        for cut in &cuts {
+            assert!((entries_at..candidates_at).contains(&cut.at), "{cut:?}");
+            // An entry's `{`, on a line of its own at the entries' indentation.
+            assert_eq!(&text[cut.at - 5..=cut.at], "\n    {", "{cut:?}");
+            assert_eq!(&text[cut.comma_end - 2..cut.comma_end], "},");
+            assert_eq!(text.as_bytes()[cut.brace_end - 1], b'}');
+        }
+        // Never closer than the least a piece may hold, and none in a small text.
+        let cuts = find_cuts(&text, 6, text.len() / 3);
+        assert!(cuts.len() <= 2, "{cuts:?}");
+        assert!(find_cuts(&text, 6, text.len()).is_empty());
+        assert!(find_cuts("", 4, 1).is_empty());
+        assert!(find_cuts("{}", 4, 1).is_empty());
+    }
+
+    #[test]
+    fn a_report_is_parsed_in_pieces_into_the_tree_of_one_parse() {
+        let text = report(400, 2);
+        for chunks in [2, 3, 7, 40] {
+            let cuts = find_cuts(&text, chunks, 1).len();
+            assert!(cuts >= chunks / 2, "{chunks}: {cuts} cuts");
+            // A valid report's pieces are all taken.
+            assert_eq!(assert_same_parse(&text, chunks, 1), cuts, "{chunks}");
+        }
+        // Written on one line, `},{` and all.
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let minified = serde_json::to_string(&value).unwrap();
+        assert!(minified.contains("},{"));
+        let cuts = find_cuts(&minified, 5, 1).len();
+        assert_eq!(cuts, 4);
+        assert_eq!(assert_same_parse(&minified, 5, 1), cuts);
+    }
+
+    #[test]
+    fn pieces_that_guess_wrong_are_parsed_again_in_order() {
+        let text = report(200, 3);
+        let entry = text.find("\"entries\": [").unwrap();
+        let every = |text: &str, min: usize| {
+            for chunks in [2, 3, 5, 9, 33] {
+                assert_same_parse(text, chunks, min);
+            }
+        };
+        // `},{` in strings: cuts inside a string are found and dropped.
+        let tricky = text.replace("\"op\": \"", "\"op\": \"x},\\n    {\\\"y\\\": [{}], {");
+        every(&tricky, 1);
+        let raw = text.replacen("\"op\": \"", "\"op\": \"}, {", 50);
+        every(&raw, 1);
+        // On one line, where a cut in a string looks like any other.
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let minified = serde_json::to_string(&value)
+            .unwrap()
+            .replace("\"op\":\"", "\"op\":\"},{");
+        let cuts = find_cuts(&minified, 9, 1).len();
+        let taken = assert_same_parse(&minified, 9, 1);
+        assert!(taken < cuts, "{taken} of {cuts}");
+        // Arrays of objects inside entries: cuts a level too deep.
+        let nested = text.replace(
+            "\"signals\": [",
+            "\"signals\": [{\"a\": 1},\n      {\"b\": [{}, {}]},\n      ",
+        );
+        every(&nested, 1);
+        // A syntax error in one piece: the rest are still taken.
+        let mut broken = text.clone();
+        let at = entry + (text.len() - entry) / 2;
+        let comma = at + broken[at..].find("\",").unwrap() + 1;
+        broken.replace_range(comma..comma + 1, "");
+        let whole = parse_shared(Arc::new(broken.clone()));
+        assert!(!whole.errors.is_empty());
+        let cuts = find_cuts(&broken, 8, 1).len();
+        let taken = assert_same_parse(&broken, 8, 1);
+        assert!(taken > 0 && taken < cuts, "{taken} of {cuts}");
+        // A repeated key, escapes in keys and values, a comment.
+        let mut varied = text.replacen("\"op\": ", "\"op\": \"a\", \"op\": ", 3);
+        varied = varied.replace("\"path\": \"", "\"p\\u0061th\": \"\\t");
+        varied = varied.replacen("\"signals\"", "/* c */ \"signals\"", 2);
+        every(&varied, 1);
+        // Cut where the entries' array ends, or never closes.
+        let candidates = text.find("\"promotion_candidates\"").unwrap();
+        every(&text[..candidates], 1);
+        every(&text[..text.len() * 2 / 3], 1);
+        let empty = format!("{}{}", &text[..entry], "\"entries\": []}");
+        every(&empty, 1);
+    }
+
+    #[test]
+    fn the_nesting_limit_counts_as_in_one_parse() {
+        let text = report(60, 4);
+        for depth in [
+            MAX_DEPTH_IN_ENTRY - 1,
+            MAX_DEPTH_IN_ENTRY,
+            MAX_DEPTH_IN_ENTRY + 1,
+        ] {
+            let deep = format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+            let nested = text.replacen("\"signals\": [", &format!("\"signals\": [{deep}, "), 40);
+            let too_deep = parse_shared(Arc::new(nested.clone()))
+                .errors
+                .iter()
+                .any(|e| e.kind == crate::syntax::SyntaxErrorKind::NestingTooDeep);
+            // The root, the entries and the entry hold three levels; `signals` a fourth.
+            assert_eq!(too_deep, depth > MAX_DEPTH_IN_ENTRY, "{depth}");
+            assert_same_parse(&nested, 6, 1);
+        }
+    }
+
+    /// How deep an array in an entry's `signals` may nest.
+    const MAX_DEPTH_IN_ENTRY: usize = crate::syntax::MAX_NESTING_DEPTH - 4;
+
+    #[test]
+    fn a_cancelled_parse_in_pieces_unwinds_as_cancelled() {
+        // Large enough for the parser to ask while a piece is parsed.
+        let text = Arc::new(report(3000, 5));
+        let no = || false;
+        for runner in [&InOrder as &dyn RunAll, &Backwards, &OnThreads] {
+            let cancelled = crate::cancel::catch(|| {
+                parse_with(
+                    text.clone(),
+                    0,
+                    Some(crate::cancel::Wanted(&no)),
+                    Some((runner, 4, 1)),
+                )
+            });
+            assert!(cancelled.is_err());
+        }
+    }
+
+    /// Bits of JSON and of strings that make cuts guess wrong and pieces
+    /// break, beside the parser tests' (`PIECES`).
+    const MORE_PIECES: &[&str] = &[
+        "},",
+        "},\n    {",
+        "}, {",
+        "},{",
+        "\"a\": 1",
+        "路径",
+        "😀",
+        "\t",
+    ];
+
+    fn edited(text: &str, edits: &[(usize, usize, usize)]) -> String {
+        let mut text = text.to_string();
+        for &(at, removed, piece) in edits {
+            let mut at = at % (text.len() + 1);
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            let mut end = (at + removed).min(text.len());
+            while !text.is_char_boundary(end) {
+                end += 1;
+            }
+            let piece = piece % (PIECES.len() + MORE_PIECES.len());
+            let piece = PIECES
+                .get(piece)
+                .unwrap_or_else(|| &MORE_PIECES[piece - PIECES.len()]);
+            text.replace_range(at..end, piece);
+        }
+        text
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(64),
+            ..ProptestConfig::default()
+        })]
+
+        /// Any report, broken anywhere, in any number of pieces of any
+        /// size: the tree and the errors of one parse in order.
+        #[test]
+        fn pieces_give_the_parse_in_order(
+            entries in 0usize..40,
+            seed in 0u64..1000,
+            edits in prop::collection::vec((any::<usize>(), 0usize..12, any::<usize>()), 0..4),
+            chunks in 2usize..12,
+            min in 1usize..400,
+        ) {
+            let text = edited(&report(entries, seed), &edits);
+            assert_same_parse(&text, chunks, min);
+        }
+    }
+}
