@@ -531,9 +531,12 @@ fn open_phases(entries: usize, text: &str) {
         let built = document.unwrap().rope;
         let mut host = None;
         analysis.push(time(&mut || {
-            host = Some(DocumentHost::open(whole.clone(), options, || {
-                RopeText(built.clone())
-            }))
+            host = Some(DocumentHost::open(
+                whole.clone(),
+                options,
+                report_core::Threads::OneThread,
+                || RopeText(built.clone()),
+            ))
         }));
         let host = host.unwrap();
         publication.push(time(&mut || {

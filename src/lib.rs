@@ -6,3 +6,4 @@ pub mod log;
 pub mod lsp;
 pub mod project;
 pub mod project_file;
+pub mod threads;

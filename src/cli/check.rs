@@ -10,6 +10,8 @@ use report_core::publication::{self, Own};
 use report_core::selection::looks_like_report;
 use report_core::{Analysis, Threads};
 
+use crate::threads::{OnPool, analysis_pool};
+
 use super::project::{FileSettings, Projects};
 use super::targets::{Source, display_path, find_targets};
 use super::*;
@@ -80,10 +82,7 @@ pub fn run_check(
     let pool = analysis_pool();
     let runner = OnPool(&pool);
     let threads = match targets.len() {
-        1 => Threads::Parallel {
-            runner: &runner,
-            chunks: pool.current_num_threads(),
-        },
+        1 => runner.threads(),
         _ => Threads::OneThread,
     };
     // Files are analysed in parallel; results keep the targets' order, so output is stable.
@@ -192,8 +191,9 @@ pub fn run_check(
     let code = outcome.exit_code(options.fail_at);
     // Freeing a large report's analysis value by value takes longer than
     // the exit, which returns the memory whole: a thread does it, which
-    // the exit does not wait for.
-    std::thread::spawn(move || drop(outcome));
+    // the exit does not wait for (if no thread can start, the refused
+    // closure is dropped here, and the outcome with it).
+    let _ = std::thread::Builder::new().spawn(move || drop(outcome));
     code
 }
 
@@ -297,28 +297,6 @@ pub(crate) fn failure_text(failure: &Failure) -> String {
     match &failure.path {
         Some(path) => format!("{path}: {}", failure.message),
         None => failure.message.clone(),
-    }
-}
-
-/// A pool whose threads have the stack an analysis may need.
-pub(super) fn analysis_pool() -> rayon::ThreadPool {
-    rayon::ThreadPoolBuilder::new()
-        .stack_size(report_core::ANALYSIS_STACK_BYTES)
-        .build()
-        .expect("the analysis threads start")
-}
-
-/// Runs the core's jobs (an analysis's chunks of entries) on the pool's
-/// threads: the core starts none of its own.
-pub(super) struct OnPool<'p>(pub &'p rayon::ThreadPool);
-
-impl report_core::RunAll for OnPool<'_> {
-    fn run_all<'s>(&self, jobs: Vec<Box<dyn FnOnce() + Send + 's>>) {
-        self.0.scope(|scope| {
-            for job in jobs {
-                scope.spawn(move |_| job());
-            }
-        });
     }
 }
 

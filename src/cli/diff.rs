@@ -136,7 +136,7 @@ fn read_both(
     };
     let (old_name, old_bytes) = read(&options.old)?;
     let (new_name, new_bytes) = read(&options.new)?;
-    let (old, new) = super::check::analysis_pool().join(
+    let (old, new) = crate::threads::analysis_pool().join(
         || report_core::analyze_with(old_bytes, report_core::AnalysisOptions::default()),
         || report_core::analyze_with(new_bytes, report_core::AnalysisOptions::default()),
     );

@@ -112,15 +112,12 @@ fn summarize(options: &SummaryCommand, stdin: &mut dyn Read) -> Result<String, S
         max_diagnostics: settings.max,
     };
     // As `check` analyses one file: in a chunk per core.
-    let pool = super::check::analysis_pool();
-    let runner = super::check::OnPool(&pool);
+    let pool = crate::threads::analysis_pool();
+    let runner = crate::threads::OnPool(&pool);
     let analysis = report_core::analyze_with(
         bytes,
         AnalysisOptions {
-            threads: report_core::Threads::Parallel {
-                runner: &runner,
-                chunks: pool.current_num_threads(),
-            },
+            threads: runner.threads(),
             ..AnalysisOptions::keeping(report_core::diagnostic::Keep::at_most(
                 host_options.kept_diagnostics(),
             ))

@@ -114,10 +114,12 @@ fn benches(c: &mut Criterion) {
         let shared = std::sync::Arc::new(text.clone());
         group.bench_function("host_open_and_publish", |b| {
             b.iter_with_large_drop(|| {
-                let host =
-                    report_core::host::DocumentHost::open(shared.clone(), host_options, || {
-                        Rope(ropey::Rope::from_str(&shared))
-                    });
+                let host = report_core::host::DocumentHost::open(
+                    shared.clone(),
+                    host_options,
+                    report_core::Threads::OneThread,
+                    || Rope(ropey::Rope::from_str(&shared)),
+                );
                 let published = host.published().diagnostics.len();
                 (host, published)
             })

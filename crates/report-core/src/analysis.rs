@@ -135,7 +135,7 @@ fn analyze_text(text: Arc<String>, options: AnalysisOptions<'_>) -> Analysis {
         threads,
         wanted,
     } = options;
-    let parse = syntax::parse_unless_cancelled(text.clone(), 0, wanted, threads.lent());
+    let parse = syntax::parse_unless_cancelled(text.clone(), 0, wanted, threads.for_parse());
     let mut entries = Vec::new();
     let mut cross = None;
     let mut out = Collector::new(keep);

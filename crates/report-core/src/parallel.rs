@@ -15,26 +15,47 @@ pub enum Threads<'a> {
     /// On the calling thread.
     #[default]
     OneThread,
-    /// In about `chunks` jobs handed to `runner` together, then joined in
-    /// order, into what one thread gives: the text of a large report cut
-    /// between its entries and parsed in pieces (`syntax::parse_split`),
-    /// and from a few thousand entries the entries' checks in runs of
-    /// consecutive entries (each entry's checks read the entry alone; at
-    /// 50 000 entries they take about 100 ms of one core). (The server
-    /// does not: glibc keeps the heap of the thread that made the entries'
-    /// facts when they are freed, so a document closed would not give that
-    /// memory back.)
+    /// In jobs handed to `runner` together, then joined in order, into
+    /// what one thread gives (`chunks`: how many threads `runner` has; the
+    /// work is cut into as many jobs, or a few per thread where jobs vary):
+    /// the text of a large report cut between its entries and parsed in
+    /// pieces (`syntax::parse_split`), and from a few thousand entries the
+    /// entries' checks in runs of consecutive entries (each entry's checks
+    /// read the entry alone; at 50 000 entries they take about 100 ms of
+    /// one core).
     Parallel {
+        runner: &'a dyn RunAll,
+        chunks: usize,
+    },
+    /// The parse as `Parallel`'s, the checks on the calling thread: the
+    /// server's openings. The facts the checks make live as long as the
+    /// document, and glibc keeps the heap of the thread that made them
+    /// once they are freed: a 50 MB report closed left 16 to 22 MB over
+    /// the server's baseline when its entries were checked on other
+    /// threads, 8 to 11 MB when only parsed there, 6 to 8 MB on one thread
+    /// (`tests/protocol.rs`). The parse's records are a few large blocks,
+    /// handed back whole.
+    ParseOnly {
         runner: &'a dyn RunAll,
         chunks: usize,
     },
 }
 
 impl<'a> Threads<'a> {
-    /// The runner and how many jobs, for `Parallel`.
-    pub fn lent(self) -> Option<(&'a dyn RunAll, usize)> {
+    /// The runner and how many jobs for the parse, if it is lent one.
+    pub fn for_parse(self) -> Option<(&'a dyn RunAll, usize)> {
         match self {
             Threads::OneThread => None,
+            Threads::Parallel { runner, chunks } | Threads::ParseOnly { runner, chunks } => {
+                Some((runner, chunks))
+            }
+        }
+    }
+
+    /// The runner and how many threads for the checks, if they are lent one.
+    pub fn for_checks(self) -> Option<(&'a dyn RunAll, usize)> {
+        match self {
+            Threads::OneThread | Threads::ParseOnly { .. } => None,
             Threads::Parallel { runner, chunks } => Some((runner, chunks)),
         }
     }
@@ -45,6 +66,7 @@ impl std::fmt::Debug for Threads<'_> {
         match self {
             Threads::OneThread => f.write_str("OneThread"),
             Threads::Parallel { chunks, .. } => write!(f, "Parallel {{ chunks: {chunks} }}"),
+            Threads::ParseOnly { chunks, .. } => write!(f, "ParseOnly {{ chunks: {chunks} }}"),
         }
     }
 }

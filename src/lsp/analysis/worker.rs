@@ -24,6 +24,7 @@ use crate::lsp::project_thread::{
 };
 use crate::lsp::session::{Session, Settings, lock};
 use crate::project::since_head::{self, HeadCopy};
+use crate::threads::{OnPool, opening_pool};
 
 /// How long a document's analysis thread waits for work before it frees
 /// what a repair retired: less than the pause between a person's keystrokes,
@@ -280,9 +281,9 @@ impl Analyser {
             publication_ms = crate::log::millis(started.elapsed() - analysed),
             "analysed and published"
         );
-        // A shortlist an edit replaced (an open's is built with it) gets its
-        // near-miss index once the publication is out and nothing waits,
-        // rather than in the first edit that needs it.
+        // An opened shortlist, or one an edit replaced, gets its near-miss
+        // index once the publication is out and nothing waits, rather than
+        // before the first diagnostics or in the first edit that needs it.
         if self.waiting.load(Ordering::SeqCst) == 0 {
             state.host.index_near_misses();
         }
@@ -555,12 +556,18 @@ fn narrow(previous: &DocState, job: &mut Job, options: HostOptions) {
 /// whether a full analysis was made or dropped (worth a trim when large).
 fn update(previous: Option<DocState>, job: Job, options: HostOptions) -> (DocState, bool) {
     let Some(mut state) = previous else {
-        // The text is analysed while the handler builds its rope.
+        // The text is analysed while the handler builds its rope: parsed in
+        // pieces on the opening pool, its entries checked here (see
+        // `Threads::ParseOnly` for why).
         let host = match job.text {
             Some(whole) => {
                 let rope = job.rope;
                 let fallback = whole.clone();
-                DocumentHost::open(whole, options, move || RopeText(rope.get(Some(&fallback))))
+                let runner = OnPool(opening_pool());
+                let threads = runner.parse_only();
+                DocumentHost::open(whole, options, threads, move || {
+                    RopeText(rope.get(Some(&fallback)))
+                })
             }
             None => DocumentHost::new(RopeText(job.rope.get(None)), None, options),
         };

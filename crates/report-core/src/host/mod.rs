@@ -42,6 +42,7 @@ use crate::ide::targets::{self, TargetIndex, TargetSpan};
 use crate::ide::workspace_symbols::{self, EntrySymbol};
 use crate::ide::{folding, navigation};
 use crate::incremental::Incremental;
+use crate::parallel::Threads;
 use crate::project_checks::{self, WorkspaceFacts};
 use crate::publication::{self, Own, Publication};
 use crate::report_diff;
@@ -128,15 +129,17 @@ impl<T: SourceText> DocumentHost<T> {
         host
     }
 
-    /// Analyses `whole` in full and only then takes the same text as `T`
-    /// from `text`: a caller that builds its `T` (a rope) from the string
-    /// can build it meanwhile, on another thread (as an opening does).
+    /// Analyses `whole` in full, parsing and checking on `threads`, and
+    /// only then takes the same text as `T` from `text`: a caller that
+    /// builds its `T` (a rope) from the string can build it meanwhile, on
+    /// another thread (as an opening does).
     pub fn open(
         whole: Arc<String>,
         options: HostOptions,
+        threads: Threads<'_>,
         text: impl FnOnce() -> T,
     ) -> DocumentHost<T> {
-        let analysis = analyze_within(whole, options);
+        let analysis = analyze_within(whole, options, threads);
         let mut host = DocumentHost::holding(text(), options);
         host.adopt(analysis, false);
         host
@@ -325,7 +328,7 @@ impl<T: SourceText> DocumentHost<T> {
         }
         self.options = options;
         let whole = whole.unwrap_or_else(|| self.text.whole());
-        let analysis = analyze_within(Arc::new(whole), options);
+        let analysis = analyze_within(Arc::new(whole), options, Threads::OneThread);
         self.adopt(analysis, was_report);
     }
 
@@ -414,9 +417,10 @@ impl<T: SourceText> DocumentHost<T> {
     /// Builds now what the next edits would otherwise build at their first
     /// need: the shortlist's near-miss index, which an entry whose path the
     /// shortlist lacks asks for (about 20 ms at 50 000 paths, once per
-    /// shortlist). An open builds it with the document; a shortlist an
-    /// edit replaced has none until this is called (the server calls it
-    /// after publishing, when nothing waits). Nothing when it is built.
+    /// shortlist). A shortlist, opened or replaced by an edit, has none
+    /// until this is called: the server calls it after publishing, when
+    /// nothing waits, so that neither the first diagnostics nor the first
+    /// such edit wait for it. Nothing when it is built.
     pub fn index_near_misses(&self) {
         if let Analysed::PerEntry(incremental) = &self.analysed {
             incremental.index_near_misses();
@@ -778,12 +782,15 @@ pub fn analyze_file(bytes: Vec<u8>, options: HostOptions, wanted: Option<Wanted<
     analysis::analyze_with(bytes, options)
 }
 
-fn analyze_within(text: Arc<String>, options: HostOptions) -> Analysis {
+fn analyze_within(text: Arc<String>, options: HostOptions, threads: Threads<'_>) -> Analysis {
     match text.len() > options.max_document_bytes {
         true => analysis::too_large(text, options.max_document_bytes),
         false => analysis::analyze_with(
             text,
-            analysis::AnalysisOptions::keeping(Keep::at_most(options.kept_diagnostics())),
+            analysis::AnalysisOptions {
+                threads,
+                ..analysis::AnalysisOptions::keeping(Keep::at_most(options.kept_diagnostics()))
+            },
         ),
     }
 }

@@ -198,11 +198,6 @@ impl Incremental {
         let by_path = PathIndex::new(&slots);
         let missing = missing_paths(&slots, cross.shortlist.as_ref());
         let totals = Totals::of(&slots);
-        // With the document, not at the first entry whose path the
-        // shortlist lacks: that edit would otherwise wait for it.
-        if let Some(shortlist) = &cross.shortlist {
-            shortlist.index_near_misses();
-        }
         Ok(Incremental {
             len,
             slots,

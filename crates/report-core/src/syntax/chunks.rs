@@ -44,8 +44,8 @@ pub(super) struct Cut {
     brace_end: usize,
 }
 
-/// Up to `chunks - 1` cuts, in order, splitting `text` into runs of about
-/// equal size and at least `min_bytes` each.
+/// Up to `chunks - 1` cuts, in order, splitting `text` into pieces of
+/// about equal size and of at least `min_bytes` each.
 pub(super) fn find_cuts(text: &str, chunks: usize, min_bytes: usize) -> Vec<Cut> {
     let bytes = text.as_bytes();
     let min_bytes = min_bytes.max(1);
@@ -54,39 +54,30 @@ pub(super) fn find_cuts(text: &str, chunks: usize, min_bytes: usize) -> Vec<Cut>
     for k in 1..chunks {
         let target = bytes.len() / chunks * k;
         let from = cuts.last().map_or(0, |c| c.at + min_bytes).max(target);
-        if bytes.len().saturating_sub(from) < min_bytes {
+        // The last piece too holds `min_bytes`.
+        let Some(last_at) = bytes.len().checked_sub(min_bytes) else {
+            break;
+        };
+        if from > last_at {
             break;
         }
-        if let Some(cut) = cut_near(bytes, from) {
+        if let Some(cut) = cut_near(&bytes[..=last_at], from) {
             cuts.push(cut);
         }
     }
     cuts
 }
 
-/// The best cut in the window from `from`: `}`, `,` and `{` with only
-/// whitespace between, and of those the least indented `{`, most likely an
-/// item of the outermost array (the report's entries) rather than of an
-/// array inside one.
+/// The best cut at or after `from` in a window: a `{` after `}` and `,`
+/// with only whitespace between, and of those the least indented `{`, most
+/// likely an item of the outermost array (the report's entries) rather
+/// than of an array inside one. Linear in the window, whatever the lines.
 fn cut_near(bytes: &[u8], from: usize) -> Option<Cut> {
     let window = &bytes[from..bytes.len().min(from + CUT_WINDOW)];
     let mut best: Option<(usize, Cut)> = None;
     for i in memchr::memchr_iter(b'{', window) {
-        let at = from + i;
-        let Some(cut) = after_brace_and_comma(bytes, at) else {
+        let Some((indent, cut)) = after_brace_and_comma(bytes, from + i) else {
             continue;
-        };
-        let line_start = bytes[..at]
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |n| n + 1);
-        let indent = match bytes[line_start..at]
-            .iter()
-            .all(|&b| b == b' ' || b == b'\t')
-        {
-            true => at - line_start,
-            // `},{` in a line: an array written on one line.
-            false => usize::MAX,
         };
         if best.is_none_or(|(least, _)| indent < least) {
             best = Some((indent, cut));
@@ -96,8 +87,10 @@ fn cut_near(bytes: &[u8], from: usize) -> Option<Cut> {
 }
 
 /// The cut at the `{` at `at`, if only whitespace, a `,`, whitespace and
-/// a `}` come before it.
-fn after_brace_and_comma(bytes: &[u8], at: usize) -> Option<Cut> {
+/// a `}` come before it, with the `{`'s indentation: how far it is from
+/// its line's start, or `usize::MAX` when the `,` is on its line (an array
+/// written on one line).
+fn after_brace_and_comma(bytes: &[u8], at: usize) -> Option<(usize, Cut)> {
     let before = |end: usize| {
         bytes[..end]
             .iter()
@@ -105,11 +98,16 @@ fn after_brace_and_comma(bytes: &[u8], at: usize) -> Option<Cut> {
     };
     let comma = before(at).filter(|&c| bytes[c] == b',')?;
     let brace = before(comma).filter(|&b| bytes[b] == b'}')?;
-    Some(Cut {
+    let indent = bytes[comma + 1..at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(usize::MAX, |n| at - (comma + 1 + n + 1));
+    let cut = Cut {
         at,
         comma_end: comma + 1,
         brace_end: brace + 1,
-    })
+    };
+    Some((indent, cut))
 }
 
 /// One piece parsed on its own, from a [`Cut`] to where it stopped.
@@ -385,6 +383,26 @@ mod tests {
         assert!(find_cuts(&text, 6, text.len()).is_empty());
         assert!(find_cuts("", 4, 1).is_empty());
         assert!(find_cuts("{}", 4, 1).is_empty());
+    }
+
+    /// Cuts are found in a window, whatever the lines: a text of one line
+    /// (where looking back for each `{`'s line start took minutes at 8 MiB)
+    /// is cut as fast as any other, every piece holding its least.
+    #[test]
+    fn a_text_on_one_line_is_cut_in_a_window() {
+        let items = "{},".repeat(3 << 20);
+        let text = format!("{{\"entries\":[{}{{}}]}}", items);
+        for (chunks, min) in [(2, 1), (8, 1), (8, 1 << 20), (3, text.len() / 4)] {
+            let cuts = find_cuts(&text, chunks, min);
+            assert_eq!(cuts.len(), chunks - 1, "{chunks} pieces of {min}+ bytes");
+            let mut starts: Vec<usize> = cuts.iter().map(|c| c.at).collect();
+            starts.insert(0, 0);
+            starts.push(text.len());
+            for piece in starts.windows(2) {
+                assert!(piece[1] - piece[0] >= min, "{piece:?}");
+            }
+        }
+        assert_same_parse(&text[..1 << 20], 8, 1);
     }
 
     #[test]

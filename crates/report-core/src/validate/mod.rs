@@ -210,7 +210,7 @@ pub fn validate_with(
         .flatten()
         .collect();
     let runs = threads
-        .lent()
+        .for_checks()
         .map(|(runner, threads)| (runner, threads * RUNS_PER_THREAD));
     let (shortlist, candidates) = (report.shortlist, report.promotion_candidates);
     let ((shortlist, candidates, members), (entries, broken)) = check_entries(
