@@ -44,7 +44,7 @@ impl OnPool<'_> {
     pub fn threads(&self) -> report_core::Threads<'_> {
         report_core::Threads::Parallel {
             runner: self,
-            chunks: self.0.current_num_threads(),
+            threads: self.0.current_num_threads(),
         }
     }
 
@@ -53,7 +53,7 @@ impl OnPool<'_> {
     pub fn parse_only(&self) -> report_core::Threads<'_> {
         report_core::Threads::ParseOnly {
             runner: self,
-            chunks: self.0.current_num_threads(),
+            threads: self.0.current_num_threads(),
         }
     }
 }

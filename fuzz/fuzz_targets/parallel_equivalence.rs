@@ -23,14 +23,14 @@ impl RunAll for Backwards {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let [chunks, min, text @ ..] = data else {
+    let [pieces, min, text @ ..] = data else {
         return;
     };
     let text = Arc::new(String::from_utf8_lossy(text).into_owned());
-    let chunks = 2 + usize::from(*chunks % 16);
+    let pieces = 2 + usize::from(*pieces % 16);
     let min = 1 + usize::from(*min);
     let whole = parse_shared(text.clone());
-    let split = parse_split(text, &Backwards, chunks, min);
+    let split = parse_split(text, &Backwards, pieces, min);
     assert_eq!(split.errors, whole.errors);
-    assert!(split == whole, "another tree in {chunks} pieces of {min}+ bytes");
+    assert!(split == whole, "another tree in {pieces} pieces of {min}+ bytes");
 });

@@ -77,8 +77,8 @@ pub fn run_check(
         })
         .collect();
     projects.problems(&mut failures);
-    // One file: parsed and its entries checked in a chunk per core of the
-    // pool. Several: the pool runs one file a thread already.
+    // One file: parsed in a piece per core of the pool, its entries checked
+    // in a few runs per core. Several: the pool runs one file a thread already.
     let pool = analysis_pool();
     let runner = OnPool(&pool);
     let threads = match targets.len() {

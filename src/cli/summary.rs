@@ -111,7 +111,7 @@ fn summarize(options: &SummaryCommand, stdin: &mut dyn Read) -> Result<String, S
         max_document_bytes: usize::MAX,
         max_diagnostics: settings.max,
     };
-    // As `check` analyses one file: in a chunk per core.
+    // As `check` analyses one file: in pieces and runs per core.
     let pool = crate::threads::analysis_pool();
     let runner = crate::threads::OnPool(&pool);
     let analysis = report_core::analyze_with(

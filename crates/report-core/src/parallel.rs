@@ -16,7 +16,7 @@ pub enum Threads<'a> {
     #[default]
     OneThread,
     /// In jobs handed to `runner` together, then joined in order, into
-    /// what one thread gives (`chunks`: how many threads `runner` has; the
+    /// what one thread gives (`threads`: how many threads `runner` has; the
     /// work is cut into as many jobs, or a few per thread where jobs vary):
     /// the text of a large report cut between its entries and parsed in
     /// pieces (`syntax::parse_split`), and from a few thousand entries the
@@ -25,7 +25,7 @@ pub enum Threads<'a> {
     /// one core).
     Parallel {
         runner: &'a dyn RunAll,
-        chunks: usize,
+        threads: usize,
     },
     /// The parse as `Parallel`'s, the checks on the calling thread: the
     /// server's openings. The facts the checks make live as long as the
@@ -37,7 +37,7 @@ pub enum Threads<'a> {
     /// handed back whole.
     ParseOnly {
         runner: &'a dyn RunAll,
-        chunks: usize,
+        threads: usize,
     },
 }
 
@@ -46,8 +46,8 @@ impl<'a> Threads<'a> {
     pub fn for_parse(self) -> Option<(&'a dyn RunAll, usize)> {
         match self {
             Threads::OneThread => None,
-            Threads::Parallel { runner, chunks } | Threads::ParseOnly { runner, chunks } => {
-                Some((runner, chunks))
+            Threads::Parallel { runner, threads } | Threads::ParseOnly { runner, threads } => {
+                Some((runner, threads))
             }
         }
     }
@@ -56,7 +56,7 @@ impl<'a> Threads<'a> {
     pub fn for_checks(self) -> Option<(&'a dyn RunAll, usize)> {
         match self {
             Threads::OneThread | Threads::ParseOnly { .. } => None,
-            Threads::Parallel { runner, chunks } => Some((runner, chunks)),
+            Threads::Parallel { runner, threads } => Some((runner, threads)),
         }
     }
 }
@@ -65,8 +65,8 @@ impl std::fmt::Debug for Threads<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Threads::OneThread => f.write_str("OneThread"),
-            Threads::Parallel { chunks, .. } => write!(f, "Parallel {{ chunks: {chunks} }}"),
-            Threads::ParseOnly { chunks, .. } => write!(f, "ParseOnly {{ chunks: {chunks} }}"),
+            Threads::Parallel { threads, .. } => write!(f, "Parallel {{ threads: {threads} }}"),
+            Threads::ParseOnly { threads, .. } => write!(f, "ParseOnly {{ threads: {threads} }}"),
         }
     }
 }

@@ -33,14 +33,14 @@
 //! - `parser`: the grammar, a state machine over the stack of open containers;
 //! - [`recovery`]: what the parser does at an error that makes it guess, and
 //!   what other modules may rely on about it;
-//! - `chunks`: a large text parsed in pieces on the threads a caller
+//! - `pieces`: a large text parsed in pieces on the threads a caller
 //!   lends, into the tree one parse in order gives ([`parse_split`]);
 //! - `tests`: the parser's tests, text in, tree and errors out.
 
-mod chunks;
 mod error;
 mod lexer;
 mod parser;
+mod pieces;
 pub mod recovery;
 mod tree;
 
@@ -88,17 +88,17 @@ pub fn parse_nested(text: Arc<String>, enclosing: usize) -> Parse {
     parse_unless_cancelled(text, enclosing, None, None)
 }
 
-/// [`parse_shared`]'s parse, with the text cut into about `chunks` pieces
-/// of at least `min_chunk_bytes`, parsed as jobs of `runner` and joined:
+/// [`parse_shared`]'s parse, with the text cut into about `pieces` pieces
+/// of at least `min_piece_bytes`, parsed as jobs of `runner` and joined:
 /// the tree and the errors are exactly those of one parse in order (see
-/// the `chunks` module for why).
+/// the `pieces` module for why).
 pub fn parse_split(
     text: Arc<String>,
     runner: &dyn RunAll,
-    chunks: usize,
-    min_chunk_bytes: usize,
+    pieces: usize,
+    min_piece_bytes: usize,
 ) -> Parse {
-    parse_with(text, 0, None, Some((runner, chunks, min_chunk_bytes))).0
+    parse_with(text, 0, None, Some((runner, pieces, min_piece_bytes))).0
 }
 
 /// [`parse_nested`], asking `wanted` now and then (see `cancel`), in
@@ -109,7 +109,7 @@ pub(crate) fn parse_unless_cancelled(
     wanted: Option<crate::cancel::Wanted<'_>>,
     split: Option<(&dyn RunAll, usize)>,
 ) -> Parse {
-    let split = split.map(|(runner, chunks)| (runner, chunks, chunks::MIN_CHUNK_BYTES));
+    let split = split.map(|(runner, pieces)| (runner, pieces, pieces::MIN_PIECE_BYTES));
     parse_with(text, enclosing, wanted, split).0
 }
 
@@ -138,14 +138,14 @@ fn parse_with(
     parser.wanted = wanted;
     // Pieces start inside an array of the root object: only a whole document is cut.
     let cuts = match split {
-        Some((runner, chunks, min_bytes)) if enclosing == 0 => {
-            Some((runner, chunks::find_cuts(&text, chunks, min_bytes)))
+        Some((runner, pieces, min_bytes)) if enclosing == 0 => {
+            Some((runner, pieces::find_cuts(&text, pieces, min_bytes)))
         }
         _ => None,
     };
     let taken = match cuts {
         Some((runner, cuts)) if !cuts.is_empty() => {
-            chunks::parse_in_chunks(&mut parser, runner, &cuts)
+            pieces::parse_in_pieces(&mut parser, runner, &cuts)
         }
         _ => {
             parser.run();

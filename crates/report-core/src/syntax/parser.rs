@@ -137,14 +137,14 @@ pub(super) struct Parser<'a> {
     pub(super) depth_limit: usize,
     /// Asked every [`ASK_EVERY_TOKENS`] tokens (see `cancel`).
     pub(super) wanted: Option<Wanted<'a>>,
-    /// Something was reported or marked broken: a chunk that guessed is
-    /// not taken (`chunks`), its text is parsed again in order.
+    /// Something was reported or marked broken: a piece that guessed is
+    /// not taken (`pieces`), its text is parsed again in order.
     pub(super) guessed: bool,
     /// [`Parser::run_from`] stops before the first token that starts here
     /// or later ([`Stop::AtCut`]); `usize::MAX` for never.
     pub(super) stop_at: usize,
-    /// A chunk's: with this many containers open, a `]` closes the array
-    /// the chunk lies in, which is not the chunk's to close
+    /// A piece's: with this many containers open, a `]` closes the array
+    /// the piece lies in, which is not the piece's to close
     /// ([`Stop::AtClose`]); `usize::MAX` for never, as in a whole document.
     pub(super) close_at_depth: usize,
 }
@@ -157,9 +157,9 @@ pub(super) enum Stop {
     /// The next token starts at or after `stop_at`: it is left to scan,
     /// and this is what the grammar expects of it.
     AtCut(Expect),
-    /// A chunk's: the next token is the `]` of the array it lies in, left to scan.
+    /// A piece's: the next token is the `]` of the array it lies in, left to scan.
     AtClose(Expect),
-    /// A chunk's: the text ended, and nothing was closed.
+    /// A piece's: the text ended, and nothing was closed.
     Ended(Expect),
 }
 

@@ -1,5 +1,5 @@
 //! A large text parsed on several threads, into the tree one parse in
-//! order gives (`parse_in_chunks`).
+//! order gives (`parse_in_pieces`).
 //!
 //! A report is an object whose big member is an array of independent
 //! entries, so the text is cut at a few places where an array's item seems
@@ -7,16 +7,16 @@
 //! and a guess, as a `},{` may lie in a string). The first piece is parsed
 //! by the document's own parser from the start; each other one, on another
 //! job, by a parser started as if inside an array that is a member of the
-//! root object, having just read `},` (`Chunk::parse`).
+//! root object, having just read `},` (`Piece::parse`).
 //!
-//! A chunk is taken (`Parser::adopt`) only where the guess proves right:
+//! A piece is taken (`Parser::adopt`) only where the guess proves right:
 //! the document's parser, having read up to the cut, is exactly where the
-//! chunk started (an item of an array in the root, right after `},`, at
-//! the same offsets), and the chunk parsed without reporting or guessing
-//! anything, ending where the next chunk starts, at its array's `]` or at
-//! the end of the text. A clean chunk's records depend on nothing but its
+//! piece started (an item of an array in the root, right after `},`, at
+//! the same offsets), and the piece parsed without reporting or guessing
+//! anything, ending where the next piece starts, at its array's `]` or at
+//! the end of the text. A clean piece's records depend on nothing but its
 //! tokens and that state, so taking it gives the records a parse in order
-//! would have written. Any other chunk is dropped, and the document's
+//! would have written. Any other piece is dropped, and the document's
 //! parser reads its text itself, up to the next cut: errors, recovery and
 //! limits stay the one parser's, in order, as everywhere else.
 
@@ -28,12 +28,12 @@ use super::tree::{Kind, Record};
 use crate::parallel::RunAll;
 
 /// Below this a piece is not worth a job: about a millisecond of parsing.
-pub(super) const MIN_CHUNK_BYTES: usize = 512 << 10;
+pub(super) const MIN_PIECE_BYTES: usize = 512 << 10;
 
 /// How far past its target a cut is looked for.
 const CUT_WINDOW: usize = 64 << 10;
 
-/// Where a chunk starts: at the `{` of what seems an array's next item.
+/// Where a piece starts: at the `{` of what seems an array's next item.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Cut {
     /// The `{`.
@@ -44,15 +44,15 @@ pub(super) struct Cut {
     brace_end: usize,
 }
 
-/// Up to `chunks - 1` cuts, in order, splitting `text` into pieces of
+/// Up to `pieces - 1` cuts, in order, splitting `text` into pieces of
 /// about equal size and of at least `min_bytes` each.
-pub(super) fn find_cuts(text: &str, chunks: usize, min_bytes: usize) -> Vec<Cut> {
+pub(super) fn find_cuts(text: &str, pieces: usize, min_bytes: usize) -> Vec<Cut> {
     let bytes = text.as_bytes();
     let min_bytes = min_bytes.max(1);
-    let chunks = chunks.min(bytes.len() / min_bytes);
+    let pieces = pieces.min(bytes.len() / min_bytes);
     let mut cuts: Vec<Cut> = Vec::new();
-    for k in 1..chunks {
-        let target = bytes.len() / chunks * k;
+    for k in 1..pieces {
+        let target = bytes.len() / pieces * k;
         let from = cuts.last().map_or(0, |c| c.at + min_bytes).max(target);
         // The last piece too holds `min_bytes`.
         let Some(last_at) = bytes.len().checked_sub(min_bytes) else {
@@ -111,7 +111,7 @@ fn after_brace_and_comma(bytes: &[u8], at: usize) -> Option<(usize, Cut)> {
 }
 
 /// One piece parsed on its own, from a [`Cut`] to where it stopped.
-pub(super) struct Chunk {
+pub(super) struct Piece {
     /// A stand-in for the array the piece lies in, then the piece's values.
     records: Vec<Record>,
     escaped_values: HashMap<u32, Box<str>>,
@@ -131,7 +131,7 @@ pub(super) struct Chunk {
     colon_end: usize,
 }
 
-impl Chunk {
+impl Piece {
     /// Parses `text` from `cut` up to `end`, as inside an array that is a
     /// member of the root object, with `depth_limit` the document's.
     pub(super) fn parse(
@@ -140,7 +140,7 @@ impl Chunk {
         end: usize,
         depth_limit: usize,
         wanted: Option<crate::cancel::Wanted<'_>>,
-    ) -> Chunk {
+    ) -> Piece {
         let mut parser = Parser::for_bytes(text, end.min(text.len()) - cut.at);
         parser.records.push(Record {
             start: cut.at as u32,
@@ -178,7 +178,7 @@ impl Chunk {
             .stack
             .first()
             .map_or((NO_CHILD, NO_CHILD), |f| (f.last_child, f.prev_child));
-        Chunk {
+        Piece {
             clean: !parser.guessed
                 && parser.errors.is_empty()
                 && parser.stack.len() == 1
@@ -199,7 +199,7 @@ impl Chunk {
 }
 
 impl Parser<'_> {
-    /// Whether this parser, stopped at `cut`, is where a [`Chunk`] from it
+    /// Whether this parser, stopped at `cut`, is where a [`Piece`] from it
     /// started: expecting an item of an array that is a member of the root
     /// object, right after `},`, at the same offsets.
     fn is_at(&self, cut: Cut, expect: Expect) -> bool {
@@ -215,23 +215,23 @@ impl Parser<'_> {
             && self.quiet == Quiet::No
     }
 
-    /// Takes a clean chunk that starts where this parser stands: its values
+    /// Takes a clean piece that starts where this parser stands: its values
     /// become the current array's next items, its state this parser's.
-    fn adopt(&mut self, chunk: Chunk) -> Stop {
-        // The chunk's first record stands for the array; its next is this one's next.
+    fn adopt(&mut self, piece: Piece) -> Stop {
+        // The piece's first record stands for the array; its next is this one's next.
         let offset = self.records.len() as u32 - 1;
         self.records
-            .extend(chunk.records[1..].iter().map(|r| Record {
+            .extend(piece.records[1..].iter().map(|r| Record {
                 subtree_end: r.subtree_end + offset,
                 ..*r
             }));
         let rebased = |(index, text): (u32, Box<str>)| (index + offset, text);
         self.escaped_values
-            .extend(chunk.escaped_values.into_iter().map(rebased));
+            .extend(piece.escaped_values.into_iter().map(rebased));
         self.escaped_keys
-            .extend(chunk.escaped_keys.into_iter().map(rebased));
+            .extend(piece.escaped_keys.into_iter().map(rebased));
         let frame = self.stack.last_mut().expect("inside the array");
-        match (chunk.prev_child, chunk.last_child) {
+        match (piece.prev_child, piece.last_child) {
             (_, NO_CHILD) => {}
             (NO_CHILD, last) => {
                 frame.prev_child = frame.last_child;
@@ -242,25 +242,25 @@ impl Parser<'_> {
                 frame.last_child = last + offset;
             }
         }
-        self.prev = chunk.prev;
-        self.last_end = chunk.last_end;
-        self.value_end = chunk.value_end;
-        if chunk.colon_end != 0 {
-            self.colon_end = chunk.colon_end;
+        self.prev = piece.prev;
+        self.last_end = piece.last_end;
+        self.value_end = piece.value_end;
+        if piece.colon_end != 0 {
+            self.colon_end = piece.colon_end;
         }
-        self.tokens.skip_to(chunk.pos);
-        chunk.stop
+        self.tokens.skip_to(piece.pos);
+        piece.stop
     }
 }
 
 /// Runs `parser` over its whole text, the pieces after `cuts` parsed as
 /// jobs of `runner` beside the first, then taken in order where they prove
 /// right and parsed again in order where not. Returns how many were taken.
-pub(super) fn parse_in_chunks(parser: &mut Parser<'_>, runner: &dyn RunAll, cuts: &[Cut]) -> usize {
+pub(super) fn parse_in_pieces(parser: &mut Parser<'_>, runner: &dyn RunAll, cuts: &[Cut]) -> usize {
     let text = parser.text;
     let depth_limit = parser.depth_limit;
     let wanted = parser.wanted;
-    let mut chunks: Vec<Option<Chunk>> = cuts.iter().map(|_| None).collect();
+    let mut pieces: Vec<Option<Piece>> = cuts.iter().map(|_| None).collect();
     let mut first = None;
     parser.stop_at = cuts.first().map_or(usize::MAX, |c| c.at);
     {
@@ -270,18 +270,18 @@ pub(super) fn parse_in_chunks(parser: &mut Parser<'_>, runner: &dyn RunAll, cuts
         jobs.push(Box::new(move || {
             *first = Some(main.run_from(Expect::Value { after_comma: false }));
         }));
-        for (i, slot) in chunks.iter_mut().enumerate() {
+        for (i, slot) in pieces.iter_mut().enumerate() {
             let cut = cuts[i];
             let end = cuts.get(i + 1).map_or(usize::MAX, |c| c.at);
             jobs.push(Box::new(move || {
-                *slot = Some(Chunk::parse(text, cut, end, depth_limit, wanted));
+                *slot = Some(Piece::parse(text, cut, end, depth_limit, wanted));
             }));
         }
         runner.run_all(jobs);
     }
     let mut stop = first.expect("every job ran");
     let mut taken = 0;
-    for (i, chunk) in chunks.into_iter().enumerate() {
+    for (i, piece) in pieces.into_iter().enumerate() {
         // A piece taken ended its array: on in order to the next cut.
         if let Stop::AtClose(expect) | Stop::Ended(expect) = stop {
             parser.stop_at = cuts[i].at;
@@ -290,12 +290,12 @@ pub(super) fn parse_in_chunks(parser: &mut Parser<'_>, runner: &dyn RunAll, cuts
         let Stop::AtCut(expect) = stop else {
             break;
         };
-        let chunk = chunk.expect("every job ran");
-        if chunk.clean && parser.is_at(cuts[i], expect) {
-            stop = parser.adopt(chunk);
+        let piece = piece.expect("every job ran");
+        if piece.clean && parser.is_at(cuts[i], expect) {
+            stop = parser.adopt(piece);
             taken += 1;
         } else {
-            drop(chunk);
+            drop(piece);
             parser.stop_at = cuts.get(i + 1).map_or(usize::MAX, |c| c.at);
             stop = parser.run_from(expect);
         }
@@ -331,28 +331,28 @@ mod tests {
     }
 
     /// The parse in pieces, and how many pieces were taken.
-    fn in_pieces(text: &str, runner: &dyn RunAll, chunks: usize, min: usize) -> (Parse, usize) {
+    fn in_pieces(text: &str, runner: &dyn RunAll, pieces: usize, min: usize) -> (Parse, usize) {
         parse_with(
             Arc::new(text.to_string()),
             0,
             None,
-            Some((runner, chunks, min)),
+            Some((runner, pieces, min)),
         )
     }
 
     /// Every runner, every number of pieces: the parse in order, exactly.
-    fn assert_same_parse(text: &str, chunks: usize, min: usize) -> usize {
+    fn assert_same_parse(text: &str, pieces: usize, min: usize) -> usize {
         let whole = parse_shared(Arc::new(text.to_string()));
         let mut taken = Vec::new();
         for runner in [&InOrder as &dyn RunAll, &Backwards, &OnThreads] {
-            let (split, n) = in_pieces(text, runner, chunks, min);
+            let (split, n) = in_pieces(text, runner, pieces, min);
             assert_eq!(
                 split.errors, whole.errors,
-                "{chunks} pieces of {min}+ bytes"
+                "{pieces} pieces of {min}+ bytes"
             );
             assert!(
                 split == whole,
-                "{chunks} pieces of {min}+ bytes: another tree\n{text}"
+                "{pieces} pieces of {min}+ bytes: another tree\n{text}"
             );
             taken.push(n);
         }
@@ -392,9 +392,9 @@ mod tests {
     fn a_text_on_one_line_is_cut_in_a_window() {
         let items = "{},".repeat(3 << 20);
         let text = format!("{{\"entries\":[{}{{}}]}}", items);
-        for (chunks, min) in [(2, 1), (8, 1), (8, 1 << 20), (3, text.len() / 4)] {
-            let cuts = find_cuts(&text, chunks, min);
-            assert_eq!(cuts.len(), chunks - 1, "{chunks} pieces of {min}+ bytes");
+        for (pieces, min) in [(2, 1), (8, 1), (8, 1 << 20), (3, text.len() / 4)] {
+            let cuts = find_cuts(&text, pieces, min);
+            assert_eq!(cuts.len(), pieces - 1, "{pieces} pieces of {min}+ bytes");
             let mut starts: Vec<usize> = cuts.iter().map(|c| c.at).collect();
             starts.insert(0, 0);
             starts.push(text.len());
@@ -408,11 +408,11 @@ mod tests {
     #[test]
     fn a_report_is_parsed_in_pieces_into_the_tree_of_one_parse() {
         let text = report(400, 2);
-        for chunks in [2, 3, 7, 40] {
-            let cuts = find_cuts(&text, chunks, 1).len();
-            assert!(cuts >= chunks / 2, "{chunks}: {cuts} cuts");
+        for pieces in [2, 3, 7, 40] {
+            let cuts = find_cuts(&text, pieces, 1).len();
+            assert!(cuts >= pieces / 2, "{pieces}: {cuts} cuts");
             // A valid report's pieces are all taken.
-            assert_eq!(assert_same_parse(&text, chunks, 1), cuts, "{chunks}");
+            assert_eq!(assert_same_parse(&text, pieces, 1), cuts, "{pieces}");
         }
         // Written on one line, `},{` and all.
         let value: serde_json::Value = serde_json::from_str(&text).unwrap();
@@ -428,8 +428,8 @@ mod tests {
         let text = report(200, 3);
         let entry = text.find("\"entries\": [").unwrap();
         let every = |text: &str, min: usize| {
-            for chunks in [2, 3, 5, 9, 33] {
-                assert_same_parse(text, chunks, min);
+            for pieces in [2, 3, 5, 9, 33] {
+                assert_same_parse(text, pieces, min);
             }
         };
         // `},{` in strings: cuts inside a string are found and dropped.
@@ -561,11 +561,11 @@ mod tests {
             entries in 0usize..40,
             seed in 0u64..1000,
             edits in prop::collection::vec((any::<usize>(), 0usize..12, any::<usize>()), 0..4),
-            chunks in 2usize..12,
+            pieces in 2usize..12,
             min in 1usize..400,
         ) {
             let text = edited(&report(entries, seed), &edits);
-            assert_same_parse(&text, chunks, min);
+            assert_same_parse(&text, pieces, min);
         }
     }
 }
