@@ -1,6 +1,8 @@
 //! An open document: its text in a rope and its version, changed only
 //! through [`Document::apply_change`].
 
+use std::sync::{Arc, Mutex, OnceLock};
+
 use ropey::{Rope, RopeSlice};
 
 pub use report_core::text::ByteEdit;
@@ -19,19 +21,98 @@ pub enum Changed {
 }
 
 pub struct Document {
-    pub rope: Rope,
+    /// Read through [`Document::rope`], which makes it first while opening.
+    rope: Rope,
+    /// An opening's rope until it is made: by its analysis once the
+    /// analysis's tree is freed (the text, the tree and a rope of 40 MB
+    /// each are never held at once), or by the first that needs it sooner.
+    opening: Option<OpeningRope>,
     pub version: i32,
     /// Set when a change could not be applied: the text no longer matches the
     /// editor's, so incremental changes are ignored until a full-text change.
     pub out_of_sync: bool,
 }
 
+/// The rope of an opening's text, made once by whichever needs it first:
+/// the document or its analysis. It holds the text until then only.
+#[derive(Clone)]
+pub struct OpeningRope(Arc<Opening>);
+
+struct Opening {
+    text: Mutex<Option<Arc<String>>>,
+    rope: OnceLock<Rope>,
+}
+
+impl OpeningRope {
+    /// The rope, made now unless it was made already; the text is let go
+    /// once it is.
+    pub fn get(&self) -> Rope {
+        let opening = &*self.0;
+        let rope = opening.rope.get_or_init(|| {
+            let text = lock(&opening.text).clone();
+            let rope = Rope::from_str(text.as_deref().map_or("", String::as_str));
+            *lock(&opening.text) = None;
+            rope
+        });
+        rope.clone()
+    }
+
+    fn made(&self) -> bool {
+        self.0.rope.get().is_some()
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 impl Document {
     pub fn new(text: &str, version: i32) -> Document {
         Document {
             rope: Rope::from_str(text),
+            opening: None,
             version,
             out_of_sync: false,
+        }
+    }
+
+    /// An opening's document, whose rope is made later (see
+    /// [`Document::opening`]), and that rope for its analysis.
+    pub fn opening(text: Arc<String>, version: i32) -> (Document, OpeningRope) {
+        let rope = OpeningRope(Arc::new(Opening {
+            text: Mutex::new(Some(text)),
+            rope: OnceLock::new(),
+        }));
+        let document = Document {
+            rope: Rope::new(),
+            opening: Some(rope.clone()),
+            version,
+            out_of_sync: false,
+        };
+        (document, rope)
+    }
+
+    /// The text, as a rope: made now if the document is opening and its
+    /// analysis has not made it yet.
+    pub fn rope(&mut self) -> &Rope {
+        if let Some(opening) = self.opening.take() {
+            self.rope = opening.get();
+        }
+        &self.rope
+    }
+
+    /// Takes the rope its opening's analysis made; makes none. Whether the
+    /// rope is at hand now.
+    pub fn take_made_rope(&mut self) -> bool {
+        match &self.opening {
+            Some(opening) if opening.made() => {
+                self.rope();
+                true
+            }
+            Some(_) => false,
+            None => true,
         }
     }
 
@@ -44,6 +125,7 @@ impl Document {
         text: &str,
         encoding: Encoding,
     ) -> Result<Changed, PositionError> {
+        self.rope();
         let Some((start, end)) = range else {
             return Ok(self.replace_whole(text));
         };
@@ -108,8 +190,8 @@ impl Document {
         }
     }
 
-    pub fn text(&self) -> String {
-        self.rope.to_string()
+    pub fn text(&mut self) -> String {
+        self.rope().to_string()
     }
 }
 

@@ -281,7 +281,7 @@ impl ProjectReader {
             return;
         }
         let Some(text) = lock(&self.session.documents)
-            .get(target)
+            .get_mut(target)
             .filter(|o| o.target)
             .and_then(OpenDocument::text_as_file)
         else {
@@ -341,9 +341,9 @@ impl ProjectReader {
     /// the project.
     fn due(&mut self, uri: &Uri) -> Option<Delivery> {
         let (rope, generation) = {
-            let documents = lock(&self.session.documents);
-            let open = documents.get(uri).filter(|o| !o.document.out_of_sync)?;
-            (open.document.rope.clone(), open.generation)
+            let mut documents = lock(&self.session.documents);
+            let open = documents.get_mut(uri).filter(|o| !o.document.out_of_sync)?;
+            (open.document.rope().clone(), open.generation)
         };
         let settings = self.session.settings_for(uri).workspace();
         // Turned off (a setting, a restricted workspace): nothing under the
@@ -446,9 +446,9 @@ impl ProjectReader {
     /// at each check only for a text under [`COMPARE_AT_EACH_CHECK_BYTES`].
     fn since_head(&self, uri: &Uri, file: &Path) -> Option<(u64, HeadCopy)> {
         let (rope, generation) = {
-            let documents = lock(&self.session.documents);
-            let open = documents.get(uri).filter(|o| !o.document.out_of_sync)?;
-            (open.document.rope.clone(), open.generation)
+            let mut documents = lock(&self.session.documents);
+            let open = documents.get_mut(uri).filter(|o| !o.document.out_of_sync)?;
+            (open.document.rope().clone(), open.generation)
         };
         let compare_now = rope.len_bytes() < COMPARE_AT_EACH_CHECK_BYTES;
         let compared = compare_with_head(file, &rope, compare_now);
@@ -508,7 +508,7 @@ fn lay_open_targets(session: &Session, root: &Path, facts: &mut WorkspaceFacts) 
     // The texts taken under the lock (a rope's clone shares its nodes); the
     // paths and hashes worked out after, so that no request waits on them.
     let texts: Vec<(Uri, TextAsFile)> = lock(&session.documents)
-        .iter()
+        .iter_mut()
         .filter(|(_, o)| o.target)
         .filter_map(|(uri, o)| Some((uri.clone(), o.text_as_file()?)))
         .collect();

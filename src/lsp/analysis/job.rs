@@ -3,13 +3,12 @@
 //! workspace checks' results.
 
 use std::sync::Arc;
-use std::sync::mpsc;
 
 use report_core::diagnostic::Diagnostic;
 use tower_lsp_server::ls_types::Uri;
 
 use super::state::Lookup;
-use crate::lsp::document::ByteEdit;
+use crate::lsp::document::{ByteEdit, OpeningRope};
 use crate::lsp::project_thread::Delivery;
 use crate::lsp::session::Settings;
 
@@ -41,22 +40,19 @@ pub(super) struct Job {
     pub settings: Arc<Settings>,
 }
 
-/// A job's text as a rope: at hand, or still being built by the handler
-/// that sent the job (an opening's, while its text is analysed).
+/// A job's text as a rope: at hand, or an opening's, made by the analysis
+/// (see `Document::opening`) unless the document made it first.
 pub enum JobRope {
     Ready(ropey::Rope),
-    Coming(mpsc::Receiver<ropey::Rope>),
+    Opening(OpeningRope),
 }
 
 impl JobRope {
-    /// The rope, waiting for it if it is coming; made from `text` if the
-    /// handler never sent it.
-    pub(super) fn get(self, text: Option<&str>) -> ropey::Rope {
+    /// The rope, made now if it is an opening's not made yet.
+    pub(super) fn get(self) -> ropey::Rope {
         match self {
             JobRope::Ready(rope) => rope,
-            JobRope::Coming(coming) => coming
-                .recv()
-                .unwrap_or_else(|_| ropey::Rope::from_str(text.unwrap_or_default())),
+            JobRope::Opening(opening) => opening.get(),
         }
     }
 }
@@ -98,22 +94,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_rope_still_coming_is_waited_for_and_made_from_the_text_if_it_never_comes() {
-        let (send, coming) = mpsc::sync_channel(1);
-        let sender = std::thread::spawn(move || {
-            std::thread::sleep(std::time::Duration::from_millis(20));
-            send.send(ropey::Rope::from_str("sent 日本")).unwrap();
-        });
-        assert_eq!(
-            JobRope::Coming(coming).get(Some("text")).to_string(),
-            "sent 日本"
-        );
-        sender.join().unwrap();
-        let (send, coming) = mpsc::sync_channel::<ropey::Rope>(1);
-        drop(send);
-        let rope = JobRope::Coming(coming).get(Some("the text 😀"));
-        assert_eq!(rope.to_string(), "the text 😀");
+    fn an_openings_rope_is_made_once_by_whichever_needs_it_first_and_lets_the_text_go() {
+        use crate::lsp::document::Document;
+        // The analysis first: the text is let go as soon as the rope is made
+        // (the analysis frees its own copy next), and the document takes it.
+        let text = Arc::new("{\"a\": \"日本 😀\"}\r\n".to_string());
+        let (mut document, rope) = Document::opening(text.clone(), 1);
+        assert!(!document.take_made_rope(), "nothing is made yet");
+        assert_eq!(Arc::strong_count(&text), 2, "the opening holds the text");
+        let analysed = JobRope::Opening(rope).get();
+        assert_eq!(Arc::strong_count(&text), 1, "the opening let the text go");
+        assert!(document.take_made_rope());
+        assert_eq!(document.rope().to_string(), *text);
+        assert_eq!(analysed.to_string(), *text);
+        // The document first (a change before the analysis made it): the
+        // analysis takes the document's rope.
+        let (mut document, rope) = Document::opening(text.clone(), 1);
+        assert_eq!(document.rope().to_string(), *text);
+        assert_eq!(Arc::strong_count(&text), 1, "the opening let the text go");
+        assert_eq!(JobRope::Opening(rope).get().to_string(), *text);
         let ready = JobRope::Ready(ropey::Rope::from_str("ready"));
-        assert_eq!(ready.get(None).to_string(), "ready");
+        assert_eq!(ready.get().to_string(), "ready");
     }
 }

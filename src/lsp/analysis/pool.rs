@@ -156,7 +156,7 @@ impl AnalysisPool {
     ) {
         let (text, rope) = match text {
             Some((text, rope)) => (Some(text), rope),
-            None => (None, JobRope::Ready(open.document.rope.clone())),
+            None => (None, JobRope::Ready(open.document.rope().clone())),
         };
         open.generation += 1;
         self.router.send(

@@ -245,14 +245,26 @@ impl Analyser {
         }
         self.workspace
             .record_job(&uri, job.base, job.generation, job.edits.as_deref());
-        // A new document, or a text unrelated to the last: its project is checked (again).
-        if previous.is_none() || job.edits.is_none() {
+        // A new document, or a text unrelated to the last: its project is
+        // checked (again), once it is analysed: the facts are read while the
+        // diagnostics go out, and an opening's rope is made by then.
+        let opening = previous.is_none();
+        let check_project = opening || job.edits.is_none();
+        if check_project {
             self.workspace.track(&uri);
-            self.checks.check(&uri);
         }
         let started = std::time::Instant::now();
         let updated = catch_unwind(AssertUnwindSafe(|| update(previous, job, options)));
         let analysed = started.elapsed();
+        if opening {
+            // The document takes the rope its analysis made: its text is freed.
+            if let Some(open) = lock(&self.session.documents).get_mut(&uri) {
+                open.document.take_made_rope();
+            }
+        }
+        if check_project {
+            self.checks.check(&uri);
+        }
         let (state, freed) = match updated {
             Ok(updated) => updated,
             Err(_) => {
@@ -556,25 +568,22 @@ fn narrow(previous: &DocState, job: &mut Job, options: HostOptions) {
 /// whether a full analysis was made or dropped (worth a trim when large).
 fn update(previous: Option<DocState>, job: Job, options: HostOptions) -> (DocState, bool) {
     let Some(mut state) = previous else {
-        // The text is analysed while the handler builds its rope: parsed in
-        // pieces on the opening pool, its entries checked here (see
-        // `Threads::ParseOnly` for why).
+        // An opening's text is parsed in pieces on the opening pool, its
+        // entries checked here (see `Threads::ParseOnly` for why), and its
+        // rope made once the tree is freed (see `Document::opening`).
         let host = match job.text {
             Some(whole) => {
                 let rope = job.rope;
-                let fallback = whole.clone();
                 let runner = OnPool(opening_pool());
                 let threads = runner.parse_only();
-                DocumentHost::open(whole, options, threads, move || {
-                    RopeText(rope.get(Some(&fallback)))
-                })
+                DocumentHost::open(whole, options, threads, move |_| RopeText(rope.get()))
             }
-            None => DocumentHost::new(RopeText(job.rope.get(None)), None, options),
+            None => DocumentHost::new(RopeText(job.rope.get()), None, options),
         };
         let state = DocState::new(job.generation, job.version, host, job.settings);
         return (state, true);
     };
-    let text = RopeText(job.rope.get(job.text.as_deref().map(String::as_str)));
+    let text = RopeText(job.rope.get());
     let edits = job.edits.filter(|_| state.generation == job.base);
     let had_full = state.host.holds_full_analysis();
     // What the position cache needs of the text before the edits, as one.

@@ -48,13 +48,13 @@ pub struct OpenTexts {
 
 impl OpenTexts {
     pub fn of(session: &Session, report: &Uri) -> OpenTexts {
-        let documents = lock(&session.documents);
+        let mut documents = lock(&session.documents);
         let texts = documents
-            .iter()
+            .iter_mut()
             .filter(|(uri, _)| *uri != report)
             .map(|(uri, open)| OpenText {
                 uri: uri.clone(),
-                rope: open.document.rope.clone(),
+                rope: open.document.rope().clone(),
                 version: open.document.version,
                 text: open.text_as_file(),
             })

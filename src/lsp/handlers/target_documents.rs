@@ -56,7 +56,7 @@ pub fn is_target(session: &Session, uri: &Uri) -> bool {
 /// The open target document's text (None when it is not one, or not in sync).
 fn text_of(session: &Session, uri: &Uri) -> Option<TextAsFile> {
     lock(&session.documents)
-        .get(uri)
+        .get_mut(uri)
         .filter(|open| open.target)
         .and_then(OpenDocument::text_as_file)
 }
@@ -392,14 +392,14 @@ async fn hints_now(
     uri: &Uri,
 ) -> Option<(u64, Option<i32>, Vec<lsp::Diagnostic>)> {
     let (generation, version, rope) = {
-        let documents = lock(&session.documents);
+        let mut documents = lock(&session.documents);
         let open = documents
-            .get(uri)
+            .get_mut(uri)
             .filter(|o| o.target && !o.document.out_of_sync)?;
         (
             open.generation,
             open.document.version,
-            open.document.rope.clone(),
+            open.document.rope().clone(),
         )
     };
     if !session.settings_for(uri).target_hints {

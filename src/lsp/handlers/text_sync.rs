@@ -3,8 +3,8 @@
 //! later changes cannot overtake them; the analysis thread then checks the
 //! new text. Each returns what to log when it rejected something.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, mpsc};
 
 use report_core::host;
 use tower_lsp_server::ls_types as lsp;
@@ -41,18 +41,16 @@ pub fn open(
         session.publish_project_files_read();
         return None;
     }
-    open.document = Document::new("", doc.version);
     // The text the editor sent becomes the job's: no second copy of a huge
-    // report. It is analysed while its rope is built here, then sent on.
+    // report. Its rope is made by its analysis once the tree is freed, or
+    // here by the first change or request that needs it sooner.
     let text = Arc::new(doc.text);
-    let (rope, coming) = mpsc::sync_channel(1);
-    let job = (text.clone(), JobRope::Coming(coming));
+    let (document, rope) = Document::opening(text.clone(), doc.version);
+    open.document = document;
+    let job = (text, JobRope::Opening(rope));
     services
         .analysis
         .schedule(session, &doc.uri, open, None, Some(job));
-    open.document = Document::new(&text, doc.version);
-    drop(text);
-    let _ = rope.send(open.document.rope.clone());
     services.search.opened(&doc.uri);
     drop(documents);
     // Its settings may have read the project file that governs it.
@@ -116,7 +114,7 @@ pub fn change(
                     // Analyses still queued are of a text we no longer trust: make them stale.
                     open.generation += 1;
                     // The diagnostics on screen point into a text we no longer have: replace them.
-                    let positions = Positions::new(&open.document.rope, encoding);
+                    let positions = Positions::new(open.document.rope(), encoding);
                     let warning = positions.diagnostic(
                         &uri,
                         &host::out_of_sync(&error),

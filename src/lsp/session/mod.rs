@@ -330,10 +330,10 @@ impl OpenDocument {
     /// What it takes to have its text as a file ([`TextAsFile::get`]) off
     /// the documents' lock; None when the editor's text is not known (out
     /// of sync).
-    pub fn text_as_file(&self) -> Option<TextAsFile> {
+    pub fn text_as_file(&mut self) -> Option<TextAsFile> {
         (!self.document.out_of_sync).then(|| TextAsFile {
             generation: self.generation,
-            rope: self.document.rope.clone(),
+            rope: self.document.rope().clone(),
             kept: self.as_file.clone(),
         })
     }

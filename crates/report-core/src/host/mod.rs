@@ -130,18 +130,31 @@ impl<T: SourceText> DocumentHost<T> {
     }
 
     /// Analyses `whole` in full, parsing and checking on `threads`, and
-    /// only then takes the same text as `T` from `text`: a caller that
-    /// builds its `T` (a rope) from the string can build it meanwhile, on
-    /// another thread (as an opening does).
+    /// only then has `text` make the same text as `T` (a rope): once the
+    /// analysis's tree is freed, so that the tree and the `T` are never
+    /// held at once, and the `T` only adds to the peak what the tree took.
     pub fn open(
         whole: Arc<String>,
         options: HostOptions,
         threads: Threads<'_>,
-        text: impl FnOnce() -> T,
+        text: impl FnOnce(&Arc<String>) -> T,
     ) -> DocumentHost<T> {
         let analysis = analyze_within(whole, options, threads);
-        let mut host = DocumentHost::holding(text(), options);
-        host.adopt(analysis, false);
+        let is_report = takes_for_a_report(options, &analysis, false);
+        let (mut make, mut made) = (Some(text), None);
+        let analysed = analysed_of(analysis, is_report, |whole| {
+            made = make.take().map(|make| make(whole));
+        });
+        let text = match (made, make, &analysed) {
+            (Some(made), _, _) => made,
+            (None, Some(make), Analysed::Whole(analysis) | Analysed::NotAReport(analysis)) => {
+                make(&analysis.text)
+            }
+            _ => unreachable!("a per-entry analysis made the text when it freed its tree"),
+        };
+        let mut host = DocumentHost::holding(text, options);
+        host.full_analyses += 1;
+        host.analysed = analysed;
         host
     }
 
@@ -343,44 +356,25 @@ impl<T: SourceText> DocumentHost<T> {
     ) -> DocumentHost<T> {
         let mut host = DocumentHost::holding(text(&analysis.text), options);
         host.full_analyses += 1;
-        host.analysed = match host.takes_for_a_report(&analysis, false) {
+        host.analysed = match takes_for_a_report(options, &analysis, false) {
             true => Analysed::Whole(analysis),
             false => Analysed::NotAReport(analysis),
         };
         host
     }
 
-    /// Whether `analysis` is taken for a report's. Once taken for one, a
-    /// document stays one while a syntax error may hide what it is: until
-    /// it parses intact as something else.
-    fn takes_for_a_report(&self, analysis: &Analysis, was_report: bool) -> bool {
-        self.options.name_matches
-            || analysis.root().is_some_and(|root| {
-                looks_like_report(root) || (was_report && (root.is_broken() || root.is_error()))
-            })
-            || (was_report && analysis.root().is_none())
-    }
-
     fn adopt(&mut self, analysis: Analysis, was_report: bool) {
-        let is_report = self.takes_for_a_report(&analysis, was_report);
+        let is_report = takes_for_a_report(self.options, &analysis, was_report);
         self.full_analyses += 1;
-        if !is_report {
-            self.analysed = Analysed::NotAReport(analysis);
-            return;
+        self.analysed = analysed_of(analysis, is_report, |_| {});
+        // Past the cap, the broken text's per-entry analysis refuses the
+        // repair (the candidates are judged again): keep the state before
+        // the break for it.
+        if let Analysed::PerEntry(incremental) = &self.analysed
+            && incremental.omitted().count == 0
+        {
+            self.parked = None;
         }
-        // With an incremental analysis the full one is made again only on demand.
-        self.analysed = match Incremental::from_analysis(analysis) {
-            Ok(incremental) => {
-                // Past the cap, the broken text's per-entry analysis refuses
-                // the repair (the candidates are judged again): keep the
-                // state before the break for it.
-                if incremental.omitted().count == 0 {
-                    self.parked = None;
-                }
-                Analysed::PerEntry(incremental)
-            }
-            Err(analysis) => Analysed::Whole(*analysis),
-        };
     }
 
     pub fn text(&self) -> &T {
@@ -764,6 +758,35 @@ pub fn out_of_sync(reason: &dyn std::fmt::Display) -> Diagnostic {
             "report-lsp lost track of this document's text (an edit did not fit it: {reason}); checking resumes when the editor sends the whole text, for example after reopening the file"
         ),
     )
+}
+
+/// Whether `analysis` is taken for a report's (and then kept per entry
+/// where it can be). Once taken for one, a document stays one while a
+/// syntax error may hide what it is: until it parses intact as something
+/// else.
+fn takes_for_a_report(options: HostOptions, analysis: &Analysis, was_report: bool) -> bool {
+    options.name_matches
+        || analysis.root().is_some_and(|root| {
+            looks_like_report(root) || (was_report && (root.is_broken() || root.is_error()))
+        })
+        || (was_report && analysis.root().is_none())
+}
+
+/// A full analysis as a host keeps it: per entry where it has that form
+/// (`tree_freed` is then handed the text once its tree is freed).
+fn analysed_of(
+    analysis: Analysis,
+    is_report: bool,
+    tree_freed: impl FnOnce(&Arc<String>),
+) -> Analysed {
+    if !is_report {
+        return Analysed::NotAReport(analysis);
+    }
+    // With an incremental analysis the full one is made again only on demand.
+    match Incremental::from_analysis_then(analysis, tree_freed) {
+        Ok(incremental) => Analysed::PerEntry(incremental),
+        Err(analysis) => Analysed::Whole(*analysis),
+    }
 }
 
 /// Analyses the bytes of a file as `check` does, under `options`' limits:

@@ -1050,3 +1050,44 @@ fn an_unchanged_report_is_said_as_comparing_it_with_itself_says() {
         assert_eq!(host.diff_side(), None, "{text}");
     }
 }
+
+#[test]
+fn an_opening_makes_its_text_once_the_tree_is_freed_and_answers_as_a_new_host() {
+    let cases = [
+        // Kept per entry; kept whole (broken outside entries); not a report.
+        (report(40, 3), REPORT, true),
+        (
+            "{\"entries\": [{\"path\": \"a\"}], \"x\": [1,".to_string(),
+            REPORT,
+            false,
+        ),
+        (
+            "[1, 2]".to_string(),
+            HostOptions {
+                name_matches: false,
+                ..REPORT
+            },
+            false,
+        ),
+    ];
+    for (text, options, per_entry) in cases {
+        let threads = Threads::Parallel {
+            runner: &crate::fixture::OnThreads,
+            threads: 3,
+        };
+        let mut made = 0;
+        let opened = DocumentHost::open(Arc::new(text.clone()), options, threads, |whole| {
+            made += 1;
+            // The tree shares the text: only the analysis holds it now.
+            if per_entry {
+                assert_eq!(Arc::strong_count(whole), 1, "the tree is freed first");
+            }
+            whole.to_string()
+        });
+        assert_eq!(made, 1);
+        assert_eq!(opened.text(), &text);
+        assert_eq!(opened.holds_full_analysis(), !per_entry, "{text:.40}");
+        let new = DocumentHost::new(text.clone(), None, options);
+        assert_eq!(opened.diagnostics(), new.diagnostics(), "{text:.40}");
+    }
+}

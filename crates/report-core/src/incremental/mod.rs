@@ -65,6 +65,7 @@ mod state;
 pub use state::Incremental;
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use crate::Analysis;
 use crate::diagnostic::{Diagnostic, OmittedCount};
@@ -111,6 +112,18 @@ impl Incremental {
     /// copying it (the tree and text are freed first); gives it back when it
     /// has no per-entry form.
     pub fn from_analysis(analysis: Analysis) -> Result<Incremental, Box<Analysis>> {
+        Incremental::from_analysis_then(analysis, |_| {})
+    }
+
+    /// Like [`Incremental::from_analysis`], handing `tree_freed` the text
+    /// once the tree is freed and before the slots are made: where a caller
+    /// that keeps the text in a form of its own (the server's rope) makes
+    /// it with the least memory (the tree is the largest part of an
+    /// analysis). Not called when the analysis is given back.
+    pub fn from_analysis_then(
+        analysis: Analysis,
+        tree_freed: impl FnOnce(&Arc<String>),
+    ) -> Result<Incremental, Box<Analysis>> {
         let looks_like_report = analysis.root().is_some_and(looks_like_report);
         let entries = analysis
             .cross
@@ -170,6 +183,7 @@ impl Incremental {
         } = analysis;
         let len = text.len();
         drop(parse);
+        tree_freed(&text);
         drop(text);
         let cross = cross.expect("checked above");
         let mut slots = into_slots(&mut entries, items);
