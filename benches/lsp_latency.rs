@@ -132,8 +132,12 @@ fn run(entries: usize, violation_every: usize) {
     let peak_before_replace_kb = editor.memory_kb("VmHWM");
     let (replaces, replace_peaks_kb) = whole_replaces(&mut editor, &text, &mut version);
     kinds.extend(replaces);
+    let (generations, generation_peak_kb) =
+        new_generations(&mut editor, &text, entries, violation_every, &mut version);
+    let generation_median = median(generations);
     // The peak was started again for each replace: the session's is the largest.
     let peak_kb = (replace_peaks_kb.iter().copied())
+        .chain([generation_peak_kb])
         .chain([editor.memory_kb("VmHWM"), peak_before_replace_kb])
         .max()
         .unwrap_or(0);
@@ -181,13 +185,15 @@ fn run(entries: usize, violation_every: usize) {
     let median = latencies[latencies.len() / 2];
     let p95 = latencies[(latencies.len() * 95).div_ceil(100) - 1];
     println!(
-        "lsp_latency entries={entries} size={:.1}MB published={published} first_diagnostics={open:.1}ms ({runs}) open_ratio={:.2} keystroke_median={median:.2}ms keystroke_p95={p95:.2}ms burst_last_to_final={burst:.1}ms peak_rss_after_open={:.0}MB peak_rss_before_replace={:.0}MB peak_rss_in_replace={:.0}MB peak_rss_in_ranged_replace={:.0}MB peak_rss={:.0}MB",
+        "lsp_latency entries={entries} size={:.1}MB published={published} first_diagnostics={open:.1}ms ({runs}) open_ratio={:.2} keystroke_median={median:.2}ms keystroke_p95={p95:.2}ms burst_last_to_final={burst:.1}ms new_generation_median={:.1}ms peak_rss_after_open={:.0}MB peak_rss_before_replace={:.0}MB peak_rss_in_replace={:.0}MB peak_rss_in_ranged_replace={:.0}MB peak_rss_in_new_generation={:.0}MB peak_rss={:.0}MB",
         text.len() as f64 / 1e6,
         open / floor,
+        generation_median,
         peak_after_open_kb as f64 / 1024.0,
         peak_before_replace_kb as f64 / 1024.0,
         replace_peaks_kb[0] as f64 / 1024.0,
         replace_peaks_kb[1] as f64 / 1024.0,
+        generation_peak_kb as f64 / 1024.0,
         peak_kb as f64 / 1024.0
     );
 }
@@ -462,6 +468,29 @@ fn whole_replaces(
         ("replace_whole_identical_with_range", ranged),
     ];
     (kinds, [peak_kb, ranged_peak_kb])
+}
+
+/// The report written again (another generation, its text new over most of
+/// its length) and reloaded by the editor as one whole text, then the first
+/// again, twice: the milliseconds to each publication, and the peak RSS.
+fn new_generations(
+    editor: &mut Editor,
+    text: &str,
+    entries: usize,
+    violation_every: usize,
+    version: &mut i64,
+) -> (Vec<f64>, u64) {
+    let other = generate_report(GenerateOptions {
+        entries,
+        seed: 2,
+        violation_every,
+    });
+    editor.reset_peak_memory();
+    let times = (0..2)
+        .flat_map(|_| [&other, text])
+        .map(|new| timed(editor, version, json!([{"text": new}])))
+        .collect();
+    (times, editor.memory_kb("VmHWM"))
 }
 
 /// The open's phases, each timed alone in this process with the server's

@@ -433,3 +433,66 @@ fn a_big_documents_analysis_does_not_delay_a_small_ones_diagnostics() {
     assert_ne!(thread(&mut editor, BIG), thread(&mut editor, SMALL));
     assert_alive(&mut editor);
 }
+
+/// The publication for `version` of the document at `URI`.
+fn diagnostics_of_version(editor: &mut Editor, version: i64) -> Vec<Value> {
+    loop {
+        let (published, diagnostics) = editor.diagnostics(URI);
+        if published == Some(version) {
+            return diagnostics;
+        }
+    }
+}
+
+#[test]
+fn a_report_reloaded_new_over_most_of_its_text_is_checked_as_if_opened() {
+    use report_core::generate::{GenerateOptions, generate_report};
+    let report = |seed| {
+        generate_report(GenerateOptions {
+            entries: 2000,
+            seed,
+            violation_every: 7,
+        })
+    };
+    let (first, second) = (report(1), report(2));
+    // Taken as an opening's: large, and new over most of its text.
+    assert!(second.len() >= report_lsp::lsp::document::REOPENED_FROM_BYTES);
+    let opened_alone = |text: &str| {
+        let mut editor = Editor::start(&["utf-16"]);
+        editor.open(URI, text, 1);
+        let diagnostics = diagnostics_of_version(&mut editor, 1);
+        editor.shutdown();
+        diagnostics
+    };
+    let mut editor = Editor::start(&["utf-16"]);
+    editor.open(URI, &first, 1);
+    diagnostics_of_version(&mut editor, 1);
+    editor.change(URI, 2, json!([{"text": second}]));
+    let reloaded = diagnostics_of_version(&mut editor, 2);
+    assert!(!reloaded.is_empty());
+    assert_eq!(reloaded, opened_alone(&second));
+    // A new text and, in the same change, a keystroke in an entry after it:
+    // the keystroke applies to the new text.
+    let at = first.find("\"path\": \"").unwrap() + "\"path\": \"".len();
+    let line = first[..at].matches('\n').count();
+    let character = at - first[..at].rfind('\n').map_or(0, |n| n + 1);
+    let position = json!({"line": line, "character": character});
+    editor.change(
+        URI,
+        3,
+        json!([{"text": first}, {"range": {"start": position, "end": position}, "text": "x"}]),
+    );
+    let edited = diagnostics_of_version(&mut editor, 3);
+    let mut expected = first.clone();
+    expected.insert(at, 'x');
+    assert_eq!(edited, opened_alone(&expected));
+    // And a keystroke of its own after that.
+    editor.change(
+        URI,
+        4,
+        json!([{"range": {"start": position, "end": {"line": line, "character": character + 1}}, "text": ""}]),
+    );
+    assert_eq!(diagnostics_of_version(&mut editor, 4), opened_alone(&first));
+    assert_alive(&mut editor);
+    editor.shutdown();
+}

@@ -7,7 +7,19 @@ use ropey::{Rope, RopeSlice};
 
 pub use report_core::text::ByteEdit;
 use report_core::text::{Encoding, LineCol, PositionError, TextRange};
-use report_core::text::{SourceText, changed_range};
+use report_core::text::{SourceText, changed_range, spans_most_of};
+
+/// Whole texts from this size on are taken as an opening's when they are
+/// new over most of their length ([`Document::replace`]).
+pub const REOPENED_FROM_BYTES: usize = 1 << 20;
+
+/// What [`Document::replace`] did.
+pub enum Replaced {
+    Changed(Changed),
+    /// A new text, now the document's as an opening's: it and its rope,
+    /// for its analysis.
+    Reopened(Arc<String>, OpeningRope),
+}
 
 /// What a change did to the text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,6 +128,30 @@ impl Document {
         }
     }
 
+    /// As [`Document::apply_change`], but a whole text of
+    /// [`REOPENED_FROM_BYTES`] or more that differs over most of the current
+    /// one is taken as an opening's (see [`Document::opening`]): a report
+    /// written again and reloaded is analysed from the editor's string, and
+    /// its rope made once the analysis's tree is freed.
+    pub fn replace(
+        &mut self,
+        range: Option<(LineCol, LineCol)>,
+        text: String,
+        encoding: Encoding,
+    ) -> Result<Replaced, PositionError> {
+        if range.is_none() && text.len() >= REOPENED_FROM_BYTES {
+            let edit = changed_range(&RopeText(self.rope().clone()), text.as_str());
+            if edit.is_some_and(|edit| spans_most_of(&[edit], self.rope.len_bytes())) {
+                let text = Arc::new(text);
+                let (document, rope) = Document::opening(text.clone(), self.version);
+                *self = document;
+                return Ok(Replaced::Reopened(text, rope));
+            }
+        }
+        self.apply_change(range, &text, encoding)
+            .map(Replaced::Changed)
+    }
+
     /// Replaces `range` (None: the whole text) with `text`, and says which
     /// bytes changed (of a large change, only those that differ). A range
     /// outside the document changes nothing and is an error.
@@ -196,7 +232,7 @@ impl Document {
 }
 
 /// A document's rope as the core's document host reads it.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 pub struct RopeText(pub Rope);
 
 impl SourceText for RopeText {
@@ -520,6 +556,42 @@ mod tests {
             };
             assert_eq!(changed, expected, "{new:?}");
             assert_eq!(doc.text(), new);
+        }
+    }
+
+    #[test]
+    fn a_large_whole_text_new_over_most_of_its_length_is_taken_as_an_openings() {
+        let line = "{\"路\": \"😀\"},\n";
+        // Large enough once its emoji are letters.
+        let old = line.repeat(REOPENED_FROM_BYTES / (line.len() - 3) + 1);
+        let new = old.replace('😀', "x");
+        let end = pos(old.matches('\n').count() as u32, 0);
+        let mut reopened = old.clone();
+        reopened.replace_range(..line.len(), "[");
+        let cases = [
+            // New over most of it: an opening's, its rope made later.
+            (new.clone(), None, true),
+            // Large, but new only at its start: its bytes edited.
+            (reopened.clone(), None, false),
+            // New over most of it, but sent with a range: edited.
+            (new.clone(), Some((pos(0, 0), end)), false),
+            // Small.
+            (line.replace('😀', "y"), None, false),
+        ];
+        for (text, range, opening) in cases {
+            let mut doc = Document::new(&old, 3);
+            let expected = text.clone();
+            let replaced = doc.replace(range, text, Encoding::Utf16).unwrap();
+            match replaced {
+                Replaced::Reopened(text, rope) => {
+                    assert!(opening, "{:.20}", text);
+                    assert!(!doc.take_made_rope(), "made by the analysis");
+                    assert_eq!(rope.get().to_string(), *text);
+                }
+                Replaced::Changed(_) => assert!(!opening),
+            }
+            assert_eq!(doc.version, 3);
+            assert_eq!(doc.text(), expected);
         }
     }
 }

@@ -248,8 +248,9 @@ impl Analyser {
         // A new document, or a text unrelated to the last: its project is
         // checked (again), once it is analysed: the facts are read while the
         // diagnostics go out, and an opening's rope is made by then.
-        let opening = previous.is_none();
-        let check_project = opening || job.edits.is_none();
+        // An opening, or a whole new text taken as one.
+        let opening = job.text.is_some();
+        let check_project = previous.is_none() || job.edits.is_none();
         if check_project {
             self.workspace.track(&uri);
         }
@@ -583,6 +584,24 @@ fn update(previous: Option<DocState>, job: Job, options: HostOptions) -> (DocSta
         let state = DocState::new(job.generation, job.version, host, job.settings);
         return (state, true);
     };
+    if let Some(whole) = job.text {
+        // A whole new text taken as an opening's (see `Document::replace`).
+        let rope = job.rope;
+        let runner = OnPool(opening_pool());
+        let threads = runner.parse_only();
+        // The old text and analysis, given back before the new are made:
+        // their pages, scattered in the heap, would not hold the new tree.
+        state.host.release();
+        release_memory();
+        state
+            .host
+            .reopen(whole, options, threads, move |_| RopeText(rope.get()));
+        state.positions.clear();
+        state.generation = job.generation;
+        state.version = job.version;
+        state.settings = job.settings;
+        return (state, true);
+    }
     let text = RopeText(job.rope.get());
     let edits = job.edits.filter(|_| state.generation == job.base);
     let had_full = state.host.holds_full_analysis();

@@ -11,7 +11,7 @@ use tower_lsp_server::ls_types as lsp;
 
 use crate::lsp::analysis::{AnalysisPool, JobRope};
 use crate::lsp::convert::{self, Positions};
-use crate::lsp::document::{Changed, Document};
+use crate::lsp::document::{Changed, Document, Replaced};
 use crate::lsp::services::Services;
 use crate::lsp::session::{OpenDocument, Session, lock};
 
@@ -97,6 +97,8 @@ pub fn change(
     let mut failure = None;
     // The byte edits, while every change so far was one.
     let mut edits = Some(Vec::new());
+    // A whole new text taken as an opening's, while no change came after it.
+    let mut reopened = None;
     for change in params.content_changes {
         if open.document.out_of_sync && change.range.is_some() {
             continue;
@@ -104,10 +106,26 @@ pub fn change(
         let range = change
             .range
             .map(|r| (convert::line_col(r.start), convert::line_col(r.end)));
-        match open.document.apply_change(range, &change.text, encoding) {
-            Ok(Changed::Bytes(edit)) => edits.iter_mut().for_each(|e| e.push(edit)),
-            Ok(Changed::Nothing) => {}
-            Ok(Changed::Whole) => edits = None,
+        let replaced = match open.target {
+            true => open
+                .document
+                .apply_change(range, &change.text, encoding)
+                .map(Replaced::Changed),
+            false => open.document.replace(range, change.text, encoding),
+        };
+        if !matches!(replaced, Ok(Replaced::Changed(Changed::Nothing))) {
+            reopened = None;
+        }
+        match replaced {
+            Ok(Replaced::Reopened(text, rope)) => {
+                edits = None;
+                reopened = Some((text, JobRope::Opening(rope)));
+            }
+            Ok(Replaced::Changed(Changed::Bytes(edit))) => {
+                edits.iter_mut().for_each(|e| e.push(edit))
+            }
+            Ok(Replaced::Changed(Changed::Nothing)) => {}
+            Ok(Replaced::Changed(Changed::Whole)) => edits = None,
             Err(error) => {
                 edits = None;
                 if !open.document.out_of_sync && !open.target {
@@ -138,7 +156,7 @@ pub fn change(
     if open.target {
         open.generation += 1;
     } else if !open.document.out_of_sync {
-        analysis.schedule(session, &uri, open, edits, None);
+        analysis.schedule(session, &uri, open, edits, reopened);
     }
     failure
 }

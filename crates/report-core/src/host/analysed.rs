@@ -30,6 +30,14 @@ impl Analysed {
         Analysed::Whole(Analysis::empty())
     }
 
+    /// A placeholder that is a report's, or not.
+    pub(super) fn placeholder_of(report: bool) -> Analysed {
+        match report {
+            true => Analysed::placeholder(),
+            false => Analysed::NotAReport(Analysis::empty()),
+        }
+    }
+
     pub(crate) fn is_report(&self) -> bool {
         !matches!(self, Analysed::NotAReport(_))
     }

@@ -139,23 +139,53 @@ impl<T: SourceText> DocumentHost<T> {
         threads: Threads<'_>,
         text: impl FnOnce(&Arc<String>) -> T,
     ) -> DocumentHost<T> {
-        let analysis = analyze_within(whole, options, threads);
-        let is_report = takes_for_a_report(options, &analysis, false);
-        let (mut make, mut made) = (Some(text), None);
-        let analysed = analysed_of(analysis, is_report, |whole| {
-            made = make.take().map(|make| make(whole));
-        });
-        let text = match (made, make, &analysed) {
-            (Some(made), _, _) => made,
-            (None, Some(make), Analysed::Whole(analysis) | Analysed::NotAReport(analysis)) => {
-                make(&analysis.text)
-            }
-            _ => unreachable!("a per-entry analysis made the text when it freed its tree"),
-        };
+        let (analysed, text) = analysed_with_text(whole, options, threads, false, text);
         let mut host = DocumentHost::holding(text, options);
         host.full_analyses += 1;
         host.analysed = analysed;
         host
+    }
+
+    /// Takes `whole`, a text new over most of the current one (a report
+    /// written again and reloaded), as [`DocumentHost::open`] takes an
+    /// opening's: the current text and analysis are freed first, and
+    /// `text` makes the new `T` once the new analysis's tree is freed.
+    pub fn reopen(
+        &mut self,
+        whole: Arc<String>,
+        options: HostOptions,
+        threads: Threads<'_>,
+        text: impl FnOnce(&Arc<String>) -> T,
+    ) where
+        T: Default,
+    {
+        let was_report = self.analysed.is_report();
+        self.release();
+        if options != self.options {
+            self.parked = None;
+        }
+        self.options = options;
+        let (analysed, text) = analysed_with_text(whole, options, threads, was_report, text);
+        self.text = text;
+        self.full_analyses += 1;
+        self.analysed = analysed;
+        self.forget_parked_unless_needed();
+    }
+
+    /// Frees the text and its analysis ahead of a [`DocumentHost::reopen`]
+    /// (which does it too): a caller can give the memory back to the
+    /// system between the two. Until then the host answers for an empty
+    /// text that is a report if it was one.
+    pub fn release(&mut self)
+    where
+        T: Default,
+    {
+        self.analysed = Analysed::placeholder_of(self.analysed.is_report());
+        self.retired = None;
+        self.text = T::default();
+        self.outline = OnceLock::new();
+        *self.folding.get_mut().unwrap_or_else(|e| e.into_inner()) = None;
+        self.request = OnceLock::new();
     }
 
     /// Takes over a full analysis (of [`analyze_file`], say) as `text`'s,
@@ -367,9 +397,13 @@ impl<T: SourceText> DocumentHost<T> {
         let is_report = takes_for_a_report(self.options, &analysis, was_report);
         self.full_analyses += 1;
         self.analysed = analysed_of(analysis, is_report, |_| {});
-        // Past the cap, the broken text's per-entry analysis refuses the
-        // repair (the candidates are judged again): keep the state before
-        // the break for it.
+        self.forget_parked_unless_needed();
+    }
+
+    /// Past the cap, the broken text's per-entry analysis refuses the
+    /// repair (the candidates are judged again): the state before the break
+    /// is kept for it; otherwise a new per-entry analysis forgets it.
+    fn forget_parked_unless_needed(&mut self) {
         if let Analysed::PerEntry(incremental) = &self.analysed
             && incremental.omitted().count == 0
         {
@@ -770,6 +804,32 @@ fn takes_for_a_report(options: HostOptions, analysis: &Analysis, was_report: boo
             looks_like_report(root) || (was_report && (root.is_broken() || root.is_error()))
         })
         || (was_report && analysis.root().is_none())
+}
+
+/// `whole` analysed in full on `threads` as a host keeps it, and the same
+/// text as `T`, made by `text` once the analysis's tree is freed (or at the
+/// end, for an analysis kept whole).
+fn analysed_with_text<T>(
+    whole: Arc<String>,
+    options: HostOptions,
+    threads: Threads<'_>,
+    was_report: bool,
+    text: impl FnOnce(&Arc<String>) -> T,
+) -> (Analysed, T) {
+    let analysis = analyze_within(whole, options, threads);
+    let is_report = takes_for_a_report(options, &analysis, was_report);
+    let (mut make, mut made) = (Some(text), None);
+    let analysed = analysed_of(analysis, is_report, |whole| {
+        made = make.take().map(|make| make(whole));
+    });
+    let text = match (made, make, &analysed) {
+        (Some(made), _, _) => made,
+        (None, Some(make), Analysed::Whole(analysis) | Analysed::NotAReport(analysis)) => {
+            make(&analysis.text)
+        }
+        _ => unreachable!("a per-entry analysis made the text when it freed its tree"),
+    };
+    (analysed, text)
 }
 
 /// A full analysis as a host keeps it: per entry where it has that form

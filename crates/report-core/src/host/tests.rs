@@ -1091,3 +1091,56 @@ fn an_opening_makes_its_text_once_the_tree_is_freed_and_answers_as_a_new_host() 
         assert_eq!(opened.diagnostics(), new.diagnostics(), "{text:.40}");
     }
 }
+
+#[test]
+fn a_reopening_answers_as_an_update_to_the_whole_new_text() {
+    let sniffed = HostOptions {
+        name_matches: false,
+        ..REPORT
+    };
+    let first = report(30, 4);
+    let cases = [
+        // Another generation; one broken outside its entries (it stays a
+        // report, as it would after an update); one that is not a report;
+        // new options.
+        (report(45, 2), sniffed),
+        (
+            format!("{}, \"x\": [1,", first.trim_end().trim_end_matches('}')),
+            sniffed,
+        ),
+        ("[1, 2]".to_string(), sniffed),
+        (report(20, 0), REPORT),
+    ];
+    for (new, options) in cases {
+        let mut updated = DocumentHost::new(first.clone(), None, sniffed);
+        let mut reopened = DocumentHost::new(first.clone(), None, sniffed);
+        updated.update(new.clone(), None, options);
+        let threads = Threads::Parallel {
+            runner: &crate::fixture::OnThreads,
+            threads: 2,
+        };
+        let mut made = 0;
+        // Released first, as the server does: it still knows what it was.
+        reopened.release();
+        assert_eq!(reopened.text(), "");
+        reopened.reopen(Arc::new(new.clone()), options, threads, |whole| {
+            made += 1;
+            whole.to_string()
+        });
+        assert_eq!(made, 1);
+        assert_eq!(reopened.text(), &new);
+        assert_eq!(reopened.is_report(), updated.is_report(), "{new:.60}");
+        assert_eq!(reopened.diagnostics(), updated.diagnostics(), "{new:.60}");
+        assert_eq!(reopened.status().full_analyses, 2);
+        // And it goes on as any host: an edit within an entry.
+        if reopened.holds_full_analysis() || !reopened.is_report() {
+            continue;
+        }
+        let at = new.find("\"path\"").unwrap();
+        let range = TextRange::new(at + 1, at + 5);
+        let kind = edit_with(&mut reopened, range, "pat", options);
+        assert_eq!(kind, UpdateKind::Incremental, "{new:.60}");
+        edit_with(&mut updated, range, "pat", options);
+        assert_eq!(reopened.diagnostics(), updated.diagnostics());
+    }
+}
