@@ -434,6 +434,15 @@ fn a_big_documents_analysis_does_not_delay_a_small_ones_diagnostics() {
     assert_alive(&mut editor);
 }
 
+/// What a fresh server publishes for `text` opened alone.
+fn opened_alone(text: &str) -> Vec<Value> {
+    let mut editor = Editor::start(&["utf-16"]);
+    editor.open(URI, text, 1);
+    let diagnostics = diagnostics_of_version(&mut editor, 1);
+    editor.shutdown();
+    diagnostics
+}
+
 /// The publication for `version` of the document at `URI`.
 fn diagnostics_of_version(editor: &mut Editor, version: i64) -> Vec<Value> {
     loop {
@@ -457,13 +466,6 @@ fn a_report_reloaded_new_over_most_of_its_text_is_checked_as_if_opened() {
     let (first, second) = (report(1), report(2));
     // Taken as an opening's: large, and new over most of its text.
     assert!(second.len() >= report_lsp::lsp::document::REOPENED_FROM_BYTES);
-    let opened_alone = |text: &str| {
-        let mut editor = Editor::start(&["utf-16"]);
-        editor.open(URI, text, 1);
-        let diagnostics = diagnostics_of_version(&mut editor, 1);
-        editor.shutdown();
-        diagnostics
-    };
     let mut editor = Editor::start(&["utf-16"]);
     editor.open(URI, &first, 1);
     diagnostics_of_version(&mut editor, 1);
@@ -494,5 +496,60 @@ fn a_report_reloaded_new_over_most_of_its_text_is_checked_as_if_opened() {
     );
     assert_eq!(diagnostics_of_version(&mut editor, 4), opened_alone(&first));
     assert_alive(&mut editor);
+    editor.shutdown();
+}
+
+#[test]
+fn a_reload_after_an_entry_broke_is_not_repaired_with_the_old_texts_analysis() {
+    use report_core::generate::{GenerateOptions, generate_report};
+    let first = generate_report(GenerateOptions {
+        entries: 2000,
+        seed: 1,
+        violation_every: 7,
+    });
+    let position = |text: &str, at: usize| {
+        let line = text[..at].matches('\n').count();
+        let character = at - text[..at].rfind('\n').map_or(0, |n| n + 1);
+        json!({"line": line, "character": character})
+    };
+    let bracket = first.rfind("\"signals\": [").unwrap() + 11;
+    let last_entry = first[..bracket].rfind("    {\n      \"path\"").unwrap();
+    let mut editor = Editor::start(&["utf-16"]);
+    editor.open(URI, &first, 1);
+    diagnostics_of_version(&mut editor, 1);
+    // A keystroke breaks the last entry (its `[` deleted).
+    let (start, end) = (position(&first, bracket), position(&first, bracket + 1));
+    editor.change(
+        URI,
+        2,
+        json!([{"range": {"start": start, "end": end}, "text": ""}]),
+    );
+    diagnostics_of_version(&mut editor, 2);
+    let mut broken = first.clone();
+    broken.remove(bracket);
+    // The report written again, as long as the broken text and new over
+    // most of it, and reloaded: taken as an opening's.
+    let mut reloaded =
+        broken[..last_entry].replace("\"is_destructive\": false", "\"is_destructive\": 12345");
+    reloaded.push_str(&broken[last_entry..]);
+    assert_eq!(reloaded.len(), broken.len());
+    editor.change(URI, 3, json!([{"text": reloaded}]));
+    assert_eq!(
+        diagnostics_of_version(&mut editor, 3),
+        opened_alone(&reloaded)
+    );
+    // The `[` typed back into the reloaded text.
+    let at = position(&reloaded, bracket);
+    editor.change(
+        URI,
+        4,
+        json!([{"range": {"start": at, "end": at}, "text": "["}]),
+    );
+    let mut expected = reloaded.clone();
+    expected.insert(bracket, '[');
+    assert_eq!(
+        diagnostics_of_version(&mut editor, 4),
+        opened_alone(&expected)
+    );
     editor.shutdown();
 }

@@ -1,5 +1,6 @@
-//! An open document: its text in a rope and its version, changed only
-//! through [`Document::apply_change`].
+//! An open document: its text in a rope (an opening's made later) and its
+//! version, changed only through [`Document::apply_change`] and
+//! [`Document::replace`].
 
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -36,8 +37,9 @@ pub struct Document {
     /// Read through [`Document::rope`], which makes it first while opening.
     rope: Rope,
     /// An opening's rope until it is made: by its analysis once the
-    /// analysis's tree is freed (the text, the tree and a rope of 40 MB
-    /// each are never held at once), or by the first that needs it sooner.
+    /// analysis's tree is freed (for a report kept per entry, the text, the
+    /// tree and a rope of 40 MB each are then never held at once), or by
+    /// the first change or request that needs it sooner.
     opening: Option<OpeningRope>,
     pub version: i32,
     /// Set when a change could not be applied: the text no longer matches the
@@ -600,5 +602,35 @@ mod tests {
             assert_eq!(doc.version, 3);
             assert_eq!(doc.text(), expected);
         }
+    }
+
+    #[test]
+    fn edits_in_utf16_after_a_reload_taken_as_an_opening() {
+        let line = "{\"路径\": \"😀 é\"},\n";
+        let old = line.repeat(REOPENED_FROM_BYTES / (line.len() - 2) + 2);
+        let new = old.replace('😀', "日").replace("路径", "𝄞x");
+        let mut doc = Document::new(&old, 1);
+        let Ok(Replaced::Reopened(..)) = doc.replace(None, new.clone(), Encoding::Utf16) else {
+            panic!("taken as an opening's")
+        };
+        // `日` on line 3, after a surrogate pair: its UTF-16 column.
+        let third = new.split('\n').nth(3).unwrap();
+        let byte = third.find('日').unwrap();
+        let column = third[..byte].encode_utf16().count() as u32;
+        doc.apply_change(
+            Some((pos(3, column), pos(3, column + 1))),
+            "月",
+            Encoding::Utf16,
+        )
+        .unwrap();
+        let mut expected = new.clone();
+        let at = new
+            .split_inclusive('\n')
+            .take(3)
+            .map(str::len)
+            .sum::<usize>()
+            + byte;
+        expected.replace_range(at..at + '日'.len_utf8(), "月");
+        assert_eq!(doc.text(), expected);
     }
 }

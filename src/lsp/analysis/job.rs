@@ -33,7 +33,9 @@ pub(super) struct Job {
     /// The changes since `base`, in order; None when the whole text must be
     /// analysed (an open, a whole-text change, new settings).
     pub edits: Option<Vec<ByteEdit>>,
-    /// The whole text, when the handler had it at hand (an open): saves a copy.
+    /// The whole text of an opening, or of a reload taken as one
+    /// (`Document::replace`): analysed from this string (no copy), the
+    /// rope made after; the host is opened, or released and reopened.
     pub text: Option<Arc<String>>,
     /// The settings as they were when the job was queued: its analysis
     /// (and the publication after it) reads no others.

@@ -130,9 +130,10 @@ impl<T: SourceText> DocumentHost<T> {
     }
 
     /// Analyses `whole` in full, parsing and checking on `threads`, and
-    /// only then has `text` make the same text as `T` (a rope): once the
-    /// analysis's tree is freed, so that the tree and the `T` are never
-    /// held at once, and the `T` only adds to the peak what the tree took.
+    /// only then has `text` make the same text as `T` (a rope): for a
+    /// report kept per entry, once the analysis's tree is freed, so that
+    /// the tree and the `T` are never held at once (an analysis kept
+    /// whole keeps its tree).
     pub fn open(
         whole: Arc<String>,
         options: HostOptions,
@@ -148,8 +149,9 @@ impl<T: SourceText> DocumentHost<T> {
 
     /// Takes `whole`, a text new over most of the current one (a report
     /// written again and reloaded), as [`DocumentHost::open`] takes an
-    /// opening's: the current text and analysis are freed first, and
-    /// `text` makes the new `T` once the new analysis's tree is freed.
+    /// opening's: what the host holds of the current text is freed first
+    /// ([`DocumentHost::release`]), and `text` makes the new `T` once the
+    /// new analysis's tree is freed.
     pub fn reopen(
         &mut self,
         whole: Arc<String>,
@@ -161,26 +163,25 @@ impl<T: SourceText> DocumentHost<T> {
     {
         let was_report = self.analysed.is_report();
         self.release();
-        if options != self.options {
-            self.parked = None;
-        }
         self.options = options;
         let (analysed, text) = analysed_with_text(whole, options, threads, was_report, text);
         self.text = text;
         self.full_analyses += 1;
         self.analysed = analysed;
-        self.forget_parked_unless_needed();
     }
 
-    /// Frees the text and its analysis ahead of a [`DocumentHost::reopen`]
-    /// (which does it too): a caller can give the memory back to the
-    /// system between the two. Until then the host answers for an empty
-    /// text that is a report if it was one.
+    /// Frees the text, its analysis and the state parked before an edit
+    /// that broke an entry (whose edits since lead to the old text, not
+    /// the new) ahead of a [`DocumentHost::reopen`], which does it too: a
+    /// caller can give the memory back to the system between the two.
+    /// Until then the host answers for an empty text that is a report if
+    /// it was one.
     pub fn release(&mut self)
     where
         T: Default,
     {
         self.analysed = Analysed::placeholder_of(self.analysed.is_report());
+        self.parked = None;
         self.retired = None;
         self.text = T::default();
         self.outline = OnceLock::new();

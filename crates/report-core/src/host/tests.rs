@@ -1144,3 +1144,43 @@ fn a_reopening_answers_as_an_update_to_the_whole_new_text() {
         assert_eq!(reopened.diagnostics(), updated.diagnostics());
     }
 }
+
+#[test]
+fn a_reopening_forgets_the_state_parked_before_an_entry_broke() {
+    // An edit within the last entry breaks it: the state before it is parked.
+    let original = report(12, 4);
+    let bracket = original.rfind("\"signals\": [").unwrap() + 11;
+    let last_entry = original[..bracket].rfind("    {\n      \"path\"").unwrap();
+    let mut reopened = DocumentHost::new(original.clone(), None, REPORT);
+    let mut updated = DocumentHost::new(original.clone(), None, REPORT);
+    for host in [&mut reopened, &mut updated] {
+        let kind = edit(host, TextRange::new(bracket, bracket + 1), "");
+        assert_eq!(kind, UpdateKind::Full);
+    }
+    let broken = reopened.text().clone();
+    // Another text as long as the broken one, broken at the same place,
+    // its other entries' values new: the parked edits would fit it.
+    let mut other =
+        broken[..last_entry].replace("\"is_destructive\": false", "\"is_destructive\": 12345");
+    other.push_str(&broken[last_entry..]);
+    assert_eq!(other.len(), broken.len());
+    assert_ne!(other, broken);
+    reopened.release();
+    reopened.reopen(Arc::new(other.clone()), REPORT, Threads::OneThread, |w| {
+        w.to_string()
+    });
+    settled_update(&mut updated, other.clone(), None, REPORT);
+    assert_eq!(
+        reopened.diagnostics(),
+        updated.diagnostics(),
+        "after the reload"
+    );
+    // The bracket typed back into the new text: its own analysis, not the
+    // parked one of the old text.
+    edit(&mut reopened, TextRange::empty(bracket), "[");
+    edit(&mut updated, TextRange::empty(bracket), "[");
+    let fresh = DocumentHost::new(reopened.text().clone(), None, REPORT);
+    assert!(!fresh.diagnostics().is_empty());
+    assert_eq!(updated.diagnostics(), fresh.diagnostics(), "the update's");
+    assert_eq!(reopened.diagnostics(), fresh.diagnostics(), "the reopen's");
+}
