@@ -185,7 +185,7 @@ fn run(entries: usize, violation_every: usize) {
     let median = latencies[latencies.len() / 2];
     let p95 = latencies[(latencies.len() * 95).div_ceil(100) - 1];
     println!(
-        "lsp_latency entries={entries} size={:.1}MB published={published} first_diagnostics={open:.1}ms ({runs}) open_ratio={:.2} keystroke_median={median:.2}ms keystroke_p95={p95:.2}ms burst_last_to_final={burst:.1}ms new_generation_median={:.1}ms peak_rss_after_open={:.0}MB peak_rss_before_replace={:.0}MB peak_rss_in_replace={:.0}MB peak_rss_in_ranged_replace={:.0}MB peak_rss_in_new_generation={:.0}MB peak_rss={:.0}MB",
+        "lsp_latency entries={entries} size={:.1}MB published={published} first_diagnostics={open:.1}ms ({runs}) open_ratio={:.2} keystroke_median={median:.2}ms keystroke_p95={p95:.2}ms burst_last_to_final={burst:.1}ms new_generation_median={:.1}ms peak_rss_after_open={:.0}MiB peak_rss_before_replace={:.0}MiB peak_rss_in_replace={:.0}MiB peak_rss_in_ranged_replace={:.0}MiB peak_rss_in_new_generation={:.0}MiB peak_rss={:.0}MiB",
         text.len() as f64 / 1e6,
         open / floor,
         generation_median,
