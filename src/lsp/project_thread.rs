@@ -350,6 +350,7 @@ impl ProjectReader {
         // project is read, not even whether its root is there; what was
         // published is withdrawn by this empty result.
         if let Some(why) = settings.off {
+            let_go(rope);
             self.unwatch(uri);
             let result = not_read(uri, generation, Vec::new(), why.to_string());
             return Some(Delivery::Result(result));
@@ -359,12 +360,13 @@ impl ProjectReader {
         // checks: its envelope, at the start, says so without going through
         // what may be a huge text.
         let folders = lock(&self.folders).clone();
-        if names_a_missing_root(&rope, report.as_deref())
-            || !can_have_a_root(&rope, report.as_deref(), &folders)
-        {
-            return Some(Delivery::Result(nothing_read(uri, generation)));
+        let no_root = names_a_missing_root(&rope, report.as_deref())
+            || !can_have_a_root(&rope, report.as_deref(), &folders);
+        let_go(rope);
+        match no_root {
+            true => Some(Delivery::Result(nothing_read(uri, generation))),
+            false => Some(Delivery::Ask(uri.clone())),
         }
-        Some(Delivery::Ask(uri.clone()))
     }
 
     /// Reads the project of the report at `uri` for `request` (what its
@@ -452,6 +454,7 @@ impl ProjectReader {
         };
         let compare_now = rope.len_bytes() < COMPARE_AT_EACH_CHECK_BYTES;
         let compared = compare_with_head(file, &rope, compare_now);
+        let_go(rope);
         Some((generation, compared?))
     }
 }
@@ -485,6 +488,17 @@ pub fn compare_with_head(file: &Path, rope: &ropey::Rope, compare_now: bool) -> 
         super::memory::release_memory();
     }
     compared
+}
+
+/// Drops this thread's copy of a document's rope, and gives the pages back
+/// when it was a huge one's: the document may have been closed meanwhile,
+/// its last copy this one (a closed 50 MB report's memory stayed).
+fn let_go(rope: ropey::Rope) {
+    let large = rope.len_bytes() >= TRIM_AFTER_BYTES;
+    drop(rope);
+    if large {
+        super::memory::release_memory();
+    }
 }
 
 /// Whether `bytes` are the rope's text, compared chunk by chunk.
