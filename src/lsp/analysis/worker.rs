@@ -568,40 +568,40 @@ fn narrow(previous: &DocState, job: &mut Job, options: HostOptions) {
 /// when the job's edits continue the state's text, anew otherwise. Says
 /// whether a full analysis was made or dropped (worth a trim when large).
 fn update(previous: Option<DocState>, job: Job, options: HostOptions) -> (DocState, bool) {
-    let Some(mut state) = previous else {
-        // An opening's text is parsed in pieces on the opening pool, its
-        // entries checked here (see `Threads::ParseOnly` for why), and its
-        // rope made once the tree is freed (see `Document::opening`).
-        let host = match job.text {
-            Some(whole) => {
-                let rope = job.rope;
-                let runner = OnPool(opening_pool());
-                let threads = runner.parse_only();
-                DocumentHost::open(whole, options, threads, move |_| RopeText(rope.get()))
-            }
-            None => DocumentHost::new(RopeText(job.rope.get()), None, options),
-        };
-        let state = DocState::new(job.generation, job.version, host, job.settings);
-        return (state, true);
-    };
     if let Some(whole) = job.text {
-        // A whole new text taken as an opening's (see `Document::replace`).
+        // An opening's text, or a whole new one taken as one (see
+        // `Document::replace`): parsed in pieces on the opening pool, its
+        // entries checked here (see `Threads::ParseOnly` for why), its rope
+        // made once the tree is freed (see `Document::opening`).
         let rope = job.rope;
         let runner = OnPool(opening_pool());
         let threads = runner.parse_only();
+        let text = move |_: &Arc<String>| RopeText(rope.get());
+        let Some(mut state) = previous else {
+            let host = DocumentHost::open(whole, options, threads, text);
+            return (
+                DocState::new(job.generation, job.version, host, job.settings),
+                true,
+            );
+        };
         // The old text and analysis, given back before the new are made:
         // their pages, scattered in the heap, would not hold the new tree.
         state.host.release();
         release_memory();
-        state
-            .host
-            .reopen(whole, options, threads, move |_| RopeText(rope.get()));
+        state.host.reopen(whole, options, threads, text);
         state.positions.clear();
         state.generation = job.generation;
         state.version = job.version;
         state.settings = job.settings;
         return (state, true);
     }
+    let Some(mut state) = previous else {
+        let host = DocumentHost::new(RopeText(job.rope.get()), None, options);
+        return (
+            DocState::new(job.generation, job.version, host, job.settings),
+            true,
+        );
+    };
     let text = RopeText(job.rope.get());
     let edits = job.edits.filter(|_| state.generation == job.base);
     let had_full = state.host.holds_full_analysis();
