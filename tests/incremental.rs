@@ -1233,6 +1233,62 @@ fn shortlist_items_added_and_deleted_are_checked_alone() {
     assert!(!session.apply(&[(TextRange::empty(all[0].end), ",".into())]));
 }
 
+/// The near miss a membership message names follows the shortlist's items
+/// as they are added and deleted alone (the index of loose forms is kept,
+/// not built again): each update equals a full analysis, which builds it
+/// anew.
+#[test]
+fn a_near_miss_follows_shortlist_items_added_and_deleted() {
+    let mut session = Session::new(report(8, 5, 0));
+    // What the membership message says of the shortlist, after "is not".
+    let named = |s: &Session, near: Option<&str>| {
+        let has = near.map_or(String::new(), |near| {
+            format!(" (the shortlist has \"{near}\", but paths must match exactly)")
+        });
+        let said: Vec<String> = (s.not_in_shortlist().iter())
+            .map(|d| d.message.split(" is not").nth(1).unwrap_or("").to_string())
+            .collect();
+        assert_eq!(
+            said,
+            [format!(
+                " in the shortlist{has}; every entry's path must be a shortlist member"
+            )]
+        );
+    };
+    // The shortlist's items from `from`'s end (from the last's, counted back) to `to`'s.
+    let delete = |session: &mut Session, from: usize, to: usize| {
+        let all = items(&session.text, "/shortlist");
+        let n = all.len();
+        assert!(session.apply(&[(
+            TextRange::new(all[n - from].end, all[n - to].end),
+            String::new()
+        )]));
+    };
+    // Entry 2's path, not a member: its first occurrence in the shortlist goes.
+    let path = value_range(&session.text, "/entries/2/path");
+    let path = session.text[path.as_range()].trim_matches('"').to_string();
+    let all = items(&session.text, "/shortlist");
+    let k = (all.iter())
+        .position(|r| session.text[r.as_range()] == format!("\"{path}\""))
+        .unwrap();
+    let first = TextRange::new(all[k].start, all[k + 1].start);
+    assert!(session.apply(&[(first, String::new())]));
+    named(&session, None);
+    // Two loose forms of it pasted after the last item: the first is named.
+    let upper = format!("./{}", path.to_uppercase());
+    let end = items(&session.text, "/shortlist").last().unwrap().end;
+    let pasted = format!(", \"{upper}\", \"{path}/\"");
+    assert!(session.apply(&[(TextRange::empty(end), pasted)]));
+    named(&session, Some(&upper));
+    // The first deleted: the other is named; the other deleted: none is.
+    delete(&mut session, 3, 2);
+    named(&session, Some(&format!("{path}/")));
+    delete(&mut session, 2, 1);
+    named(&session, None);
+    assert_eq!(session.full, 0);
+    assert_eq!(session.state.as_ref().unwrap().shortlist_splices(), 4);
+}
+
 /// Every item deleted, then one added to the empty shortlist: the appender
 /// of the membership fix follows.
 #[test]

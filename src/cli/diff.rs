@@ -254,7 +254,7 @@ fn json_derivation(derivation: &Derivation) -> Value {
         "reason": derivation.reason(),
         "steps": derivation.steps.iter().map(|s| json!({
             "rule": s.rule.question(),
-            "answer": s.answer,
+            "answer": s.answer.as_str(),
             "outcome": format!("{:?}", s.outcome).to_lowercase(),
         })).collect::<Vec<_>>(),
     })

@@ -114,6 +114,9 @@ pub enum Rule {
 }
 
 impl Rule {
+    /// How many rules there are.
+    pub const COUNT: usize = 7;
+
     /// The question the rule asks; `confirm` follows when the answer is not the safe one.
     pub fn question(self) -> &'static str {
         match self {
@@ -142,9 +145,97 @@ pub enum Outcome {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Step {
     pub rule: Rule,
-    /// The answer as the trace shows it ("yes", "no", "unknown", or the evidence kind).
-    pub answer: &'static str,
+    pub answer: Answer,
     pub outcome: Outcome,
+}
+
+/// A rule's answer: a fact, or the kind of evidence. It shows as the trace
+/// writes it ("yes", "no", "unknown", or the evidence kind).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Answer {
+    Fact(Fact),
+    Evidence(Evidence),
+}
+
+impl Answer {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Answer::Fact(fact) => fact.describe(),
+            Answer::Evidence(evidence) => evidence.describe(),
+        }
+    }
+}
+
+impl fmt::Display for Answer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The steps of a derivation, in order: at most one a rule, kept in place
+/// (3 bytes each) rather than on the heap. A report keeps one derivation
+/// an entry: as a vector they took 128 bytes and an allocation each.
+#[derive(Clone, Copy)]
+pub struct Steps {
+    len: u8,
+    steps: [Step; Rule::COUNT],
+}
+
+impl Steps {
+    fn new() -> Steps {
+        let unused = Step {
+            rule: Rule::Generative,
+            answer: Answer::Fact(Fact::No),
+            outcome: Outcome::Passed,
+        };
+        Steps {
+            len: 0,
+            steps: [unused; Rule::COUNT],
+        }
+    }
+
+    fn push(&mut self, step: Step) {
+        // Each rule is checked once at most.
+        self.steps[usize::from(self.len)] = step;
+        self.len += 1;
+    }
+}
+
+impl std::ops::Deref for Steps {
+    type Target = [Step];
+
+    fn deref(&self) -> &[Step] {
+        &self.steps[..usize::from(self.len)]
+    }
+}
+
+impl<'a> IntoIterator for &'a Steps {
+    type Item = &'a Step;
+    type IntoIter = std::slice::Iter<'a, Step>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl PartialEq for Steps {
+    fn eq(&self, other: &Steps) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for Steps {}
+
+impl std::hash::Hash for Steps {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (**self).hash(state);
+    }
+}
+
+impl fmt::Debug for Steps {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
 }
 
 /// The tier and how it was reached.
@@ -153,7 +244,7 @@ pub struct Derivation {
     pub inputs: TierInputs,
     pub tier: SafetyTier,
     /// The rules checked, in order; the last one decided unless all passed.
-    pub steps: Vec<Step>,
+    pub steps: Steps,
 }
 
 impl Derivation {
@@ -212,8 +303,8 @@ impl fmt::Display for TierInputs {
 /// when destructive or irreversible, and `auto` only when the op is
 /// deterministic, non-destructive and reversible.
 pub fn derive_safety_tier(inputs: TierInputs) -> Derivation {
-    let mut steps = Vec::with_capacity(5);
-    let confirm = |steps: Vec<Step>| Derivation {
+    let mut steps = Steps::new();
+    let confirm = |steps: Steps| Derivation {
         inputs,
         tier: SafetyTier::Confirm,
         steps,
@@ -227,7 +318,7 @@ pub fn derive_safety_tier(inputs: TierInputs) -> Derivation {
         Some(lifecycle) => {
             steps.push(Step {
                 rule: Rule::LifecycleEvidence,
-                answer: lifecycle.evidence.describe(),
+                answer: Answer::Evidence(lifecycle.evidence),
                 outcome: match lifecycle.evidence.is_scanner_proven() {
                     true => Outcome::Passed,
                     false => Outcome::Failed,
@@ -248,7 +339,7 @@ pub fn derive_safety_tier(inputs: TierInputs) -> Derivation {
                 };
                 steps.push(Step {
                     rule,
-                    answer: fact.describe(),
+                    answer: Answer::Fact(fact),
                     outcome,
                 });
                 if outcome != Outcome::Passed {
@@ -278,7 +369,7 @@ pub fn derive_safety_tier(inputs: TierInputs) -> Derivation {
 fn bool_step(rule: Rule, forces_confirm: bool) -> Step {
     Step {
         rule,
-        answer: if forces_confirm { "yes" } else { "no" },
+        answer: Answer::Fact(Fact::from(forces_confirm)),
         outcome: if forces_confirm {
             Outcome::Failed
         } else {
@@ -287,10 +378,62 @@ fn bool_step(rule: Rule, forces_confirm: bool) -> Step {
     }
 }
 
+/// Tiers, each once, in `SafetyTier`'s order, kept in place: what
+/// [`possible_tiers`] gives, which each entry's check keeps (as vectors,
+/// an allocation or two an entry).
+#[derive(Clone, Copy)]
+pub struct Tiers {
+    len: u8,
+    tiers: [SafetyTier; 2],
+}
+
+impl Tiers {
+    fn of(tiers: impl IntoIterator<Item = SafetyTier>) -> Tiers {
+        let given: Vec<SafetyTier> = tiers.into_iter().collect();
+        let mut set = Tiers {
+            len: 0,
+            tiers: [SafetyTier::Confirm; 2],
+        };
+        for &tier in SafetyTier::ALL.iter().filter(|t| given.contains(t)) {
+            set.tiers[usize::from(set.len)] = tier;
+            set.len += 1;
+        }
+        set
+    }
+}
+
+impl std::ops::Deref for Tiers {
+    type Target = [SafetyTier];
+
+    fn deref(&self) -> &[SafetyTier] {
+        &self.tiers[..usize::from(self.len)]
+    }
+}
+
+impl PartialEq for Tiers {
+    fn eq(&self, other: &Tiers) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for Tiers {}
+
+impl<const N: usize> PartialEq<[SafetyTier; N]> for Tiers {
+    fn eq(&self, other: &[SafetyTier; N]) -> bool {
+        **self == other[..]
+    }
+}
+
+impl fmt::Debug for Tiers {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
 /// The tiers `derive_safety_tier` can give once the unknown facts become
 /// known: it is called on every way of filling them in, so a recorded tier
 /// outside this set is wrong whatever the git state turns out to be.
-pub fn possible_tiers(inputs: TierInputs) -> Vec<SafetyTier> {
+pub fn possible_tiers(inputs: TierInputs) -> Tiers {
     let completions: Vec<Option<LifecycleInput>> = match inputs.lifecycle {
         None => vec![None],
         Some(l) => {
@@ -314,19 +457,13 @@ pub fn possible_tiers(inputs: TierInputs) -> Vec<SafetyTier> {
             all
         }
     };
-    let mut tiers: Vec<SafetyTier> = completions
-        .into_iter()
-        .map(|lifecycle| {
-            derive_safety_tier(TierInputs {
-                lifecycle,
-                ..inputs
-            })
-            .tier
+    Tiers::of(completions.into_iter().map(|lifecycle| {
+        derive_safety_tier(TierInputs {
+            lifecycle,
+            ..inputs
         })
-        .collect();
-    tiers.sort();
-    tiers.dedup();
-    tiers
+        .tier
+    }))
 }
 
 #[cfg(test)]
@@ -449,6 +586,41 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// `Steps` has room for one step a rule: `Rule::COUNT` is how many
+    /// there are (the match fails to build when a rule is added).
+    #[test]
+    fn steps_have_room_for_every_rule() {
+        let all = [
+            Rule::Generative,
+            Rule::LifecycleEvidence,
+            Rule::LifecycleSatisfied,
+            Rule::LifecycleTracked,
+            Rule::LifecycleClean,
+            Rule::Destructive,
+            Rule::Irreversible,
+        ];
+        for rule in all {
+            match rule {
+                Rule::Generative
+                | Rule::LifecycleEvidence
+                | Rule::LifecycleSatisfied
+                | Rule::LifecycleTracked
+                | Rule::LifecycleClean
+                | Rule::Destructive
+                | Rule::Irreversible => {}
+            }
+        }
+        assert_eq!(all.len(), Rule::COUNT);
+        let longest = (all_inputs().into_iter())
+            .map(|inputs| derive_safety_tier(inputs).steps.len())
+            .max();
+        assert_eq!(
+            longest,
+            Some(5),
+            "a lifecycle op proven, satisfied, tracked and clean"
+        );
     }
 
     #[test]

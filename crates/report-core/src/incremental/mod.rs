@@ -189,7 +189,7 @@ impl Incremental {
         let mut slots = into_slots(&mut entries, items);
         drop(entries);
         // Room for entries added later: growing the vector copies every slot.
-        slots.reserve(slots.len() / 8 + 16);
+        slots.reserve_exact(slots.len() / 8 + 16);
         let mut omitted = OmittedCount::default();
         for o in left_out.iter() {
             let i = slot_at(&slots, o.start as usize).expect("checked above");

@@ -99,7 +99,7 @@ pub fn hover(
         if let Some(step) = live.derivation.deciding_rule() {
             let why = match step.outcome {
                 Outcome::Unknown => "unknown, and an unknown fact never yields auto",
-                _ => step.answer,
+                _ => step.answer.as_str(),
             };
             let _ = writeln!(text, "\n`confirm` because {}: {why}", step.rule.question());
         }

@@ -221,7 +221,7 @@ impl EntrySummary {
 pub struct TierCheck {
     pub derivation: Derivation,
     /// The tiers `derive_safety_tier` gives for some git state (see `tier::possible_tiers`).
-    pub possible: Vec<SafetyTier>,
+    pub possible: crate::tier::Tiers,
     /// Set when the exact edit's kind is characterized otherwise than the
     /// entry's booleans say, and that would change the tier.
     pub by_kind: Option<KindTiers>,
@@ -236,7 +236,7 @@ pub struct TierCheck {
 #[derive(Clone, Debug, PartialEq)]
 pub struct KindTiers {
     pub kind: crate::schema::EditKind,
-    pub possible: Vec<SafetyTier>,
+    pub possible: crate::tier::Tiers,
 }
 
 impl TierCheck {

@@ -8,7 +8,7 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::fix::{Fix, TextEdit};
 use crate::schema::{EditKind, OpType, Reversibility, SafetyTier};
 use crate::text::TextRange;
-use crate::tier::{self, Evidence, LifecycleInput, TierInputs};
+use crate::tier::{self, Evidence, LifecycleInput, TierInputs, Tiers};
 
 /// The tier inputs and the tier as an entry records them.
 pub(super) struct Recorded {
@@ -73,7 +73,7 @@ pub(super) fn check_safety_tier(
 
 /// The tiers the kind's own characterization leads to, when it contradicts
 /// the recorded booleans in a way that changes the tiers possible.
-fn tiers_by_kind(kind: EditKind, inputs: TierInputs, possible: &[SafetyTier]) -> Option<KindTiers> {
+fn tiers_by_kind(kind: EditKind, inputs: TierInputs, possible: &Tiers) -> Option<KindTiers> {
     let characterization = kind.characterization();
     let is_reversible = match characterization.is_reversible {
         Reversibility::Fixed(value) => value,
@@ -89,7 +89,7 @@ fn tiers_by_kind(kind: EditKind, inputs: TierInputs, possible: &[SafetyTier]) ->
         is_reversible,
         ..inputs
     });
-    (by_kind != possible).then_some(KindTiers {
+    (by_kind != *possible).then_some(KindTiers {
         kind,
         possible: by_kind,
     })
