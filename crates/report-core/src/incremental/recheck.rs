@@ -199,7 +199,7 @@ impl Incremental {
                     let probe = |index| {
                         check_alone(text.clone(), range, index, shortlist).map(|s| s.diagnostics)
                     };
-                    Template::new(probe(PROBES[0])?, probe(PROBES[1])?)
+                    Template::new(probe(PROBES[0])?, probe(PROBES[1])?).map(Box::new)
                 });
                 match template {
                     Some(template) => self.moved_all(i, template.render(index)),

@@ -37,8 +37,9 @@ pub(super) struct Slot {
     pub(super) rendered: usize,
     /// Its diagnostics with the places where their texts write the entry's
     /// index, made from the entry's text the first time they are rendered
-    /// for another index.
-    pub(super) template: OnceLock<Option<Template>>,
+    /// for another index. Boxed: most slots never need one, and a report
+    /// keeps a slot an entry.
+    pub(super) template: OnceLock<Option<Box<Template>>>,
     /// Whether the entry is an object: only edits inside objects are tracked.
     pub(super) object: bool,
     /// Whether a syntax error broke it: it then has no checks, no
