@@ -15,8 +15,8 @@ pub(crate) fn release_memory() {
 /// allocates at once a heap of its own: a huge report's tree, parsed on the
 /// opening pool, was freed in the pool's heaps while its rope and analysis
 /// were made in the analysis thread's, and a reload's peak was both (a
-/// 50 000-entry report's rose from 134 to 161 MiB, and the memory held
-/// after it from 93 to 116). Called before any thread starts.
+/// 50 000-entry report's reload peaked at 161 MiB, not 133, and held 116
+/// after it, not 94). Called before any thread starts.
 pub(crate) fn one_heap() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only sets a tunable of the allocator, before other threads exist.
