@@ -34,7 +34,8 @@ pub enum Threads<'a> {
     /// the server's baseline when its entries were checked on other
     /// threads, 8 to 11 MB when only parsed there, 6 to 8 MB on one thread
     /// (`tests/protocol.rs`). The parse's records are a few large blocks,
-    /// handed back whole.
+    /// handed back whole. (Measured before the server kept one heap for
+    /// all its threads, `lsp::memory::one_heap`; not measured since.)
     ParseOnly {
         runner: &'a dyn RunAll,
         threads: usize,

@@ -173,7 +173,7 @@ impl fmt::Display for Answer {
 }
 
 /// The steps of a derivation, in order: at most one a rule, kept in place
-/// (3 bytes each) rather than on the heap. A report keeps one derivation
+/// (4 bytes each) rather than on the heap. A report keeps one derivation
 /// an entry: as a vector they took 128 bytes and an allocation each.
 #[derive(Clone, Copy)]
 pub struct Steps {

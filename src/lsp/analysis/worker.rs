@@ -576,11 +576,14 @@ fn update(previous: Option<DocState>, job: Job, options: HostOptions) -> (DocSta
         let rope = job.rope;
         let runner = OnPool(opening_pool());
         let threads = runner.parse_only();
-        // The freed tree's pages given back before the rope is made: glibc
-        // keeps them otherwise, and the rope takes new ones (lsp_latency's
-        // reloads of a 50 000-entry report peaked at 137 MiB, not 131).
-        let text = move |_: &Arc<String>| {
-            release_memory();
+        // A large text's freed tree gives its pages back before the rope is
+        // made: glibc keeps them otherwise, and the rope takes new ones
+        // (lsp_latency's reloads of a 50 000-entry report peaked at 137
+        // MiB, not 131).
+        let text = move |whole: &Arc<String>| {
+            if whole.len() >= LARGE_TEXT_BYTES {
+                release_memory();
+            }
             RopeText(rope.get())
         };
         let Some(mut state) = previous else {

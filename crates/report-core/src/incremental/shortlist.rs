@@ -7,7 +7,7 @@
 //! without syntax errors, and exactly the commas the array needs. The new
 //! items are checked alone; the items after them that have diagnostics
 //! (whose messages name `shortlist[i]`) are checked again for their new
-//! index; the [`Shortlist`](crate::validate::Shortlist)'s first occurrences, repeats and near-miss map
+//! index; the [`Shortlist`](crate::validate::Shortlist)'s first occurrences, repeats and near-miss index
 //! follow; and the entries checked again are found through `by_path`, an
 //! index of every entry by its path's hash: those whose path became or stopped being
 //! a member, and those outside the shortlist (`missing`), whose membership

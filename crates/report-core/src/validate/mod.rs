@@ -234,9 +234,14 @@ pub fn validate_with(
         && !report.shortlist.is_some_and(Node::is_broken)
     {
         let runs = threads.for_checks();
-        for diagnostic in memberships(shortlist, &entries, &broken, runs, SPLIT_FROM_ENTRIES) {
-            sink.push(diagnostic);
-        }
+        memberships(
+            &mut sink,
+            shortlist,
+            &entries,
+            &broken,
+            runs,
+            SPLIT_FROM_ENTRIES,
+        );
     }
     let mut judged = Vec::new();
     if broken.is_empty() {
@@ -391,38 +396,50 @@ pub(crate) fn check_entry_alone(
     (facts, sink.out.finish().0)
 }
 
-/// The membership diagnostics of the entries that are not `broken`, in
-/// order: from `split_from` entries with a runner, a chunk of them a
-/// thread (one lookup an entry, they took 30 ms of a 50 000-entry
-/// `check`'s 240, alone after the checks).
+/// Pushes the membership diagnostics of the entries that are not
+/// `broken`, in order: from `split_from` entries with a runner, a chunk of
+/// them a thread, each into a sink of its own absorbed in order after (one
+/// lookup an entry: they took 30 ms of a 50 000-entry `check`'s 240, alone
+/// after the checks).
 fn memberships(
+    sink: &mut Sink<'_>,
     shortlist: &shortlist::Shortlist,
     entries: &[EntryFacts],
     broken: &[usize],
     runs: Option<(&dyn RunAll, usize)>,
     split_from: usize,
-) -> Vec<Diagnostic> {
-    let missing = |entries: &[EntryFacts]| -> Vec<Diagnostic> {
-        (entries.iter())
-            .filter(|entry| broken.binary_search(&entry.index).is_err())
-            .filter_map(|entry| shortlist::check_membership(shortlist, entry))
-            .collect()
+) {
+    let missing = |sink: &mut Sink<'_>, entries: &[EntryFacts]| {
+        let intact = entries
+            .iter()
+            .filter(|entry| broken.binary_search(&entry.index).is_err());
+        for diagnostic in intact.filter_map(|entry| shortlist::check_membership(shortlist, entry)) {
+            sink.push(diagnostic);
+        }
     };
     let Some((runner, threads)) =
         runs.filter(|&(_, threads)| threads >= 2 && entries.len() >= split_from.max(2))
     else {
-        return missing(entries);
+        return missing(sink, entries);
     };
+    let (text, keep) = (sink.text, sink.out.keep());
     let size = entries.len().div_ceil(threads);
-    let mut found: Vec<Vec<Diagnostic>> = vec![Vec::new(); entries.len().div_ceil(size)];
+    let mut found: Vec<Option<Collector>> =
+        (0..entries.len().div_ceil(size)).map(|_| None).collect();
     let missing = &missing;
     let jobs = (found.iter_mut().zip(entries.chunks(size)))
         .map(|(out, chunk)| {
-            Box::new(move || *out = missing(chunk)) as Box<dyn FnOnce() + Send + '_>
+            Box::new(move || {
+                let mut own = Sink::new(text, keep);
+                missing(&mut own, chunk);
+                *out = Some(own.out);
+            }) as Box<dyn FnOnce() + Send + '_>
         })
         .collect();
     runner.run_all(jobs);
-    found.concat()
+    for out in found {
+        sink.out.absorb(out.expect("run_all runs every job"));
+    }
 }
 
 #[cfg(test)]
@@ -454,8 +471,17 @@ mod tests {
         let node = parse.root().unwrap().get("shortlist").unwrap();
         let shortlist = shortlist::check_shortlist(&mut Sink::new(&text, Keep::ALL), node);
         let entries = &analysis.entries;
+        let run = |broken: &[usize], keep: Keep, split: Option<(&dyn RunAll, usize)>| {
+            let mut sink = Sink::new(&text, keep);
+            memberships(&mut sink, &shortlist, entries, broken, split, 2);
+            let (kept, omitted) = sink.out.finish();
+            let omitted: Vec<_> = (omitted.iter())
+                .map(|o| (o.start, o.severity, o.fixable))
+                .collect();
+            (kept, omitted)
+        };
         for broken in [vec![], vec![0, 3, 22]] {
-            let one_pass = memberships(&shortlist, entries, &broken, None, 2);
+            let (one_pass, _) = run(&broken, Keep::ALL, None);
             let expected = (analysis.diagnostics.iter())
                 .filter(|d| d.code == Code::EntryPathNotInShortlist)
                 .filter(|d| {
@@ -475,11 +501,20 @@ mod tests {
                     .iter()
                     .all(|d| d.message.contains("the shortlist has \"./"))
             );
-            for chunks in [2, 3, 5, 23, 40] {
-                for runner in [&Backwards as &dyn RunAll, &OnThreads] {
-                    let split =
-                        memberships(&shortlist, entries, &broken, Some((runner, chunks)), 2);
-                    assert_eq!(split, one_pass, "{chunks} chunks");
+            for keep in [Keep::ALL, Keep::at_most(3)] {
+                let one_pass = run(&broken, keep, None);
+                for chunks in [2, 3, 5, 23, 40] {
+                    for runner in [&Backwards as &dyn RunAll, &OnThreads] {
+                        let split = run(&broken, keep, Some((runner, chunks)));
+                        assert!(split == one_pass, "{keep:?}, {chunks} chunks");
+                    }
+                }
+                if keep == Keep::at_most(3) {
+                    assert_eq!(
+                        (one_pass.0.len(), !one_pass.1.is_empty()),
+                        (3, true),
+                        "the cap is reached"
+                    );
                 }
             }
         }

@@ -60,7 +60,7 @@ impl Shortlist {
         self.paths.get(path).map(|&i| self.items[i])
     }
 
-    /// Everything it holds but the lazily built near-miss map, in an order
+    /// Everything it holds but the lazily built near-miss index, in an order
     /// that does not depend on hashing: two shortlists of the same text
     /// give the same.
     pub fn canonical(&self) -> String {
@@ -529,6 +529,16 @@ mod tests {
             "the first occurrence"
         );
         assert_eq!(ahead.near_miss("docs/d.md"), None);
+    }
+
+    /// Paths under one hash whose loose forms differ (a collision, made
+    /// here by hand): only those of the form asked for are near misses.
+    #[test]
+    fn a_path_that_only_shares_the_hash_is_no_near_miss() {
+        let hash = super::hash_of("docs/a.md");
+        let loose = super::Loose(vec![(hash, "Docs/A.md".into()), (hash, "docs/b.md".into())]);
+        let like: Vec<&str> = loose.like("DOCS/a.md").map(|p| &**p).collect();
+        assert_eq!(like, ["Docs/A.md"]);
     }
 
     #[test]
