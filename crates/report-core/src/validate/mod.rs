@@ -107,20 +107,53 @@ fn check_entries<'t, A: Send>(
     wanted: Option<Wanted<'_>>,
     side: impl FnOnce(&mut Sink<'t>) -> A + Send,
 ) -> (A, Checked) {
-    let runs = match split {
-        Some((runner, runs)) if runs >= 2 && items.len() >= split_from.max(2) => {
-            Some((runner, runs.min(items.len())))
-        }
-        _ => None,
-    };
-    let Some((runner, runs)) = runs else {
+    let Some((runner, runs)) = chunks(split, items.len(), split_from) else {
         let aside = side(sink);
         return (aside, check_entry_run(sink, items, 0, wanted));
     };
+    let check =
+        |sink: &mut Sink<'t>, run: &[Node<'_>], first| check_entry_run(sink, run, first, wanted);
+    let (aside, checked) = in_chunks(sink, items, runner, runs, side, check);
+    let mut entries = Vec::with_capacity(items.len());
+    let mut broken = Vec::new();
+    for (more, more_broken) in checked {
+        entries.extend(more);
+        broken.extend(more_broken);
+    }
+    (aside, (entries, broken))
+}
+
+/// How many chunks `len` items are cut into on `split`'s runner: from
+/// `split_from` items, and two chunks at least; None for one pass.
+fn chunks(
+    split: Option<(&dyn RunAll, usize)>,
+    len: usize,
+    split_from: usize,
+) -> Option<(&dyn RunAll, usize)> {
+    match split {
+        Some((runner, runs)) if runs >= 2 && len >= split_from.max(2) => {
+            Some((runner, runs.min(len)))
+        }
+        _ => None,
+    }
+}
+
+/// `side` and `job` over `items` in `runs` chunks (`job` is told where its
+/// chunk starts), as jobs of `runner`, each into a sink of its own,
+/// absorbed in order after (`side`'s first): the cap keeps the
+/// best-ranked diagnostics of all, as one pass would.
+fn in_chunks<'t, I: Sync, A: Send, R: Send>(
+    sink: &mut Sink<'t>,
+    items: &[I],
+    runner: &dyn RunAll,
+    runs: usize,
+    side: impl FnOnce(&mut Sink<'t>) -> A + Send,
+    job: impl Fn(&mut Sink<'t>, &[I], usize) -> R + Sync,
+) -> (A, Vec<R>) {
     let (text, keep) = (sink.text, sink.out.keep());
     let size = items.len().div_ceil(runs);
     let mut aside = None;
-    let mut results: Vec<Option<(Checked, Collector)>> =
+    let mut results: Vec<Option<(R, Collector)>> =
         (0..items.len().div_ceil(size)).map(|_| None).collect();
     let mut jobs: Vec<Box<dyn FnOnce() + Send + '_>> = Vec::with_capacity(results.len() + 1);
     let aside_slot = &mut aside;
@@ -128,27 +161,26 @@ fn check_entries<'t, A: Send>(
         let mut own = Sink::new(text, keep);
         *aside_slot = Some((side(&mut own), own.out));
     }));
+    let job = &job;
     jobs.extend(results.iter_mut().zip(items.chunks(size)).enumerate().map(
-        |(nth, (result, run))| {
+        |(nth, (result, chunk))| {
             Box::new(move || {
                 let mut own = Sink::new(text, keep);
-                let checked = check_entry_run(&mut own, run, nth * size, wanted);
-                *result = Some((checked, own.out));
+                *result = Some((job(&mut own, chunk, nth * size), own.out));
             }) as Box<dyn FnOnce() + Send + '_>
         },
     ));
     runner.run_all(jobs);
     let (aside, out) = aside.expect("run_all runs every job");
     sink.out.absorb(out);
-    let mut entries = Vec::with_capacity(items.len());
-    let mut broken = Vec::new();
-    for result in results {
-        let ((more, more_broken), out) = result.expect("run_all runs every job");
-        entries.extend(more);
-        broken.extend(more_broken);
-        sink.out.absorb(out);
-    }
-    (aside, (entries, broken))
+    let results = (results.into_iter())
+        .map(|result| {
+            let (result, out) = result.expect("run_all runs every job");
+            sink.out.absorb(out);
+            result
+        })
+        .collect();
+    (aside, results)
 }
 
 /// The checks of `items`, the first of them entry `first`.
@@ -417,28 +449,12 @@ fn memberships(
             sink.push(diagnostic);
         }
     };
-    let Some((runner, threads)) =
-        runs.filter(|&(_, threads)| threads >= 2 && entries.len() >= split_from.max(2))
-    else {
-        return missing(sink, entries);
-    };
-    let (text, keep) = (sink.text, sink.out.keep());
-    let size = entries.len().div_ceil(threads);
-    let mut found: Vec<Option<Collector>> =
-        (0..entries.len().div_ceil(size)).map(|_| None).collect();
-    let missing = &missing;
-    let jobs = (found.iter_mut().zip(entries.chunks(size)))
-        .map(|(out, chunk)| {
-            Box::new(move || {
-                let mut own = Sink::new(text, keep);
-                missing(&mut own, chunk);
-                *out = Some(own.out);
-            }) as Box<dyn FnOnce() + Send + '_>
-        })
-        .collect();
-    runner.run_all(jobs);
-    for out in found {
-        sink.out.absorb(out.expect("run_all runs every job"));
+    match chunks(runs, entries.len(), split_from) {
+        None => missing(sink, entries),
+        Some((runner, runs)) => {
+            let each = |sink: &mut Sink<'_>, chunk: &[EntryFacts], _| missing(sink, chunk);
+            in_chunks(sink, entries, runner, runs, |_| (), each);
+        }
     }
 }
 
@@ -447,15 +463,20 @@ mod tests {
     use super::*;
     use crate::fixture::{Backwards, OnThreads};
 
+    fn report(entries: usize, seed: u64, violation_every: usize) -> String {
+        let options = crate::generate::GenerateOptions {
+            entries,
+            seed,
+            violation_every,
+        };
+        crate::generate::generate_report(options)
+    }
+
     /// The entries' memberships looked up in chunks (in any order, on any
     /// thread) are those of one pass, in its order, broken entries left out.
     #[test]
     fn memberships_in_chunks_are_those_of_one_pass() {
-        let generated = crate::generate::generate_report(crate::generate::GenerateOptions {
-            entries: 23,
-            seed: 5,
-            violation_every: 0,
-        });
+        let generated = report(23, 5, 0);
         // Every third entry's path not in the shortlist: a near miss there instead.
         let mut text = generated.clone();
         let paths: Vec<String> = (crate::analysis::analyze(&generated).entries.iter())
@@ -526,11 +547,7 @@ mod tests {
     /// fill.
     #[test]
     fn entries_checked_in_chunks_give_what_one_pass_gives() {
-        let generated = crate::generate::generate_report(crate::generate::GenerateOptions {
-            entries: 41,
-            seed: 7,
-            violation_every: 3,
-        });
+        let generated = report(41, 7, 3);
         // Two entries broken by a syntax error (a member without its colon).
         let mut text = generated.clone();
         for nth in [4, 30] {
