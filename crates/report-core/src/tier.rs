@@ -172,71 +172,75 @@ impl fmt::Display for Answer {
     }
 }
 
-/// The steps of a derivation, in order: at most one a rule, kept in place
-/// (4 bytes each) rather than on the heap. A report keeps one derivation
-/// an entry: as a vector they took 128 bytes and an allocation each.
+/// At most `N` values kept in place and read as a slice: a derivation's
+/// [`Steps`] and the possible [`Tiers`], which a report keeps one of an
+/// entry (as vectors, an allocation each).
 #[derive(Clone, Copy)]
-pub struct Steps {
+pub struct Inline<T: Copy, const N: usize> {
     len: u8,
-    steps: [Step; Rule::COUNT],
+    values: [T; N],
 }
 
-impl Steps {
-    fn new() -> Steps {
-        let unused = Step {
-            rule: Rule::Generative,
-            answer: Answer::Fact(Fact::No),
-            outcome: Outcome::Passed,
-        };
-        Steps {
+impl<T: Copy, const N: usize> Inline<T, N> {
+    /// Empty: `unused` fills the room not taken.
+    fn new(unused: T) -> Self {
+        Inline {
             len: 0,
-            steps: [unused; Rule::COUNT],
+            values: [unused; N],
         }
     }
 
-    fn push(&mut self, step: Step) {
-        // Each rule is checked once at most.
-        self.steps[usize::from(self.len)] = step;
+    fn push(&mut self, value: T) {
+        self.values[usize::from(self.len)] = value;
         self.len += 1;
     }
 }
 
-impl std::ops::Deref for Steps {
-    type Target = [Step];
+impl<T: Copy, const N: usize> std::ops::Deref for Inline<T, N> {
+    type Target = [T];
 
-    fn deref(&self) -> &[Step] {
-        &self.steps[..usize::from(self.len)]
+    fn deref(&self) -> &[T] {
+        &self.values[..usize::from(self.len)]
     }
 }
 
-impl<'a> IntoIterator for &'a Steps {
-    type Item = &'a Step;
-    type IntoIter = std::slice::Iter<'a, Step>;
+impl<'a, T: Copy, const N: usize> IntoIterator for &'a Inline<T, N> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
 
     fn into_iter(self) -> Self::IntoIter {
         self.iter()
     }
 }
 
-impl PartialEq for Steps {
-    fn eq(&self, other: &Steps) -> bool {
+impl<T: Copy + PartialEq, const N: usize> PartialEq for Inline<T, N> {
+    fn eq(&self, other: &Self) -> bool {
         **self == **other
     }
 }
 
-impl Eq for Steps {}
+impl<T: Copy + Eq, const N: usize> Eq for Inline<T, N> {}
 
-impl std::hash::Hash for Steps {
+impl<T: Copy + PartialEq, const N: usize, const M: usize> PartialEq<[T; M]> for Inline<T, N> {
+    fn eq(&self, other: &[T; M]) -> bool {
+        **self == other[..]
+    }
+}
+
+impl<T: Copy + std::hash::Hash, const N: usize> std::hash::Hash for Inline<T, N> {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         (**self).hash(state);
     }
 }
 
-impl fmt::Debug for Steps {
+impl<T: Copy + fmt::Debug, const N: usize> fmt::Debug for Inline<T, N> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list().entries(self.iter()).finish()
     }
 }
+
+/// The steps of a derivation, in order: at most one a rule (4 bytes each).
+pub type Steps = Inline<Step, { Rule::COUNT }>;
 
 /// The tier and how it was reached.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -303,7 +307,11 @@ impl fmt::Display for TierInputs {
 /// when destructive or irreversible, and `auto` only when the op is
 /// deterministic, non-destructive and reversible.
 pub fn derive_safety_tier(inputs: TierInputs) -> Derivation {
-    let mut steps = Steps::new();
+    let mut steps = Steps::new(Step {
+        rule: Rule::Generative,
+        answer: Answer::Fact(Fact::No),
+        outcome: Outcome::Passed,
+    });
     let confirm = |steps: Steps| Derivation {
         inputs,
         tier: SafetyTier::Confirm,
@@ -378,55 +386,18 @@ fn bool_step(rule: Rule, forces_confirm: bool) -> Step {
     }
 }
 
-/// Tiers, each once, in `SafetyTier`'s order, kept in place: what
-/// [`possible_tiers`] gives, which each entry's check keeps (as vectors,
-/// an allocation or two an entry).
-#[derive(Clone, Copy)]
-pub struct Tiers {
-    len: u8,
-    tiers: [SafetyTier; 2],
-}
+/// Tiers, each once, in `SafetyTier`'s order: what [`possible_tiers`]
+/// gives, which each entry's check keeps.
+pub type Tiers = Inline<SafetyTier, 2>;
 
 impl Tiers {
     fn of(tiers: impl IntoIterator<Item = SafetyTier>) -> Tiers {
         let given: Vec<SafetyTier> = tiers.into_iter().collect();
-        let mut set = Tiers {
-            len: 0,
-            tiers: [SafetyTier::Confirm; 2],
-        };
+        let mut set = Tiers::new(SafetyTier::Confirm);
         for &tier in SafetyTier::ALL.iter().filter(|t| given.contains(t)) {
-            set.tiers[usize::from(set.len)] = tier;
-            set.len += 1;
+            set.push(tier);
         }
         set
-    }
-}
-
-impl std::ops::Deref for Tiers {
-    type Target = [SafetyTier];
-
-    fn deref(&self) -> &[SafetyTier] {
-        &self.tiers[..usize::from(self.len)]
-    }
-}
-
-impl PartialEq for Tiers {
-    fn eq(&self, other: &Tiers) -> bool {
-        **self == **other
-    }
-}
-
-impl Eq for Tiers {}
-
-impl<const N: usize> PartialEq<[SafetyTier; N]> for Tiers {
-    fn eq(&self, other: &[SafetyTier; N]) -> bool {
-        **self == other[..]
-    }
-}
-
-impl fmt::Debug for Tiers {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.iter()).finish()
     }
 }
 
