@@ -392,9 +392,19 @@ pub type Tiers = Inline<SafetyTier, 2>;
 
 impl Tiers {
     fn of(tiers: impl IntoIterator<Item = SafetyTier>) -> Tiers {
-        let given: Vec<SafetyTier> = tiers.into_iter().collect();
+        let mut given = [false; SafetyTier::ALL.len()];
+        for tier in tiers {
+            given[SafetyTier::ALL
+                .iter()
+                .position(|&t| t == tier)
+                .expect("every tier is in ALL")] = true;
+        }
         let mut set = Tiers::new(SafetyTier::Confirm);
-        for &tier in SafetyTier::ALL.iter().filter(|t| given.contains(t)) {
+        for (&tier, _) in SafetyTier::ALL
+            .iter()
+            .zip(given)
+            .filter(|(_, given)| *given)
+        {
             set.push(tier);
         }
         set
@@ -405,35 +415,33 @@ impl Tiers {
 /// known: it is called on every way of filling them in, so a recorded tier
 /// outside this set is wrong whatever the git state turns out to be.
 pub fn possible_tiers(inputs: TierInputs) -> Tiers {
-    let completions: Vec<Option<LifecycleInput>> = match inputs.lifecycle {
-        None => vec![None],
-        Some(l) => {
-            let options = |fact: Fact| match fact {
-                Fact::Unknown => vec![Fact::Yes, Fact::No],
-                known => vec![known],
-            };
-            let mut all = Vec::new();
-            for satisfied in options(l.satisfied) {
-                for tracked in options(l.tracked) {
-                    for clean in options(l.clean) {
-                        all.push(Some(LifecycleInput {
-                            satisfied,
-                            tracked,
-                            clean,
-                            ..l
-                        }));
-                    }
-                }
-            }
-            all
-        }
-    };
-    Tiers::of(completions.into_iter().map(|lifecycle| {
+    let tier = |lifecycle| {
         derive_safety_tier(TierInputs {
             lifecycle,
             ..inputs
         })
         .tier
+    };
+    let Some(l) = inputs.lifecycle else {
+        return Tiers::of([tier(None)]);
+    };
+    // Each unknown fact either way, with no allocation: this runs for every entry.
+    let options = |fact: Fact| match fact {
+        Fact::Unknown => &[Fact::Yes, Fact::No][..],
+        Fact::Yes => &[Fact::Yes][..],
+        Fact::No => &[Fact::No][..],
+    };
+    Tiers::of(options(l.satisfied).iter().flat_map(|&satisfied| {
+        options(l.tracked).iter().flat_map(move |&tracked| {
+            options(l.clean).iter().map(move |&clean| {
+                tier(Some(LifecycleInput {
+                    satisfied,
+                    tracked,
+                    clean,
+                    ..l
+                }))
+            })
+        })
     }))
 }
 
@@ -610,6 +618,47 @@ mod tests {
                     assert_eq!(Some(*failing[0]), d.deciding_rule());
                 }
             }
+        }
+    }
+
+    /// Its definition, over every input: the tiers of every way of filling
+    /// in the unknown facts, each once, in `SafetyTier::ALL`'s order.
+    #[test]
+    fn possible_tiers_are_those_of_every_completion() {
+        for inputs in all_inputs() {
+            let fill = |fact: Fact| match fact {
+                Fact::Unknown => vec![Fact::Yes, Fact::No],
+                known => vec![known],
+            };
+            let mut tiers = Vec::new();
+            match inputs.lifecycle {
+                None => tiers.push(derive_safety_tier(inputs).tier),
+                Some(l) => {
+                    for satisfied in fill(l.satisfied) {
+                        for tracked in fill(l.tracked) {
+                            for clean in fill(l.clean) {
+                                let lifecycle = LifecycleInput {
+                                    satisfied,
+                                    tracked,
+                                    clean,
+                                    ..l
+                                };
+                                let filled = TierInputs {
+                                    lifecycle: Some(lifecycle),
+                                    ..inputs
+                                };
+                                tiers.push(derive_safety_tier(filled).tier);
+                            }
+                        }
+                    }
+                }
+            }
+            let expected: Vec<SafetyTier> = SafetyTier::ALL
+                .iter()
+                .copied()
+                .filter(|tier| tiers.contains(tier))
+                .collect();
+            assert_eq!(&*possible_tiers(inputs), &expected[..], "{inputs}");
         }
     }
 

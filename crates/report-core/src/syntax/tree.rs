@@ -8,6 +8,7 @@
 // foldhash: keys are paths and member names of the report, hashed by the
 // hundred thousand; its seeds are random per process.
 use foldhash::HashMap;
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::text::TextRange;
@@ -382,7 +383,11 @@ impl<'t> Node<'t> {
         }
         let mut node = self;
         for token in pointer.strip_prefix('/')?.split('/') {
-            let token = token.replace("~1", "/").replace("~0", "~");
+            // Unescaped only where escaped: a lookup runs for every entry.
+            let token = match token.contains('~') {
+                true => Cow::Owned(token.replace("~1", "/").replace("~0", "~")),
+                false => Cow::Borrowed(token),
+            };
             node = match node.record().kind {
                 Kind::Object => node.get(&token)?,
                 Kind::Array => node.children().nth(parse_array_index(&token)?)?,
