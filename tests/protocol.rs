@@ -135,6 +135,23 @@ fn a_flood_of_ten_thousand_changes_ends_at_the_last_version() {
     editor.shutdown();
 }
 
+/// The server asks for a wider input pipe (a large frame then comes in
+/// fewer reads), as wide as the system allows an unprivileged process.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_server_widens_its_input_pipe() {
+    let mut editor = Editor::start(&["utf-16"]);
+    let allowed: usize = std::fs::read_to_string("/proc/sys/fs/pipe-max-size")
+        .ok()
+        .and_then(|max| max.trim().parse().ok())
+        .unwrap_or(report_lsp::lsp::transport::INPUT_PIPE_BYTES);
+    let wanted = report_lsp::lsp::transport::INPUT_PIPE_BYTES.min(allowed);
+    assert!(wanted > 64 * 1024, "a pipe is 64 KiB unless widened");
+    assert_eq!(editor.input_pipe_bytes(), wanted);
+    assert_alive(&mut editor);
+    editor.shutdown();
+}
+
 #[test]
 fn a_fifty_megabyte_document_is_served_and_its_memory_returned() {
     let mut editor = Editor::start(&["utf-16"]);

@@ -34,6 +34,7 @@ pub const STATUS_METHOD: &str = "report-lsp/status";
 /// Serves one client over stdin/stdout until it exits; says how it ended.
 pub fn run() -> std::io::Result<transport::End> {
     memory::one_heap();
+    transport::widen_input_pipe();
     crate::log::init(Some(trace::ClientTrace));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

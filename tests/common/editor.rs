@@ -388,6 +388,16 @@ impl Editor {
         self.stdin.flush().unwrap();
     }
 
+    /// The size of the pipe this editor writes the server's messages into
+    /// (its standard input), as the system says (Linux).
+    #[cfg(target_os = "linux")]
+    pub fn input_pipe_bytes(&self) -> usize {
+        use std::os::fd::AsRawFd;
+        // SAFETY: F_GETPIPE_SZ only reads the size of the pipe's buffer.
+        let size = unsafe { libc::fcntl(self.stdin.as_raw_fd(), libc::F_GETPIPE_SZ) };
+        usize::try_from(size).expect("the server's standard input is a pipe")
+    }
+
     /// A memory figure of the server from /proc (`VmRSS`, `VmHWM`), in KiB.
     pub fn memory_kb(&self, field: &str) -> u64 {
         // A figure that cannot be read fails the test: a 0 would pass every bound.
