@@ -36,9 +36,9 @@ pub enum Threads<'a> {
     /// (`tests/protocol.rs`). The parse's records are a few large blocks,
     /// handed back whole. (Measured before the server kept one heap for
     /// all its threads, `lsp::memory::one_heap`.) Under that one heap two
-    /// threads check no faster than one: every allocation of both takes
-    /// the heap's lock (50 000 entries: 111–166 ms on two, 116–180 on one).
-    /// The parse allocates a few times in all, and gains.
+    /// threads check no faster than one, as they contend on it (50 000
+    /// entries: 111–166 ms on two, 116–180 on one); the parse allocates
+    /// a handful of times in all.
     ParseOnly {
         runner: &'a dyn RunAll,
         threads: usize,

@@ -400,12 +400,10 @@ impl Tiers {
                 .expect("every tier is in ALL")] = true;
         }
         let mut set = Tiers::new(SafetyTier::Confirm);
-        for (&tier, _) in SafetyTier::ALL
-            .iter()
-            .zip(given)
-            .filter(|(_, given)| *given)
-        {
-            set.push(tier);
+        for (&tier, given) in SafetyTier::ALL.iter().zip(given) {
+            if given {
+                set.push(tier);
+            }
         }
         set
     }
@@ -626,7 +624,7 @@ mod tests {
     #[test]
     fn possible_tiers_are_those_of_every_completion() {
         for inputs in all_inputs() {
-            let fill = |fact: Fact| match fact {
+            let options = |fact: Fact| match fact {
                 Fact::Unknown => vec![Fact::Yes, Fact::No],
                 known => vec![known],
             };
@@ -634,9 +632,9 @@ mod tests {
             match inputs.lifecycle {
                 None => tiers.push(derive_safety_tier(inputs).tier),
                 Some(l) => {
-                    for satisfied in fill(l.satisfied) {
-                        for tracked in fill(l.tracked) {
-                            for clean in fill(l.clean) {
+                    for satisfied in options(l.satisfied) {
+                        for tracked in options(l.tracked) {
+                            for clean in options(l.clean) {
                                 let lifecycle = LifecycleInput {
                                     satisfied,
                                     tracked,

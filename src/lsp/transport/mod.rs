@@ -92,21 +92,25 @@ fn unimplemented_dollar_request(request: &Request, phase: Phase) -> Option<serde
 /// Handlers run at once, as in `tower-lsp-server`.
 const MAX_CONCURRENCY: usize = 4;
 
-/// How large the server asks its input pipe to be: a large frame (a
-/// didOpen of a 37.6 MB report) then comes in a sixteenth as many reads,
-/// each a wake of the reading thread, and the editor writes a sixteenth as
-/// many times: 33 ms from the editor's write to the last byte, not 54.
+/// How large the server asks its input pipe to be. A pipe holds 64 KiB
+/// unless widened: the editor writing a large frame (a didOpen of a
+/// 37.6 MB report) then blocks every 64 KiB until the reader has taken
+/// them, and the two wait on each other about 600 times. With 1 MiB, the
+/// frame's last byte came 33–35 ms after the editor's write, not 56.
 pub const INPUT_PIPE_BYTES: usize = 1 << 20;
 
-/// Asks for an input pipe of [`INPUT_PIPE_BYTES`] where standard input is
-/// one (Linux). Where it is not, or the system's limit for a user's pipes
-/// is reached, it stays as it was.
+/// Widens standard input to [`INPUT_PIPE_BYTES`] where it is a narrower
+/// pipe (Linux); never narrows one. Where it is no pipe, or the system's
+/// limits refuse, it stays as it was.
 pub fn widen_input_pipe() {
     #[cfg(target_os = "linux")]
-    // SAFETY: fcntl on standard input only resizes the pipe's buffer; it
-    // fails harmlessly on anything that is not a pipe.
+    // SAFETY: fcntl on standard input only reads or resizes a pipe's
+    // buffer; on anything that is not a pipe it fails and changes nothing.
     unsafe {
-        libc::fcntl(0, libc::F_SETPIPE_SZ, INPUT_PIPE_BYTES as libc::c_int);
+        let size = libc::fcntl(0, libc::F_GETPIPE_SZ);
+        if size >= 0 && (size as usize) < INPUT_PIPE_BYTES {
+            libc::fcntl(0, libc::F_SETPIPE_SZ, INPUT_PIPE_BYTES as libc::c_int);
+        }
     }
 }
 
