@@ -185,11 +185,12 @@ fn the_core_starts_no_thread() {
 
 #[test]
 fn nothing_shipped_starts_a_process() {
-    // The server and CLI, and the core they are built on.
+    // The server and CLI, the core they are built on, and the WebAssembly module.
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut sources = Vec::new();
     shipped_sources(&root.join("src"), &mut sources);
     shipped_sources(&root.join("crates/report-core/src"), &mut sources);
+    shipped_sources(&root.join("crates/report-wasm/src"), &mut sources);
     assert!(sources.len() > 100);
     for (path, text) in &sources {
         // gix-path can run `git config` to find git's installation
@@ -346,6 +347,7 @@ fn nothing_shipped_but_fix_writes_a_file() {
     let mut sources = Vec::new();
     shipped_sources(&root.join("src"), &mut sources);
     shipped_sources(&root.join("crates/report-core/src"), &mut sources);
+    shipped_sources(&root.join("crates/report-wasm/src"), &mut sources);
     assert!(sources.len() > 100);
     let found = writers(&sources);
     let fix = root.join("src/cli/fix.rs").display().to_string();
@@ -801,6 +803,7 @@ fn the_cycle_finder_finds_a_planted_cycle() {
 const MAPPED_ROOTS: &[&str] = &[
     "crates/report-core/src",
     "crates/report-gen/src",
+    "crates/report-wasm/src",
     "src",
     "crates/report-core/tests",
     "crates/report-core/benches",

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Lints the GitHub Actions workflows (.github/workflows/*.yml) and the
 # project's own shell scripts (.ci/run, fuzz/run.sh, packaging/*.sh,
-# packaging/test/). The workflows are never run here (the release workflow
+# packaging/test/, editors/web/build.sh). The workflows are never run here (the release workflow
 # builds on other platforms' runners): this is all the checking they get
 # before a tag is pushed.
 #   - actionlint, which runs shellcheck on every `run:` script too;
@@ -70,7 +70,7 @@ echo "${version%%$'\n'*}"
 echo "actionlint: ${#workflows[@]} workflow(s) clean, run: scripts checked by shellcheck"
 
 # The project's own shell scripts, with the same shellcheck.
-scripts=(.ci/run fuzz/run.sh packaging/*.sh packaging/test/*.sh)
+scripts=(.ci/run fuzz/run.sh packaging/*.sh packaging/test/*.sh editors/web/build.sh)
 "$venv/bin/shellcheck" -x "${scripts[@]}"
 echo "shellcheck: ${#scripts[@]} scripts clean"
 

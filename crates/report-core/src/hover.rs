@@ -53,6 +53,18 @@ pub fn hover_at(document: Snapshot<'_>, offset: usize) -> Option<HoverInfo> {
     })
 }
 
+/// The derivation trace of the entry object around `offset`, over the
+/// whole entry: what the hover on its tier fields shows, asked for by
+/// place (a page lists problems, not hovers).
+pub fn trace_at(document: Snapshot<'_>, offset: usize) -> Option<HoverInfo> {
+    let index = document.index()?;
+    let facts = index.entry_at(offset)?;
+    Some(HoverInfo {
+        range: facts.range,
+        markdown: tier_markdown(facts),
+    })
+}
+
 /// The hover at `offset` of a full analysis.
 pub fn hover(analysis: &Analysis, offset: usize) -> Option<HoverInfo> {
     let root = analysis.root()?;

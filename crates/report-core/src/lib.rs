@@ -41,6 +41,7 @@ pub mod syntax;
 pub mod text;
 pub mod tier;
 pub mod validate;
+pub mod wire;
 
 #[cfg(test)]
 mod fixture;

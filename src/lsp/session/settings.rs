@@ -7,6 +7,7 @@
 
 use std::collections::BTreeSet;
 
+use report_core::host::{DEFAULT_MAX_DIAGNOSTICS, DEFAULT_MAX_DOCUMENT_BYTES};
 use report_core::selection::ReportGlobs;
 use report_core::severities::Severities;
 
@@ -75,14 +76,6 @@ pub struct WorkspaceSettings {
     pub off: Option<&'static str>,
     pub allow_root_outside_workspace: bool,
 }
-
-/// Well above the largest reports served (50 000 entries are about 42 MB),
-/// well below what would exhaust a workstation.
-const DEFAULT_MAX_DOCUMENT_BYTES: usize = 128 << 20;
-
-/// Enough to fix a broken report, few enough that a report with thousands of
-/// problems stays responsive.
-const DEFAULT_MAX_DIAGNOSTICS: usize = 1000;
 
 /// VS Code's JSON server computes at most 5,000 symbols and colours
 /// (`json.maxItemsComputed`); links are as costly to send after each change.

@@ -55,6 +55,17 @@ use analysed::Analysed;
 use parked::{Parked, Repair};
 pub use snapshot::Snapshot;
 
+/// An editor's default for [`HostOptions::max_document_bytes`] (the
+/// server's setting, the WebAssembly module's): well above the largest
+/// reports served (50 000 entries are about 42 MB), well below what would
+/// exhaust a workstation.
+pub const DEFAULT_MAX_DOCUMENT_BYTES: usize = 128 << 20;
+
+/// An editor's default for [`HostOptions::max_diagnostics`]: enough to fix
+/// a broken report, few enough that a report with thousands of problems
+/// stays responsive.
+pub const DEFAULT_MAX_DIAGNOSTICS: usize = 1000;
+
 /// What the host is told about a document besides its text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HostOptions {
@@ -517,6 +528,11 @@ impl<T: SourceText> DocumentHost<T> {
     /// The hover at `offset`.
     pub fn hover(&self, offset: usize) -> Option<HoverInfo> {
         hover::hover_at(self.snapshot(), offset)
+    }
+
+    /// The derivation trace of the entry around `offset`.
+    pub fn trace(&self, offset: usize) -> Option<HoverInfo> {
+        hover::trace_at(self.snapshot(), offset)
     }
 
     /// The workspace hover (edit preview, live derivation) at `offset`, from

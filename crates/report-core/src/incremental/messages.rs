@@ -5,7 +5,9 @@ use crate::diagnostic::Diagnostic;
 
 /// Two indices of the same width that an entry is checked with to find
 /// where its diagnostics' texts write its index: they differ there alone.
-pub(super) const PROBES: [usize; 2] = [1_000_000_000_000_000_000, 2_000_000_000_000_000_000];
+/// Ten digits: wider than any real index, and within a 32-bit `usize`
+/// (the core also runs as WebAssembly).
+pub(super) const PROBES: [usize; 2] = [1_000_000_000, 2_000_000_000];
 
 /// An entry's diagnostics as checked with index `PROBES[0]`, and where
 /// each of their texts writes it: rendered for any index by writing that

@@ -1,0 +1,200 @@
+//! report-lsp's core as a WebAssembly module, for a browser page and VS Code
+//! for the Web. A document is opened from its bytes and asked questions by
+//! name, in JSON: the answers are the core's own (the host the server uses
+//! for an unopened report), with positions as the language server sends
+//! them (0-based lines, UTF-16 columns, as a browser's strings count). No
+//! second implementation of anything lives here: each method translates.
+//!
+//! The binding is a C ABI with JSON across it (`abi`), loaded by a few
+//! lines of JavaScript (`editors/web/report-wasm.mjs`); see
+//! `crates/report-wasm/README.md` for the methods and BENCHMARKS.md for why
+//! not wasm-bindgen.
+
+use std::sync::Arc;
+
+use report_core::host::{
+    DEFAULT_MAX_DIAGNOSTICS, DEFAULT_MAX_DOCUMENT_BYTES, DocumentHost, HostOptions,
+};
+use report_core::publication;
+use report_core::summary::{self, SummaryOptions};
+use report_core::text::{Encoding, LineCol, LineIndex, TextRange};
+use report_core::wire::Positions;
+use serde_json::{Map, Value, json};
+
+pub mod abi;
+
+/// One report, analysed once when opened.
+pub struct Document {
+    host: DocumentHost<Arc<String>>,
+    /// The text analysed (a lossy copy when the bytes were not UTF-8, as
+    /// `check` reads them) and its lines.
+    text: Arc<String>,
+    lines: LineIndex,
+    /// The name the page shows, and that names the summary.
+    name: String,
+}
+
+impl Document {
+    /// Analyses `bytes` as `check` analyses a file it is given, whatever its
+    /// name (the reader chose it), under the editor's limits: a text over
+    /// [`DEFAULT_MAX_DOCUMENT_BYTES`] gets one `document-too-large`
+    /// diagnostic, at most [`DEFAULT_MAX_DIAGNOSTICS`] are given. `name`
+    /// names it in the answers and the summary.
+    pub fn open(bytes: Vec<u8>, name: &str) -> Document {
+        let options = HostOptions {
+            name_matches: true,
+            max_document_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
+            max_diagnostics: DEFAULT_MAX_DIAGNOSTICS,
+        };
+        let analysis = report_core::host::analyze_file(bytes, options, None);
+        let text = Arc::clone(&analysis.text);
+        let host = DocumentHost::from_analysis(analysis, options, Arc::clone);
+        Document {
+            lines: LineIndex::new(&text),
+            host,
+            text,
+            name: name.to_string(),
+        }
+    }
+
+    fn positions(&self) -> Positions<'_> {
+        Positions {
+            text: &self.text,
+            index: &self.lines,
+        }
+    }
+
+    /// The byte offset of a `{"line", "character"}` (UTF-16) position,
+    /// clamped into the text as the server clamps a sloppy client's.
+    fn offset(&self, position: &Value) -> Result<usize, String> {
+        let number = |key: &str| {
+            (position.get(key).and_then(Value::as_u64))
+                .map(|n| n.min(u32::MAX as u64) as u32)
+                .ok_or_else(|| format!("a position needs a whole number `{key}`"))
+        };
+        let at = LineCol {
+            line: number("line")?,
+            col: number("character")?,
+        };
+        Ok(self.lines.offset_clamped(&self.text, at, Encoding::Utf16))
+    }
+
+    /// Answers `method` with `params` (see the README for each).
+    pub fn call(&self, method: &str, params: &Value) -> Result<Value, String> {
+        let at = self.positions();
+        let position = || self.offset(params.get("position").unwrap_or(&Value::Null));
+        Ok(match method {
+            "diagnostics" => self.diagnostics(),
+            "hover" => hover(&at, self.host.hover(position()?)),
+            "trace" => hover(&at, self.host.trace(position()?)),
+            "completion" => Value::Array(
+                (self.host.completions(position()?).iter())
+                    .map(|item| {
+                        json!({
+                            "label": item.label,
+                            "kind": format!("{:?}", item.kind),
+                            "detail": item.detail,
+                            "documentation": item.documentation,
+                            "edit": at.edit(&item.edit),
+                            "snippet": item.snippet,
+                            "preselect": item.preselect,
+                        })
+                    })
+                    .collect(),
+            ),
+            "outline" => Value::Array(
+                (self.host.symbols().iter())
+                    .map(|s| symbol(&at, s))
+                    .collect(),
+            ),
+            "fixAll" => match self.host.fix_all() {
+                Some(edit) => at.edit(&edit),
+                None => Value::Null,
+            },
+            "summary" => self.summary(params.get("format").and_then(Value::as_str))?,
+            _ => return Err(format!("no method `{method}`")),
+        })
+    }
+
+    /// What the editor publishes for the document: at most the cap, and the
+    /// `too-many-diagnostics` summary of those left out.
+    fn diagnostics(&self) -> Value {
+        let at = self.positions();
+        let published = self.host.published();
+        let mut diagnostics: Vec<Value> = (published.diagnostics.iter())
+            .map(|d| at.diagnostic(d))
+            .collect();
+        let severities = Default::default();
+        if let Some(left_out) = published.left_out
+            && let Some(d) = publication::summary(
+                left_out,
+                &DEFAULT_MAX_DIAGNOSTICS.to_string(),
+                "",
+                &severities,
+            )
+        {
+            diagnostics.insert(0, at.diagnostic(&d));
+        }
+        json!({
+            "name": self.name,
+            "report": self.host.is_report(),
+            "diagnostics": diagnostics,
+            "omitted": published.left_out.map_or(0, |l| l.count),
+        })
+    }
+
+    /// The reviewer's summary as `json` (the default) or one `html` page;
+    /// null when the text is not a report.
+    fn summary(&self, format: Option<&str>) -> Result<Value, String> {
+        let Some(summary) = self.host.summary(SummaryOptions::default(), None, None) else {
+            return Ok(Value::Null);
+        };
+        let at = self.positions();
+        Ok(match format {
+            None | Some("json") => {
+                let place = |range: TextRange| {
+                    let mut map = Map::new();
+                    map.insert("range".into(), at.range(range));
+                    map
+                };
+                summary::json::to_json(&summary, &place)
+            }
+            Some("html") => {
+                let words = |range: TextRange| {
+                    let line = self
+                        .lines
+                        .line_col(&self.text, range.start, Encoding::Utf16)
+                        .line;
+                    format!("line {}", line + 1)
+                };
+                Value::String(summary::html::html(&summary, &self.name, &words))
+            }
+            Some(other) => {
+                return Err(format!(
+                    "the summary's format is json or html, not `{other}`"
+                ));
+            }
+        })
+    }
+}
+
+fn hover(at: &Positions<'_>, info: Option<report_core::hover::HoverInfo>) -> Value {
+    match info {
+        Some(info) => json!({"range": at.range(info.range), "markdown": info.markdown}),
+        None => Value::Null,
+    }
+}
+
+fn symbol(at: &Positions<'_>, s: &report_core::ide::symbols::Symbol) -> Value {
+    json!({
+        "name": s.name,
+        "detail": s.detail,
+        "kind": format!("{:?}", s.kind),
+        "range": at.range(s.range),
+        "selection": at.range(s.selection),
+        "children": s.children.iter().map(|c| symbol(at, c)).collect::<Vec<_>>(),
+    })
+}
+
+#[cfg(test)]
+mod tests;
