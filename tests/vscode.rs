@@ -16,7 +16,10 @@
 //! provides; skipped without them locally, a failure when `CI` is set. The
 //! universal package (`report-lsp-universal.vsix`, or
 //! `REPORT_LSP_UNIVERSAL_VSIX`: no server inside) runs `report-lsp` from
-//! PATH, and says how to install one when there is none.
+//! PATH, and says how to install one when there is none. Its browser entry
+//! (VS Code for the Web) runs in code-server's browser extension host with
+//! the core as WebAssembly (`web.js`), and its server in a web worker of
+//! headless Chromium (`web-worker.js`).
 
 mod common;
 
@@ -229,21 +232,34 @@ fn packaged_extension_in_code_server_lists_problems_fixes_and_hovers() {
     );
 }
 
+/// The universal package (`REPORT_LSP_UNIVERSAL_VSIX`, else the one `npm
+/// run package -- universal` writes) and the code-server to install it in,
+/// when both are there.
+fn universal_package() -> Option<(PathBuf, PathBuf)> {
+    let vscode = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("editors/vscode");
+    let vsix = std::env::var_os("REPORT_LSP_UNIVERSAL_VSIX")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| vscode.join("report-lsp-universal.vsix"));
+    code_server_with(&vsix).map(|code_server| (vsix, code_server))
+}
+
+/// The invalid golden example, and what Problems must list for it.
+fn invalid_report() -> (PathBuf, Vec<serde_json::Value>) {
+    let report = common::golden_dir().join("invalid.report.json");
+    let expected = problems_of(&std::fs::read_to_string(&report).unwrap());
+    (report, expected)
+}
+
 /// The universal package (no server inside) in code-server: with no
 /// report-lsp on PATH, one message says how to install it; with one on
 /// PATH, the extension runs it and Problems lists what the core finds.
 #[test]
 fn universal_extension_runs_report_lsp_from_path_or_says_how_to_install_it() {
-    let vscode = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("editors/vscode");
-    let vsix = std::env::var_os("REPORT_LSP_UNIVERSAL_VSIX")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| vscode.join("report-lsp-universal.vsix"));
-    let Some(code_server) = code_server_with(&vsix) else {
+    let Some((vsix, code_server)) = universal_package() else {
         return;
     };
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let report = common::golden_dir().join("invalid.report.json");
-    let expected = problems_of(&std::fs::read_to_string(&report).unwrap());
+    let (report, expected) = invalid_report();
     run_e2e(
         "universal.js",
         "vscode-universal-e2e",
@@ -261,5 +277,61 @@ fn universal_extension_runs_report_lsp_from_path_or_says_how_to_install_it() {
             "vscode-universal-no-server.png",
             "vscode-universal-from-path.png",
         ],
+    );
+}
+
+/// The universal package's browser entry (VS Code for the Web) in
+/// code-server's browser extension host, with no report-lsp anywhere: the
+/// core as WebAssembly lists what the core finds, and the hovers show the
+/// trace and why the workspace checks are off (`web.js`).
+#[test]
+fn web_extension_checks_reports_with_the_core_as_webassembly() {
+    let Some((vsix, code_server)) = universal_package() else {
+        return;
+    };
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let (report, expected) = invalid_report();
+    run_e2e(
+        "web.js",
+        "vscode-web-e2e",
+        &[
+            ("REPORT_LSP_CODE_SERVER", os(code_server)),
+            ("REPORT_LSP_UNIVERSAL_VSIX", os(&vsix)),
+            ("REPORT_LSP_REPORT", os(&report)),
+            (
+                "REPORT_LSP_EXPECTED",
+                os(serde_json::to_string(&expected).unwrap()),
+            ),
+        ],
+        &[
+            "vscode-web-problems.png",
+            "vscode-web-hover-trace.png",
+            "vscode-web-hover-off.png",
+        ],
+    );
+}
+
+/// The web extension's server in a web worker of its own, as vscode.dev
+/// runs it (code-server refuses it that worker): spoken to in the protocol
+/// in headless Chromium, it answers as `check` does (`web-worker.js`).
+#[test]
+fn web_extension_server_in_its_own_worker_answers_as_check_does() {
+    let vscode = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("editors/vscode");
+    let built = vscode.join("dist/web/worker.js").is_file()
+        && vscode.join("dist/web/report_wasm.wasm").is_file();
+    let playwright = vscode
+        .join("test-e2e/node_modules/playwright-core")
+        .is_dir();
+    if !common::present(
+        built && playwright && std::path::Path::new("/usr/bin/chromium").is_file(),
+        "the web extension's build (npm run build in editors/vscode), playwright-core and Chromium",
+    ) {
+        return;
+    }
+    run_e2e(
+        "web-worker.js",
+        "vscode-web-worker-e2e",
+        &[("REPORT_LSP_BIN", os(env!("CARGO_BIN_EXE_report-lsp")))],
+        &[],
     );
 }

@@ -15,6 +15,7 @@ use std::sync::Arc;
 use report_core::host::{
     DEFAULT_MAX_DIAGNOSTICS, DEFAULT_MAX_DOCUMENT_BYTES, DocumentHost, HostOptions,
 };
+use report_core::project_checks::WorkspaceFacts;
 use report_core::publication;
 use report_core::summary::{self, SummaryOptions};
 use report_core::text::{Encoding, LineCol, LineIndex, TextRange};
@@ -85,7 +86,7 @@ impl Document {
         let position = || self.offset(params.get("position").unwrap_or(&Value::Null));
         Ok(match method {
             "diagnostics" => self.diagnostics(),
-            "hover" => hover(&at, self.host.hover(position()?)),
+            "hover" => hover(&at, self.host.hover_with(position()?, Some(&not_read()))),
             "trace" => hover(&at, self.host.trace(position()?)),
             "completion" => Value::Array(
                 (self.host.completions(position()?).iter())
@@ -177,6 +178,20 @@ impl Document {
         })
     }
 }
+
+/// What the workspace checks know in a browser: nothing, and why, which
+/// the hover says where the project's facts would show (as the editor's
+/// does in a restricted workspace).
+fn not_read() -> WorkspaceFacts {
+    WorkspaceFacts {
+        not_read: Some(WORKSPACE_CHECKS_OFF.to_string()),
+        ..WorkspaceFacts::default()
+    }
+}
+
+/// Why the workspace checks do not run here.
+pub const WORKSPACE_CHECKS_OFF: &str =
+    "the workspace checks are off in a browser, which has no file system or git to read";
 
 fn hover(at: &Positions<'_>, info: Option<report_core::hover::HoverInfo>) -> Value {
     match info {

@@ -251,3 +251,29 @@ fn each_method_answers_on_a_report() {
         Value::Null
     );
 }
+
+/// Where the project's facts would show, the hover says why they do not,
+/// after the glossary's line, as the editor's does in a restricted workspace.
+#[test]
+fn the_hover_says_why_the_workspace_checks_are_off() {
+    let text = std::fs::read_to_string(example("valid.report.json")).unwrap();
+    let at = text.find("\"raw_tokens\"").unwrap() + 2;
+    let line = text[..at].matches('\n').count();
+    let character = at - text[..at].rfind('\n').map_or(0, |n| n + 1);
+    let document = Document::open(text.into_bytes(), "valid.report.json");
+    let hover = document
+        .call(
+            "hover",
+            &json!({"position": {"line": line, "character": character}}),
+        )
+        .unwrap();
+    let markdown = hover["markdown"].as_str().unwrap();
+    assert!(markdown.starts_with("**raw_tokens**: "), "{markdown}");
+    assert!(
+        markdown.ends_with(&format!(
+            "\n\n---\n\n**Project not read**: {}.\n",
+            super::WORKSPACE_CHECKS_OFF
+        )),
+        "{markdown}"
+    );
+}

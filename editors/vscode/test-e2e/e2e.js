@@ -53,6 +53,7 @@ const {
   openInWorkbench,
   quietSettings,
   sessionFolders,
+  showHover,
   startCodeServer,
   waitFor,
 } = require("./harness");
@@ -308,34 +309,8 @@ async function main() {
   const tier = listed.find((p) => p.code === "tier-mismatch");
   assert.ok(tier, "a tier-mismatch problem");
   await page.locator(".markers-panel .monaco-list-row", { hasText: "tier-mismatch" }).first().click();
-  await page.keyboard.press("Control+G");
-  await page.keyboard.type(`${tier.line}:${tier.col + 1}`);
-  await page.keyboard.press("Enter");
-  const hover = page.locator(".monaco-hover:not(.hidden)", { hasText: "derive_safety_tier(" });
   const hoverShot = path.join(shots, "vscode-hover-and-problems.png");
-  // Ctrl+K Ctrl+I shows the hover at the cursor. On a busy machine the
-  // chord can be lost while the editor is still settling, and a hover shown
-  // can close again at once (VS Code re-renders it as the diagnostics
-  // arrive), so its text and the screenshot are taken while it is seen, and
-  // the chord is tried again otherwise.
-  let hoverText;
-  for (let attempt = 1; ; attempt++) {
-    await page.keyboard.press("Control+K");
-    await page.keyboard.press("Control+I");
-    try {
-      await hover.first().waitFor({ timeout: 10000 });
-      hoverText = await hover.first().textContent({ timeout: 2000 });
-      await page.screenshot({ path: hoverShot });
-      if (await hover.first().isVisible()) {
-        break;
-      }
-      throw new Error("the hover closed before its screenshot");
-    } catch (error) {
-      if (attempt === 4) throw error;
-      log(`no hover held yet (attempt ${attempt}: ${String(error.message).split("\n")[0]}); trying again`);
-      await page.keyboard.press("Escape");
-    }
-  }
+  const hoverText = await showHover(page, tier.line, tier.col, "derive_safety_tier(", hoverShot);
   assert.match(hoverText, /derive_safety_tier\(op_type=/);
   log(`hover shows the tier trace; screenshot ${hoverShot}`);
   await page.keyboard.press("Escape");

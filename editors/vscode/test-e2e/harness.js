@@ -230,6 +230,47 @@ async function markers(page, file) {
     .sort((a, b) => a.line - b.line || a.col - b.col);
 }
 
+/** PATH without any folder that holds a report-lsp. */
+function pathWithoutServer() {
+  return (process.env.PATH ?? "")
+    .split(path.delimiter)
+    .filter((dir) => dir !== "" && !fs.existsSync(path.join(dir, "report-lsp")))
+    .join(path.delimiter);
+}
+
+/**
+ * The hover at `line`:`col` (1-based) of the editor in focus, once it holds
+ * `text`: its text, with a screenshot `shot` taken while it shows. Ctrl+K
+ * Ctrl+I shows the hover at the cursor. On a busy machine the chord can be
+ * lost while the editor is still settling, and a hover shown can close
+ * again at once (VS Code re-renders it as the diagnostics arrive), so its
+ * text and the screenshot are taken while it is seen, and the chord is
+ * tried again otherwise.
+ */
+async function showHover(page, line, col, text, shot) {
+  await page.keyboard.press("Control+G");
+  await page.keyboard.type(`${line}:${col + 1}`);
+  await page.keyboard.press("Enter");
+  const hover = page.locator(".monaco-hover:not(.hidden)", { hasText: text });
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press("Control+K");
+    await page.keyboard.press("Control+I");
+    try {
+      await hover.first().waitFor({ timeout: 10000 });
+      const seen = await hover.first().textContent({ timeout: 2000 });
+      await page.screenshot({ path: shot });
+      if (await hover.first().isVisible()) {
+        return seen;
+      }
+      throw new Error("the hover closed before its screenshot");
+    } catch (error) {
+      if (attempt === 4) throw error;
+      log(`no hover held yet (attempt ${attempt}: ${String(error.message).split("\n")[0]}); trying again`);
+      await page.keyboard.press("Escape");
+    }
+  }
+}
+
 module.exports = {
   endServer,
   filesNamed,
@@ -237,8 +278,10 @@ module.exports = {
   log,
   markers,
   openInWorkbench,
+  pathWithoutServer,
   quietSettings,
   sessionFolders,
+  showHover,
   startCodeServer,
   waitFor,
 };

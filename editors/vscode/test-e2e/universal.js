@@ -30,6 +30,7 @@ const {
   log,
   markers,
   openInWorkbench,
+  pathWithoutServer,
   quietSettings,
   sessionFolders,
   startCodeServer,
@@ -47,14 +48,6 @@ const folders = sessionFolders();
 const shots = process.env.REPORT_LSP_SCREENSHOTS || path.join(folders.temp, "screenshots");
 let server;
 let browser;
-
-/** PATH without any folder that holds a report-lsp. */
-function pathWithoutServer() {
-  return (process.env.PATH ?? "")
-    .split(path.delimiter)
-    .filter((dir) => dir !== "" && !fs.existsSync(path.join(dir, "report-lsp")))
-    .join(path.delimiter);
-}
 
 /** A code-server session on PATH `searchPath`, the report open and the Problems panel shown; `end` ends it. */
 async function session(searchPath) {

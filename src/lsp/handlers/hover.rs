@@ -19,19 +19,8 @@ pub async fn hover(
             let positions = state.positions(client.encoding);
             let offset = positions.offset(at.position);
             // The edit preview and live derivation join the tier trace or glossary line.
-            let workspace = state
-                .workspace
-                .as_ref()
-                .and_then(|facts| state.host.workspace_hover(offset, facts));
-            let info = match (state.host.hover(offset), workspace) {
-                (Some(mut info), Some(more)) => {
-                    info.markdown = format!("{}\n\n---\n\n{}", info.markdown, more.markdown);
-                    info
-                }
-                (info, more) => match info.or(more) {
-                    Some(info) => info,
-                    None => return Ok(None),
-                },
+            let Some(info) = state.host.hover_with(offset, state.workspace.as_deref()) else {
+                return Ok(None);
             };
             Ok(Some(lsp::Hover {
                 contents: convert::hover_contents(info.markdown, client.hover_markdown),

@@ -530,6 +530,24 @@ impl<T: SourceText> DocumentHost<T> {
         hover::hover_at(self.snapshot(), offset)
     }
 
+    /// The hover at `offset` as an editor shows it: given the project's
+    /// facts, the workspace hover (the edit preview, the live derivation, or
+    /// why the project was not read) after it.
+    pub fn hover_with(
+        &self,
+        offset: usize,
+        workspace: Option<&WorkspaceFacts>,
+    ) -> Option<HoverInfo> {
+        let more = workspace.and_then(|facts| self.workspace_hover(offset, facts));
+        match (self.hover(offset), more) {
+            (Some(mut info), Some(more)) => {
+                info.markdown = format!("{}\n\n---\n\n{}", info.markdown, more.markdown);
+                Some(info)
+            }
+            (info, more) => info.or(more),
+        }
+    }
+
     /// The derivation trace of the entry around `offset`.
     pub fn trace(&self, offset: usize) -> Option<HoverInfo> {
         hover::trace_at(self.snapshot(), offset)
