@@ -108,6 +108,13 @@ try {
   assert.deepEqual(await listed(page), expected);
   await page.screenshot({ path: path.join(shots, "web-page-invalid.png"), fullPage: true });
 
+  // A problem inside an entry offers its tier's derivation; one outside none.
+  assert.equal(await page.locator('.problem[data-code="missing-field"] .trace-button').count(), 0);
+  assert.equal(
+    await page.locator(".problem .trace-button").count(),
+    expected.filter((d) => d.code !== "missing-field").length,
+  );
+
   // The trace of a tier problem, on demand.
   const tier = page.locator('.problem[data-code="tier-mismatch"]').first();
   await tier.locator(".trace-button").click();
