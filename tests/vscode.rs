@@ -282,8 +282,9 @@ fn universal_extension_runs_report_lsp_from_path_or_says_how_to_install_it() {
 
 /// The universal package's browser entry (VS Code for the Web) in
 /// code-server's browser extension host, with no report-lsp anywhere: the
-/// core as WebAssembly lists what the core finds, and the hovers show the
-/// trace and why the workspace checks are off (`web.js`).
+/// core as WebAssembly lists what the core finds, the hovers show the
+/// trace and why the workspace checks are off, and "Report summary" shows
+/// the report's numbers with entry links that move the cursor (`web.js`).
 #[test]
 fn web_extension_checks_reports_with_the_core_as_webassembly() {
     let Some((vsix, code_server)) = universal_package() else {
@@ -307,6 +308,7 @@ fn web_extension_checks_reports_with_the_core_as_webassembly() {
             "vscode-web-problems.png",
             "vscode-web-hover-trace.png",
             "vscode-web-hover-off.png",
+            "vscode-web-summary.png",
         ],
     );
 }

@@ -58,13 +58,21 @@ export interface DocumentSymbol {
   children: DocumentSymbol[];
 }
 
+/** As the server's `report-lsp/summary` answers: the content and each entry it names. */
+export interface Summary {
+  format: "json" | "html";
+  /** The summary's JSON, or its page (a string). */
+  content: unknown;
+  entries: { index: number; range: Range }[];
+}
+
 export interface Report {
   call(method: "diagnostics"): Diagnostics;
   call(method: "hover" | "trace", params: { position: Position }): Hover | null;
   call(method: "completion", params: { position: Position }): CompletionItem[];
   call(method: "outline"): DocumentSymbol[];
   call(method: "fixAll"): Edit | null;
-  call(method: "summary", params?: { format?: "json" | "html" }): unknown;
+  call(method: "summary", params?: { format?: "json" | "html" }): Summary | null;
   close(): void;
 }
 

@@ -144,15 +144,23 @@ impl Document {
         })
     }
 
-    /// The reviewer's summary as `json` (the default) or one `html` page;
-    /// null when the text is not a report.
+    /// The reviewer's summary as the server's `report-lsp/summary` gives
+    /// it: `{format, content, entries}`, the content `json` (the default)
+    /// or one `html` page with pictures, and each entry it names with its
+    /// range; null when the text is not a report.
     fn summary(&self, format: Option<&str>) -> Result<Value, String> {
+        let format = format.unwrap_or("json");
+        if !matches!(format, "json" | "html") {
+            return Err(format!(
+                "the summary's format is json or html, not `{format}`"
+            ));
+        }
         let Some(summary) = self.host.summary(SummaryOptions::default(), None, None) else {
             return Ok(Value::Null);
         };
         let at = self.positions();
-        Ok(match format {
-            None | Some("json") => {
+        let content = match format {
+            "json" => {
                 let place = |range: TextRange| {
                     let mut map = Map::new();
                     map.insert("range".into(), at.range(range));
@@ -160,7 +168,7 @@ impl Document {
                 };
                 summary::json::to_json(&summary, &place)
             }
-            Some("html") => {
+            _ => {
                 let words = |range: TextRange| {
                     let line = self
                         .lines
@@ -170,12 +178,11 @@ impl Document {
                 };
                 Value::String(summary::html::html(&summary, &self.name, &words))
             }
-            Some(other) => {
-                return Err(format!(
-                    "the summary's format is json or html, not `{other}`"
-                ));
-            }
-        })
+        };
+        let entries: Vec<Value> = (summary.named_entries().iter())
+            .map(|entry| json!({"index": entry.index, "range": at.range(entry.range)}))
+            .collect();
+        Ok(json!({"format": format, "content": content, "entries": entries}))
     }
 }
 

@@ -237,13 +237,24 @@ fn each_method_answers_on_a_report() {
     );
     let fix_all = document.call("fixAll", &Value::Null).unwrap();
     assert!(fix_all["new_text"].is_string(), "{fix_all}");
+    // As the server's `report-lsp/summary` answers: the content, and each
+    // entry it names with its range (entries[5] starts on line 199).
     let summary = document.call("summary", &Value::Null).unwrap();
-    assert_eq!(summary["summary_version"], 1);
-    assert!(summary["entries"].as_u64().unwrap() > 0);
+    assert_eq!(summary["format"], "json");
+    assert_eq!(summary["content"]["summary_version"], 1);
+    assert_eq!(summary["content"]["entries"], 12);
+    let named = summary["entries"].as_array().unwrap();
+    let five = named.iter().find(|e| e["index"] == 5).unwrap();
+    assert_eq!(five["range"]["start"]["line"], 198, "{five}");
     let html = document
         .call("summary", &json!({"format": "html"}))
         .unwrap();
-    assert!(html.as_str().unwrap().contains("<svg"), "pictures");
+    assert_eq!(html["format"], "html");
+    assert!(
+        html["content"].as_str().unwrap().contains("<svg"),
+        "pictures"
+    );
+    assert_eq!(html["entries"], summary["entries"]);
     assert_eq!(
         Document::open(b"[]".to_vec(), "x")
             .call("summary", &Value::Null)

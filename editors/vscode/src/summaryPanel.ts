@@ -9,10 +9,9 @@
 // (`data-entry`) reveals that entry in the report, in the report's column.
 // Errors (not a report, no server) are shown in the panel, never thrown.
 
-import * as path from "node:path";
-
 import * as vscode from "vscode";
-import { LanguageClient } from "vscode-languageclient/node";
+// A type only: the browser entry (src/web) uses these panels with its client too.
+import type { BaseLanguageClient } from "vscode-languageclient/node";
 
 import {
   Debouncer,
@@ -37,6 +36,11 @@ const VIEW_TYPE = "reportLsp.summary";
 /** How long after an edit the summary is asked for again. */
 export const REFRESH_DELAY_MS = 300;
 
+/** The last part of `uri`'s path: a file's name. */
+function basename(uri: vscode.Uri): string {
+  return uri.path.slice(uri.path.lastIndexOf("/") + 1);
+}
+
 /** One report's panel. */
 class SummaryPanel {
   private readonly latest = new Latest();
@@ -53,7 +57,7 @@ class SummaryPanel {
     readonly panel: vscode.WebviewPanel,
     /** The column the report was shown in when the panel was opened. */
     public reportColumn: vscode.ViewColumn | undefined,
-    private readonly client: () => LanguageClient | undefined,
+    private readonly client: () => BaseLanguageClient | undefined,
     private readonly log: (line: string) => void,
     onDispose: () => void,
   ) {
@@ -75,7 +79,7 @@ class SummaryPanel {
       // The report's own file: a report over 50 MB is never handed to the
       // extension, so its changes are seen here (the server reads it from disk).
       const watcher = vscode.workspace.createFileSystemWatcher(
-        new vscode.RelativePattern(vscode.Uri.file(path.dirname(uri.fsPath)), path.basename(uri.fsPath)),
+        new vscode.RelativePattern(vscode.Uri.joinPath(uri, ".."), basename(uri)),
       );
       this.disposables.push(
         watcher,
@@ -215,7 +219,7 @@ export class SummaryPanels implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[];
 
   constructor(
-    private readonly client: () => LanguageClient | undefined,
+    private readonly client: () => BaseLanguageClient | undefined,
     private readonly log: (line: string) => void,
   ) {
     this.disposables = [
@@ -279,7 +283,7 @@ export class SummaryPanels implements vscode.Disposable {
     }
     const panel = vscode.window.createWebviewPanel(
       VIEW_TYPE,
-      `Summary: ${path.posix.basename(uri.path)}`,
+      `Summary: ${basename(uri)}`,
       { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
       { enableScripts: true, enableFindWidget: true, localResourceRoots: [] },
     );

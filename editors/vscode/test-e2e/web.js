@@ -9,8 +9,10 @@
 // extension host, over a MessageChannel); the Problems panel lists exactly
 // the expected diagnostics, none from VS Code's JSON server; the hover on a
 // wrong safety_tier shows the derivation trace, and the one on raw_tokens
-// says the workspace checks are off in a browser. No report-lsp binary is
-// on PATH: the core answers as WebAssembly.
+// says the workspace checks are off in a browser; "Report summary" shows
+// the report's numbers in a webview, and an entry link in it moves the
+// cursor to that entry. No report-lsp binary is on PATH: the core answers
+// as WebAssembly.
 //
 // Environment:
 //   REPORT_LSP_CODE_SERVER  the code-server binary (required)
@@ -106,7 +108,35 @@ async function main() {
   assert.match(off, /Project not read: the workspace checks are off in a browser, which has no file system or git to read/);
   await page.keyboard.press("Escape");
   log(`Problems lists ${listed.length} diagnostics; the hovers show the trace and why the project is not read`);
-  console.log(`screenshots: ${problemsShot} ${traceShot} ${offShot}`);
+
+  // "Report summary" from the palette: the report's numbers, in a webview
+  // beside, and an entry link that moves the cursor to that entry.
+  await page.keyboard.press("F1");
+  await page.keyboard.type("Report LSP: Report summary");
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: "Report summary" }).first().waitFor({ timeout: 10000 });
+  await page.keyboard.press("Enter");
+  const entries = JSON.parse(text).entries.length;
+  const frame = await waitFor("the summary webview with the report's entries", 30000, async () => {
+    for (const f of page.frames()) {
+      const shown = await f
+        .evaluate(() => Number(document.getElementById("total-entries")?.dataset.value ?? NaN))
+        .catch(() => NaN);
+      if (shown === entries) return f;
+    }
+    return null;
+  });
+  const summaryShot = path.join(shots, "vscode-web-summary.png");
+  await page.screenshot({ path: summaryShot });
+  const link = frame.locator('a[data-entry="5"]').first();
+  await link.click();
+  // entries[5] opens on the line the summary names.
+  const named = await link.evaluate((a) => a.parentElement.querySelector(".at")?.textContent ?? "");
+  const line = Number(/line (\d+)/.exec(named)?.[1]);
+  await waitFor(`the cursor on entries[5], line ${line}`, 15000, async () =>
+    (await page.locator(".statusbar-item", { hasText: `Ln ${line},` }).count()) > 0,
+  );
+  log(`Report summary: ${entries} entries; entries[5]'s link moved the cursor to line ${line}`);
+  console.log(`screenshots: ${problemsShot} ${traceShot} ${offShot} ${summaryShot}`);
 }
 
 main()

@@ -115,7 +115,8 @@ test("bad input never traps: deep nesting, a huge string, junk bytes, nothing", 
 test("the summary's page has its pictures, and the trace is given by place", () => {
   const file = path.join(root, "examples/golden/invalid.report.json");
   const report = core.open(fs.readFileSync(file), "invalid.report.json");
-  const html = report.call("summary", { format: "html" });
+  const { content: html, entries } = report.call("summary", { format: "html" });
+  assert.ok(entries.length > 0 && entries.every((e) => Number.isInteger(e.index) && e.range.start.line >= 0));
   assert.match(html, /<svg [^>]*role="img"/);
   assert.doesNotMatch(html, /<script/);
   const { diagnostics } = report.call("diagnostics");

@@ -13,6 +13,7 @@ import { LanguageClient, LanguageClientOptions } from "vscode-languageclient/bro
 
 import { DEFAULT_FILES } from "../config";
 import { EMPTY_SCHEMA, SCHEMA_SCHEME } from "../schema";
+import { SHOW_SUMMARY, SummaryPanels } from "../summaryPanel";
 import { READY, serve } from "./server";
 
 let client: LanguageClient | undefined;
@@ -79,6 +80,29 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     outputChannel: output,
   };
   client = new LanguageClient("reportLsp", "Report LSP", clientOptions, (await serverPort(context, output)) as Worker);
+  const summaries = new SummaryPanels(
+    () => client,
+    (line) => output.appendLine(line),
+  );
+  context.subscriptions.push(
+    summaries,
+    client.onDidChangeState(() => summaries.serverChanged()),
+    vscode.commands.registerCommand(SHOW_SUMMARY, async (argument?: unknown) => {
+      const uri = summaries.target(argument);
+      if (!uri) {
+        void vscode.window.showInformationMessage("Report summary: open a report first, or pick one in the Explorer.");
+        return;
+      }
+      // The server here reads no disk: the report is opened (not shown) for it.
+      await vscode.workspace.openTextDocument(uri);
+      summaries.show(uri);
+    }),
+    vscode.commands.registerCommand("reportLsp.restart", () => client?.restart()),
+    vscode.commands.registerCommand("reportLsp.status", () => {
+      say(output, "In a browser: the core as WebAssembly checks each open report whole, after each pause in typing.");
+      output.show(true);
+    }),
+  );
   await client.start();
 }
 

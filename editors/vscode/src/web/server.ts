@@ -14,6 +14,7 @@ import {
   CodeActionKind,
   CompletionItemKind,
   createConnection,
+  ResponseError,
   Diagnostic,
   DiagnosticSeverity,
   InsertTextFormat,
@@ -26,6 +27,7 @@ import {
 import { TextDocument } from "vscode-languageserver-textdocument";
 
 import type * as wasm from "../../../web/report-wasm.mjs";
+import { SUMMARY_METHOD } from "../summary";
 import { load } from "../../../web/report-wasm.mjs";
 
 /** What the server reads and writes: a worker's own scope, or a MessagePort. */
@@ -199,6 +201,20 @@ export function serve(port: Port, bytes: Uint8Array): void {
       });
     }
     return actions;
+  });
+
+  // The reviewer's summary, as report-lsp answers `report-lsp/summary`
+  // (summaryPanel.ts shows it); only of an open report: there is no disk here.
+  connection.onRequest(SUMMARY_METHOD, async (params: { uri: string; format?: "json" | "html" }) => {
+    const report = await reportOf(params.uri);
+    if (!report) {
+      throw new ResponseError(-32602, "the report is not open: in a browser only open reports are read");
+    }
+    const summary = report.call("summary", { format: params.format ?? "html" });
+    if (!summary) {
+      throw new ResponseError(-32602, "the document is not a report: no summary");
+    }
+    return { ...summary, fromDisk: false };
   });
 
   documents.listen(connection);
