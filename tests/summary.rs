@@ -364,6 +364,21 @@ fn the_server_answers_the_clis_summary_for_open_and_unopened_reports() {
         let reply = editor.request("report-lsp/summary", params.clone());
         assert!(reply.get("error").is_some(), "{params}: {reply}");
     }
+    // A wrong format is named, with those there are.
+    let pdf = editor.request("report-lsp/summary", json!({"uri": uri, "format": "pdf"}));
+    let said = pdf["error"]["message"].as_str().unwrap();
+    assert!(
+        said.contains("unknown format `pdf`, expected one of markdown, text, html, json"),
+        "{pdf}"
+    );
+    let command = editor.request(
+        "workspace/executeCommand",
+        json!({"command": "report-lsp.summary", "arguments": [uri, "pdf"]}),
+    );
+    assert_eq!(
+        command["error"]["message"],
+        "the format is one of markdown, text, html, json"
+    );
     let status = editor.request("report-lsp/status", json!({"uri": uri}));
     assert_eq!(status["result"]["entries"], 12, "{status}");
     editor.shutdown();

@@ -11,9 +11,14 @@ cd "$(dirname "$0")/../.."
 target_dir="${CARGO_TARGET_DIR:-$PWD/target}/web"
 # Small over fast: the module is downloaded by every page that loads it.
 export CARGO_PROFILE_RELEASE_OPT_LEVEL=s CARGO_PROFILE_RELEASE_LTO=true CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
+# Panics' locations name no folder of this machine, as in the release's
+# binaries (packaging/release-build.sh): the same bytes from any checkout.
+debian_std=/usr/lib/rustlib/src/rust
+export CARGO_ENCODED_RUSTFLAGS="--remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}=/cargo"$'\x1f'"--remap-path-prefix=$debian_std=/rust"
+unset RUSTFLAGS
 if command -v rustup >/dev/null && rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
   cargo build --locked -p report-wasm --release --target wasm32-unknown-unknown --target-dir "$target_dir"
-elif [ -x /usr/bin/rustc ] && [ -d /usr/lib/rustlib/src/rust/library ] && command -v wasm-ld >/dev/null; then
+elif [ -x /usr/bin/rustc ] && [ -d "$debian_std/library" ] && command -v wasm-ld >/dev/null; then
   PATH=/usr/bin:/bin RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
     CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER=wasm-ld \
     /usr/bin/cargo build --locked -p report-wasm --release --target wasm32-unknown-unknown \

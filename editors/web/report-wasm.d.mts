@@ -60,8 +60,8 @@ export interface DocumentSymbol {
 
 /** As the server's `report-lsp/summary` answers: the content and each entry it names. */
 export interface Summary {
-  format: "json" | "html";
-  /** The summary's JSON, or its page (a string). */
+  format: "json" | "markdown" | "text" | "html";
+  /** The summary's JSON, or its text, Markdown or page (a string). */
   content: unknown;
   entries: { index: number; range: Range }[];
 }
@@ -71,8 +71,9 @@ export interface Report {
   call(method: "hover" | "trace", params: { position: Position }): Hover | null;
   call(method: "completion", params: { position: Position }): CompletionItem[];
   call(method: "outline"): DocumentSymbol[];
+  call(method: "quickFixes", params: { range: Range }): Diagnostic[];
   call(method: "fixAll"): Edit | null;
-  call(method: "summary", params?: { format?: "json" | "html" }): Summary | null;
+  call(method: "summary", params?: { format?: "json" | "markdown" | "text" | "html" }): Summary | null;
   close(): void;
 }
 

@@ -9,7 +9,9 @@
 //   report.close();
 //
 // Positions are 0-based lines and UTF-16 columns, as a JavaScript string
-// counts them. A method's error is thrown as an Error with its message.
+// counts them. A method's error is thrown as an Error with its message. A
+// trap (a WebAssembly.RuntimeError: a panic, memory exhausted) leaves the
+// open documents usable, but the instance's memory in doubt: load again.
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -28,7 +30,8 @@ class Core {
 
   /** Copies `bytes` into a buffer of the module's, which the call it is passed to takes. */
   put(bytes) {
-    const ptr = this.exports.rl_alloc(bytes.length);
+    // `>>> 0`: a pointer past 2 GiB comes back as a negative i32.
+    const ptr = this.exports.rl_alloc(bytes.length) >>> 0;
     new Uint8Array(this.exports.memory.buffer, ptr, bytes.length).set(bytes);
     return [ptr, bytes.length];
   }
@@ -52,8 +55,8 @@ class Report {
   call(method, params = {}) {
     const { exports } = this.core;
     const [ptr, len] = this.core.put(encoder.encode(JSON.stringify({ method, params })));
-    const replyLen = exports.rl_call(this.handle, ptr, len);
-    const reply = JSON.parse(decoder.decode(new Uint8Array(exports.memory.buffer, exports.rl_reply(), replyLen)));
+    const replyLen = exports.rl_call(this.handle, ptr, len) >>> 0;
+    const reply = JSON.parse(decoder.decode(new Uint8Array(exports.memory.buffer, exports.rl_reply() >>> 0, replyLen)));
     if ("error" in reply) throw new Error(reply.error);
     return reply.result;
   }

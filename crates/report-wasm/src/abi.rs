@@ -7,15 +7,19 @@
 //! Chosen over wasm-bindgen for needing no generated glue and no tool of a
 //! matching version (BENCHMARKS.md compares the two).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use serde_json::{Value, json};
 
 use crate::Document;
 
 thread_local! {
-    /// Open documents; a handle is an index plus one (0 is none).
-    static DOCUMENTS: RefCell<Vec<Option<Document>>> = const { RefCell::new(Vec::new()) };
+    /// Open documents by handle. A handle is never given twice, so a
+    /// closed one cannot answer for another document; 0 is none.
+    static DOCUMENTS: RefCell<BTreeMap<u32, Rc<Document>>> = const { RefCell::new(BTreeMap::new()) };
+    static LAST_HANDLE: Cell<u32> = const { Cell::new(0) };
     static REPLY: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
@@ -37,7 +41,7 @@ pub unsafe extern "C" fn rl_free(ptr: *mut u8, len: usize) {
 }
 
 /// Opens a document: `text` (its bytes, UTF-8 or not) named `name` (UTF-8);
-/// both buffers are taken. Its handle, never 0.
+/// both buffers are taken. Its handle: never 0, never given before.
 ///
 /// # Safety
 /// Each pointer and length are those of one [`rl_alloc`], not given back yet.
@@ -51,28 +55,17 @@ pub unsafe extern "C" fn rl_open(
     // SAFETY: as the caller promises.
     let (text, name) = unsafe { (take(text, text_len), take(name, name_len)) };
     let document = Document::open(text, &String::from_utf8_lossy(&name));
-    DOCUMENTS.with_borrow_mut(|documents| {
-        let free = documents.iter().position(Option::is_none);
-        let at = free.unwrap_or(documents.len());
-        match free {
-            Some(at) => documents[at] = Some(document),
-            None => documents.push(Some(document)),
-        }
-        at as u32 + 1
-    })
+    // Four billion opens would come back to 1: not within one page's life.
+    let handle = LAST_HANDLE.get().wrapping_add(1).max(1);
+    LAST_HANDLE.set(handle);
+    DOCUMENTS.with_borrow_mut(|documents| documents.insert(handle, Rc::new(document)));
+    handle
 }
 
 /// Closes a document; an unknown handle is ignored.
 #[unsafe(no_mangle)]
 pub extern "C" fn rl_close(handle: u32) {
-    DOCUMENTS.with_borrow_mut(|documents| {
-        if let Some(slot) = (handle as usize)
-            .checked_sub(1)
-            .and_then(|i| documents.get_mut(i))
-        {
-            *slot = None;
-        }
-    });
+    DOCUMENTS.with_borrow_mut(|documents| documents.remove(&handle));
 }
 
 /// Answers a request, `{"method": ..., "params": {...}}` in UTF-8 (the
@@ -85,12 +78,10 @@ pub extern "C" fn rl_close(handle: u32) {
 pub unsafe extern "C" fn rl_call(handle: u32, request: *mut u8, len: usize) -> usize {
     // SAFETY: as the caller promises.
     let request = unsafe { take(request, len) };
-    let reply = DOCUMENTS.with_borrow(|documents| {
-        let document = (handle as usize)
-            .checked_sub(1)
-            .and_then(|i| documents.get(i)?.as_ref());
-        answer(document, &request)
-    });
+    // Not borrowed while the core answers: should it trap (a panic, memory
+    // exhausted), the documents stay usable for the next call.
+    let document = DOCUMENTS.with_borrow(|documents| documents.get(&handle).cloned());
+    let reply = answer(document.as_deref(), &request);
     let bytes =
         serde_json::to_vec(&reply).unwrap_or_else(|_| br#"{"error":"unwritable"}"#.to_vec());
     REPLY.with_borrow_mut(|out| {

@@ -15,12 +15,15 @@ use std::sync::Arc;
 use report_core::host::{
     DEFAULT_MAX_DIAGNOSTICS, DEFAULT_MAX_DOCUMENT_BYTES, DocumentHost, HostOptions,
 };
+use report_core::ide::completion::CompletionKind;
+use report_core::ide::symbols::SymbolKind;
 use report_core::project_checks::WorkspaceFacts;
 use report_core::publication;
-use report_core::summary::{self, SummaryOptions};
+use report_core::summary::SummaryOptions;
+use report_core::summary::answer::{FORMAT_NAMES, Format, answer};
 use report_core::text::{Encoding, LineCol, LineIndex, TextRange};
 use report_core::wire::Positions;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 pub mod abi;
 
@@ -93,7 +96,7 @@ impl Document {
                     .map(|item| {
                         json!({
                             "label": item.label,
-                            "kind": format!("{:?}", item.kind),
+                            "kind": completion_kind(item.kind),
                             "detail": item.detail,
                             "documentation": item.documentation,
                             "edit": at.edit(&item.edit),
@@ -108,6 +111,16 @@ impl Document {
                     .map(|s| symbol(&at, s))
                     .collect(),
             ),
+            "quickFixes" => {
+                let range = params.get("range").unwrap_or(&Value::Null);
+                let offset = |key: &str| self.offset(range.get(key).unwrap_or(&Value::Null));
+                let range = TextRange::new(offset("start")?, offset("end")?.max(offset("start")?));
+                Value::Array(
+                    (self.host.quick_fixes(range).iter())
+                        .map(|quick| at.diagnostic(&quick.diagnostic))
+                        .collect(),
+                )
+            }
             "fixAll" => match self.host.fix_all() {
                 Some(edit) => at.edit(&edit),
                 None => Value::Null,
@@ -145,44 +158,25 @@ impl Document {
     }
 
     /// The reviewer's summary as the server's `report-lsp/summary` gives
-    /// it: `{format, content, entries}`, the content `json` (the default)
-    /// or one `html` page with pictures, and each entry it names with its
-    /// range; null when the text is not a report.
+    /// it: `{format, content, entries}`, the content in `format` (JSON by
+    /// default; Markdown, text, or one HTML page with pictures) and each
+    /// entry it names with its range; null when the text is not a report.
     fn summary(&self, format: Option<&str>) -> Result<Value, String> {
-        let format = format.unwrap_or("json");
-        if !matches!(format, "json" | "html") {
-            return Err(format!(
-                "the summary's format is json or html, not `{format}`"
-            ));
-        }
+        let name = format.unwrap_or("json");
+        let format = Format::named(name).ok_or_else(|| {
+            format!("the summary's format is one of {FORMAT_NAMES}, not `{name}`")
+        })?;
         let Some(summary) = self.host.summary(SummaryOptions::default(), None, None) else {
             return Ok(Value::Null);
         };
         let at = self.positions();
-        let content = match format {
-            "json" => {
-                let place = |range: TextRange| {
-                    let mut map = Map::new();
-                    map.insert("range".into(), at.range(range));
-                    map
-                };
-                summary::json::to_json(&summary, &place)
-            }
-            _ => {
-                let words = |range: TextRange| {
-                    let line = self
-                        .lines
-                        .line_col(&self.text, range.start, Encoding::Utf16)
-                        .line;
-                    format!("line {}", line + 1)
-                };
-                Value::String(summary::html::html(&summary, &self.name, &words))
-            }
+        let range = |range: TextRange| at.range(range);
+        let line = |offset: usize| {
+            self.lines
+                .line_col(&self.text, offset, Encoding::Utf16)
+                .line
         };
-        let entries: Vec<Value> = (summary.named_entries().iter())
-            .map(|entry| json!({"index": entry.index, "range": at.range(entry.range)}))
-            .collect();
-        Ok(json!({"format": format, "content": content, "entries": entries}))
+        Ok(answer(&summary, format, &self.name, &range, &line))
     }
 }
 
@@ -207,11 +201,32 @@ fn hover(at: &Positions<'_>, info: Option<report_core::hover::HoverInfo>) -> Val
     }
 }
 
+/// A completion's kind, as the README names it.
+fn completion_kind(kind: CompletionKind) -> &'static str {
+    match kind {
+        CompletionKind::EnumMember => "EnumMember",
+        CompletionKind::Property => "Property",
+        CompletionKind::Path => "Path",
+        CompletionKind::Snippet => "Snippet",
+    }
+}
+
+/// An outline symbol's kind, as the README names it.
+fn symbol_kind(kind: SymbolKind) -> &'static str {
+    match kind {
+        SymbolKind::Field => "Field",
+        SymbolKind::Array => "Array",
+        SymbolKind::Object => "Object",
+        SymbolKind::Group => "Group",
+        SymbolKind::Notice => "Notice",
+    }
+}
+
 fn symbol(at: &Positions<'_>, s: &report_core::ide::symbols::Symbol) -> Value {
     json!({
         "name": s.name,
         "detail": s.detail,
-        "kind": format!("{:?}", s.kind),
+        "kind": symbol_kind(s.kind),
         "range": at.range(s.range),
         "selection": at.range(s.selection),
         "children": s.children.iter().map(|c| symbol(at, c)).collect::<Vec<_>>(),

@@ -87,7 +87,7 @@ fn open(text: &[u8], name: &str) -> u32 {
     unsafe { rl_open(t, text.len(), n, name.len()) }
 }
 
-/// Handles are never 0, a closed one's slot is reused, and every bad
+/// Handles are never 0 nor given twice, and every bad
 /// request gets an error reply, not a trap.
 #[test]
 fn the_abi_answers_every_request_and_refuses_bad_ones_in_words() {
@@ -120,7 +120,7 @@ fn the_abi_answers_every_request_and_refuses_bad_ones_in_words() {
         ),
         (
             r#"{"method": "summary", "params": {"format": "pdf"}}"#,
-            "the summary's format is json or html, not `pdf`",
+            "the summary's format is one of markdown, text, html, json, not `pdf`",
         ),
     ] {
         let reply = call(a, request);
@@ -149,7 +149,11 @@ fn the_abi_answers_every_request_and_refuses_bad_ones_in_words() {
     rl_close(b);
     rl_close(12345);
     let c = open(b"[]", "c.json");
-    assert_eq!(c, b, "the closed slot is taken again");
+    assert!(c != b && c != a, "a closed handle is never given again");
+    assert_eq!(
+        call(b, r#"{"method": "diagnostics"}"#)["error"],
+        "no such document: it was closed, or never opened"
+    );
     assert_eq!(
         call(a, r#"{"method": "diagnostics"}"#),
         diagnostics,
@@ -235,6 +239,25 @@ fn each_method_answers_on_a_report() {
         names.contains(&"entries") && names.contains(&"shortlist"),
         "{names:?}"
     );
+    let kinds: Vec<&str> = (outline.as_array().unwrap().iter())
+        .map(|s| s["kind"].as_str().unwrap())
+        .collect();
+    assert!(
+        kinds.contains(&"Field") && kinds.contains(&"Array"),
+        "{kinds:?}"
+    );
+    // The quick fixes at a problem's range are its fix, from the host.
+    let diagnostics = document.call("diagnostics", &Value::Null).unwrap();
+    let tier = (diagnostics["diagnostics"].as_array().unwrap().iter())
+        .find(|d| d["code"] == "tier-mismatch")
+        .unwrap();
+    let fixes = document
+        .call("quickFixes", &json!({"range": tier["range"]}))
+        .unwrap();
+    assert_eq!(fixes.as_array().unwrap().len(), 1, "{fixes}");
+    assert_eq!(fixes[0], *tier);
+    let none = json!({"range": {"start": {"line": 2, "character": 0}, "end": {"line": 2, "character": 0}}});
+    assert_eq!(document.call("quickFixes", &none).unwrap(), json!([]));
     let fix_all = document.call("fixAll", &Value::Null).unwrap();
     assert!(fix_all["new_text"].is_string(), "{fix_all}");
     // As the server's `report-lsp/summary` answers: the content, and each
@@ -255,6 +278,16 @@ fn each_method_answers_on_a_report() {
         "pictures"
     );
     assert_eq!(html["entries"], summary["entries"]);
+    let markdown = document
+        .call("summary", &json!({"format": "markdown"}))
+        .unwrap();
+    assert!(
+        markdown["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("## Report summary: `invalid.report.json`"),
+        "{markdown}"
+    );
     assert_eq!(
         Document::open(b"[]".to_vec(), "x")
             .call("summary", &Value::Null)

@@ -8,7 +8,8 @@
 // `initialize`; the diagnostics it publishes for the opened report equal
 // `check --format json`'s with the workspace checks off (codes, severities,
 // ranges, messages, related places); an incremental change that applies a
-// quick fix it offered is checked again, one problem fewer; the hover on a
+// quick fix it offered (naming its problem) is checked again, one problem
+// fewer; fix-all is offered as report-lsp offers it; the hover on a
 // wrong safety_tier shows the trace, and the one on raw_tokens says why the
 // project is not read; the outline and completion answer.
 //
@@ -104,6 +105,11 @@ async function session(page, source, wasm, text) {
         range: tier.range,
         context: { diagnostics: [], only: ["quickfix"] },
       });
+      const fixAll = await request("textDocument/codeAction", {
+        textDocument: { uri },
+        range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+        context: { diagnostics: [], only: ["source.fixAll"] },
+      });
       // The fix applied as the editor applies it: an incremental change.
       const fix = actions.find((a) => a.isPreferred);
       notify("textDocument/didChange", {
@@ -112,7 +118,7 @@ async function session(page, source, wasm, text) {
       });
       const second = await published();
       worker.terminate();
-      return { ready, initialized, first, second, trace, off, outline, completion, fix };
+      return { ready, initialized, first, second, trace, off, outline, completion, fix, tier, fixAll };
     },
     { source, wasm, text },
   );
@@ -137,6 +143,14 @@ async function main() {
     assert.equal(got.second.diagnostics.length, expected.length - 1, "the fix applied: one problem fewer");
     assert.equal(got.second.version, 2);
     assert.match(got.fix.title, /^Set safety_tier to "confirm"/);
+    assert.equal(got.fix.kind, "quickfix");
+    assert.deepEqual(got.fix.diagnostics, [got.tier], "the fix names its problem");
+    assert.deepEqual(
+      got.fixAll.map((a) => [a.kind, a.title]),
+      [["source.fixAll.report-lsp", "Fix all unambiguous report problems"]],
+      "fix-all as report-lsp offers it",
+    );
+    assert.ok(got.fixAll[0].edit.changes["file:///w/report.json"].length === 1);
     assert.match(got.trace.contents.value, /derive_safety_tier\(op_type=/);
     assert.match(got.off.contents.value, /\*\*Project not read\*\*: the workspace checks are off in a browser/);
     assert.ok(got.outline.some((s) => s.name === "entries" && s.children.length > 0), JSON.stringify(got.outline).slice(0, 300));

@@ -131,6 +131,20 @@ try {
   const entries = Number(await frame.locator("#total-entries").getAttribute("data-value"));
   assert.equal(entries, JSON.parse(fs.readFileSync(invalid, "utf8")).entries.length);
   assert.ok((await frame.locator('svg[role="img"]').count()) >= 2, "the summary has its charts");
+  // Its links stay in the page: a section's scrolls the summary, an
+  // entry's shows that entry's first problem.
+  await frame.locator('nav a[href="#problems"]').click();
+  await frame.locator("#problems").waitFor();
+  assert.equal(Number(await frame.locator("#total-entries").getAttribute("data-value")), entries, "the summary stays");
+  await frame.locator('a[data-entry="1"]').first().click();
+  const target = page.locator(".problem.target");
+  await target.waitFor();
+  assert.equal(await target.count(), 1);
+  const shown = Number(await target.getAttribute("data-line"));
+  const entryOne = expected.filter((d) => d.message.startsWith("`entries[1]"));
+  assert.ok(entryOne.length > 0);
+  assert.equal(shown, Math.min(...entryOne.map((d) => d.range.start.line)), "entries[1]'s first problem");
+  assert.match(await page.$eval("#entry-note", (n) => n.textContent), /entries\[1\]: its first problem/);
   await page.screenshot({ path: path.join(shots, "web-page-summary.png"), fullPage: true });
 
   // Pasted text: the valid example has no problem.
@@ -184,10 +198,13 @@ try {
     assert.ok(answeredWhileChecking >= 2, `the page answered ${answeredWhileChecking} times while checking`);
     const status = await page.$eval("#status", (s) => s.textContent);
     const ms = Number(/\((\d+) ms\)/.exec(status)[1]);
-    // The page lists the editor's cap; with those left out, as many as check finds.
-    const shown = await page.locator(".problem").count();
+    // The page lists the editor's cap, the too-many-diagnostics line first;
+    // with those left out, as many as check finds.
+    const listedCount = await page.locator(".problem").count();
     const omitted = Number(/\((\d+) more not shown\)/.exec(status)?.[1] ?? 0);
-    assert.equal(shown + omitted, check(file).diagnostics.length, status);
+    const summaryLine = await page.locator('.problem[data-code="too-many-diagnostics"]').count();
+    assert.equal(summaryLine, omitted > 0 ? 1 : 0, status);
+    assert.equal(listedCount - summaryLine + omitted, check(file).diagnostics.length, status);
     large = {
       bytes: fs.statSync(file).size,
       worker_ms: ms,

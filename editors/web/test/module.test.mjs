@@ -76,6 +76,8 @@ test("completion offers the closed set's values inside a value", () => {
   const report = core.open(valid, "valid.report.json");
   const labels = report.call("completion", { position: { line, character } }).map((i) => i.label);
   assert.ok(labels.includes("generative") && labels.includes("deterministic"), labels.join());
+  const items = report.call("completion", { position: { line, character } });
+  assert.ok(items.every((i) => i.kind === "EnumMember"), JSON.stringify(items.map((i) => i.kind)));
   report.close();
 });
 
@@ -88,6 +90,19 @@ test("errors are thrown in words, and the module keeps answering", () => {
   const again = core.open("{}", "b.json");
   assert.ok(again.call("diagnostics").diagnostics.length > 0);
   again.close();
+});
+
+test("after a trap in a call, the open documents still answer", () => {
+  const report = core.open(fs.readFileSync(path.join(root, "examples/golden/invalid.report.json")), "a.json");
+  const before = report.call("diagnostics");
+  // A request the module reads past its memory's end: a trap mid-call.
+  const { exports } = core;
+  assert.throws(() => exports.rl_call(report.handle, exports.memory.buffer.byteLength - 8, 4096), WebAssembly.RuntimeError);
+  assert.deepEqual(report.call("diagnostics"), before);
+  const other = core.open("{}", "b.json");
+  assert.ok(other.call("diagnostics").diagnostics.length > 0);
+  other.close();
+  report.close();
 });
 
 test("bad input never traps: deep nesting, a huge string, junk bytes, nothing", () => {

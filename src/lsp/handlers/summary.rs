@@ -9,10 +9,11 @@
 //! message loop, as the found reports are.
 
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types as lsp;
 
+use report_core::summary::answer::{FORMAT_NAMES, Format};
 use report_core::summary::{self, AtHand, Summary, SummaryOptions};
 use report_core::text::TextRange;
 
@@ -26,14 +27,19 @@ pub const SUMMARY_METHOD: &str = "report-lsp/summary";
 /// the format.
 pub const SUMMARY_COMMAND: &str = "report-lsp.summary";
 
-/// What the client asks for.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum Format {
-    Markdown,
-    Text,
-    Html,
-    Json,
+/// A format named by the client (`summary::answer::FORMAT_NAMES`).
+fn named_format<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Option<Format>, D::Error> {
+    let name: Option<String> = Option::deserialize(d)?;
+    name.map(|name| {
+        Format::named(&name).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "unknown format `{name}`, expected one of {FORMAT_NAMES}"
+            ))
+        })
+    })
+    .transpose()
 }
 
 #[derive(Debug, Deserialize)]
@@ -41,7 +47,7 @@ pub enum Format {
 pub struct SummaryParams {
     pub uri: lsp::Uri,
     /// Markdown by default where the client reads Markdown, else text.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "named_format")]
     pub format: Option<Format>,
     /// How many largest savings, folders and files are listed.
     #[serde(default)]
@@ -144,8 +150,8 @@ pub async fn command(
         })?;
     let format = match params.arguments.get(1) {
         None | Some(Value::Null) => None,
-        Some(value) => Some(serde_json::from_value(value.clone()).map_err(|_| {
-            Error::invalid_params("the format is one of markdown, text, html, json")
+        Some(value) => Some(value.as_str().and_then(Format::named).ok_or_else(|| {
+            Error::invalid_params(format!("the format is one of {FORMAT_NAMES}"))
         })?),
     };
     let params = SummaryParams {
@@ -156,7 +162,8 @@ pub async fn command(
     summary(session, analysis, folders, params).await.map(Some)
 }
 
-/// The summary in `format`, with the range of each entry it names.
+/// The summary in `format`, with the range of each entry it names, and
+/// whether it was read from disk.
 fn answer(
     summary: &Summary,
     format: Format,
@@ -164,44 +171,10 @@ fn answer(
     positions: &Positions<'_>,
     from_disk: bool,
 ) -> Value {
-    let words = |range: TextRange| format!("line {}", positions.position(range.start).line + 1);
-    let place = |range: TextRange| {
-        let mut map = Map::new();
-        map.insert(
-            "range".into(),
-            serde_json::to_value(positions.lsp_range(range)).unwrap_or(Value::Null),
-        );
-        map
-    };
-    let (format_name, content) = match format {
-        Format::Markdown => (
-            "markdown",
-            Value::String(summary::render::markdown(summary, name, &words)),
-        ),
-        Format::Text => (
-            "text",
-            Value::String(summary::render::text(summary, name, &words)),
-        ),
-        Format::Html => (
-            "html",
-            Value::String(summary::html::html(summary, name, &words)),
-        ),
-        Format::Json => ("json", summary::json::to_json(summary, &place)),
-    };
-    let entries: Vec<Value> = summary
-        .named_entries()
-        .into_iter()
-        .map(|entry| {
-            json!({
-                "index": entry.index,
-                "range": positions.lsp_range(entry.range),
-            })
-        })
-        .collect();
-    json!({
-        "format": format_name,
-        "content": content,
-        "entries": entries,
-        "fromDisk": from_disk,
-    })
+    let range =
+        |range: TextRange| serde_json::to_value(positions.lsp_range(range)).unwrap_or(Value::Null);
+    let line = |offset: usize| positions.position(offset).line;
+    let mut answer = summary::answer::answer(summary, format, name, &range, &line);
+    answer["fromDisk"] = Value::Bool(from_disk);
+    answer
 }

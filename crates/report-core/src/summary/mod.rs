@@ -7,6 +7,7 @@
 //! `render.rs` words it as text and Markdown, `json.rs` as JSON, `html.rs`
 //! as one self-contained page with pictures.
 
+pub mod answer;
 pub mod html;
 pub mod json;
 pub mod render;

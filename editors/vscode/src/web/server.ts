@@ -63,38 +63,69 @@ const COMPLETION: Record<wasm.CompletionItem["kind"], CompletionItemKind> = {
 
 const textEdit = (e: wasm.Edit): TextEdit => TextEdit.replace(e.range, e.new_text);
 
+/** The kind and title of fix-all, as report-lsp offers it (src/lsp/handlers/code_action.rs). */
+const FIX_ALL_KIND = "source.fixAll.report-lsp";
+const FIX_ALL_TITLE = "Fix all unambiguous report problems";
+
 /** Serves the protocol on `port`, with the module `bytes`. */
 export function serve(port: Port, bytes: Uint8Array): void {
-  const core = load(bytes);
+  let core = load(bytes);
   const connection = createConnection(new BrowserMessageReader(port), new BrowserMessageWriter(port));
   const documents = new TextDocuments(TextDocument);
-  /** Each open document's report in the module, and its diagnostics with their fixes. */
-  const reports = new Map<string, { report: wasm.Report; diagnostics: wasm.Diagnostic[] }>();
+  /** Each open document's report in the module, as of its last check. */
+  const reports = new Map<string, wasm.Report>();
   const timers = new Map<string, ReturnType<typeof setTimeout>>();
+  /** The documents checked once already: a first check does not wait for a pause. */
+  const seen = new Set<string>();
+
+  /**
+   * `answer()`, or, should the module trap (a panic, memory exhausted), a
+   * new instance, every open document checked again, and an error reply.
+   */
+  function guarded<T>(answer: () => T): T {
+    try {
+      return answer();
+    } catch (error) {
+      if (!(error instanceof WebAssembly.RuntimeError)) throw error;
+      core = load(bytes);
+      reports.clear();
+      for (const document of documents.all()) schedule(document, 0);
+      throw new ResponseError(-32603, `the checker stopped on this text (${error.message}) and was started again`);
+    }
+  }
+
+  const diagnostic = (uri: string, d: wasm.Diagnostic): Diagnostic => ({
+    range: d.range,
+    severity: SEVERITY[d.severity],
+    code: d.code,
+    source: "report-lsp",
+    message: d.message,
+    // Left out when there is none: a worker's messages keep an undefined field.
+    ...(d.related.length
+      ? { relatedInformation: d.related.map((r) => ({ location: { uri, range: r.range }, message: r.message })) }
+      : {}),
+  });
 
   async function check(document: TextDocument): Promise<void> {
     const module = await core;
-    reports.get(document.uri)?.report.close();
+    // Closed, or changed, while the module loaded: that text is not shown.
+    if (documents.get(document.uri) !== document) return;
+    reports.get(document.uri)?.close();
+    reports.delete(document.uri);
     const name = decodeURIComponent(document.uri.split("/").pop() ?? "report.json");
-    const report = module.open(document.getText(), name);
-    const { diagnostics } = report.call("diagnostics");
-    reports.set(document.uri, { report, diagnostics });
+    let diagnostics: wasm.Diagnostic[];
+    try {
+      const report = guarded(() => module.open(document.getText(), name));
+      reports.set(document.uri, report);
+      diagnostics = guarded(() => report.call("diagnostics")).diagnostics;
+    } catch (error) {
+      connection.console.error(`report-lsp: ${document.uri} could not be checked: ${error}`);
+      return;
+    }
     await connection.sendDiagnostics({
       uri: document.uri,
       version: document.version,
-      diagnostics: diagnostics.map(
-        (d): Diagnostic => ({
-          range: d.range,
-          severity: SEVERITY[d.severity],
-          code: d.code,
-          source: "report-lsp",
-          message: d.message,
-          // Left out when there is none: a worker's messages keep an undefined field.
-          ...(d.related.length
-            ? { relatedInformation: d.related.map((r) => ({ location: { uri: document.uri, range: r.range }, message: r.message })) }
-            : {}),
-        }),
-      ),
+      diagnostics: diagnostics.map((d) => diagnostic(document.uri, d)),
     });
   }
 
@@ -119,7 +150,13 @@ export function serve(port: Port, bytes: Uint8Array): void {
       timers.delete(uri);
       await check(document);
     }
-    return reports.get(uri)?.report;
+    return reports.get(uri);
+  }
+
+  /** `method`'s answer about `uri`'s report (undefined when it has none). */
+  async function ask<T>(uri: string, method: (report: wasm.Report) => T): Promise<T | undefined> {
+    const report = await reportOf(uri);
+    return report && guarded(() => method(report));
   }
 
   connection.onInitialize(() => ({
@@ -128,28 +165,32 @@ export function serve(port: Port, bytes: Uint8Array): void {
       hoverProvider: true,
       completionProvider: { triggerCharacters: ['"'] },
       documentSymbolProvider: true,
-      codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, CodeActionKind.SourceFixAll] },
+      codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, FIX_ALL_KIND] },
     },
     serverInfo: { name: "report-lsp (WebAssembly)" },
   }));
 
-  documents.onDidOpen(({ document }) => schedule(document, 0));
-  documents.onDidChangeContent(({ document }) => schedule(document, PAUSE_MS));
+  // Also on open: the first check at once, the others after a pause in typing.
+  documents.onDidChangeContent(({ document }) => {
+    schedule(document, seen.has(document.uri) ? PAUSE_MS : 0);
+    seen.add(document.uri);
+  });
   documents.onDidClose(({ document }) => {
+    seen.delete(document.uri);
     clearTimeout(timers.get(document.uri));
     timers.delete(document.uri);
-    reports.get(document.uri)?.report.close();
+    reports.get(document.uri)?.close();
     reports.delete(document.uri);
     void connection.sendDiagnostics({ uri: document.uri, diagnostics: [] });
   });
 
   connection.onHover(async ({ textDocument, position }) => {
-    const hover = (await reportOf(textDocument.uri))?.call("hover", { position });
+    const hover = await ask(textDocument.uri, (r) => r.call("hover", { position }));
     return hover ? { contents: { kind: MarkupKind.Markdown, value: hover.markdown }, range: hover.range } : null;
   });
 
   connection.onCompletion(async ({ textDocument, position }) => {
-    const items = (await reportOf(textDocument.uri))?.call("completion", { position }) ?? [];
+    const items = (await ask(textDocument.uri, (r) => r.call("completion", { position }))) ?? [];
     return items.map((item) => ({
       label: item.label,
       kind: COMPLETION[item.kind],
@@ -171,34 +212,29 @@ export function serve(port: Port, bytes: Uint8Array): void {
       selectionRange: s.selection,
       children: s.children.map(symbol),
     });
-    return ((await reportOf(textDocument.uri))?.call("outline") ?? []).map(symbol);
+    return ((await ask(textDocument.uri, (r) => r.call("outline"))) ?? []).map(symbol);
   });
 
+  // The host's quick fixes at the range (past the cap too), and fix-all.
   connection.onCodeAction(async ({ textDocument, range, context }) => {
-    const report = await reportOf(textDocument.uri);
-    const diagnostics = reports.get(textDocument.uri)?.diagnostics ?? [];
-    if (!report) return [];
-    const actions: CodeAction[] = [];
+    const uri = textDocument.uri;
     const wants = (kind: string) => !context.only || context.only.some((k) => kind.startsWith(k));
-    const before = (a: wasm.Position, b: wasm.Position) => a.line < b.line || (a.line === b.line && a.character <= b.character);
+    const actions: CodeAction[] = [];
     if (wants(CodeActionKind.QuickFix)) {
-      for (const d of diagnostics) {
-        if (!d.fix || !before(d.range.start, range.end) || !before(range.start, d.range.end)) continue;
+      for (const d of (await ask(uri, (r) => r.call("quickFixes", { range }))) ?? []) {
+        if (!d.fix) continue;
         actions.push({
           title: d.fix.title,
           kind: CodeActionKind.QuickFix,
+          diagnostics: [diagnostic(uri, d)],
           isPreferred: d.fix.preferred,
-          edit: { changes: { [textDocument.uri]: d.fix.edits.map(textEdit) } },
+          edit: { changes: { [uri]: d.fix.edits.map(textEdit) } },
         });
       }
     }
-    const all = wants(CodeActionKind.SourceFixAll) ? report.call("fixAll") : null;
+    const all = wants(FIX_ALL_KIND) ? await ask(uri, (r) => r.call("fixAll")) : null;
     if (all) {
-      actions.push({
-        title: "Fix all report problems that have one fix",
-        kind: CodeActionKind.SourceFixAll,
-        edit: { changes: { [textDocument.uri]: [textEdit(all)] } },
-      });
+      actions.push({ title: FIX_ALL_TITLE, kind: FIX_ALL_KIND, edit: { changes: { [uri]: [textEdit(all)] } } });
     }
     return actions;
   });
@@ -206,11 +242,10 @@ export function serve(port: Port, bytes: Uint8Array): void {
   // The reviewer's summary, as report-lsp answers `report-lsp/summary`
   // (summaryPanel.ts shows it); only of an open report: there is no disk here.
   connection.onRequest(SUMMARY_METHOD, async (params: { uri: string; format?: "json" | "html" }) => {
-    const report = await reportOf(params.uri);
-    if (!report) {
+    if (!documents.get(params.uri)) {
       throw new ResponseError(-32602, "the report is not open: in a browser only open reports are read");
     }
-    const summary = report.call("summary", { format: params.format ?? "html" });
+    const summary = await ask(params.uri, (r) => r.call("summary", { format: params.format ?? "html" }));
     if (!summary) {
       throw new ResponseError(-32602, "the document is not a report: no summary");
     }
