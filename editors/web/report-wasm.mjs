@@ -40,7 +40,13 @@ class Core {
   open(text, name = "report.json") {
     const bytes = typeof text === "string" ? encoder.encode(text) : new Uint8Array(text);
     const [textPtr, textLen] = this.put(bytes);
-    const [namePtr, nameLen] = this.put(encoder.encode(name));
+    let namePtr, nameLen;
+    try {
+      [namePtr, nameLen] = this.put(encoder.encode(name));
+    } catch (error) {
+      this.exports.rl_free(textPtr, textLen); // not taken by rl_open
+      throw error;
+    }
     return new Report(this, this.exports.rl_open(textPtr, textLen, namePtr, nameLen));
   }
 }
