@@ -4,6 +4,9 @@
 //! for an unopened report), with positions as the language server sends
 //! them (0-based lines, UTF-16 columns, as a browser's strings count). No
 //! second implementation of anything lives here: each method translates.
+//! It runs nothing and reads no file: a wasm32 module has no processes or
+//! file system, and `tests/architecture.rs` checks its sources as the
+//! server's for any process started or file written.
 //!
 //! The binding is a C ABI with JSON across it (`abi`), loaded by a few
 //! lines of JavaScript (`editors/web/report-wasm.mjs`); see
@@ -29,10 +32,9 @@ pub mod abi;
 
 /// One report, analysed once when opened.
 pub struct Document {
+    /// Its text is the one analysed: a lossy copy when the bytes were not
+    /// UTF-8, as `check` reads them.
     host: DocumentHost<Arc<String>>,
-    /// The text analysed (a lossy copy when the bytes were not UTF-8, as
-    /// `check` reads them) and its lines.
-    text: Arc<String>,
     lines: LineIndex,
     /// The name the page shows, and that names the summary.
     name: String,
@@ -51,19 +53,17 @@ impl Document {
             max_diagnostics: DEFAULT_MAX_DIAGNOSTICS,
         };
         let analysis = report_core::host::analyze_file(bytes, options, None);
-        let text = Arc::clone(&analysis.text);
         let host = DocumentHost::from_analysis(analysis, options, Arc::clone);
         Document {
-            lines: LineIndex::new(&text),
+            lines: LineIndex::new(host.text()),
             host,
-            text,
             name: name.to_string(),
         }
     }
 
     fn positions(&self) -> Positions<'_> {
         Positions {
-            text: &self.text,
+            text: self.host.text(),
             index: &self.lines,
         }
     }
@@ -80,7 +80,9 @@ impl Document {
             line: number("line")?,
             col: number("character")?,
         };
-        Ok(self.lines.offset_clamped(&self.text, at, Encoding::Utf16))
+        Ok(self
+            .lines
+            .offset_clamped(self.host.text(), at, Encoding::Utf16))
     }
 
     /// Answers `method` with `params` (see the README for each).
@@ -114,7 +116,8 @@ impl Document {
             "quickFixes" => {
                 let range = params.get("range").unwrap_or(&Value::Null);
                 let offset = |key: &str| self.offset(range.get(key).unwrap_or(&Value::Null));
-                let range = TextRange::new(offset("start")?, offset("end")?.max(offset("start")?));
+                let start = offset("start")?;
+                let range = TextRange::new(start, offset("end")?.max(start));
                 Value::Array(
                     (self.host.quick_fixes(range).iter())
                         .map(|quick| at.diagnostic(&quick.diagnostic))
@@ -130,8 +133,9 @@ impl Document {
         })
     }
 
-    /// What the editor publishes for the document: at most the cap, and the
-    /// `too-many-diagnostics` summary of those left out.
+    /// What the editor publishes for the document: at most the cap, then
+    /// the `too-many-diagnostics` summary of those left out, as the server
+    /// publishes them.
     fn diagnostics(&self) -> Value {
         let at = self.positions();
         let published = self.host.published();
@@ -147,7 +151,7 @@ impl Document {
                 &severities,
             )
         {
-            diagnostics.insert(0, at.diagnostic(&d));
+            diagnostics.push(at.diagnostic(&d));
         }
         json!({
             "name": self.name,
@@ -173,7 +177,7 @@ impl Document {
         let range = |range: TextRange| at.range(range);
         let line = |offset: usize| {
             self.lines
-                .line_col(&self.text, offset, Encoding::Utf16)
+                .line_col(self.host.text(), offset, Encoding::Utf16)
                 .line
         };
         Ok(answer(&summary, format, &self.name, &range, &line))

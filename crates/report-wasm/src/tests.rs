@@ -321,3 +321,29 @@ fn the_hover_says_why_the_workspace_checks_are_off() {
         "{markdown}"
     );
 }
+
+/// Past the editor's cap: the most severe 1 000, then the summary of the
+/// rest, last, as the server publishes it; every problem counted.
+#[test]
+fn past_the_cap_the_summary_comes_last() {
+    use report_core::generate::{GenerateOptions, generate_report};
+    let text = generate_report(GenerateOptions {
+        entries: 3_000,
+        seed: 5,
+        violation_every: 2,
+    });
+    let all = report_core::analyze(&text).diagnostics.len();
+    assert!(all > 1_000, "{all} problems");
+    let answer = Document::open(text.into_bytes(), "x")
+        .call("diagnostics", &Value::Null)
+        .unwrap();
+    let listed = answer["diagnostics"].as_array().unwrap();
+    assert_eq!(listed.len(), 1_001);
+    assert_eq!(listed[1_000]["code"], "too-many-diagnostics");
+    assert!(
+        listed[..1_000]
+            .iter()
+            .all(|d| d["code"] != "too-many-diagnostics")
+    );
+    assert_eq!(answer["omitted"].as_u64().unwrap() as usize + 1_000, all);
+}

@@ -198,12 +198,13 @@ try {
     assert.ok(answeredWhileChecking >= 2, `the page answered ${answeredWhileChecking} times while checking`);
     const status = await page.$eval("#status", (s) => s.textContent);
     const ms = Number(/\((\d+) ms\)/.exec(status)[1]);
-    // The page lists the editor's cap, the too-many-diagnostics line first;
+    // The page lists the editor's cap, then the too-many-diagnostics line;
     // with those left out, as many as check finds.
     const listedCount = await page.locator(".problem").count();
     const omitted = Number(/\((\d+) more not shown\)/.exec(status)?.[1] ?? 0);
     const summaryLine = await page.locator('.problem[data-code="too-many-diagnostics"]').count();
     assert.equal(summaryLine, omitted > 0 ? 1 : 0, status);
+    assert.equal(await page.locator(".problem").last().getAttribute("data-code"), "too-many-diagnostics");
     assert.equal(listedCount - summaryLine + omitted, check(file).diagnostics.length, status);
     large = {
       bytes: fs.statSync(file).size,

@@ -31,6 +31,9 @@ const WORKER_WAIT_MS = 10_000;
 async function startWorker(script: vscode.Uri): Promise<Worker | string> {
   let worker: Worker;
   try {
+    // Only this extension's own script, at a fixed place in its package:
+    // nothing a workspace, its settings or a report names is ever run here
+    // (reportLsp.path means nothing in a browser).
     worker = new Worker(script.toString(true));
   } catch (error) {
     return `the host refused one (${error})`;
