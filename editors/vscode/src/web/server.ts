@@ -108,7 +108,8 @@ export function serve(port: Port, bytes: Uint8Array): void {
 
   async function check(document: TextDocument): Promise<void> {
     const module = await core;
-    // Closed, or changed, while the module loaded: that text is not shown.
+    // Closed while the module loaded: nothing is shown for it. (A change
+    // updates the same document: its text is read here, the latest.)
     if (documents.get(document.uri) !== document) return;
     reports.get(document.uri)?.close();
     reports.delete(document.uri);
