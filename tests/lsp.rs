@@ -1121,6 +1121,54 @@ fn a_pull_overtaken_by_a_change_answers_for_the_changed_text() {
     editor.shutdown();
 }
 
+/// A pull queued behind a change, and one more change sent while that
+/// change is analysed: the pull waits for the last change too. It used to
+/// answer with nothing, and Neovim 0.11, which pulls once after its
+/// `didOpen` while the settings it sends after `initialized` check the
+/// report again, showed nothing until the user typed.
+#[test]
+fn a_pull_waits_for_a_change_sent_while_the_change_before_it_is_analysed() {
+    let report = report_core::generate::generate_report(report_core::generate::GenerateOptions {
+        entries: 20_000,
+        seed: 7,
+        violation_every: 0,
+    });
+    let invalid = golden("invalid.report.json");
+    let mut editor = Editor::start(&["utf-16"]);
+    editor.open(URI, &report, 1);
+    // While the report is analysed: a hover, the pull, and a change of one
+    // byte that breaks the whole text (so its analysis takes a while too).
+    editor.send(
+        json!({"jsonrpc": "2.0", "id": 76, "method": "textDocument/hover",
+        "params": {"textDocument": {"uri": URI}, "position": {"line": 1, "character": 4}}}),
+    );
+    editor.send(
+        json!({"jsonrpc": "2.0", "id": 77, "method": "textDocument/diagnostic",
+        "params": {"textDocument": {"uri": URI}}}),
+    );
+    let start = json!({"line": 0, "character": 0});
+    editor.change(
+        URI,
+        2,
+        json!([{"range": {"start": start, "end": start}, "text": "["}]),
+    );
+    // The hover is answered for the report once it is analysed: the
+    // document's thread has taken the pull and the change behind it, and
+    // analyses the change. One more change comes meanwhile.
+    editor.next_matching(|m| m["id"] == 76);
+    editor.change(URI, 3, json!([{"text": invalid}]));
+    let reply = editor.next_matching(|m| m["id"] == 77);
+    let expected = report_core::analyze(&invalid).diagnostics.len();
+    assert!(expected > 0);
+    assert_eq!(
+        reply["result"]["items"].as_array().map(Vec::len),
+        Some(expected),
+        "{reply}"
+    );
+    assert!(reply["result"]["resultId"].is_string(), "{reply}");
+    editor.shutdown();
+}
+
 /// A whole-text change (what formatters send) that differs in one value
 /// is rechecked per entry: the server diffs the two ropes.
 #[test]

@@ -49,11 +49,28 @@ pub(super) fn run(
         waiting,
         postponed: HashMap::new(),
         gave_way_since: HashMap::new(),
+        received: HashMap::new(),
     };
+    // Queries for the latest text of a document whose change is queued
+    // behind them: answered once that change is analysed, which may be a
+    // batch later (a change sent while the batch was analysed).
+    let mut deferred: Vec<Query> = Vec::new();
     loop {
         // A repair's retired full analysis is freed once nothing has come
         // for a while: freeing it takes longer than the keystrokes after it.
-        let first = if !worker.postponed.is_empty() {
+        let first = if !deferred.is_empty() {
+            // The change they wait for was queued before their document's
+            // generation moved on: it is in the channel. Should it not be,
+            // they are answered with what there is rather than never.
+            match messages.try_recv() {
+                Ok(first) => first,
+                Err(mpsc::TryRecvError::Empty) => {
+                    deferred.drain(..).for_each(|query| worker.answer(query));
+                    continue;
+                }
+                Err(mpsc::TryRecvError::Disconnected) => break,
+            }
+        } else if !worker.postponed.is_empty() {
             // The checks that gave way run once nothing else is queued.
             match messages.try_recv() {
                 Ok(first) => first,
@@ -85,9 +102,6 @@ pub(super) fn run(
         // Changes queued together are analysed once; a request first brings
         // its document up to date.
         let mut pending: Vec<Job> = Vec::new();
-        // Queries for the latest text of a document whose change is queued
-        // behind them: answered once this batch is analysed.
-        let mut deferred: Vec<Query> = Vec::new();
         // The workspace checks' steps delivered meanwhile, in order.
         let mut steps: Vec<(Uri, Step)> = Vec::new();
         for message in std::iter::once(first).chain(std::iter::from_fn(|| messages.try_recv().ok()))
@@ -96,19 +110,18 @@ pub(super) fn run(
                 worker.waiting.fetch_sub(1, Ordering::SeqCst);
             }
             match message {
-                Message::Analyze(job) => match pending.iter_mut().find(|p| p.uri == job.uri) {
-                    Some(earlier) => earlier.absorb(job),
-                    None => pending.push(job),
-                },
+                Message::Analyze(job) => {
+                    worker.received.insert(job.uri.clone(), job.generation);
+                    match pending.iter_mut().find(|p| p.uri == job.uri) {
+                        Some(earlier) => earlier.absorb(job),
+                        None => pending.push(job),
+                    }
+                }
                 Message::Query(query) => {
                     if let Some(i) = pending.iter().position(|p| p.uri == query.uri) {
                         worker.analyze(pending.remove(i));
                     }
-                    if query.latest && worker.is_behind(&query.uri) {
-                        deferred.push(query);
-                    } else {
-                        worker.answer(query);
-                    }
+                    deferred.extend(worker.answer_or_wait(query));
                 }
                 Message::Workspace(delivery) => {
                     // Changes queued before it are applied first, so it is moved through them.
@@ -133,6 +146,7 @@ pub(super) fn run(
                     worker.forget_steps(&uri);
                     worker.workspace.forget(&uri);
                     worker.checks.closed(&uri);
+                    worker.received.remove(&uri);
                     pending.retain(|p| p.uri != uri);
                     if worker.states.remove(&uri).is_some() {
                         release_memory();
@@ -143,8 +157,9 @@ pub(super) fn run(
         for job in pending {
             worker.analyze(job);
         }
-        for query in deferred {
-            worker.answer(query);
+        // A change sent while this batch was analysed is the next batch's.
+        for query in std::mem::take(&mut deferred) {
+            deferred.extend(worker.answer_or_wait(query));
         }
         for (uri, step) in steps {
             worker.step(uri, step);
@@ -165,6 +180,8 @@ struct Analyser {
     /// nothing waits, and since when its checks have been giving way.
     postponed: HashMap<Uri, Postponed>,
     gave_way_since: HashMap<Uri, Instant>,
+    /// The generation of each document's latest change taken from the channel.
+    received: HashMap<Uri, u64>,
 }
 
 /// What of a report's workspace checks gave way to the user's changes or
@@ -191,22 +208,21 @@ enum Step {
 const GIVE_WAY_FOR: Duration = Duration::from_secs(10);
 
 impl Analyser {
-    /// Whether the document's state is of an older text than the session's,
-    /// whose job is then queued already (generations are counted and queued
-    /// under the documents' lock).
-    fn is_behind(&self, uri: &Uri) -> bool {
-        let latest = lock(&self.session.documents)
-            .get(uri)
-            .filter(|o| !o.document.out_of_sync)
-            .map(|o| o.generation);
-        match (latest, self.states.get(uri)) {
-            (Some(latest), Some(state)) => state.generation < latest,
-            (Some(_), None) => true,
-            (None, _) => false,
-        }
+    /// Answers `query` with what this thread holds of its document.
+    fn answer(&mut self, query: Query) {
+        let _ = self.respond(query, false);
     }
 
-    fn answer(&mut self, query: Query) {
+    /// Answers `query`, or hands it back when it is for the latest text and
+    /// the change that made that text is still in the channel (queued
+    /// behind it, or sent while this thread analysed): it is answered once
+    /// that change is analysed, rather than with nothing. The generation is
+    /// read once for both, under the lock a change is queued under.
+    fn answer_or_wait(&mut self, query: Query) -> Option<Query> {
+        self.respond(query, true)
+    }
+
+    fn respond(&mut self, query: Query, may_wait: bool) -> Option<Query> {
         let lookup = {
             let documents = lock(&self.session.documents);
             match documents.get(&query.uri) {
@@ -215,6 +231,7 @@ impl Analyser {
                 Some(open) => Some(Some(open.generation)),
             }
         };
+        let received = self.received.get(&query.uri).copied();
         let state = self.states.get_mut(&query.uri);
         let lookup = match (lookup, state) {
             (None, _) => Lookup::NotOpen,
@@ -224,6 +241,12 @@ impl Analyser {
                 state.host.settle();
                 Lookup::Current(state)
             }
+            // Not a change taken whose analysis failed: one still to come.
+            (Some(Some(generation)), _)
+                if may_wait && query.latest && received.is_none_or(|r| r < generation) =>
+            {
+                return Some(query);
+            }
             _ => Lookup::Unknown,
         };
         let workspace = self.workspace.diagnostics(&query.uri, lookup.generation());
@@ -232,6 +255,7 @@ impl Analyser {
             eprintln!("report-lsp: a request on {} panicked", query.uri.as_str());
             tracing::error!("a request on {} panicked", query.uri.as_str());
         }
+        None
     }
 
     fn analyze(&mut self, job: Job) {
