@@ -17,12 +17,13 @@ pub enum Threads<'a> {
     OneThread,
     /// In jobs handed to `runner` together, then joined in order, into
     /// what one thread gives (`threads`: how many threads `runner` has; the
-    /// work is cut into as many jobs, or a few per thread where jobs vary):
-    /// the text of a large report cut between its entries and parsed in
-    /// pieces (`syntax::parse_split`), and from a few thousand entries the
-    /// entries' checks in runs of consecutive entries (each entry's checks
-    /// read the entry alone; at 50 000 entries they take about 100 ms of
-    /// one core).
+    /// work is cut into a few pieces per thread, so that a thread slowed
+    /// for a while leaves some to the others): the text of a large report
+    /// cut between its entries, which the parser reads from the front while
+    /// the other threads parse pieces from the back (`syntax::parse_split`),
+    /// and from a few thousand entries the entries' checks in runs of
+    /// consecutive entries (each entry's checks read the entry alone; at
+    /// 50 000 entries they take about 100 ms of one core).
     Parallel {
         runner: &'a dyn RunAll,
         threads: usize,

@@ -89,7 +89,8 @@ pub fn parse_nested(text: Arc<String>, enclosing: usize) -> Parse {
 }
 
 /// [`parse_shared`]'s parse, with the text cut into about `pieces` pieces
-/// of at least `min_piece_bytes`, parsed as jobs of `runner` and joined:
+/// of at least `min_piece_bytes`, parsed by the parser in order and by
+/// `pieces - 1` jobs of `runner` beside it, and joined:
 /// the tree and the errors are exactly those of one parse in order (see
 /// the `pieces` module for why).
 pub fn parse_split(
@@ -98,7 +99,13 @@ pub fn parse_split(
     pieces: usize,
     min_piece_bytes: usize,
 ) -> Parse {
-    parse_with(text, 0, None, Some((runner, pieces, min_piece_bytes))).0
+    let split = pieces::Split {
+        runner,
+        pieces,
+        helpers: pieces.saturating_sub(1).max(1),
+        min_bytes: min_piece_bytes,
+    };
+    parse_with(text, 0, None, Some(split)).0
 }
 
 /// [`parse_nested`], asking `wanted` now and then (see `cancel`), in
@@ -109,7 +116,14 @@ pub(crate) fn parse_unless_cancelled(
     wanted: Option<crate::cancel::Wanted<'_>>,
     split: Option<(&dyn RunAll, usize)>,
 ) -> Parse {
-    let split = split.map(|(runner, pieces)| (runner, pieces, pieces::MIN_PIECE_BYTES));
+    let split = split
+        .filter(|&(_, threads)| threads > 1)
+        .map(|(runner, threads)| pieces::Split {
+            runner,
+            pieces: threads * pieces::PIECES_PER_THREAD,
+            helpers: threads - 1,
+            min_bytes: pieces::MIN_PIECE_BYTES,
+        });
     parse_with(text, enclosing, wanted, split).0
 }
 
@@ -118,7 +132,7 @@ fn parse_with(
     text: Arc<String>,
     enclosing: usize,
     wanted: Option<crate::cancel::Wanted<'_>>,
-    split: Option<(&dyn RunAll, usize, usize)>,
+    split: Option<pieces::Split<'_>>,
 ) -> (Parse, usize) {
     if text.len() >= u32::MAX as usize {
         let error = SyntaxError {
@@ -138,14 +152,15 @@ fn parse_with(
     parser.wanted = wanted;
     // Pieces start inside an array of the root object: only a whole document is cut.
     let cuts = match split {
-        Some((runner, pieces, min_bytes)) if enclosing == 0 => {
-            Some((runner, pieces::find_cuts(&text, pieces, min_bytes)))
-        }
+        Some(split) if enclosing == 0 => Some((
+            split,
+            pieces::find_cuts(&text, split.pieces, split.min_bytes),
+        )),
         _ => None,
     };
     let taken = match cuts {
-        Some((runner, cuts)) if !cuts.is_empty() => {
-            pieces::parse_in_pieces(&mut parser, runner, &cuts)
+        Some((split, cuts)) if !cuts.is_empty() => {
+            pieces::parse_in_pieces(&mut parser, split.runner, split.helpers, &cuts)
         }
         _ => {
             parser.run();

@@ -9,6 +9,12 @@
 //! job, by a parser started as if inside an array that is a member of the
 //! root object, having just read `},` (`Piece::parse`).
 //!
+//! The document's parser reads the pieces from the front, in order, and
+//! the helper jobs take them from the back, each parsing its own
+//! (`Claims`): a thread the machine slows for a while leaves more pieces to
+//! the others rather than keeping them idle, and what the document's
+//! parser reads itself is not copied after.
+//!
 //! A piece is taken (`Parser::adopt`) only where the guess proves right:
 //! the document's parser, having read up to the cut, is exactly where the
 //! piece started (an item of an array in the root, right after `},`, at
@@ -20,6 +26,8 @@
 //! parser reads its text itself, up to the next cut: errors, recovery and
 //! limits stay the one parser's, in order, as everywhere else.
 
+use std::sync::{Mutex, OnceLock, PoisonError};
+
 use foldhash::HashMap;
 
 use super::lexer::Tok;
@@ -29,6 +37,44 @@ use crate::parallel::RunAll;
 
 /// Below this a piece is not worth a job: about a millisecond of parsing.
 pub(super) const MIN_PIECE_BYTES: usize = 512 << 10;
+
+/// How many pieces each lent thread gets: a thread that the machine slows
+/// for a while leaves its last pieces to the others.
+pub(super) const PIECES_PER_THREAD: usize = 4;
+
+/// How a text is cut and who parses the pieces.
+#[derive(Clone, Copy)]
+pub(super) struct Split<'r> {
+    pub runner: &'r dyn RunAll,
+    /// How many pieces, at most.
+    pub pieces: usize,
+    /// How many jobs beside the document's parser take pieces.
+    pub helpers: usize,
+    /// The least a piece holds.
+    pub min_bytes: usize,
+}
+
+/// The pieces no one has taken yet, `front..back`: the document's parser
+/// takes the front one, a helper the back one.
+struct Claims(Mutex<(usize, usize)>);
+
+impl Claims {
+    fn front(&self) -> Option<usize> {
+        let mut left = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        (left.0 < left.1).then(|| {
+            left.0 += 1;
+            left.0 - 1
+        })
+    }
+
+    fn back(&self) -> Option<usize> {
+        let mut left = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        (left.0 < left.1).then(|| {
+            left.1 -= 1;
+            left.1
+        })
+    }
+}
 
 /// How far past its target a cut is looked for.
 const CUT_WINDOW: usize = 64 << 10;
@@ -253,35 +299,56 @@ impl Parser<'_> {
     }
 }
 
-/// Runs `parser` over its whole text, the pieces after `cuts` parsed as
-/// jobs of `runner` beside the first, then taken in order where they prove
-/// right and parsed again in order where not. Returns how many were taken.
-pub(super) fn parse_in_pieces(parser: &mut Parser<'_>, runner: &dyn RunAll, cuts: &[Cut]) -> usize {
+/// Runs `parser` over its whole text: it reads the pieces from the front,
+/// in order, while `helpers` jobs of `runner` beside it parse the pieces
+/// from the back; those are then taken in order where they prove right and
+/// parsed again in order where not. Returns how many were taken.
+pub(super) fn parse_in_pieces(
+    parser: &mut Parser<'_>,
+    runner: &dyn RunAll,
+    helpers: usize,
+    cuts: &[Cut],
+) -> usize {
     let text = parser.text;
     let depth_limit = parser.depth_limit;
     let wanted = parser.wanted;
-    let mut pieces: Vec<Option<Piece>> = cuts.iter().map(|_| None).collect();
+    // Piece `i` starts at `cuts[i]`; the text before the first is the parser's own.
+    let pieces: Vec<OnceLock<Piece>> = cuts.iter().map(|_| OnceLock::new()).collect();
+    let claims = Claims(Mutex::new((0, cuts.len())));
+    let end_of = |i: usize| cuts.get(i + 1).map_or(usize::MAX, |c| c.at);
     let mut first = None;
     parser.stop_at = cuts.first().map_or(usize::MAX, |c| c.at);
     {
-        let mut jobs: Vec<Box<dyn FnOnce() + Send + '_>> = Vec::with_capacity(cuts.len() + 1);
+        let mut jobs: Vec<Box<dyn FnOnce() + Send + '_>> = Vec::with_capacity(helpers + 1);
         let main = &mut *parser;
         let first = &mut first;
+        let (claims, pieces) = (&claims, &pieces);
         jobs.push(Box::new(move || {
-            *first = Some(main.run_from(Expect::Value { after_comma: false }));
+            let mut stop = main.run_from(Expect::Value { after_comma: false });
+            // The pieces after its own, in order, while no helper has them.
+            let mut read = 0;
+            while let Stop::AtCut(expect) = stop
+                && let Some(i) = claims.front()
+            {
+                main.stop_at = end_of(i);
+                stop = main.run_from(expect);
+                read = i + 1;
+            }
+            *first = Some((stop, read));
         }));
-        for (i, slot) in pieces.iter_mut().enumerate() {
-            let cut = cuts[i];
-            let end = cuts.get(i + 1).map_or(usize::MAX, |c| c.at);
+        for _ in 0..helpers {
             jobs.push(Box::new(move || {
-                *slot = Some(Piece::parse(text, cut, end, depth_limit, wanted));
+                while let Some(i) = claims.back() {
+                    let piece = Piece::parse(text, cuts[i], end_of(i), depth_limit, wanted);
+                    let _ = pieces[i].set(piece);
+                }
             }));
         }
         runner.run_all(jobs);
     }
-    let mut stop = first.expect("every job ran");
+    let (mut stop, read) = first.expect("every job ran");
     let mut taken = 0;
-    for (i, piece) in pieces.into_iter().enumerate() {
+    for (i, piece) in pieces.into_iter().enumerate().skip(read) {
         // A piece taken ended its array: on in order to the next cut.
         if let Stop::AtClose(expect) | Stop::Ended(expect) = stop {
             parser.stop_at = cuts[i].at;
@@ -290,14 +357,16 @@ pub(super) fn parse_in_pieces(parser: &mut Parser<'_>, runner: &dyn RunAll, cuts
         let Stop::AtCut(expect) = stop else {
             break;
         };
-        let piece = piece.expect("every job ran");
-        if piece.clean && parser.is_at(cuts[i], expect) {
-            stop = parser.adopt(piece);
-            taken += 1;
-        } else {
-            drop(piece);
-            parser.stop_at = cuts.get(i + 1).map_or(usize::MAX, |c| c.at);
-            stop = parser.run_from(expect);
+        match piece.into_inner() {
+            Some(piece) if piece.clean && parser.is_at(cuts[i], expect) => {
+                stop = parser.adopt(piece);
+                taken += 1;
+            }
+            // Wrong, or claimed by the parser after it had stopped reading.
+            _ => {
+                parser.stop_at = end_of(i);
+                stop = parser.run_from(expect);
+            }
         }
     }
     parser.stop_at = usize::MAX;
@@ -331,33 +400,60 @@ mod tests {
     }
 
     /// The parse in pieces, and how many pieces were taken.
-    fn in_pieces(text: &str, runner: &dyn RunAll, pieces: usize, min: usize) -> (Parse, usize) {
-        parse_with(
-            Arc::new(text.to_string()),
-            0,
-            None,
-            Some((runner, pieces, min)),
-        )
+    fn in_pieces(
+        text: &str,
+        runner: &dyn RunAll,
+        pieces: usize,
+        helpers: usize,
+        min: usize,
+    ) -> (Parse, usize) {
+        let split = Split {
+            runner,
+            pieces,
+            helpers,
+            min_bytes: min,
+        };
+        parse_with(Arc::new(text.to_string()), 0, None, Some(split))
     }
 
-    /// Every runner, every number of pieces: the parse in order, exactly.
+    /// Every runner, every number of pieces and of helpers: the parse in
+    /// order, exactly. Returns how many pieces were taken when the helpers
+    /// parse them all (they run first).
     fn assert_same_parse(text: &str, pieces: usize, min: usize) -> usize {
         let whole = parse_shared(Arc::new(text.to_string()));
-        let mut taken = Vec::new();
-        for runner in [&InOrder as &dyn RunAll, &Backwards, &OnThreads] {
-            let (split, n) = in_pieces(text, runner, pieces, min);
-            assert_eq!(
-                split.errors, whole.errors,
-                "{pieces} pieces of {min}+ bytes"
-            );
-            assert!(
-                split == whole,
-                "{pieces} pieces of {min}+ bytes: another tree\n{text}"
-            );
-            taken.push(n);
+        let mut all_apart = 0;
+        let runners = [
+            ("in order", &InOrder as &dyn RunAll),
+            ("backwards", &Backwards),
+            ("on threads", &OnThreads),
+        ];
+        for helpers in [1, 3] {
+            for (name, runner) in runners {
+                let (split, taken) = in_pieces(text, runner, pieces, helpers, min);
+                let what = format!("{pieces} pieces of {min}+ bytes, {helpers} helpers, {name}");
+                assert_eq!(split.errors, whole.errors, "{what}");
+                assert!(split == whole, "{what}: another tree\n{text}");
+                match name {
+                    // The parser ran first and read every piece itself.
+                    "in order" => assert_eq!(taken, 0, "{what}"),
+                    "backwards" => all_apart = taken,
+                    _ => {}
+                }
+            }
         }
-        assert!(taken.iter().all(|&n| n == taken[0]), "{taken:?}");
-        taken[0]
+        all_apart
+    }
+
+    #[test]
+    fn each_piece_is_claimed_once_from_either_end() {
+        let claims = Claims(Mutex::new((0, 5)));
+        assert_eq!(claims.front(), Some(0));
+        assert_eq!(claims.back(), Some(4));
+        assert_eq!(claims.back(), Some(3));
+        assert_eq!(claims.front(), Some(1));
+        assert_eq!(claims.front(), Some(2));
+        assert_eq!(claims.back(), None);
+        assert_eq!(claims.front(), None);
     }
 
     #[test]
@@ -504,11 +600,17 @@ mod tests {
         let no = || false;
         for runner in [&InOrder as &dyn RunAll, &Backwards, &OnThreads] {
             let cancelled = crate::cancel::catch(|| {
+                let split = Split {
+                    runner,
+                    pieces: 4,
+                    helpers: 1,
+                    min_bytes: 1,
+                };
                 parse_with(
                     text.clone(),
                     0,
                     Some(crate::cancel::Wanted(&no)),
-                    Some((runner, 4, 1)),
+                    Some(split),
                 )
             });
             assert!(cancelled.is_err());
