@@ -1136,8 +1136,15 @@ fn a_pull_waits_for_a_change_sent_while_the_change_before_it_is_analysed() {
     let invalid = golden("invalid.report.json");
     let mut editor = Editor::start(&["utf-16"]);
     editor.open(URI, &report, 1);
-    // While the report is analysed: a hover, the pull, and a change of one
-    // byte that breaks the whole text (so its analysis takes a while too).
+    let _ = editor.request(report_lsp::lsp::STATUS_METHOD, json!({"uri": URI}));
+    // What the opening asked of the project comes back to the document's
+    // thread and would make it take the changes below one by one.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    // A byte that breaks the whole text, so each analysis takes a while.
+    let start = json!({"line": 0, "character": 0});
+    let bracket = json!([{"range": {"start": start, "end": start}, "text": "["}]);
+    editor.change(URI, 2, bracket.clone());
+    // While the thread analyses that change: a hover, the pull, another change.
     editor.send(
         json!({"jsonrpc": "2.0", "id": 76, "method": "textDocument/hover",
         "params": {"textDocument": {"uri": URI}, "position": {"line": 1, "character": 4}}}),
@@ -1146,17 +1153,12 @@ fn a_pull_waits_for_a_change_sent_while_the_change_before_it_is_analysed() {
         json!({"jsonrpc": "2.0", "id": 77, "method": "textDocument/diagnostic",
         "params": {"textDocument": {"uri": URI}}}),
     );
-    let start = json!({"line": 0, "character": 0});
-    editor.change(
-        URI,
-        2,
-        json!([{"range": {"start": start, "end": start}, "text": "["}]),
-    );
-    // The hover is answered for the report once it is analysed: the
-    // document's thread has taken the pull and the change behind it, and
-    // analyses the change. One more change comes meanwhile.
+    editor.change(URI, 3, bracket);
+    // The thread has taken the three together: the hover is answered at
+    // once, the pull is kept, and the change is being analysed. One more
+    // change comes meanwhile.
     editor.next_matching(|m| m["id"] == 76);
-    editor.change(URI, 3, json!([{"text": invalid}]));
+    editor.change(URI, 4, json!([{"text": invalid}]));
     let reply = editor.next_matching(|m| m["id"] == 77);
     let expected = report_core::analyze(&invalid).diagnostics.len();
     assert!(expected > 0);

@@ -59,13 +59,16 @@ pub(super) fn run(
         // A repair's retired full analysis is freed once nothing has come
         // for a while: freeing it takes longer than the keystrokes after it.
         let first = if !deferred.is_empty() {
-            // The change they wait for was queued before their document's
-            // generation moved on: it is in the channel. Should it not be,
-            // they are answered with what there is rather than never.
+            // The change they wait for was sent to this thread before their
+            // document's generation moved on: it is in the channel. Should it
+            // not be, they are answered with what there is rather than never.
             match messages.try_recv() {
                 Ok(first) => first,
                 Err(mpsc::TryRecvError::Empty) => {
-                    deferred.drain(..).for_each(|query| worker.answer(query));
+                    for query in deferred.drain(..) {
+                        let found = worker.find(&query.uri);
+                        worker.answer(query, found);
+                    }
                     continue;
                 }
                 Err(mpsc::TryRecvError::Disconnected) => break,
@@ -207,45 +210,71 @@ enum Step {
 /// the most; any pause of the typing that long lets it run.
 const GIVE_WAY_FOR: Duration = Duration::from_secs(10);
 
+/// What a thread holds of a document's latest text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Found {
+    NotOpen,
+    /// Its analysis is of the latest text.
+    Current,
+    /// The change that made the latest text was sent to this thread and is
+    /// still in its channel.
+    Coming,
+    /// Out of sync, its analysis failed, or it is not this thread's (a
+    /// target document, never analysed).
+    Unknown,
+}
+
+impl Found {
+    /// From the document's latest generation (None if not open, Some(None)
+    /// if out of sync), that of this thread's analysis of it, and that of
+    /// the last change of it this thread has taken from its channel.
+    fn of(latest: Option<Option<u64>>, state: Option<u64>, received: Option<u64>) -> Found {
+        match latest {
+            None => Found::NotOpen,
+            Some(Some(latest)) if state == Some(latest) => Found::Current,
+            // A document's first change reaches its thread before any request about it.
+            Some(Some(latest)) if received.is_some_and(|r| r < latest) => Found::Coming,
+            Some(_) => Found::Unknown,
+        }
+    }
+}
+
 impl Analyser {
-    /// Answers `query` with what this thread holds of its document.
-    fn answer(&mut self, query: Query) {
-        let _ = self.respond(query, false);
+    /// What this thread holds of `uri`'s latest text, read at once: the
+    /// document's generation under the lock a change is queued under.
+    fn find(&self, uri: &Uri) -> Found {
+        let latest = lock(&self.session.documents).get(uri).map(|open| {
+            let out_of_sync = open.document.out_of_sync;
+            (!out_of_sync).then_some(open.generation)
+        });
+        let state = self.states.get(uri).map(|s| s.generation);
+        Found::of(latest, state, self.received.get(uri).copied())
     }
 
     /// Answers `query`, or hands it back when it is for the latest text and
-    /// the change that made that text is still in the channel (queued
-    /// behind it, or sent while this thread analysed): it is answered once
-    /// that change is analysed, rather than with nothing. The generation is
-    /// read once for both, under the lock a change is queued under.
+    /// the change that made that text is still in this thread's channel
+    /// (queued behind it, or sent while the thread analysed): it is
+    /// answered once that change is analysed, rather than with nothing.
+    /// While a change comes during every analysis it waits for a pause; a
+    /// client that pulls again meanwhile cancels it.
     fn answer_or_wait(&mut self, query: Query) -> Option<Query> {
-        self.respond(query, true)
+        match self.find(&query.uri) {
+            Found::Coming if query.latest => Some(query),
+            found => {
+                self.answer(query, found);
+                None
+            }
+        }
     }
 
-    fn respond(&mut self, query: Query, may_wait: bool) -> Option<Query> {
-        let lookup = {
-            let documents = lock(&self.session.documents);
-            match documents.get(&query.uri) {
-                None => None,
-                Some(open) if open.document.out_of_sync => Some(None),
-                Some(open) => Some(Some(open.generation)),
-            }
-        };
-        let received = self.received.get(&query.uri).copied();
-        let state = self.states.get_mut(&query.uri);
-        let lookup = match (lookup, state) {
-            (None, _) => Lookup::NotOpen,
-            (Some(Some(generation)), Some(state)) if state.generation == generation => {
+    fn answer(&mut self, query: Query, found: Found) {
+        let lookup = match (found, self.states.get_mut(&query.uri)) {
+            (Found::NotOpen, _) => Lookup::NotOpen,
+            (Found::Current, Some(state)) => {
                 // The entries a keystroke left lagging are moved before a
                 // feature reads them (the publication read through the lag).
                 state.host.settle();
                 Lookup::Current(state)
-            }
-            // Not a change taken whose analysis failed: one still to come.
-            (Some(Some(generation)), _)
-                if may_wait && query.latest && received.is_none_or(|r| r < generation) =>
-            {
-                return Some(query);
             }
             _ => Lookup::Unknown,
         };
@@ -255,7 +284,6 @@ impl Analyser {
             eprintln!("report-lsp: a request on {} panicked", query.uri.as_str());
             tracing::error!("a request on {} panicked", query.uri.as_str());
         }
-        None
     }
 
     fn analyze(&mut self, job: Job) {
@@ -660,4 +688,27 @@ fn update(previous: Option<DocState>, job: Job, options: HostOptions) -> (DocSta
     state.version = job.version;
     state.settings = job.settings;
     (state, had_full || kind == UpdateKind::Full)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Found;
+
+    #[test]
+    fn a_query_waits_only_for_a_change_sent_to_its_thread() {
+        // Analysed up to the latest text.
+        assert_eq!(Found::of(Some(Some(3)), Some(3), Some(3)), Found::Current);
+        // The latest change sent while the one before it was analysed.
+        assert_eq!(Found::of(Some(Some(3)), Some(2), Some(2)), Found::Coming);
+        assert_eq!(Found::of(Some(Some(3)), Some(1), Some(2)), Found::Coming);
+        // The latest change taken and its analysis failed: nothing is coming.
+        assert_eq!(Found::of(Some(Some(3)), None, Some(3)), Found::Unknown);
+        assert_eq!(Found::of(Some(Some(3)), Some(2), Some(3)), Found::Unknown);
+        // A document this thread never had a change of (a target document,
+        // or one reopened on another thread).
+        assert_eq!(Found::of(Some(Some(2)), None, None), Found::Unknown);
+        // Out of sync, or not open.
+        assert_eq!(Found::of(Some(None), Some(2), Some(2)), Found::Unknown);
+        assert_eq!(Found::of(None, Some(2), Some(3)), Found::NotOpen);
+    }
 }
