@@ -5,15 +5,13 @@
 //! entries, so the text is cut at a few places where an array's item seems
 //! to start: a `{` right after `}` and `,` (`find_cuts`; no parse needed,
 //! and a guess, as a `},{` may lie in a string). The first piece is parsed
-//! by the document's own parser from the start; each other one, on another
-//! job, by a parser started as if inside an array that is a member of the
-//! root object, having just read `},` (`Piece::parse`).
-//!
-//! The document's parser reads the pieces from the front, in order, and
-//! the helper jobs take them from the back, each parsing its own
-//! (`Claims`): a thread the machine slows for a while leaves more pieces to
-//! the others rather than keeping them idle, and what the document's
-//! parser reads itself is not copied after.
+//! by the document's own parser from the start, which reads on, in order,
+//! into the next pieces while no helper job has claimed them; the helpers
+//! claim pieces from the back (`Claims`), each parsed by a parser started
+//! as if inside an array that is a member of the root object, having just
+//! read `},` (`Piece::parse`). A thread the machine slows for a while
+//! leaves more pieces to the others rather than keeping them idle, and
+//! what the document's parser reads itself is not copied after.
 //!
 //! A piece is taken (`Parser::adopt`) only where the guess proves right:
 //! the document's parser, having read up to the cut, is exactly where the
@@ -48,14 +46,14 @@ pub(super) struct Split<'r> {
     pub runner: &'r dyn RunAll,
     /// How many pieces, at most.
     pub pieces: usize,
-    /// How many jobs beside the document's parser take pieces.
+    /// How many jobs beside the document's parser claim pieces.
     pub helpers: usize,
     /// The least a piece holds.
     pub min_bytes: usize,
 }
 
-/// The pieces no one has taken yet, `front..back`: the document's parser
-/// takes the front one, a helper the back one.
+/// The pieces no one has claimed yet, `front..back`: the document's parser
+/// claims the front one, a helper the back one.
 struct Claims(Mutex<(usize, usize)>);
 
 impl Claims {
@@ -325,7 +323,7 @@ pub(super) fn parse_in_pieces(
         let (claims, pieces) = (&claims, &pieces);
         jobs.push(Box::new(move || {
             let mut stop = main.run_from(Expect::Value { after_comma: false });
-            // The pieces after its own, in order, while no helper has them.
+            // The pieces after its own, in order, while no helper claims them.
             let mut read = 0;
             while let Stop::AtCut(expect) = stop
                 && let Some(i) = claims.front()
@@ -362,7 +360,7 @@ pub(super) fn parse_in_pieces(
                 stop = parser.adopt(piece);
                 taken += 1;
             }
-            // Wrong, or claimed by the parser after it had stopped reading.
+            // Wrong: read again in order.
             _ => {
                 parser.stop_at = end_of(i);
                 stop = parser.run_from(expect);
