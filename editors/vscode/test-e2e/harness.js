@@ -219,9 +219,10 @@ async function markers(page, file) {
   return rows
     .map((row) => {
       // A marker row's place reads "[Ln 1, Col 1]"; file rows have none, and related places are rows of their own.
+      // A file row whose name is not drawn yet owns its markers too: they belong to no file until it is.
       const place = /^\[Ln (\d+), Col (\d+)\]$/.exec(row.place.trim());
-      if (!place && !row.related && row.label) {
-        current = row.label.trim();
+      if (!place && !row.related) {
+        current = row.label.trim() || null;
       }
       return !row.related && place && { ...row, file: current, line: Number(place[1]), col: Number(place[2]) };
     })
