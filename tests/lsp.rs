@@ -110,6 +110,89 @@ fn multi_byte_edits_in_both_encodings() {
     }
 }
 
+/// The byte offset in `text` of an LSP position counted in `encoding`'s units.
+fn byte_offset(text: &str, position: &Value, encoding: &str) -> usize {
+    let line = position["line"].as_u64().unwrap() as usize;
+    let col = position["character"].as_u64().unwrap() as usize;
+    let start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
+    let mut units = 0;
+    for (byte, ch) in text[start..].char_indices() {
+        if units == col || ch == '\n' {
+            assert_eq!(units, col, "{position} is past its line");
+            return start + byte;
+        }
+        units += match encoding {
+            "utf-16" => ch.len_utf16(),
+            _ => ch.len_utf8(),
+        };
+        assert!(units <= col, "{position} is inside a character");
+    }
+    assert_eq!(units, col, "{position} is past the text");
+    text.len()
+}
+
+#[test]
+fn an_openings_first_publication_is_placed_as_the_later_ones() {
+    // The first diagnostics of an opening are converted through its text,
+    // before its rope is made; the later ones through the rope. On one line,
+    // each problem's column counts the CJK and emoji of the entries before it.
+    // (A JSON text's line ends are all between its tokens.)
+    let text = golden("invalid.report.json").replace('\n', "");
+    let mut placed = Vec::new();
+    let mut columns = Vec::new();
+    for encoding in ["utf-16", "utf-8"] {
+        let mut editor = Editor::start(&[encoding]);
+        editor.open(URI, &text, 1);
+        let (version, first) = editor.diagnostics(URI);
+        assert_eq!(version, Some(1));
+        assert!(first.len() > 3, "{first:?}");
+        // A space after the last brace moves no problem: published again,
+        // through the rope.
+        let units = match encoding {
+            "utf-16" => text.encode_utf16().count(),
+            _ => text.len(),
+        };
+        let end = json!({"line": 0, "character": units});
+        editor.change(
+            URI,
+            2,
+            json!([{"range": {"start": end, "end": end}, "text": " "}]),
+        );
+        let again = loop {
+            if let (Some(2), again) = editor.diagnostics(URI) {
+                break again;
+            }
+        };
+        for diagnostic in &first {
+            assert!(
+                again.contains(diagnostic),
+                "{encoding}: {diagnostic} moved: {again:?}"
+            );
+        }
+        let offsets: Vec<_> = first
+            .iter()
+            .map(|d| {
+                let range = &d["range"];
+                (
+                    byte_offset(&text, &range["start"], encoding),
+                    byte_offset(&text, &range["end"], encoding),
+                )
+            })
+            .collect();
+        placed.push(offsets);
+        columns.push(
+            first
+                .iter()
+                .map(|d| d["range"]["start"].clone())
+                .collect::<Vec<_>>(),
+        );
+        editor.shutdown();
+    }
+    // The same bytes in both encodings, told apart by their columns.
+    assert_eq!(placed[0], placed[1]);
+    assert_ne!(columns[0], columns[1]);
+}
+
 #[test]
 fn each_code_action_applied_clears_its_diagnostic() {
     let mut editor = Editor::start(&["utf-16"]);

@@ -36,10 +36,11 @@ pub enum Changed {
 pub struct Document {
     /// Read through [`Document::rope`], which makes it first while opening.
     rope: Rope,
-    /// An opening's rope until it is made: by its analysis once the
-    /// analysis's tree is freed (for a report kept per entry, the text, the
-    /// tree and a rope of 40 MB each are then never held at once), or by
-    /// the first change or request that needs it sooner.
+    /// An opening's rope until it is made: by its analysis once its first
+    /// diagnostics are out, its tree freed by then (for a report kept per
+    /// entry, the text, the tree and a rope of 40 MB each are then never
+    /// held at once), or by the first change or request that needs it
+    /// sooner.
     opening: Option<OpeningRope>,
     pub version: i32,
     /// Set when a change could not be applied: the text no longer matches the
@@ -134,7 +135,7 @@ impl Document {
     /// [`REOPENED_FROM_BYTES`] or more that differs over most of the current
     /// one is taken as an opening's (see [`Document::opening`]): a report
     /// written again and reloaded is analysed from the editor's string, and
-    /// its rope made once the analysis's tree is freed.
+    /// its rope made once its first diagnostics are out.
     pub fn replace(
         &mut self,
         range: Option<(LineCol, LineCol)>,

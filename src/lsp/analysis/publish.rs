@@ -4,14 +4,16 @@
 //! the order of the document's versions.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use report_core::diagnostic::Diagnostic;
 use report_core::publication::{self, LeftOut};
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use super::state::DocState;
-use crate::lsp::convert::Positions;
+use crate::lsp::convert::{Lines, Positions};
 use crate::lsp::session::{OpenDocument, ResolvedClientCapabilities, Session, Settings, lock};
+use report_core::text::LineIndex;
 
 /// Where an analysis of one generation of a document is published.
 pub(super) struct Target<'a> {
@@ -23,8 +25,14 @@ pub(super) struct Target<'a> {
 
 impl Target<'_> {
     /// Publishes the state's diagnostics, unless a newer generation exists
-    /// (its own publication follows) or there is nothing to say.
-    pub(super) fn publish(self, state: &mut DocState, workspace: &[Diagnostic]) {
+    /// (its own publication follows) or there is nothing to say. `whole` is
+    /// the text of an opening whose host holds no rope yet.
+    pub(super) fn publish(
+        self,
+        state: &mut DocState,
+        workspace: &[Diagnostic],
+        whole: Option<&str>,
+    ) {
         let is_current = |documents: &HashMap<Uri, OpenDocument>| {
             documents
                 .get(&self.uri)
@@ -43,7 +51,10 @@ impl Target<'_> {
         }
         // Converted outside the lock: handlers applying changes do not wait for it.
         let client = self.session.capabilities();
-        let diagnostics = capped(state, &self.uri, client, workspace);
+        let diagnostics = match whole {
+            Some(whole) => capped_in(state, &self.uri, client, workspace, whole),
+            None => capped(state, &self.uri, client, workspace),
+        };
         let mut documents = lock(&self.session.documents);
         if is_current(&documents).is_none() {
             return;
@@ -69,11 +80,34 @@ pub fn capped(
     client: ResolvedClientCapabilities,
     workspace: &[Diagnostic],
 ) -> Vec<lsp::Diagnostic> {
-    let positions = Positions {
-        lines: crate::lsp::convert::Lines::Rope(&state.host.text().0),
-        encoding: client.encoding,
-        cache: Some(&state.positions),
-    };
+    let rope = state.host.text().0.clone();
+    converted(state, uri, client, workspace, || Lines::Rope(&rope))
+}
+
+/// As [`capped`], for an opening whose host holds no rope yet: converted
+/// through the lines of `whole`, its text, indexed only when there is a
+/// diagnostic to convert.
+fn capped_in(
+    state: &mut DocState,
+    uri: &Uri,
+    client: ResolvedClientCapabilities,
+    workspace: &[Diagnostic],
+    whole: &str,
+) -> Vec<lsp::Diagnostic> {
+    let index = OnceLock::new();
+    converted(state, uri, client, workspace, || {
+        Lines::Indexed(whole, index.get_or_init(|| LineIndex::new(whole)))
+    })
+}
+
+/// The publication of [`capped`], its positions found in `lines`.
+fn converted<'l>(
+    state: &mut DocState,
+    uri: &Uri,
+    client: ResolvedClientCapabilities,
+    workspace: &[Diagnostic],
+    lines: impl FnOnce() -> Lines<'l>,
+) -> Vec<lsp::Diagnostic> {
     let settings = &state.settings;
     let o = publication::Options {
         max: settings.max_diagnostics,
@@ -82,8 +116,18 @@ pub fn capped(
     let own = state.host.own(&settings.severities);
     let published = publication::publish(own, workspace, &o);
     let summary = too_many_summary(published.left_out, settings);
-    let diagnostics = (published.diagnostics.iter().map(|d| &**d))
+    let mut all = (published.diagnostics.iter().map(|d| &**d))
         .chain(&summary)
+        .peekable();
+    if all.peek().is_none() {
+        return Vec::new();
+    }
+    let positions = Positions {
+        lines: lines(),
+        encoding: client.encoding,
+        cache: Some(&state.positions),
+    };
+    let diagnostics = all
         .map(|d| positions.diagnostic(uri, d, client.related_information))
         .collect();
     state.positions.keep_used();

@@ -309,16 +309,10 @@ impl Analyser {
         let started = std::time::Instant::now();
         let updated = catch_unwind(AssertUnwindSafe(|| update(previous, job, options)));
         let analysed = started.elapsed();
-        if opening {
-            // The document takes the rope its analysis made: its text is freed.
-            if let Some(open) = lock(&self.session.documents).get_mut(&uri) {
-                open.document.take_made_rope();
-            }
-        }
         if check_project {
             self.checks.check(&uri);
         }
-        let (state, freed) = match updated {
+        let (state, freed, unmade) = match updated {
             Ok(updated) => updated,
             Err(_) => {
                 eprintln!("report-lsp: analysis of {} panicked", uri.as_str());
@@ -331,14 +325,26 @@ impl Analyser {
             .entry(uri.clone())
             .insert_entry(state)
             .into_mut();
-        let trim = freed && state.host.text().0.len_bytes() >= LARGE_TEXT_BYTES;
         let target = Target {
             session: &self.session,
             uri: uri.clone(),
             generation,
             version,
         };
-        target.publish(state, self.workspace.diagnostics(&uri, generation));
+        let whole = unmade.as_ref().map(|unmade| unmade.whole.as_str());
+        target.publish(state, self.workspace.diagnostics(&uri, generation), whole);
+        // An opening's rope, made once its diagnostics are out (see `update`).
+        if let Some(Unmade { whole, rope }) = unmade {
+            drop(whole);
+            state.host.made_text(RopeText(rope.get()));
+        }
+        if opening {
+            // The document takes the rope its analysis made: its text is freed.
+            if let Some(open) = lock(&self.session.documents).get_mut(&uri) {
+                open.document.take_made_rope();
+            }
+        }
+        let trim = freed && state.host.text().0.len_bytes() >= LARGE_TEXT_BYTES;
         tracing::debug!(
             uri = uri.as_str(),
             generation,
@@ -573,7 +579,7 @@ impl Analyser {
             version,
         };
         let workspace = self.workspace.diagnostics(uri, state.generation);
-        target.publish(state, workspace);
+        target.publish(state, workspace, None);
     }
 }
 
@@ -616,51 +622,71 @@ fn narrow(previous: &DocState, job: &mut Job, options: HostOptions) {
     }
 }
 
+/// An opening's text and its rope, not made yet: the host holds a stand-in
+/// until its diagnostics are published.
+struct Unmade {
+    whole: Arc<String>,
+    rope: JobRope,
+}
+
 /// Brings a document's state to the job's text: through its host's update
 /// when the job's edits continue the state's text, anew otherwise. Says
-/// whether a full analysis was made or dropped (worth a trim when large).
-fn update(previous: Option<DocState>, job: Job, options: HostOptions) -> (DocState, bool) {
+/// whether a full analysis was made or dropped (worth a trim when large),
+/// and gives an opening's text back with its rope, not made yet.
+fn update(
+    previous: Option<DocState>,
+    job: Job,
+    options: HostOptions,
+) -> (DocState, bool, Option<Unmade>) {
     if let Some(whole) = job.text {
         // An opening's text, or a whole new one taken as one (see
         // `Document::replace`): parsed in pieces on the opening pool, its
-        // entries checked here (see `Threads::ParseOnly` for why), its rope
-        // made once the tree is freed (see `Document::opening`).
-        let rope = job.rope;
+        // entries checked here (see `Threads::ParseOnly` for why). The host
+        // holds an empty stand-in for its rope: the diagnostics go out
+        // first, converted through the text, and the rope (40 ms for 40 MB)
+        // is made after them (see `Document::opening`), while the client
+        // reads them.
+        let unmade = Unmade {
+            whole: whole.clone(),
+            rope: job.rope,
+        };
         let runner = OnPool(opening_pool());
         let threads = runner.parse_only();
         // A large text's freed tree gives its pages back before the rope is
         // made: glibc keeps them otherwise, and the rope takes new ones
         // (lsp_latency's reloads of a 50 000-entry report peaked at 137
         // MiB, not 131).
-        let text = move |whole: &Arc<String>| {
+        let stand_in = move |whole: &Arc<String>| {
             if whole.len() >= LARGE_TEXT_BYTES {
                 release_memory();
             }
-            RopeText(rope.get())
+            RopeText::default()
         };
         let Some(mut state) = previous else {
-            let host = DocumentHost::open(whole, options, threads, text);
+            let host = DocumentHost::open(whole, options, threads, stand_in);
             return (
                 DocState::new(job.generation, job.version, host, job.settings),
                 true,
+                Some(unmade),
             );
         };
         // The old text and analysis, given back before the new are made:
         // their pages, scattered in the heap, would not hold the new tree.
         state.host.release();
         release_memory();
-        state.host.reopen(whole, options, threads, text);
+        state.host.reopen(whole, options, threads, stand_in);
         state.positions.clear();
         state.generation = job.generation;
         state.version = job.version;
         state.settings = job.settings;
-        return (state, true);
+        return (state, true, Some(unmade));
     }
     let Some(mut state) = previous else {
         let host = DocumentHost::new(RopeText(job.rope.get()), None, options);
         return (
             DocState::new(job.generation, job.version, host, job.settings),
             true,
+            None,
         );
     };
     let text = RopeText(job.rope.get());
@@ -687,7 +713,7 @@ fn update(previous: Option<DocState>, job: Job, options: HostOptions) -> (DocSta
     state.generation = job.generation;
     state.version = job.version;
     state.settings = job.settings;
-    (state, had_full || kind == UpdateKind::Full)
+    (state, had_full || kind == UpdateKind::Full, None)
 }
 
 #[cfg(test)]

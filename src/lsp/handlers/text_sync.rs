@@ -42,8 +42,8 @@ pub fn open(
         return None;
     }
     // The text the editor sent becomes the job's: no second copy of a huge
-    // report. Its rope is made by its analysis once the tree is freed, or
-    // here by the first change or request that needs it sooner.
+    // report. Its rope is made by its analysis once its first diagnostics
+    // are out, or here by the first change or request that needs it sooner.
     let text = Arc::new(doc.text);
     let (document, rope) = Document::opening(text.clone(), doc.version);
     open.document = document;

@@ -427,6 +427,17 @@ impl<T: SourceText> DocumentHost<T> {
         &self.text
     }
 
+    /// Takes `text`, the host's own text in the form the caller reads it,
+    /// in place of a stand-in: a caller that gave [`DocumentHost::open`] or
+    /// [`DocumentHost::reopen`] an empty `T` can publish the first
+    /// diagnostics (which read the analysis, not the text) before it makes
+    /// the `T` (a 40 MB report's rope takes 40 ms). Nothing may read the
+    /// text in between. (Its length is not checked against the analysis's:
+    /// a document over the size limit is analysed as an empty text.)
+    pub fn made_text(&mut self, text: T) {
+        self.text = text;
+    }
+
     /// The current text and its analysis, as the features read them:
     /// after [`DocumentHost::settle`], when an update left entries lagging.
     pub fn snapshot(&self) -> Snapshot<'_> {
