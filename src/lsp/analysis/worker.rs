@@ -298,8 +298,9 @@ impl Analyser {
         self.workspace
             .record_job(&uri, job.base, job.generation, job.edits.as_deref());
         // A new document, or a text unrelated to the last: its project is
-        // checked (again), once it is analysed: the facts are read while the
-        // diagnostics go out, and an opening's rope is made by then.
+        // checked (again) once it is analysed, published and, when opening,
+        // its rope made: the workspace thread reads the document's rope
+        // under the documents' lock, and would make it there.
         // An opening, or a whole new text taken as one.
         let opening = job.text.is_some();
         let check_project = previous.is_none() || job.edits.is_none();
@@ -309,12 +310,12 @@ impl Analyser {
         let started = std::time::Instant::now();
         let updated = catch_unwind(AssertUnwindSafe(|| update(previous, job, options)));
         let analysed = started.elapsed();
-        if check_project {
-            self.checks.check(&uri);
-        }
         let (state, freed, unmade) = match updated {
             Ok(updated) => updated,
             Err(_) => {
+                if check_project {
+                    self.checks.check(&uri);
+                }
                 eprintln!("report-lsp: analysis of {} panicked", uri.as_str());
                 tracing::error!("analysis of {} panicked", uri.as_str());
                 return;
@@ -343,6 +344,9 @@ impl Analyser {
             if let Some(open) = lock(&self.session.documents).get_mut(&uri) {
                 open.document.take_made_rope();
             }
+        }
+        if check_project {
+            self.checks.check(&uri);
         }
         let trim = freed && state.host.text().0.len_bytes() >= LARGE_TEXT_BYTES;
         tracing::debug!(
