@@ -155,18 +155,44 @@ fn an_openings_first_publication_is_placed_through_its_text() {
                     (d.code.as_str().to_string(), range)
                 })
                 .collect();
+            expected.sort_by_key(|e| e.1.to_string());
+            let placed = |diagnostics: &[Value]| {
+                let mut placed: Vec<_> = diagnostics
+                    .iter()
+                    .map(|d| (d["code"].as_str().unwrap().to_string(), d["range"].clone()))
+                    .collect();
+                placed.sort_by_key(|p| p.1.to_string());
+                placed
+            };
+            // Pushed: the publication.
             let mut editor = Editor::start(&[encoding]);
             editor.open(URI, text, 1);
             let (version, first) = editor.diagnostics(URI);
             assert_eq!(version, Some(1));
-            let mut published: Vec<_> = first
-                .iter()
-                .map(|d| (d["code"].as_str().unwrap().to_string(), d["range"].clone()))
-                .collect();
-            expected.sort_by_key(|e| e.1.to_string());
-            published.sort_by_key(|p| p.1.to_string());
-            assert_eq!(published, expected, "{encoding}");
-            columns.push(published);
+            assert_eq!(placed(&first), expected, "{encoding}, pushed");
+            columns.push(placed(&first));
+            editor.shutdown();
+            // Pulled, the pull sent with the opening: most often answered
+            // in the batch that analysed it, before its rope is made.
+            let capabilities = capable_client_with(json!({
+                "general": {"positionEncodings": [encoding]},
+                "textDocument": {"diagnostic": {"dynamicRegistration": false}},
+                "workspace": {"diagnostics": {"refreshSupport": true}},
+            }));
+            let mut editor = Editor::start_with_capabilities(
+                env!("CARGO_BIN_EXE_report-lsp"),
+                capabilities,
+                &[],
+                Value::Null,
+            );
+            let open = json!({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+                "params": {"textDocument": {"uri": URI, "languageId": "json", "version": 1, "text": text}}});
+            let pull = json!({"jsonrpc": "2.0", "id": 5, "method": "textDocument/diagnostic",
+                "params": {"textDocument": {"uri": URI}}});
+            editor.send_frame(&[Editor::frame(&open), Editor::frame(&pull)].concat());
+            let reply = editor.next_matching(|m| m["id"] == 5);
+            let pulled = reply["result"]["items"].as_array().unwrap();
+            assert_eq!(placed(pulled), expected, "{encoding}, pulled");
             editor.shutdown();
         }
         if !text.contains('\n') {

@@ -85,6 +85,10 @@ pub(super) struct Query {
     /// after it was asked (pulled diagnostics), rather than for the text it
     /// was asked about (positions).
     pub latest: bool,
+    /// Whether it reads the document's text: every request but a
+    /// diagnostics pull, which reads the analysis and converts positions as
+    /// the publication does. An opening's rope is made before it runs.
+    pub reads_text: bool,
     pub run: Box<Run>,
 }
 

@@ -205,11 +205,32 @@ impl AnalysisPool {
         self.ask(uri, name, true, f).await
     }
 
+    /// As [`AnalysisPool::query_latest`], for a diagnostics pull: it reads
+    /// no text, so an opening's is answered before its rope is made.
+    pub async fn query_diagnostics<T: Send + 'static>(
+        &self,
+        uri: &Uri,
+        f: impl FnOnce(&mut DocState, &[Diagnostic]) -> Result<Option<T>> + Send + 'static,
+    ) -> Result<Option<T>> {
+        self.ask_with(uri, "diagnostic", true, false, f).await
+    }
+
     async fn ask<T: Send + 'static>(
         &self,
         uri: &Uri,
         name: &'static str,
         latest: bool,
+        f: impl FnOnce(&mut DocState, &[Diagnostic]) -> Result<Option<T>> + Send + 'static,
+    ) -> Result<Option<T>> {
+        self.ask_with(uri, name, latest, true, f).await
+    }
+
+    async fn ask_with<T: Send + 'static>(
+        &self,
+        uri: &Uri,
+        name: &'static str,
+        latest: bool,
+        reads_text: bool,
         f: impl FnOnce(&mut DocState, &[Diagnostic]) -> Result<Option<T>> + Send + 'static,
     ) -> Result<Option<T>> {
         let (reply, answer) = oneshot::channel();
@@ -228,6 +249,7 @@ impl AnalysisPool {
         let query = Query {
             uri: uri.clone(),
             latest,
+            reads_text,
             run: Box::new(run),
         };
         self.router.send(uri, Message::Query(query));

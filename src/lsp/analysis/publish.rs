@@ -25,14 +25,8 @@ pub(super) struct Target<'a> {
 
 impl Target<'_> {
     /// Publishes the state's diagnostics, unless a newer generation exists
-    /// (its own publication follows) or there is nothing to say. `whole` is
-    /// the text of an opening whose host holds no rope yet.
-    pub(super) fn publish(
-        self,
-        state: &mut DocState,
-        workspace: &[Diagnostic],
-        whole: Option<&str>,
-    ) {
+    /// (its own publication follows) or there is nothing to say.
+    pub(super) fn publish(self, state: &mut DocState, workspace: &[Diagnostic]) {
         let is_current = |documents: &HashMap<Uri, OpenDocument>| {
             documents
                 .get(&self.uri)
@@ -51,10 +45,7 @@ impl Target<'_> {
         }
         // Converted outside the lock: handlers applying changes do not wait for it.
         let client = self.session.capabilities();
-        let diagnostics = match whole {
-            Some(whole) => capped_in(state, &self.uri, client, workspace, whole),
-            None => capped(state, &self.uri, client, workspace),
-        };
+        let diagnostics = capped(state, &self.uri, client, workspace);
         let mut documents = lock(&self.session.documents);
         if is_current(&documents).is_none() {
             return;
@@ -73,30 +64,22 @@ impl Target<'_> {
 /// The host's diagnostics and the workspace checks' as every view
 /// publishes them (`report_core::publication`, under the cap of the settings
 /// its analysis was made with), then the summary of those left out, in
-/// protocol form, through the position cache.
+/// protocol form, through the position cache. An opening whose rope is not
+/// made yet is converted through its text, indexed only when there is a
+/// diagnostic to place.
 pub fn capped(
     state: &mut DocState,
     uri: &Uri,
     client: ResolvedClientCapabilities,
     workspace: &[Diagnostic],
 ) -> Vec<lsp::Diagnostic> {
-    let rope = state.host.text().0.clone();
-    converted(state, uri, client, workspace, || Lines::Rope(&rope))
-}
-
-/// As [`capped`], for an opening whose host holds no rope yet: converted
-/// through the lines of `whole`, its text, indexed only when there is a
-/// diagnostic to convert.
-fn capped_in(
-    state: &mut DocState,
-    uri: &Uri,
-    client: ResolvedClientCapabilities,
-    workspace: &[Diagnostic],
-    whole: &str,
-) -> Vec<lsp::Diagnostic> {
+    let Some(whole) = state.unmade.as_ref().map(|unmade| unmade.whole.clone()) else {
+        let rope = state.host.text().0.clone();
+        return converted(state, uri, client, workspace, || Lines::Rope(&rope));
+    };
     let index = OnceLock::new();
     converted(state, uri, client, workspace, || {
-        Lines::Indexed(whole, index.get_or_init(|| LineIndex::new(whole)))
+        Lines::Indexed(&whole, index.get_or_init(|| LineIndex::new(&whole)))
     })
 }
 

@@ -8,10 +8,21 @@ use std::sync::{Arc, Mutex};
 use report_core::host::DocumentHost;
 use report_core::ide::targets::TargetSpan;
 
+use super::job::JobRope;
 use crate::lsp::convert::{PositionCache, Positions};
 use crate::lsp::document::RopeText;
 use crate::lsp::file_links::UriCache;
 use crate::lsp::session::Settings;
+
+/// An opening's text, and its rope not made yet (see [`DocState::unmade`]).
+pub(super) struct Unmade {
+    pub whole: Arc<String>,
+    pub rope: JobRope,
+    /// Its project is checked once the rope is made: the workspace thread
+    /// reads the document's rope under the documents' lock, and would make
+    /// it there.
+    pub check_project: bool,
+}
 
 /// One document as the analysis thread knows it.
 pub struct DocState {
@@ -38,6 +49,11 @@ pub struct DocState {
     /// for the status request (which says how the client gets them).
     pub pulls: u64,
     pub pushes: u64,
+    /// An opening's text and its rope, not made yet: the host holds an
+    /// empty stand-in meanwhile. The publication and a diagnostics pull
+    /// convert through the text; whatever else reads it has the rope made
+    /// first (`Analyser::make_rope`), as the thread does once idle.
+    pub(super) unmade: Option<Unmade>,
     /// Whether the log has said that this opening's links were capped.
     pub links_capped_said: bool,
 }
@@ -66,6 +82,7 @@ impl DocState {
             links_capped_said: false,
             pulls: 0,
             pushes: 0,
+            unmade: None,
         }
     }
 

@@ -15,7 +15,7 @@ use tower_lsp_server::ls_types::Uri;
 
 use super::job::{Job, JobRope, Message, Query};
 use super::publish::Target;
-use super::state::{DocState, Lookup};
+use super::state::{DocState, Lookup, Unmade};
 use crate::lsp::convert::{self, PositionCache};
 use crate::lsp::document::{ByteEdit, RopeText};
 use crate::lsp::memory::release_memory;
@@ -167,6 +167,11 @@ pub(super) fn run(
         for (uri, step) in steps {
             worker.step(uri, step);
         }
+        // An opening's rope is made once nothing waits: a diagnostics pull
+        // sent while it was analysed is answered first.
+        if worker.waiting.load(Ordering::SeqCst) == 0 {
+            worker.make_ropes();
+        }
     }
 }
 
@@ -268,6 +273,9 @@ impl Analyser {
     }
 
     fn answer(&mut self, query: Query, found: Found) {
+        if query.reads_text {
+            self.make_rope(&query.uri);
+        }
         let lookup = match (found, self.states.get_mut(&query.uri)) {
             (Found::NotOpen, _) => Lookup::NotOpen,
             (Found::Current, Some(state)) => {
@@ -287,6 +295,8 @@ impl Analyser {
     }
 
     fn analyze(&mut self, job: Job) {
+        // The job's edits apply to the text the document had.
+        self.make_rope(&job.uri);
         let options = host_options(&job.settings, &job.uri);
         let uri = job.uri.clone();
         let (generation, version) = (job.generation, job.version);
@@ -299,10 +309,7 @@ impl Analyser {
             .record_job(&uri, job.base, job.generation, job.edits.as_deref());
         // A new document, or a text unrelated to the last: its project is
         // checked (again) once it is analysed, published and, when opening,
-        // its rope made: the workspace thread reads the document's rope
-        // under the documents' lock, and would make it there.
-        // An opening, or a whole new text taken as one.
-        let opening = job.text.is_some();
+        // its rope made (see `Unmade::check_project`).
         let check_project = previous.is_none() || job.edits.is_none();
         if check_project {
             self.workspace.track(&uri);
@@ -326,29 +333,25 @@ impl Analyser {
             .entry(uri.clone())
             .insert_entry(state)
             .into_mut();
+        // An opening's rope is made once its diagnostics are out, and a pull
+        // that came meanwhile is answered (see `make_rope`).
+        let check_after_rope = check_project && unmade.is_some();
+        state.unmade = unmade.map(|unmade| Unmade {
+            check_project,
+            ..unmade
+        });
         let target = Target {
             session: &self.session,
             uri: uri.clone(),
             generation,
             version,
         };
-        let whole = unmade.as_ref().map(|unmade| unmade.whole.as_str());
-        target.publish(state, self.workspace.diagnostics(&uri, generation), whole);
-        // An opening's rope, made once its diagnostics are out (see `update`).
-        if let Some(Unmade { whole, rope }) = unmade {
-            drop(whole);
-            state.host.made_text(RopeText(rope.get()));
-        }
-        if opening {
-            // The document takes the rope its analysis made: its text is freed.
-            if let Some(open) = lock(&self.session.documents).get_mut(&uri) {
-                open.document.take_made_rope();
-            }
-        }
-        if check_project {
-            self.checks.check(&uri);
-        }
-        let trim = freed && state.host.text().0.len_bytes() >= LARGE_TEXT_BYTES;
+        target.publish(state, self.workspace.diagnostics(&uri, generation));
+        let len = match &state.unmade {
+            Some(unmade) => unmade.whole.len(),
+            None => state.host.text().0.len_bytes(),
+        };
+        let trim = freed && len >= LARGE_TEXT_BYTES;
         tracing::debug!(
             uri = uri.as_str(),
             generation,
@@ -364,6 +367,46 @@ impl Analyser {
         }
         if trim {
             release_memory();
+        }
+        if check_project && !check_after_rope {
+            self.checks.check(&uri);
+        }
+    }
+
+    /// Makes the rope of `uri`'s opening unless it is made: before anything
+    /// but the publication or a diagnostics pull reads the text, and at the
+    /// end of a batch after which nothing waits. The document takes the
+    /// rope (its text is then freed), and the project is checked.
+    fn make_rope(&mut self, uri: &Uri) {
+        let Some(Unmade {
+            whole,
+            rope,
+            check_project,
+        }) = self.states.get_mut(uri).and_then(|s| s.unmade.take())
+        else {
+            return;
+        };
+        drop(whole);
+        let rope = rope.get();
+        if let Some(state) = self.states.get_mut(uri) {
+            state.host.made_text(RopeText(rope));
+        }
+        if let Some(open) = lock(&self.session.documents).get_mut(uri) {
+            open.document.take_made_rope();
+        }
+        if check_project {
+            self.checks.check(uri);
+        }
+    }
+
+    /// Makes every opening's rope not made yet (see [`Analyser::make_rope`]).
+    fn make_ropes(&mut self) {
+        let unmade: Vec<Uri> = (self.states.iter())
+            .filter(|(_, state)| state.unmade.is_some())
+            .map(|(uri, _)| uri.clone())
+            .collect();
+        for uri in unmade {
+            self.make_rope(&uri);
         }
     }
 
@@ -384,6 +427,7 @@ impl Analyser {
     /// `report_core::cancel`) and is run again once none waits, unless the
     /// report's checks have given way for [`GIVE_WAY_FOR`].
     fn run_due(&mut self, uri: Uri, mut due: Postponed) {
+        self.make_rope(&uri);
         let started = Instant::now();
         let waiting = self.waiting.clone();
         let still_wanted = move || waiting.load(Ordering::SeqCst) == 0;
@@ -500,6 +544,7 @@ impl Analyser {
     /// cannot be moved to the current text.
     fn workspace_result(&mut self, result: WorkspaceResult) {
         let uri = result.uri.clone();
+        self.make_rope(&uri);
         let Some(state) = self.states.get_mut(&uri) else {
             return;
         };
@@ -537,6 +582,7 @@ impl Analyser {
     /// older text (the check to come reads the target's text then).
     fn target_text(&mut self, target: TargetText) {
         let uri = target.report.clone();
+        self.make_rope(&uri);
         // A check that gave way reads the text too when it runs again.
         if let Some(read) = self.postponed.get_mut(&uri).and_then(|p| p.check.as_mut()) {
             crate::project::overlay::lay(&mut read.facts, &target.key, &target.text);
@@ -583,7 +629,7 @@ impl Analyser {
             version,
         };
         let workspace = self.workspace.diagnostics(uri, state.generation);
-        target.publish(state, workspace, None);
+        target.publish(state, workspace);
     }
 }
 
@@ -626,13 +672,6 @@ fn narrow(previous: &DocState, job: &mut Job, options: HostOptions) {
     }
 }
 
-/// An opening's text and its rope, not made yet: the host holds a stand-in
-/// until its diagnostics are published.
-struct Unmade {
-    whole: Arc<String>,
-    rope: JobRope,
-}
-
 /// Brings a document's state to the job's text: through its host's update
 /// when the job's edits continue the state's text, anew otherwise. Says
 /// whether a full analysis was made or dropped (worth a trim when large),
@@ -653,6 +692,7 @@ fn update(
         let unmade = Unmade {
             whole: whole.clone(),
             rope: job.rope,
+            check_project: false,
         };
         let runner = OnPool(opening_pool());
         let threads = runner.parse_only();

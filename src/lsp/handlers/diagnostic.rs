@@ -31,27 +31,23 @@ pub async fn diagnostic(
     // pull is analysed first rather than answered with nothing.
     let report = services
         .analysis
-        .query_latest(
-            &params.text_document.uri,
-            "diagnostic",
-            move |state, workspace| {
-                state.pulls += 1;
-                let result_id = result_id(state.opened, state.generation, workspace);
-                if previous.as_deref() == Some(result_id.as_str()) {
-                    return Ok(Some(lsp::DocumentDiagnosticReport::Unchanged(
-                        lsp::RelatedUnchangedDocumentDiagnosticReport {
-                            related_documents: None,
-                            unchanged_document_diagnostic_report:
-                                lsp::UnchangedDocumentDiagnosticReport { result_id },
-                        },
-                    )));
-                }
-                // The report's own diagnostics and the workspace checks' of
-                // this text; later checks ask the client to pull again.
-                let items = capped(state, &uri, client, workspace);
-                Ok(Some(full(Some(result_id), items)))
-            },
-        )
+        .query_diagnostics(&params.text_document.uri, move |state, workspace| {
+            state.pulls += 1;
+            let result_id = result_id(state.opened, state.generation, workspace);
+            if previous.as_deref() == Some(result_id.as_str()) {
+                return Ok(Some(lsp::DocumentDiagnosticReport::Unchanged(
+                    lsp::RelatedUnchangedDocumentDiagnosticReport {
+                        related_documents: None,
+                        unchanged_document_diagnostic_report:
+                            lsp::UnchangedDocumentDiagnosticReport { result_id },
+                    },
+                )));
+            }
+            // The report's own diagnostics and the workspace checks' of
+            // this text; later checks ask the client to pull again.
+            let items = capped(state, &uri, client, workspace);
+            Ok(Some(full(Some(result_id), items)))
+        })
         .await;
     let report = match report {
         Ok(report) => report,
