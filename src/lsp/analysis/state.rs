@@ -22,6 +22,9 @@ pub(super) struct Unmade {
     /// reads the document's rope under the documents' lock, and would make
     /// it there.
     pub check_project: bool,
+    /// The batch of the thread's messages that analysed it: the rope is
+    /// made by the end of the next one at the latest.
+    pub batch: u64,
 }
 
 /// One document as the analysis thread knows it.

@@ -50,6 +50,7 @@ pub(super) fn run(
         postponed: HashMap::new(),
         gave_way_since: HashMap::new(),
         received: HashMap::new(),
+        batch: 0,
     };
     // Queries for the latest text of a document whose change is queued
     // behind them: answered once that change is analysed, which may be a
@@ -102,6 +103,7 @@ pub(super) fn run(
                 Err(_) => break,
             }
         };
+        worker.batch += 1;
         // Changes queued together are analysed once; a request first brings
         // its document up to date.
         let mut pending: Vec<Job> = Vec::new();
@@ -167,11 +169,12 @@ pub(super) fn run(
         for (uri, step) in steps {
             worker.step(uri, step);
         }
-        // An opening's rope is made once nothing waits: a diagnostics pull
-        // sent while it was analysed is answered first.
-        if worker.waiting.load(Ordering::SeqCst) == 0 {
-            worker.make_ropes();
-        }
+        // An opening's rope is made once nothing waits, or after one more
+        // batch: a diagnostics pull sent while it was analysed is answered
+        // first, and a busy thread does not keep the text and the
+        // project's check waiting.
+        let idle = worker.waiting.load(Ordering::SeqCst) == 0;
+        worker.make_ropes(idle);
     }
 }
 
@@ -190,6 +193,8 @@ struct Analyser {
     gave_way_since: HashMap<Uri, Instant>,
     /// The generation of each document's latest change taken from the channel.
     received: HashMap<Uri, u64>,
+    /// The number of the batch being run (see `Unmade::batch`).
+    batch: u64,
 }
 
 /// What of a report's workspace checks gave way to the user's changes or
@@ -295,8 +300,14 @@ impl Analyser {
     }
 
     fn analyze(&mut self, job: Job) {
-        // The job's edits apply to the text the document had.
-        self.make_rope(&job.uri);
+        match (job.text.is_some(), self.states.get_mut(&job.uri)) {
+            // A whole new text: an earlier opening's rope not made yet, and
+            // the check it was to ask, are not needed (and the document's
+            // rope is the new text's by now).
+            (true, Some(state)) => state.unmade = None,
+            // The job's edits apply to the text the document had.
+            _ => self.make_rope(&job.uri),
+        }
         let options = host_options(&job.settings, &job.uri);
         let uri = job.uri.clone();
         let (generation, version) = (job.generation, job.version);
@@ -338,6 +349,7 @@ impl Analyser {
         let check_after_rope = check_project && unmade.is_some();
         state.unmade = unmade.map(|unmade| Unmade {
             check_project,
+            batch: self.batch,
             ..unmade
         });
         let target = Target {
@@ -382,6 +394,7 @@ impl Analyser {
             whole,
             rope,
             check_project,
+            ..
         }) = self.states.get_mut(uri).and_then(|s| s.unmade.take())
         else {
             return;
@@ -399,10 +412,14 @@ impl Analyser {
         }
     }
 
-    /// Makes every opening's rope not made yet (see [`Analyser::make_rope`]).
-    fn make_ropes(&mut self) {
+    /// Makes the openings' ropes not made yet (see [`Analyser::make_rope`]):
+    /// all of them, or those left unmade by an earlier batch.
+    fn make_ropes(&mut self, all: bool) {
+        let batch = self.batch;
         let unmade: Vec<Uri> = (self.states.iter())
-            .filter(|(_, state)| state.unmade.is_some())
+            .filter(|(_, state)| {
+                (state.unmade.as_ref()).is_some_and(|unmade| all || unmade.batch < batch)
+            })
             .map(|(uri, _)| uri.clone())
             .collect();
         for uri in unmade {
@@ -687,12 +704,13 @@ fn update(
         // entries checked here (see `Threads::ParseOnly` for why). The host
         // holds an empty stand-in for its rope: the diagnostics go out
         // first, converted through the text, and the rope (40 ms for 40 MB)
-        // is made after them (see `Document::opening`), while the client
+        // is made after them (see `Analyser::make_rope`), while the client
         // reads them.
         let unmade = Unmade {
             whole: whole.clone(),
             rope: job.rope,
             check_project: false,
+            batch: 0,
         };
         let runner = OnPool(opening_pool());
         let threads = runner.parse_only();
