@@ -8,7 +8,6 @@ use std::sync::{Arc, Mutex};
 use report_core::host::DocumentHost;
 use report_core::ide::targets::TargetSpan;
 
-use super::job::JobRope;
 use crate::lsp::convert::{PositionCache, Positions};
 use crate::lsp::document::RopeText;
 use crate::lsp::file_links::UriCache;
@@ -17,7 +16,8 @@ use crate::lsp::session::Settings;
 /// An opening's text, and its rope not made yet (see [`DocState::unmade`]).
 pub(super) struct Unmade {
     pub whole: Arc<String>,
-    pub rope: JobRope,
+    /// Makes the rope (the job's, shared with the document).
+    pub rope: Box<dyn FnOnce() -> ropey::Rope + Send>,
     /// Its project is checked once the rope is made: the workspace thread
     /// reads the document's rope under the documents' lock, and would make
     /// it there.

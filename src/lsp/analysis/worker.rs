@@ -400,7 +400,7 @@ impl Analyser {
             return;
         };
         drop(whole);
-        let rope = rope.get();
+        let rope = rope();
         if let Some(state) = self.states.get_mut(uri) {
             state.host.made_text(RopeText(rope));
         }
@@ -708,7 +708,7 @@ fn update(
         // reads them.
         let unmade = Unmade {
             whole: whole.clone(),
-            rope: job.rope,
+            rope: Box::new(move || job.rope.get()),
             check_project: false,
             batch: 0,
         };
