@@ -16,12 +16,10 @@ use crate::lsp::session::Settings;
 /// An opening's text, and its rope not made yet (see [`DocState::unmade`]).
 pub(super) struct Unmade {
     pub whole: Arc<String>,
-    /// Makes the rope (the job's, shared with the document).
+    /// Makes the rope (the job's, shared with the document). An opening's
+    /// project is checked once it is made: the workspace thread reads the
+    /// document's rope under the documents' lock, and would make it there.
     pub rope: Box<dyn FnOnce() -> ropey::Rope + Send>,
-    /// Its project is checked once the rope is made: the workspace thread
-    /// reads the document's rope under the documents' lock, and would make
-    /// it there.
-    pub check_project: bool,
     /// The batch of the thread's messages that analysed it: the rope is
     /// made by the end of the next one at the latest.
     pub batch: u64,

@@ -319,8 +319,9 @@ impl Analyser {
         self.workspace
             .record_job(&uri, job.base, job.generation, job.edits.as_deref());
         // A new document, or a text unrelated to the last: its project is
-        // checked (again) once it is analysed, published and, when opening,
-        // its rope made (see `Unmade::check_project`).
+        // checked (again) once it is analysed, published and, when opening
+        // (always a text unrelated to the last), its rope made (see
+        // `Unmade::rope`).
         let check_project = previous.is_none() || job.edits.is_none();
         if check_project {
             self.workspace.track(&uri);
@@ -346,9 +347,8 @@ impl Analyser {
             .into_mut();
         // An opening's rope is made once its diagnostics are out, and a pull
         // that came meanwhile is answered (see `make_rope`).
-        let check_after_rope = check_project && unmade.is_some();
+        let rope_to_make = unmade.is_some();
         state.unmade = unmade.map(|unmade| Unmade {
-            check_project,
             batch: self.batch,
             ..unmade
         });
@@ -380,7 +380,7 @@ impl Analyser {
         if trim {
             release_memory();
         }
-        if check_project && !check_after_rope {
+        if check_project && !rope_to_make {
             self.checks.check(&uri);
         }
     }
@@ -390,12 +390,8 @@ impl Analyser {
     /// end of a batch after which nothing waits. The document takes the
     /// rope (its text is then freed), and the project is checked.
     fn make_rope(&mut self, uri: &Uri) {
-        let Some(Unmade {
-            whole,
-            rope,
-            check_project,
-            ..
-        }) = self.states.get_mut(uri).and_then(|s| s.unmade.take())
+        let Some(Unmade { whole, rope, .. }) =
+            self.states.get_mut(uri).and_then(|s| s.unmade.take())
         else {
             return;
         };
@@ -407,9 +403,7 @@ impl Analyser {
         if let Some(open) = lock(&self.session.documents).get_mut(uri) {
             open.document.take_made_rope();
         }
-        if check_project {
-            self.checks.check(uri);
-        }
+        self.checks.check(uri);
     }
 
     /// Makes the openings' ropes not made yet (see [`Analyser::make_rope`]):
@@ -709,7 +703,6 @@ fn update(
         let unmade = Unmade {
             whole: whole.clone(),
             rope: Box::new(move || job.rope.get()),
-            check_project: false,
             batch: 0,
         };
         let runner = OnPool(opening_pool());
