@@ -233,7 +233,7 @@ impl<'a> Snapshot<'a> {
                     _ => Vec::new(),
                 };
                 Some(ReportTree::PerEntry {
-                    envelope: EnvelopeText::new(self.text, &all),
+                    envelope: Box::new(EnvelopeText::new(self.text, &all)),
                     incremental,
                     text: self.text,
                 })
@@ -288,7 +288,8 @@ impl<'a> Snapshot<'a> {
 pub(crate) enum ReportTree<'a> {
     Whole(&'a crate::Analysis),
     PerEntry {
-        envelope: EnvelopeText,
+        // Boxed: the parse it holds is most of its size.
+        envelope: Box<EnvelopeText>,
         incremental: &'a Incremental,
         text: &'a dyn SourceText,
     },

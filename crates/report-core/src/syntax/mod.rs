@@ -171,6 +171,7 @@ fn parse_with(
         mut records,
         escaped_values,
         escaped_keys,
+        mut listed_items,
         mut errors,
         ..
     } = parser;
@@ -185,11 +186,13 @@ fn parse_with(
     }
     // Large vectors live in their own mapping, so shrinking is a remap, not a copy.
     records.shrink_to_fit();
+    listed_items.shrink_to_fit();
     let tree = Tree {
         text: text.clone(),
         records,
         escaped_values,
         escaped_keys,
+        listed_items,
     };
     let parse = Parse {
         tree: Some(tree),

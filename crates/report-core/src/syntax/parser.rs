@@ -15,7 +15,7 @@ use super::error::{
     clamp,
 };
 use super::lexer::{Tok, Tokens};
-use super::tree::{BROKEN, INCOMPLETE, KEY_BROKEN, Kind, NO_KEY, REPEATED_KEYS, Record};
+use super::tree::{BROKEN, INCOMPLETE, KEY_BROKEN, Kind, LISTED, NO_KEY, REPEATED_KEYS, Record};
 use crate::cancel::Wanted;
 use crate::text::TextRange;
 
@@ -35,6 +35,8 @@ pub(super) struct Frame {
     pub(super) prev_child: u32,
     /// Syntax errors reported directly inside it.
     pub(super) errors: u16,
+    /// An array that is a value of the root: its items go to `listed_items`.
+    pub(super) listed: bool,
 }
 
 /// What the grammar expects next.
@@ -106,6 +108,8 @@ pub(super) struct Parser<'a> {
     pub(super) pending_key: Option<PendingKey>,
     pub(super) escaped_values: HashMap<u32, Box<str>>,
     pub(super) escaped_keys: HashMap<u32, Box<str>>,
+    /// The items of the arrays that are values of the root (the tree's `listed_items`).
+    pub(super) listed_items: Vec<u32>,
     pub(super) errors: Vec<SyntaxError>,
     /// Syntax errors reported, duplicate keys aside.
     pub(super) reported: usize,
@@ -188,6 +192,7 @@ impl<'a> Parser<'a> {
             pending_key: None,
             escaped_values: HashMap::new(),
             escaped_keys: HashMap::new(),
+            listed_items: Vec::new(),
             errors: Vec::new(),
             reported: 0,
             root_errors: 0,
@@ -381,6 +386,9 @@ impl<'a> Parser<'a> {
         if let Some(frame) = self.stack.last_mut() {
             frame.prev_child = frame.last_child;
             frame.last_child = index;
+            if frame.listed {
+                self.listed_items.push(index);
+            }
         }
         self.records.push(Record {
             start: start as u32,
@@ -435,7 +443,12 @@ impl<'a> Parser<'a> {
             return None;
         }
         let kind = if is_object { Kind::Object } else { Kind::Array };
+        // Only the root is open (a piece's array stands for one of its values, listed).
+        let listed = !is_object && matches!(&self.stack[..], [root] if !root.listed);
         let index = self.push(kind, start, self.tokens.pos);
+        if listed {
+            self.records[index as usize].flags |= LISTED;
+        }
         self.stack.push(Frame {
             index,
             is_object,
@@ -444,6 +457,7 @@ impl<'a> Parser<'a> {
             last_child: NO_CHILD,
             prev_child: NO_CHILD,
             errors: 0,
+            listed,
         });
         match is_object {
             true => self.open_objects += 1,

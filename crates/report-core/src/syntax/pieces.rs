@@ -160,6 +160,7 @@ pub(super) struct Piece {
     records: Vec<Record>,
     escaped_values: HashMap<u32, Box<str>>,
     escaped_keys: HashMap<u32, Box<str>>,
+    listed_items: Vec<u32>,
     stop: Stop,
     /// Where the parse stopped: the next token, not scanned.
     pos: usize,
@@ -205,6 +206,7 @@ impl Piece {
             last_child: NO_CHILD,
             prev_child: NO_CHILD,
             errors: 0,
+            listed: true,
         });
         parser.open_arrays = 1;
         // The root object and this array are open in the document; here only the array.
@@ -238,6 +240,7 @@ impl Piece {
             records: parser.records,
             escaped_values: parser.escaped_values,
             escaped_keys: parser.escaped_keys,
+            listed_items: parser.listed_items,
         }
     }
 }
@@ -274,6 +277,8 @@ impl Parser<'_> {
             .extend(piece.escaped_values.into_iter().map(rebased));
         self.escaped_keys
             .extend(piece.escaped_keys.into_iter().map(rebased));
+        self.listed_items
+            .extend(piece.listed_items.iter().map(|index| index + offset));
         let frame = self.stack.last_mut().expect("inside the array");
         match (piece.prev_child, piece.last_child) {
             (_, NO_CHILD) => {}
@@ -386,7 +391,7 @@ mod tests {
     use super::*;
     use crate::fixture::{Backwards, InOrder, OnThreads};
     use crate::generate::{GenerateOptions, generate_report};
-    use crate::syntax::tests::PIECES;
+    use crate::syntax::tests::{PIECES, check_ranges};
     use crate::syntax::{Parse, parse_shared, parse_with};
 
     fn report(entries: usize, seed: u64) -> String {
@@ -419,6 +424,7 @@ mod tests {
     /// parse them all (they run first).
     fn assert_same_parse(text: &str, pieces: usize, min: usize) -> usize {
         let whole = parse_shared(Arc::new(text.to_string()));
+        check_ranges(&whole);
         let mut all_apart = 0;
         let runners = [
             ("in order", &InOrder as &dyn RunAll),

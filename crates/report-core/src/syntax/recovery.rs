@@ -208,6 +208,7 @@ impl<'a> Parser<'a> {
                 last_child: NO_CHILD,
                 prev_child: NO_CHILD,
                 errors: 0,
+                listed: false,
             });
             self.open_objects += 1;
             self.records[s].flags |= BROKEN;
@@ -239,6 +240,9 @@ impl<'a> Parser<'a> {
                 true,
             );
             self.records.pop();
+            if self.listed_items.last() == Some(&(s as u32)) {
+                self.listed_items.pop();
+            }
             self.value_end = before;
             self.close_missing();
         }

@@ -626,12 +626,35 @@ fn a_half_typed_value_is_found_by_its_path() {
     }
 }
 
-/// Every node lies inside the text and inside its parent, in order.
-fn check_ranges(parse: &Parse) {
+/// Every node lies inside the text and inside its parent, in order; the
+/// root's arrays, and they alone, list their items, and the list holds
+/// what walking from sibling to sibling finds.
+pub(super) fn check_ranges(parse: &Parse) {
     let Some(tree) = &parse.tree else { return };
     let len = tree.text().len();
-    let mut stack = vec![tree.root()];
-    while let Some(node) = stack.pop() {
+    let root = tree.root();
+    let mut listed = 0;
+    let mut stack = vec![(root, None)];
+    while let Some((node, parent)) = stack.pop() {
+        if node.is_listed() {
+            listed += node.chased_children().len();
+        }
+        assert_eq!(
+            node.is_listed(),
+            node.is_array() && parent == Some(root),
+            "{node:?} in {parent:?}"
+        );
+        let chased = node.chased_children();
+        assert_eq!(node.children().collect::<Vec<_>>(), chased, "{node:?}");
+        assert_eq!(node.children().count(), chased.len());
+        for nth in [
+            0,
+            chased.len() / 2,
+            chased.len().saturating_sub(1),
+            chased.len(),
+        ] {
+            assert_eq!(node.children().nth(nth), chased.get(nth).copied());
+        }
         let range = node.range();
         assert!(range.start <= range.end && range.end <= len, "{range:?}");
         let mut previous_end = range.start;
@@ -651,9 +674,11 @@ fn check_ranges(parse: &Parse) {
                 );
             }
             previous_end = r.end;
-            stack.push(child);
+            stack.push((child, Some(node)));
         }
     }
+    // Nothing else is listed.
+    assert_eq!(tree.listed_items.len(), listed);
     for error in &parse.errors {
         assert!(error.range.end <= len);
     }
@@ -703,6 +728,16 @@ fn bad_input_gives_a_bounded_number_of_errors() {
     }
     // A member that lost its colon, then turns out to be followed by a key.
     check_ranges(&parse("{\"a\": 1, \"k\" \"v\" /**/ : 2}"));
+    // A listed array's last item turns out to be a key: the array is closed before it.
+    let unlisted = parse("{\"entries\": [1, \"k\": 2, \"more\": [{}, [3]]}");
+    assert_eq!(unlisted.errors.len(), 1, "{:?}", unlisted.errors);
+    let root = unlisted.root().unwrap();
+    assert_eq!(root.get("entries").unwrap().items().unwrap().count(), 1);
+    assert_eq!(
+        root.lookup("/k").and_then(|k| k.source().parse().ok()),
+        Some(2)
+    );
+    check_ranges(&unlisted);
     for _ in 0..3000 {
         let len = rng.usize(0..40);
         let text: String = (0..len)
