@@ -35,7 +35,7 @@ pub(super) struct Frame {
     pub(super) prev_child: u32,
     /// Syntax errors reported directly inside it.
     pub(super) errors: u16,
-    /// An array that is a value of the root: its items go to `listed_items`.
+    /// An array that is a member of the root object: its items go to `listed_items`.
     pub(super) listed: bool,
 }
 
@@ -108,7 +108,7 @@ pub(super) struct Parser<'a> {
     pub(super) pending_key: Option<PendingKey>,
     pub(super) escaped_values: HashMap<u32, Box<str>>,
     pub(super) escaped_keys: HashMap<u32, Box<str>>,
-    /// The items of the arrays that are values of the root (the tree's `listed_items`).
+    /// The items of the arrays that are members of the root object (the tree's `listed_items`).
     pub(super) listed_items: Vec<u32>,
     pub(super) errors: Vec<SyntaxError>,
     /// Syntax errors reported, duplicate keys aside.
@@ -443,8 +443,9 @@ impl<'a> Parser<'a> {
             return None;
         }
         let kind = if is_object { Kind::Object } else { Kind::Array };
-        // Only the root is open (a piece's array stands for one of its values, listed).
-        let listed = !is_object && matches!(&self.stack[..], [root] if !root.listed);
+        // A member of the root object: only the root is open. (A piece's
+        // stand-in, open alone, is an array: what it holds is an entry's.)
+        let listed = !is_object && matches!(&self.stack[..], [root] if root.is_object);
         let index = self.push(kind, start, self.tokens.pos);
         if listed {
             self.records[index as usize].flags |= LISTED;

@@ -280,6 +280,8 @@ impl Parser<'_> {
         self.listed_items
             .extend(piece.listed_items.iter().map(|index| index + offset));
         let frame = self.stack.last_mut().expect("inside the array");
+        // `is_at` admits the entries array alone: the piece's list is its items.
+        debug_assert!(frame.listed);
         match (piece.prev_child, piece.last_child) {
             (_, NO_CHILD) => {}
             (NO_CHILD, last) => {
@@ -551,6 +553,9 @@ mod tests {
             "\"signals\": [{\"a\": 1},\n      {\"b\": [{}, {}]},\n      ",
         );
         every(&nested, 1);
+        // Entries that are arrays, taken in pieces: their items are not listed as the entries'.
+        let arrays = text.replace("},\n    {", "},\n    {}, [1, [2], {\"a\": [3]}],\n    {");
+        assert!(assert_same_parse(&arrays, 5, 1) > 0);
         // A syntax error in one piece: the rest are still taken.
         let mut broken = text.clone();
         let at = entry + (text.len() - entry) / 2;

@@ -240,6 +240,7 @@ impl<'a> Parser<'a> {
                 true,
             );
             self.records.pop();
+            // It was the array's last item: in the list if the array is listed.
             if self.listed_items.last() == Some(&(s as u32)) {
                 self.listed_items.pop();
             }

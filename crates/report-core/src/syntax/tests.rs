@@ -636,15 +636,15 @@ pub(super) fn check_ranges(parse: &Parse) {
     let mut listed = 0;
     let mut stack = vec![(root, None)];
     while let Some((node, parent)) = stack.pop() {
+        let chased = node.chased_children();
         if node.is_listed() {
-            listed += node.chased_children().len();
+            listed += chased.len();
         }
         assert_eq!(
             node.is_listed(),
-            node.is_array() && parent == Some(root),
+            node.is_array() && root.is_object() && parent == Some(root),
             "{node:?} in {parent:?}"
         );
-        let chased = node.chased_children();
         assert_eq!(node.children().collect::<Vec<_>>(), chased, "{node:?}");
         assert_eq!(node.children().count(), chased.len());
         for nth in [
@@ -653,7 +653,13 @@ pub(super) fn check_ranges(parse: &Parse) {
             chased.len().saturating_sub(1),
             chased.len(),
         ] {
-            assert_eq!(node.children().nth(nth), chased.get(nth).copied());
+            let mut children = node.children();
+            assert_eq!(children.nth(nth), chased.get(nth).copied());
+            // What is left after it.
+            let rest = chased.get(nth + 1..).unwrap_or_default();
+            let (low, high) = children.size_hint();
+            assert!(low <= rest.len() && high.is_none_or(|high| high >= rest.len()));
+            assert_eq!(children.collect::<Vec<_>>(), rest);
         }
         let range = node.range();
         assert!(range.start <= range.end && range.end <= len, "{range:?}");

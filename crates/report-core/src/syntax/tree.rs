@@ -69,7 +69,7 @@ pub(super) struct Record {
     /// Whether the value (a string) or the key has escapes, decoded in the tree's side tables.
     pub(super) value_escaped: bool,
     pub(super) key_escaped: bool,
-    /// [`BROKEN`], [`INCOMPLETE`], [`KEY_BROKEN`] and [`REPEATED_KEYS`].
+    /// [`BROKEN`], [`INCOMPLETE`], [`KEY_BROKEN`], [`REPEATED_KEYS`] and [`LISTED`].
     pub(super) flags: u8,
 }
 
@@ -81,7 +81,7 @@ pub(super) const INCOMPLETE: u8 = 2;
 pub(super) const KEY_BROKEN: u8 = 4;
 /// On an object: some key in it is repeated, so a lookup must find the last.
 pub(super) const REPEATED_KEYS: u8 = 8;
-/// On an array that is a value of the root: its items are in [`Tree`]'s `listed_items`.
+/// On an array that is a member of the root object: its items are in [`Tree`]'s `listed_items`.
 pub(super) const LISTED: u8 = 16;
 
 /// A parsed JSON document: the text and its values.
@@ -93,11 +93,11 @@ pub struct Tree {
     pub(super) escaped_values: HashMap<u32, Box<str>>,
     /// ... and keys.
     pub(super) escaped_keys: HashMap<u32, Box<str>>,
-    /// The items of the arrays that are values of the root (the entries,
-    /// the shortlist), in order: an array's are those after its index and
-    /// before its `subtree_end`. Walking 50 000 entries from sibling to
-    /// sibling misses the cache at each (8 ms); through this list the
-    /// records are read independently, and counting them reads none.
+    /// The items of the arrays that are members of the root object (the
+    /// entries, the shortlist), in order: an array's are those after its
+    /// index and before its `subtree_end`. Hopping from sibling to sibling
+    /// misses the cache at each entry; through the list, counting them
+    /// reads no record and `nth` is direct.
     pub(super) listed_items: Vec<u32>,
 }
 
@@ -507,7 +507,7 @@ impl<'t> Iterator for Children<'t> {
                 }
                 self.next()
             }
-            _ => (self.listed.nth(n)).map(|&index| Node {
+            _ => self.listed.nth(n).map(|&index| Node {
                 tree: self.tree,
                 index,
             }),
