@@ -40,6 +40,17 @@ impl Analysis {
         self.line_index.get_or_init(|| LineIndex::new(&self.text))
     }
 
+    /// Builds the line index now, in parts on `threads`' runner if it
+    /// lends one with threads to spare (`check`, before it prints).
+    pub fn index_lines(&self, threads: Threads<'_>) -> &LineIndex {
+        self.line_index.get_or_init(|| match threads.lent() {
+            Some((runner, threads)) if threads > 1 => {
+                LineIndex::new_on(&self.text, runner, threads)
+            }
+            _ => LineIndex::new(&self.text),
+        })
+    }
+
     pub fn root(&self) -> Option<Node<'_>> {
         self.parse.root()
     }

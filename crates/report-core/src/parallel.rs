@@ -49,6 +49,12 @@ pub enum Threads<'a> {
 impl<'a> Threads<'a> {
     /// The runner and how many jobs for the parse, if it is lent one.
     pub fn for_parse(self) -> Option<(&'a dyn RunAll, usize)> {
+        self.lent()
+    }
+
+    /// The runner and how many threads it has, if one is lent: for what
+    /// else is built in parts (the line index).
+    pub fn lent(self) -> Option<(&'a dyn RunAll, usize)> {
         match self {
             Threads::OneThread => None,
             Threads::Parallel { runner, threads } | Threads::ParseOnly { runner, threads } => {

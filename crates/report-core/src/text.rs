@@ -7,6 +7,8 @@
 use std::fmt;
 use std::ops::Range;
 
+use crate::parallel::RunAll;
+
 /// A half-open byte range `start..end` into a document's text.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct TextRange {
@@ -219,28 +221,122 @@ fn units_in(bytes: &[u8]) -> UnitsBefore {
     }
 }
 
-impl LineIndex {
-    pub fn new(text: &str) -> LineIndex {
-        // Offsets are u32: past 4 GiB (which parsing refuses) lines are not indexed.
-        let bytes = &text.as_bytes()[..text.len().min(u32::MAX as usize - 1)];
-        let mut line_starts = vec![0];
-        for i in memchr::memchr2_iter(b'\n', b'\r', bytes) {
+/// What a part of a text adds to its [`LineIndex`]: the lines that start
+/// in it (after its first byte, but the text's first line), and, unless it
+/// is ASCII, the units of each of its blocks (a part starts at a checkpoint).
+struct Part {
+    len: usize,
+    line_starts: Vec<u32>,
+    ascii: bool,
+    blocks: Vec<UnitsBefore>,
+}
+
+impl Part {
+    fn of(bytes: &[u8], range: Range<usize>) -> Part {
+        let mut line_starts = Vec::new();
+        if range.start == 0 {
+            line_starts.push(0);
+        }
+        for i in memchr::memchr2_iter(b'\n', b'\r', &bytes[range.clone()]) {
+            let i = range.start + i;
             // A `\r\n` pair ends one line, at its `\n`.
             if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
                 continue;
             }
             line_starts.push(i as u32 + 1);
         }
-        let checkpoints = match bytes.is_ascii() {
+        let ascii = bytes[range.clone()].is_ascii();
+        let blocks = match ascii {
+            true => Vec::new(),
+            false => (bytes[range.clone()].chunks(CHECKPOINT_BYTES))
+                .map(units_in)
+                .collect(),
+        };
+        Part {
+            len: range.len(),
+            line_starts,
+            ascii,
+            blocks,
+        }
+    }
+}
+
+/// The bytes a line index covers: offsets are u32, so past 4 GiB (which
+/// parsing refuses) lines are not indexed.
+fn indexed(text: &str) -> &[u8] {
+    &text.as_bytes()[..text.len().min(u32::MAX as usize - 1)]
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> LineIndex {
+        let bytes = indexed(text);
+        LineIndex::joined(text, bytes, vec![Part::of(bytes, 0..bytes.len())])
+    }
+
+    /// [`LineIndex::new`], built in `parts` parts as jobs of `runner` (a
+    /// large report's index takes about 10 ms of one core).
+    pub fn new_on(text: &str, runner: &dyn RunAll, parts: usize) -> LineIndex {
+        let bytes = indexed(text);
+        // Parts start at checkpoints, so that their blocks are the whole text's.
+        let size = (bytes.len().div_ceil(parts.max(1)))
+            .next_multiple_of(CHECKPOINT_BYTES)
+            .max(CHECKPOINT_BYTES);
+        let ranges: Vec<Range<usize>> = (0..bytes.len())
+            .step_by(size)
+            .map(|start| start..(start + size).min(bytes.len()))
+            .collect();
+        let mut built: Vec<Option<Part>> = ranges.iter().map(|_| None).collect();
+        let jobs = (built.iter_mut().zip(ranges))
+            .map(|(part, range)| {
+                Box::new(move || *part = Some(Part::of(bytes, range))) as Box<dyn FnOnce() + Send>
+            })
+            .collect();
+        runner.run_all(jobs);
+        let parts = built
+            .into_iter()
+            .map(|part| part.expect("run_all runs every job"));
+        LineIndex::joined(text, bytes, parts.collect())
+    }
+
+    /// The index of the parts of `bytes` (of `text`), in order.
+    fn joined(text: &str, bytes: &[u8], mut parts: Vec<Part>) -> LineIndex {
+        debug_assert_eq!(
+            parts.iter().map(|part| part.len).sum::<usize>(),
+            bytes.len()
+        );
+        let lines: usize = parts.iter().map(|part| part.line_starts.len()).sum();
+        // The first part's lines, which start with the text's, then the others'.
+        let mut line_starts = match parts.first_mut() {
+            Some(first) => std::mem::take(&mut first.line_starts),
+            None => vec![0],
+        };
+        line_starts.reserve(lines.saturating_sub(line_starts.len()));
+        for part in parts.iter().skip(1) {
+            line_starts.extend_from_slice(&part.line_starts);
+        }
+        let checkpoints = match parts.iter().all(|part| part.ascii) {
             true => Vec::new(),
             false => {
                 let mut running = UnitsBefore { utf16: 0, chars: 0 };
-                let mut checkpoints = vec![running];
-                for block in bytes.chunks(CHECKPOINT_BYTES) {
-                    let here = units_in(block);
-                    running.utf16 += here.utf16;
-                    running.chars += here.chars;
-                    checkpoints.push(running);
+                let mut checkpoints = Vec::with_capacity(bytes.len() / CHECKPOINT_BYTES + 2);
+                checkpoints.push(running);
+                for part in &parts {
+                    let mut add = |here: UnitsBefore| {
+                        running.utf16 += here.utf16;
+                        running.chars += here.chars;
+                        checkpoints.push(running);
+                    };
+                    match part.ascii {
+                        // A unit per byte.
+                        true => (0..part.len).step_by(CHECKPOINT_BYTES).for_each(|start| {
+                            let block = (part.len - start).min(CHECKPOINT_BYTES) as u32;
+                            add(UnitsBefore {
+                                utf16: block,
+                                chars: block,
+                            });
+                        }),
+                        false => part.blocks.iter().copied().for_each(add),
+                    }
                 }
                 checkpoints
             }
@@ -778,7 +874,55 @@ mod tests {
         round_trip_all(&text[..300]);
     }
 
+    /// The index built in parts, by every runner: the index built whole.
+    fn assert_built_in_parts(text: &str, parts: usize) {
+        use crate::fixture::{Backwards, InOrder, OnThreads};
+        let whole = LineIndex::new(text);
+        for runner in [&InOrder as &dyn RunAll, &Backwards, &OnThreads] {
+            assert_eq!(
+                LineIndex::new_on(text, runner, parts),
+                whole,
+                "{parts} parts"
+            );
+        }
+    }
+
+    #[test]
+    fn an_index_built_in_parts_is_the_index_built_whole() {
+        // A `\r\n` across the parts' boundary ends one line; a lone `\r` there ends one too.
+        let mut text = "a".repeat(2048);
+        text.replace_range(1023..1025, "\r\n");
+        assert_built_in_parts(&text, 2);
+        text.replace_range(1024..1025, "b");
+        assert_built_in_parts(&text, 2);
+        // Wide characters only in the second part, only in the first, and cut by a boundary.
+        let ascii = "x\n".repeat(600);
+        for text in [
+            format!("{ascii}中😀\r\n中"),
+            format!("中😀\n{ascii}"),
+            format!("{}中{ascii}", "y".repeat(1023)),
+            String::new(),
+            "\n".to_string(),
+        ] {
+            for parts in [1, 2, 3, 8] {
+                assert_built_in_parts(&text, parts);
+            }
+        }
+    }
+
     proptest::proptest! {
+        /// Any text, in any number of parts: the index built whole.
+        #[test]
+        fn any_text_in_parts_is_indexed_as_whole(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec!["a", "bcd", "\n", "\r", "\r\n", "é", "中", "😀", "\u{2028}"]),
+                0..1500,
+            ),
+            parts in 1usize..9,
+        ) {
+            assert_built_in_parts(&pieces.concat(), parts);
+        }
+
         /// The counts in lanes are the counts per byte, on any bytes (a
         /// slice may cut a character), across the lanes' 255-byte parts.
         #[test]

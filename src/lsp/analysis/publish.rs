@@ -8,12 +8,13 @@ use std::sync::OnceLock;
 
 use report_core::diagnostic::Diagnostic;
 use report_core::publication::{self, LeftOut};
+use report_core::text::LineIndex;
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use super::state::DocState;
 use crate::lsp::convert::{Lines, Positions};
 use crate::lsp::session::{OpenDocument, ResolvedClientCapabilities, Session, Settings, lock};
-use report_core::text::LineIndex;
+use crate::threads::{OnPool, opening_pool};
 
 /// Where an analysis of one generation of a document is published.
 pub(super) struct Target<'a> {
@@ -79,7 +80,13 @@ pub fn capped(
     };
     let index = OnceLock::new();
     converted(state, uri, client, workspace, || {
-        Lines::Indexed(&whole, index.get_or_init(|| LineIndex::new(&whole)))
+        // On the opening's pool, idle once the text is parsed.
+        let pool = opening_pool();
+        let build = || match pool.current_num_threads() {
+            1 => LineIndex::new(&whole),
+            threads => LineIndex::new_on(&whole, &OnPool(pool), threads),
+        };
+        Lines::Indexed(&whole, index.get_or_init(build))
     })
 }
 
