@@ -134,12 +134,18 @@ fn an_openings_first_publication_is_placed_through_its_text() {
     // edit left them). Each is where the core puts it, counted here: with
     // the golden report's line ends, with CRLF, and on one line, where each
     // problem's column counts the CJK and emoji of the entries before it.
+    // Past a megabyte the line index is built in parts on the opening's
+    // pool: blank lines or spaces first, then the report.
     let golden = golden("invalid.report.json");
+    let one_line = golden.replace('\n', "");
+    let large = report_core::text::INDEX_IN_PARTS_FROM + 4096;
     let texts = [
         golden.clone(),
         golden.replace('\n', "\r\n"),
         // (A JSON text's line ends are all between its tokens.)
-        golden.replace('\n', ""),
+        one_line.clone(),
+        format!("{}{golden}", " \n".repeat(large / 2)),
+        format!("{}{one_line}", " ".repeat(large)),
     ];
     for text in &texts {
         let core = report_core::analyze(text);
@@ -189,7 +195,7 @@ fn an_openings_first_publication_is_placed_through_its_text() {
                 "params": {"textDocument": {"uri": URI, "languageId": "json", "version": 1, "text": text}}});
             let pull = json!({"jsonrpc": "2.0", "id": 5, "method": "textDocument/diagnostic",
                 "params": {"textDocument": {"uri": URI}}});
-            editor.send_frame(&[Editor::frame(&open), Editor::frame(&pull)].concat());
+            editor.send_frames(&[&Editor::frame(&open), &Editor::frame(&pull)]);
             let reply = editor.next_matching(|m| m["id"] == 5);
             let pulled = reply["result"]["items"].as_array().unwrap();
             assert_eq!(placed(pulled), expected, "{encoding}, pulled");

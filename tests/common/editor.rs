@@ -438,10 +438,16 @@ impl Editor {
     /// remembered only if the frame is small: a bench's 40 MB `didOpen` is
     /// not read again on its timed path (send big requests with [`Editor::send`]).
     pub fn send_frame(&mut self, frame: &[u8]) {
-        if frame.len() <= 64 * 1024 {
+        self.send_frames(&[frame]);
+    }
+
+    /// Writes frames made by [`Editor::frame`] in one write, so that the
+    /// server reads them together; each small one's request is remembered.
+    pub fn send_frames(&mut self, frames: &[&[u8]]) {
+        for frame in frames.iter().filter(|frame| frame.len() <= 64 * 1024) {
             self.remember_requests_in(frame);
         }
-        self.write_frame(frame);
+        self.write_frame(&frames.concat());
     }
 
     fn write_frame(&mut self, frame: &[u8]) {

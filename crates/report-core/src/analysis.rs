@@ -7,7 +7,7 @@ use crate::cancel::Wanted;
 use crate::diagnostic::{self, Code, Collector, Diagnostic, Keep, Omitted};
 use crate::parallel::Threads;
 use crate::syntax::{self, Node, Parse, SyntaxErrorKind};
-use crate::text::{LineIndex, TextRange};
+use crate::text::{self, LineIndex, TextRange};
 use crate::validate::{self, EntryFacts};
 
 /// The stack a thread running [`analyze`] should have. Parsing is
@@ -43,8 +43,9 @@ impl Analysis {
     /// Builds the line index now, in parts on `threads`' runner if it
     /// lends one with threads to spare (`check`, before it prints).
     pub fn index_lines(&self, threads: Threads<'_>) -> &LineIndex {
+        let large = self.text.len() >= text::INDEX_IN_PARTS_FROM;
         self.line_index.get_or_init(|| match threads.lent() {
-            Some((runner, threads)) if threads > 1 => {
+            Some((runner, threads)) if threads > 1 && large => {
                 LineIndex::new_on(&self.text, runner, threads)
             }
             _ => LineIndex::new(&self.text),

@@ -221,6 +221,10 @@ fn units_in(bytes: &[u8]) -> UnitsBefore {
     }
 }
 
+/// From this size a text's [`LineIndex`] is worth building in parts
+/// ([`LineIndex::new_on`]); below it the jobs cost more than they save.
+pub const INDEX_IN_PARTS_FROM: usize = 1 << 20;
+
 /// What a part of a text adds to its [`LineIndex`]: the lines that start
 /// in it (after its first byte, but the text's first line), and, unless it
 /// is ASCII, the units of each of its blocks (a part starts at a checkpoint).

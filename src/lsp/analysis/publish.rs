@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use report_core::diagnostic::Diagnostic;
 use report_core::publication::{self, LeftOut};
-use report_core::text::LineIndex;
+use report_core::text::{INDEX_IN_PARTS_FROM, LineIndex};
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use super::state::DocState;
@@ -83,8 +83,10 @@ pub fn capped(
         // On the opening's pool, idle once the text is parsed.
         let pool = opening_pool();
         let build = || match pool.current_num_threads() {
-            1 => LineIndex::new(&whole),
-            threads => LineIndex::new_on(&whole, &OnPool(pool), threads),
+            threads if threads > 1 && whole.len() >= INDEX_IN_PARTS_FROM => {
+                LineIndex::new_on(&whole, &OnPool(pool), threads)
+            }
+            _ => LineIndex::new(&whole),
         };
         Lines::Indexed(&whole, index.get_or_init(build))
     })
