@@ -12,8 +12,9 @@ pub fn analysis_pool() -> rayon::ThreadPool {
         .expect("the analysis threads start")
 }
 
-/// The server's pool for the pieces of an opening's analysis, made at the
-/// first opening large enough to be cut, and shared by every document.
+/// The server's pool for the pieces of a large opening's parse and the
+/// line index of its first diagnostics, made at the first opening, and
+/// shared by every document.
 pub fn opening_pool() -> &'static rayon::ThreadPool {
     static POOL: OnceLock<rayon::ThreadPool> = OnceLock::new();
     POOL.get_or_init(|| {

@@ -1238,8 +1238,10 @@ fn two_million_errors_are_checked_under_an_address_space_limit() {
     );
 }
 
-/// A single large file is parsed in pieces and has its entries checked in
-/// runs on the pool's threads; among others, on one. Both give the same diagnostics, under the cap and past it.
+/// A single large file is parsed in pieces, has its entries checked in
+/// runs and its line index built in parts on the pool's threads; among
+/// others, on one. Both give the same diagnostics and positions, under the
+/// cap and past it.
 #[test]
 fn a_large_file_alone_and_among_others_gets_the_same_diagnostics() {
     let dir = tempfile::tempdir().unwrap();

@@ -52,8 +52,9 @@ impl<'a> Threads<'a> {
         self.lent()
     }
 
-    /// The runner and how many threads it has, if one is lent: for what
-    /// else is built in parts (the line index).
+    /// The runner and how many threads it has, if one is lent (`ParseOnly`'s
+    /// too): for what else is built in parts (the line index, whose parts
+    /// are joined on the calling thread).
     pub fn lent(self) -> Option<(&'a dyn RunAll, usize)> {
         match self {
             Threads::OneThread => None,

@@ -80,7 +80,8 @@ pub fn capped(
     };
     let index = OnceLock::new();
     converted(state, uri, client, workspace, || {
-        // On the opening's pool, idle once the text is parsed.
+        // A large text's on the opening pool, idle once the text is parsed
+        // (but for another large opening); a small one's here.
         let pool = opening_pool();
         let build = || match pool.current_num_threads() {
             threads if threads > 1 && whole.len() >= INDEX_IN_PARTS_FROM => {
