@@ -7,7 +7,7 @@ use crate::cancel::Wanted;
 use crate::diagnostic::{self, Code, Collector, Diagnostic, Keep, Omitted};
 use crate::parallel::Threads;
 use crate::syntax::{self, Node, Parse, SyntaxErrorKind};
-use crate::text::{self, LineIndex, TextRange};
+use crate::text::{LineIndex, TextRange};
 use crate::validate::{self, EntryFacts};
 
 /// The stack a thread running [`analyze`] should have. Parsing is
@@ -40,15 +40,12 @@ impl Analysis {
         self.line_index.get_or_init(|| LineIndex::new(&self.text))
     }
 
-    /// Builds the line index now, in parts on `threads`' runner if it
-    /// lends one with threads to spare (`check`, before it prints).
+    /// Builds the line index now, on `threads`' runner if it lends one
+    /// (`check`, before it prints).
     pub fn index_lines(&self, threads: Threads<'_>) -> &LineIndex {
-        let large = self.text.len() >= text::INDEX_IN_PARTS_FROM;
         self.line_index.get_or_init(|| match threads.lent() {
-            Some((runner, threads)) if threads > 1 && large => {
-                LineIndex::new_on(&self.text, runner, threads)
-            }
-            _ => LineIndex::new(&self.text),
+            Some((runner, threads)) => LineIndex::new_on(&self.text, runner, threads),
+            None => LineIndex::new(&self.text),
         })
     }
 
@@ -147,7 +144,7 @@ fn analyze_text(text: Arc<String>, options: AnalysisOptions<'_>) -> Analysis {
         threads,
         wanted,
     } = options;
-    let parse = syntax::parse_unless_cancelled(text.clone(), 0, wanted, threads.for_parse());
+    let parse = syntax::parse_unless_cancelled(text.clone(), 0, wanted, threads.lent());
     let mut entries = Vec::new();
     let mut cross = None;
     let mut out = Collector::new(keep);

@@ -47,14 +47,9 @@ pub enum Threads<'a> {
 }
 
 impl<'a> Threads<'a> {
-    /// The runner and how many jobs for the parse, if it is lent one.
-    pub fn for_parse(self) -> Option<(&'a dyn RunAll, usize)> {
-        self.lent()
-    }
-
     /// The runner and how many threads it has, if one is lent (`ParseOnly`'s
-    /// too): for what else is built in parts (the line index, whose parts
-    /// are joined on the calling thread).
+    /// too): for the parse's pieces and what else is built in parts (the
+    /// line index, whose parts are joined on the calling thread).
     pub fn lent(self) -> Option<(&'a dyn RunAll, usize)> {
         match self {
             Threads::OneThread => None,

@@ -221,8 +221,8 @@ fn units_in(bytes: &[u8]) -> UnitsBefore {
     }
 }
 
-/// From this size a text's [`LineIndex`] is worth building in parts
-/// ([`LineIndex::new_on`]); below it the jobs cost more than they save.
+/// From this size [`LineIndex::new_on`] builds a text's index in parts;
+/// below it the jobs cost more than they save.
 pub const INDEX_IN_PARTS_FROM: usize = 1 << 20;
 
 /// What a part of a text adds to its [`LineIndex`]: the lines that start
@@ -277,9 +277,18 @@ impl LineIndex {
         LineIndex::joined(text, bytes, vec![Part::of(bytes, 0..bytes.len())])
     }
 
-    /// [`LineIndex::new`], built in `parts` parts as jobs of `runner` (a
-    /// large report's index takes about 10 ms of one core).
-    pub fn new_on(text: &str, runner: &dyn RunAll, parts: usize) -> LineIndex {
+    /// [`LineIndex::new`], built on `runner`, which has `threads` threads:
+    /// in a part a thread from [`INDEX_IN_PARTS_FROM`] (a large report's
+    /// index takes about 10 ms of one core), whole below it.
+    pub fn new_on(text: &str, runner: &dyn RunAll, threads: usize) -> LineIndex {
+        match threads > 1 && text.len() >= INDEX_IN_PARTS_FROM {
+            true => LineIndex::in_parts(text, runner, threads),
+            false => LineIndex::new(text),
+        }
+    }
+
+    /// [`LineIndex::new`], built in `parts` parts as jobs of `runner`.
+    fn in_parts(text: &str, runner: &dyn RunAll, parts: usize) -> LineIndex {
         let bytes = indexed(text);
         // Parts start at checkpoints, so that their blocks are the whole text's.
         let size = (bytes.len().div_ceil(parts.max(1)))
@@ -887,7 +896,7 @@ mod tests {
         let whole = LineIndex::new(text);
         for runner in [&InOrder as &dyn RunAll, &Backwards, &OnThreads] {
             assert_eq!(
-                LineIndex::new_on(text, runner, parts),
+                LineIndex::in_parts(text, runner, parts),
                 whole,
                 "{parts} parts"
             );
@@ -915,6 +924,10 @@ mod tests {
                 assert_built_in_parts(&text, parts);
             }
         }
+        // From a megabyte, `new_on` builds a part a thread: the same index.
+        let large = format!("{}中\r\n", "x\n".repeat(INDEX_IN_PARTS_FROM / 2));
+        let on_threads = LineIndex::new_on(&large, &crate::fixture::OnThreads, 2);
+        assert_eq!(on_threads, LineIndex::new(&large));
     }
 
     proptest::proptest! {

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use report_core::diagnostic::Diagnostic;
 use report_core::publication::{self, LeftOut};
-use report_core::text::{INDEX_IN_PARTS_FROM, LineIndex};
+use report_core::text::LineIndex;
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use super::state::DocState;
@@ -83,12 +83,7 @@ pub fn capped(
         // A large text's on the opening pool, idle once the text is parsed
         // (but for another large opening); a small one's here.
         let pool = opening_pool();
-        let build = || match pool.current_num_threads() {
-            threads if threads > 1 && whole.len() >= INDEX_IN_PARTS_FROM => {
-                LineIndex::new_on(&whole, &OnPool(pool), threads)
-            }
-            _ => LineIndex::new(&whole),
-        };
+        let build = || LineIndex::new_on(&whole, &OnPool(pool), pool.current_num_threads());
         Lines::Indexed(&whole, index.get_or_init(build))
     })
 }
