@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::large::{self, LARGE_FRAME_BYTES, NotLifted};
+use super::large::{LARGE_FRAME_BYTES, Lifted, NotLifted};
 
 /// The method a broken message is rewritten to.
 pub const INVALID_MESSAGE_METHOD: &str = "report-lsp/invalidMessage";
@@ -53,7 +53,7 @@ pub enum Framed {
     /// A complete frame of `len` bytes whose body (from `body`) is good.
     Pass { len: usize, body: usize, kind: Kind },
     /// A complete frame of `len` bytes, from [`LARGE_FRAME_BYTES`] on, to
-    /// take out of the buffer and check with [`check_large`].
+    /// lift ([`super::large::Lifting`]) and check with [`check_large`].
     Large { len: usize, body: usize },
     /// A broken frame of `len` bytes (headers and body) to replace.
     Reject { len: usize, rejection: Rejection },
@@ -146,23 +146,22 @@ pub fn step(buffer: &[u8], at_eof: bool) -> Framed {
     }
 }
 
-/// A large frame checked (its body from `body`), as [`step`] checks a small one.
+/// A large body checked, as [`step`] checks a small one.
 #[derive(Debug)]
 pub enum LargeBody {
     /// A request or notification, decoded with its texts lifted out.
     Request(Value),
-    /// A good body of this kind, in the frame given back, to decode the
-    /// usual way.
+    /// A good body of this kind, given back, to decode the usual way.
     Plain(Kind, Vec<u8>),
 }
 
-/// Checks and decodes a large frame without reading its texts twice:
+/// Checks and decodes a large body without reading its texts twice:
 /// serde_json would read 40 MB of a report's text byte by byte only to
 /// skip it, then again to decode it. Its texts are lifted out (see
-/// [`large`]) and what is left checked; what is wrong with it is said of
-/// the body itself.
-pub fn check_large(frame: Vec<u8>, body: usize) -> Result<LargeBody, Rejection> {
-    let given_back = match large::lift(frame, body) {
+/// [`super::large`]) and what is left checked; what is wrong with it is
+/// said of the body itself.
+pub fn check_large(lifted: Result<Lifted, NotLifted>) -> Result<LargeBody, Rejection> {
+    let given_back = match lifted {
         Ok(lifted) => match check_body(lifted.rest()) {
             Ok(Kind::Request) => match lifted.into_value() {
                 Ok(value) => return Ok(LargeBody::Request(value)),
@@ -173,9 +172,9 @@ pub fn check_large(frame: Vec<u8>, body: usize) -> Result<LargeBody, Rejection> 
         Err(given_back) => given_back,
     };
     match given_back {
-        NotLifted::Untouched(frame) => {
-            let kind = check_body(&frame[body..])?;
-            Ok(LargeBody::Plain(kind, frame))
+        NotLifted::Untouched(body) => {
+            let kind = check_body(&body)?;
+            Ok(LargeBody::Plain(kind, body))
         }
         NotLifted::Broken(why) => Err(Rejection::parse_error(why)),
     }

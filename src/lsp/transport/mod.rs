@@ -12,6 +12,7 @@
 mod framing;
 mod large;
 mod liberal;
+mod streamed;
 mod uri_repair;
 
 use std::sync::Arc;
@@ -26,7 +27,8 @@ use tower_service::Service;
 
 pub use framing::INVALID_MESSAGE_METHOD;
 use framing::{Framed, Kind, LargeBody, MAX_FRAME_BYTES, Rejection, frame, step};
-use large::LARGE_FRAME_BYTES;
+use large::{LARGE_FRAME_BYTES, Lifted, Lifting, NotLifted};
+use streamed::{READ_BYTES, Streamed};
 
 use crate::lsp::foreground::{Busy, Foreground};
 
@@ -135,19 +137,22 @@ pub struct Reader<R> {
     foreground: Option<Arc<Foreground>>,
     /// The large message being read, until the caller takes it with the message.
     busy: Option<Busy>,
+    /// The large body being read, lifted as it comes.
+    streamed: Option<Streamed>,
 }
 
 impl<R: AsyncRead + Unpin> Reader<R> {
     pub fn new(input: R) -> Reader<R> {
         Reader {
             input,
-            buffer: Vec::with_capacity(64 * 1024),
-            chunk: vec![0; 64 * 1024],
+            buffer: Vec::with_capacity(READ_BYTES),
+            chunk: vec![0; READ_BYTES],
             at_eof: false,
             skip_body: 0,
             serial: 0,
             foreground: None,
             busy: None,
+            streamed: None,
         }
     }
 
@@ -167,6 +172,27 @@ impl<R: AsyncRead + Unpin> Reader<R> {
     /// The next message, or None at the end of the input.
     pub async fn next(&mut self) -> std::io::Result<Option<Incoming>> {
         loop {
+            if let Some(streamed) = &mut self.streamed {
+                if streamed.left == 0 {
+                    let lifted = self.streamed.take().expect("a body").finish().await;
+                    return Ok(Some(self.large(lifted)));
+                }
+                if self.at_eof {
+                    self.streamed = None;
+                    let rejection = Rejection::parse_error("the input ended inside a message body");
+                    return Ok(Some(self.reject(rejection)));
+                }
+                let read = self.input.read(&mut self.chunk).await?;
+                if read == 0 {
+                    self.at_eof = true;
+                    continue;
+                }
+                // What follows the body is the next message's.
+                let body = read.min(streamed.left);
+                self.buffer.extend_from_slice(&self.chunk[body..read]);
+                streamed.feed(&mut self.chunk, body).await;
+                continue;
+            }
             if self.skip_body > 0 {
                 let dropped = self.skip_body.min(self.buffer.len());
                 self.buffer.drain(..dropped);
@@ -175,11 +201,21 @@ impl<R: AsyncRead + Unpin> Reader<R> {
             if self.skip_body == 0 {
                 match step(&self.buffer, self.at_eof) {
                     Framed::NeedMore => {}
-                    Framed::Body { frame, length } => {
-                        // Large as `Framed::Large` says: by its body.
-                        if length >= LARGE_FRAME_BYTES && self.busy.is_none() {
+                    // Large as `Framed::Large` says: by its body, which is
+                    // lifted as it comes.
+                    Framed::Body { frame, length } if length >= LARGE_FRAME_BYTES => {
+                        if self.busy.is_none() {
                             self.busy = self.foreground.as_ref().map(|f| f.enter());
                         }
+                        let mut streamed = Streamed::start(length);
+                        let mut read = self.buffer.split_off(frame - length);
+                        self.consume(frame - length);
+                        let len = read.len();
+                        streamed.feed(&mut read, len).await;
+                        self.streamed = Some(streamed);
+                        continue;
+                    }
+                    Framed::Body { frame, .. } => {
                         let missing = frame.saturating_sub(self.buffer.len());
                         self.buffer.reserve_exact(missing);
                     }
@@ -193,15 +229,10 @@ impl<R: AsyncRead + Unpin> Reader<R> {
                         return Ok(Some(self.message(parsed)));
                     }
                     Framed::Large { len, body } => {
-                        let frame = self.take_frame(len);
-                        let parsed = match framing::check_large(frame, body) {
-                            Ok(LargeBody::Request(value)) => {
-                                serde_json::from_value(value).map(Incoming::Request)
-                            }
-                            Ok(LargeBody::Plain(kind, frame)) => decode(kind, &frame[body..]),
-                            Err(rejection) => return Ok(Some(self.reject(rejection))),
-                        };
-                        return Ok(Some(self.message(parsed)));
+                        let mut lifting = Lifting::new(len - body);
+                        lifting.feed(&self.buffer[body..len]);
+                        self.consume(len);
+                        return Ok(Some(self.large(lifting.finish())));
                     }
                     Framed::Reject { len, rejection } => {
                         self.consume(len);
@@ -228,6 +259,16 @@ impl<R: AsyncRead + Unpin> Reader<R> {
         }
     }
 
+    /// A large body's message, checked and decoded.
+    fn large(&mut self, lifted: Result<Lifted, NotLifted>) -> Incoming {
+        let parsed = match framing::check_large(lifted) {
+            Ok(LargeBody::Request(value)) => serde_json::from_value(value).map(Incoming::Request),
+            Ok(LargeBody::Plain(kind, body)) => decode(kind, &body),
+            Err(rejection) => return self.reject(rejection),
+        };
+        self.message(parsed)
+    }
+
     /// The message decoded, or the rejection of shapes the transport types
     /// still refuse (an odd id, say).
     fn message(&mut self, parsed: serde_json::Result<Incoming>) -> Incoming {
@@ -239,16 +280,6 @@ impl<R: AsyncRead + Unpin> Reader<R> {
                 id: None,
             }),
         }
-    }
-
-    /// The first `len` bytes of the buffer, taken out of it: the buffer's
-    /// own allocation when they are all it holds (a large frame's texts
-    /// are then decoded in it, with no copy).
-    fn take_frame(&mut self, len: usize) -> Vec<u8> {
-        let after = self.buffer.split_off(len);
-        let frame = std::mem::replace(&mut self.buffer, after);
-        self.buffer.reserve(64 * 1024);
-        frame
     }
 
     fn consume(&mut self, len: usize) {
@@ -602,7 +633,9 @@ mod tests {
         let with_control = format!("{}\u{1}\"", &literal[..literal.len() - 1]);
         let raw =
             format!(r#"{{"jsonrpc": "2.0", "method": "n", "params": {{"text": {with_control}}}}}"#);
-        assert!(large::lift(raw.clone().into_bytes(), 0).is_err());
+        let mut lifting = Lifting::new(raw.len());
+        lifting.feed(raw.as_bytes());
+        assert!(lifting.finish().is_err());
         input.extend(frame(raw.as_bytes()));
         let cut = serde_json::to_vec(&good).unwrap();
         input.extend(frame(&cut[..cut.len() - 2]));
