@@ -44,17 +44,18 @@ pub fn frame(body: &[u8]) -> Vec<u8> {
 pub enum Framed {
     /// More input is needed.
     NeedMore,
-    /// A header is read and its body of `length` bytes is still coming:
-    /// the frame will take `frame` bytes (room for it is made once, not
-    /// doubled as it grows).
+    /// A header is read and its body of `length` bytes, under
+    /// [`LARGE_FRAME_BYTES`], is still coming: the frame will take `frame`
+    /// bytes (room for it is made once, not doubled as it grows).
     Body { frame: usize, length: usize },
     /// Drop this many bytes of garbage before a header.
     Skip(usize),
     /// A complete frame of `len` bytes whose body (from `body`) is good.
     Pass { len: usize, body: usize, kind: Kind },
-    /// A complete frame of `len` bytes, from [`LARGE_FRAME_BYTES`] on, to
-    /// lift ([`super::large::Lifting`]) and check with [`check_large`].
-    Large { len: usize, body: usize },
+    /// A header of `header` bytes, and a body of `length` bytes from
+    /// [`LARGE_FRAME_BYTES`] on, whole or still coming: to lift as it comes
+    /// ([`super::large::Lifting`]) and check with [`check_large`].
+    Large { header: usize, length: usize },
     /// A broken frame of `len` bytes (headers and body) to replace.
     Reject { len: usize, rejection: Rejection },
     /// A frame too large to buffer: drop its header, then skip `body` bytes as they come.
@@ -115,6 +116,12 @@ pub fn step(buffer: &[u8], at_eof: bool) -> Framed {
             body: length,
         };
     }
+    if length >= LARGE_FRAME_BYTES {
+        return Framed::Large {
+            header: body_start,
+            length,
+        };
+    }
     if buffer.len() < body_start + length {
         return match at_eof {
             true => Framed::Reject {
@@ -125,12 +132,6 @@ pub fn step(buffer: &[u8], at_eof: bool) -> Framed {
                 frame: body_start + length,
                 length,
             },
-        };
-    }
-    if length >= LARGE_FRAME_BYTES {
-        return Framed::Large {
-            len: body_start + length,
-            body: body_start,
         };
     }
     match check_body(&buffer[body_start..body_start + length]) {

@@ -27,7 +27,7 @@ use tower_service::Service;
 
 pub use framing::INVALID_MESSAGE_METHOD;
 use framing::{Framed, Kind, LargeBody, MAX_FRAME_BYTES, Rejection, frame, step};
-use large::{LARGE_FRAME_BYTES, Lifted, Lifting, NotLifted};
+use large::{Lifted, NotLifted};
 use streamed::{READ_BYTES, Streamed};
 
 use crate::lsp::foreground::{Busy, Foreground};
@@ -139,6 +139,9 @@ pub struct Reader<R> {
     busy: Option<Busy>,
     /// The large body being read, lifted as it comes.
     streamed: Option<Streamed>,
+    /// Whether it is lifted on a thread beside the reads (where one can be
+    /// had), not by the reader itself.
+    lift_beside: bool,
 }
 
 impl<R: AsyncRead + Unpin> Reader<R> {
@@ -153,6 +156,7 @@ impl<R: AsyncRead + Unpin> Reader<R> {
             foreground: None,
             busy: None,
             streamed: None,
+            lift_beside: true,
         }
     }
 
@@ -201,16 +205,14 @@ impl<R: AsyncRead + Unpin> Reader<R> {
             if self.skip_body == 0 {
                 match step(&self.buffer, self.at_eof) {
                     Framed::NeedMore => {}
-                    // Large as `Framed::Large` says: by its body, which is
-                    // lifted as it comes.
-                    Framed::Body { frame, length } if length >= LARGE_FRAME_BYTES => {
+                    Framed::Large { header, length } => {
                         if self.busy.is_none() {
                             self.busy = self.foreground.as_ref().map(|f| f.enter());
                         }
-                        let mut streamed = Streamed::start(length);
-                        let mut read = self.buffer.split_off(frame - length);
-                        self.consume(frame - length);
-                        let len = read.len();
+                        self.consume(header);
+                        let mut streamed = Streamed::start(length, self.lift_beside);
+                        let len = self.buffer.len().min(length);
+                        let mut read: Vec<u8> = self.buffer.drain(..len).collect();
                         streamed.feed(&mut read, len).await;
                         self.streamed = Some(streamed);
                         continue;
@@ -227,12 +229,6 @@ impl<R: AsyncRead + Unpin> Reader<R> {
                         let parsed = decode(kind, &self.buffer[body..len]);
                         self.consume(len);
                         return Ok(Some(self.message(parsed)));
-                    }
-                    Framed::Large { len, body } => {
-                        let mut lifting = Lifting::new(len - body);
-                        lifting.feed(&self.buffer[body..len]);
-                        self.consume(len);
-                        return Ok(Some(self.large(lifting.finish())));
                     }
                     Framed::Reject { len, rejection } => {
                         self.consume(len);
@@ -479,12 +475,17 @@ mod tests {
     use super::*;
 
     /// Every message read from `input`, as JSON.
+    /// The messages read from `input`, the same with large bodies lifted
+    /// beside the reads and by the reader itself.
     async fn run(input: &[u8]) -> Vec<Value> {
-        read_all(input).await
+        let beside = read_all(input, true).await;
+        assert_eq!(read_all(input, false).await, beside);
+        beside
     }
 
-    async fn read_all<R: AsyncRead + Unpin>(input: R) -> Vec<Value> {
+    async fn read_all<R: AsyncRead + Unpin>(input: R, lift_beside: bool) -> Vec<Value> {
         let mut reader = Reader::new(input);
+        reader.lift_beside = lift_beside;
         let mut bodies = Vec::new();
         while let Some(message) = reader.next().await.unwrap() {
             bodies.push(match message {
@@ -512,12 +513,13 @@ mod tests {
     /// frame cut off by the end of the input); a small one never is.
     #[test]
     fn each_large_message_is_busy_until_its_handler_is_done() {
-        let text = "x".repeat(LARGE_FRAME_BYTES);
+        let text = "x".repeat(large::LARGE_FRAME_BYTES);
         let open = json!({"jsonrpc": "2.0", "method": "textDocument/didOpen",
             "params": {"textDocument": {"uri": "file:///a.json", "languageId": "json", "version": 1, "text": text}}});
         let small = json!({"jsonrpc": "2.0", "method": "initialized", "params": {}});
         let broken = format!("{{\"jsonrpc\": \"2.0\", \"method\": \"x\", \"params\": \"{text}");
-        let mut cut = format!("Content-Length: {}\r\n\r\n", 2 * LARGE_FRAME_BYTES).into_bytes();
+        let mut cut =
+            format!("Content-Length: {}\r\n\r\n", 2 * large::LARGE_FRAME_BYTES).into_bytes();
         cut.extend_from_slice(text.as_bytes());
         let cases: [(&str, Vec<u8>, bool); 4] = [
             ("a didOpen", framed(open.to_string().as_bytes()), true),
@@ -602,15 +604,25 @@ mod tests {
             serde_json::to_vec(&json!({"jsonrpc": "2.0", "method": "n", "params": {"text": text}}))
                 .unwrap();
         let framed = frame(&body);
+        // Large: lifted as it comes, from its header on.
+        assert!(framed.len() > large::LARGE_FRAME_BYTES);
+        for end in [framed.len() - body.len(), framed.len() - 1, framed.len()] {
+            assert_eq!(
+                step(&framed[..end], false),
+                Framed::Large {
+                    header: framed.len() - body.len(),
+                    length: body.len(),
+                }
+            );
+        }
+        let small = frame(&body[..1000]);
         assert_eq!(
-            step(&framed[..framed.len() - 1], false),
+            step(&small[..small.len() - 1], false),
             Framed::Body {
-                frame: framed.len(),
-                length: body.len(),
+                frame: small.len(),
+                length: 1000,
             }
         );
-        // Read in 64 KiB pieces into room made once; decoded as a large frame.
-        assert!(framed.len() > large::LARGE_FRAME_BYTES);
         let bodies = rt().block_on(run(&framed));
         assert_eq!(bodies.len(), 1);
         assert_eq!(bodies[0]["params"]["text"], text);
@@ -633,7 +645,7 @@ mod tests {
         let with_control = format!("{}\u{1}\"", &literal[..literal.len() - 1]);
         let raw =
             format!(r#"{{"jsonrpc": "2.0", "method": "n", "params": {{"text": {with_control}}}}}"#);
-        let mut lifting = Lifting::new(raw.len());
+        let mut lifting = large::Lifting::new(raw.len());
         lifting.feed(raw.as_bytes());
         assert!(lifting.finish().is_err());
         input.extend(frame(raw.as_bytes()));
@@ -729,10 +741,48 @@ mod tests {
                 }
                 drop(writer);
             };
-            let (_, bodies) = tokio::join!(feeder, read_all(reader));
+            let (_, bodies) = tokio::join!(feeder, read_all(reader, true));
             bodies
         });
         assert_eq!(bodies.len(), 1);
         assert_eq!(bodies[0]["method"], "x");
+    }
+
+    /// Large bodies in reads of any size, each with the next message in
+    /// its last read, then one the input cuts short: every byte where it
+    /// belongs, whoever lifts them.
+    #[test]
+    fn large_bodies_come_in_reads_of_any_size() {
+        let text = "路😀 \"q\" \\ \u{1}\n".repeat(large::LARGE_FRAME_BYTES / 16);
+        let open = json!({"jsonrpc": "2.0", "method": "n", "params": {"text": text}});
+        let small = json!({"jsonrpc": "2.0", "id": 2, "method": "x"});
+        let mut input = Vec::new();
+        for message in [&open, &small, &open, &small] {
+            input.extend(frame(&serde_json::to_vec(message).unwrap()));
+        }
+        let cut = frame(&serde_json::to_vec(&open).unwrap());
+        input.extend(&cut[..cut.len() / 2]);
+        for (size, lift_beside) in [(7, true), (4096, false), (65_537, true), (1 << 20, false)] {
+            let (mut writer, reader) = tokio::io::duplex(size);
+            let input = input.clone();
+            let bodies = rt().block_on(async move {
+                let feeder = async move {
+                    for piece in input.chunks(size) {
+                        writer.write_all(piece).await.unwrap();
+                    }
+                    drop(writer);
+                };
+                let (_, bodies) = tokio::join!(feeder, read_all(reader, lift_beside));
+                bodies
+            });
+            assert_eq!(bodies.len(), 5, "reads of {size}");
+            assert_eq!([&bodies[0], &bodies[2]], [&open, &open], "reads of {size}");
+            assert_eq!(
+                [&bodies[1]["id"], &bodies[3]["id"]],
+                [2, 2],
+                "reads of {size}"
+            );
+            assert_eq!(bodies[4]["params"]["code"], -32700, "reads of {size}");
+        }
     }
 }

@@ -39,8 +39,15 @@ enum Lift {
 }
 
 impl Streamed {
-    /// A body of `length` bytes, none read yet.
-    pub fn start(length: usize) -> Streamed {
+    /// A body of `length` bytes, none read yet; lifted `beside` the reads
+    /// where a thread can be had.
+    pub fn start(length: usize, beside: bool) -> Streamed {
+        if !beside {
+            return Streamed {
+                left: length,
+                lift: Lift::Here(Lifting::new(length)),
+            };
+        }
         let (pieces, mut pieces_out) = mpsc::channel::<(Vec<u8>, usize)>(PIECES_IN_FLIGHT);
         let (spare_in, spare) = std::sync::mpsc::channel();
         let (done, lifted) = oneshot::channel();
