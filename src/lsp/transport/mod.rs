@@ -5,7 +5,8 @@
 //! life of the process (a 50 MB `didOpen`, 50 MB for good). Ours frames the
 //! input itself, replaces each broken message with a request to
 //! [`INVALID_MESSAGE_METHOD`] (whose handler replies with the JSON-RPC error
-//! the client should see), and shrinks its buffer after a large message. The
+//! the client should see), and never buffers a large message's body, which
+//! is decoded as it comes (`streamed`). The
 //! service is driven exactly as `tower-lsp-server` drives it: up to four
 //! handlers at once, first polled in the order their messages arrived.
 
