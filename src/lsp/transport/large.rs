@@ -286,15 +286,15 @@ impl Lifting {
                 }
                 Place::InText => match self.read_text(&bytes[at..], at_end) {
                     Ok(read) => at += read,
-                    // Cut in an escape.
+                    // Cut in an escape: read with the next piece.
                     Err(cut) => {
-                        self.make_room();
-                        return at + cut;
+                        at += cut;
+                        break;
                     }
                 },
             }
         }
-        if self.place == Place::InText {
+        if self.place == Place::InText && !self.broken {
             self.make_room();
         }
         at

@@ -281,9 +281,10 @@ impl<R: AsyncRead + Unpin> Reader<R> {
 
     fn consume(&mut self, len: usize) {
         self.buffer.drain(..len);
-        // Do not keep the memory of a huge message (a didOpen of a big report) for good.
+        // Do not keep the memory of a message of near a megabyte for good
+        // (a larger one's body never comes here).
         if self.buffer.capacity() > 1 << 20 && self.buffer.len() < 1 << 16 {
-            self.buffer.shrink_to(1 << 16);
+            self.buffer.shrink_to(READ_BYTES);
         }
     }
 
@@ -475,8 +476,7 @@ mod tests {
 
     use super::*;
 
-    /// Every message read from `input`, as JSON.
-    /// The messages read from `input`, the same with large bodies lifted
+    /// Every message read from `input`, as JSON, the same with large bodies lifted
     /// beside the reads and by the reader itself.
     async fn run(input: &[u8]) -> Vec<Value> {
         let beside = read_all(input, true).await;
